@@ -1,0 +1,46 @@
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "commands.h"
+
+namespace meshscope::app {
+
+namespace {
+struct Command {
+    std::string_view name;
+    int (*run)(int, char**);
+    std::string_view summary;
+};
+
+constexpr Command commands[] = {
+    {"plan", run_plan, "print the meshes, groups and placement of a (dp, cp, ep) layout"},
+};
+
+void print_usage(std::ostream& out) {
+    out << "usage: meshscope [--screenshot FILE] [options]   open the dashboard\n"
+           "       meshscope <command> [options]\n\ncommands:\n";
+    for (const auto& c : commands) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
+    out << "\nRun 'meshscope <command> --help' for a command's options.\n";
+}
+}  // namespace
+
+int dispatch(int argc, char** argv) {
+    if (argc >= 2) {
+        const std::string_view first = argv[1];
+        for (const auto& c : commands)
+            if (first == c.name) return c.run(argc - 1, argv + 1);
+        if (first == "help" || first == "--help" || first == "-h") {
+            print_usage(std::cout);
+            return exit_ok;
+        }
+        if (!first.empty() && first.front() != '-') {
+            std::cerr << "meshscope: unknown command '" << first << "'\n";
+            print_usage(std::cerr);
+            return exit_usage;
+        }
+    }
+    return run_gui(argc, argv);
+}
+
+}  // namespace meshscope::app

@@ -1,0 +1,64 @@
+#include "meshscope/topology.h"
+
+#include <array>
+
+#include "meshscope/python_repr.h"
+
+namespace meshscope {
+
+namespace {
+std::string n(std::int64_t v) { return std::to_string(v); }
+
+std::vector<std::int64_t> divisors(std::int64_t value) {
+    std::vector<std::int64_t> low, high;
+    for (std::int64_t d = 1; d * d <= value; ++d) {
+        if (value % d != 0) continue;
+        low.push_back(d);
+        if (d != value / d) high.push_back(value / d);
+    }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
+}
+}  // namespace
+
+std::string Topology::tuple_string() const {
+    const std::array<std::int64_t, 3> t{dp, cp, ep};
+    return repr::int_tuple(t);
+}
+
+Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t ep) {
+    if (dp < 1) return ValueError("dp_size must be positive, got " + n(dp) + ".");
+    if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".");
+    if (dp > max_world_size || cp > max_world_size / dp)
+        return ValueError("world_size (" + n(dp) + " * " + n(cp) + ") exceeds the supported maximum of " +
+                          n(max_world_size) + ".");
+    // From here on the order and text are FSDPTurbo's own.
+    if (ep < 1) return ValueError("ep_size must be positive, got " + n(ep) + ".");
+    if (dp % ep != 0)
+        return ValueError("dp_size must be divisible by ep_size, got " + n(dp) + " % " + n(ep) + " != 0.");
+    Topology t;
+    t.dp = dp;
+    t.cp = cp;
+    t.ep = ep;
+    if (ep > 1) {
+        t.efsdp = dp / ep;
+        t.edp = dp / (ep * t.efsdp);
+    }
+    return t;
+}
+
+Expected<Topology> Topology::from_world(std::int64_t world, std::int64_t cp, std::int64_t ep) {
+    if (world < 1) return ValueError("world_size must be positive, got " + n(world) + ".");
+    if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".");
+    if (world % cp != 0)
+        return ValueError("world_size (" + n(world) + ") must be divisible by cp_size (" + n(cp) + ").");
+    return make(world / cp, cp, ep);
+}
+
+std::vector<std::int64_t> valid_ep_sizes(std::int64_t dp) { return dp < 1 ? std::vector<std::int64_t>{} : divisors(dp); }
+
+std::vector<std::int64_t> valid_cp_sizes(std::int64_t world) {
+    return world < 1 ? std::vector<std::int64_t>{} : divisors(world);
+}
+
+}  // namespace meshscope
