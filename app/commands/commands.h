@@ -9,6 +9,10 @@ inline constexpr int exit_failure = 1;
 inline constexpr int exit_usage = 2;
 
 int run_plan(int argc, char** argv);
+int run_serve(int argc, char** argv);     // the collector (docs/collector.md)
+int run_simulate(int argc, char** argv);  // simulated ranks with injected faults
+int run_replay(int argc, char** argv);    // a recorded job into a collector
+int run_export(int argc, char** argv);    // a recorded job as JSONL
 int run_gui(int argc, char** argv);  // no sub-command: the dashboard window (argv[0] is the program)
 
 // Picks the sub-command from argv[1]; anything else opens the dashboard.

@@ -1,6 +1,7 @@
 // meshscope plan: the same core functions the planner uses, as text or as the plan JSON contract.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -13,6 +14,10 @@
 namespace meshscope::app {
 
 namespace {
+constexpr const char* usage_hint =
+    "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--gpus-per-node G] [--order torch29|torch28] "
+    "[--format text|json] [--no-groups] [--no-ranks]";
+
 std::string join(const std::vector<std::int64_t>& values) {
     std::ostringstream out;
     for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
@@ -20,29 +25,56 @@ std::string join(const std::vector<std::int64_t>& values) {
 }
 
 // A second line after the exact message: what the user could type instead.
-std::string hint_for(std::int64_t world, std::int64_t dp, std::int64_t cp, const Error& error) {
+std::string hint_for(std::int64_t world, std::int64_t dp, const Error& error) {
     const std::string message = error.message();
-    if (message.rfind("dp_size must be divisible by ep_size", 0) == 0)
+    const bool ep_error = message.rfind("dp_size must be divisible by ep_size", 0) == 0 ||
+                          message.rfind("ep_size must be positive", 0) == 0;
+    if (ep_error && dp > 0)
         return "hint: ep must divide dp = " + std::to_string(dp) + "; valid ep: " + join(valid_ep_sizes(dp));
     if (message.rfind("world_size (", 0) == 0 && message.find("cp_size") != std::string::npos)
         return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
-    if (message.rfind("gpus_per_node", 0) == 0) return "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)";
-    (void)cp;
+    if (message.rfind("cp_size must be positive", 0) == 0 && world > 0)
+        return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
+    if (message.rfind("gpus_per_node", 0) == 0)
+        return "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)";
+    if (message.find("exceeds the supported maximum") != std::string::npos)
+        return "hint: the largest world meshscope plans is " + std::to_string(max_world_size) + " ranks";
     return "hint: dp (or world), cp and ep are positive integers, and ep must divide dp";
+}
+
+// Whole decimal integers only: CLI11 2.1 would saturate "99999999999999999999" to INT64_MAX silently.
+std::optional<std::string> parse_int(const std::string& flag, const std::string& text, std::int64_t& out) {
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (first != last && *first == '+') ++first;
+    const auto [end, error] = std::from_chars(first, last, out);
+    if (error == std::errc::result_out_of_range) return flag + " is out of range, got '" + text + "'.";
+    if (error != std::errc() || end != last || first == last) return flag + " expects an integer, got '" + text + "'.";
+    return std::nullopt;
+}
+
+int usage_error(const std::string& message) {
+    std::cerr << "meshscope plan: " << message << "\n" << usage_hint << "\n";
+    return exit_usage;
 }
 }  // namespace
 
 int run_plan(int argc, char** argv) {
     CLI::App cli{"Print the meshes, groups and placement of an FSDPTurbo (dp, cp, ep) layout.", "meshscope plan"};
-    std::optional<std::int64_t> dp, world;
-    std::int64_t cp = 1, ep = 1, gpus_per_node = 8;
+    std::string dp_text, world_text, cp_text = "1", ep_text = "1", gpus_text = "8";
     std::string order_text = "torch29", format = "text";
     bool no_groups = false, no_ranks = false;
-    auto* dp_opt = cli.add_option("--dp", dp, "data-parallel size (world = dp * cp)");
-    cli.add_option("--world", world, "world size instead of --dp (dp = world / cp)")->excludes(dp_opt);
-    cli.add_option("--cp", cp, "context-parallel size")->capture_default_str();
-    cli.add_option("--ep", ep, "expert-parallel size (dist_config ep_size)")->capture_default_str();
-    cli.add_option("--gpus-per-node", gpus_per_node, "GPUs per node; ranks fill nodes consecutively")
+    auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
+    auto* world_opt =
+        cli.add_option("--world", world_text, "world size instead of --dp (dp = world / cp)")->type_name("INT");
+    world_opt->excludes(dp_opt);
+    dp_opt->excludes(world_opt);
+    cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT")->capture_default_str();
+    cli.add_option("--ep", ep_text, "expert-parallel size (dist_config ep_size)")
+        ->type_name("INT")
+        ->capture_default_str();
+    cli.add_option("--gpus-per-node", gpus_text, "GPUs per node; ranks fill nodes consecutively")
+        ->type_name("INT")
         ->capture_default_str();
     cli.add_option("--order", order_text, "group creation order: torch29 (PyTorch >= 2.9) or torch28")
         ->check(CLI::IsMember({"torch29", "torch28"}))
@@ -56,24 +88,31 @@ int run_plan(int argc, char** argv) {
     } catch (const CLI::CallForHelp& e) {
         return cli.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope plan: " << e.what() << "\nRun 'meshscope plan --help' for usage.\n";
-        return exit_usage;
+        return usage_error(e.what());
     }
-    if (!dp && !world) {
-        std::cerr << "meshscope plan: give --dp or --world\nRun 'meshscope plan --help' for usage.\n";
-        return exit_usage;
+    if (dp_opt->count() == 0 && world_opt->count() == 0) return usage_error("give --dp or --world");
+
+    std::int64_t dp = 0, world = 0, cp = 1, ep = 1, gpus_per_node = 8;
+    const bool by_world = world_opt->count() > 0;
+    for (const auto& [flag, text, value] :
+         {std::tuple{"--dp", &dp_text, &dp}, std::tuple{"--world", &world_text, &world},
+          std::tuple{"--cp", &cp_text, &cp}, std::tuple{"--ep", &ep_text, &ep},
+          std::tuple{"--gpus-per-node", &gpus_text, &gpus_per_node}}) {
+        if (std::string_view(flag) == (by_world ? "--dp" : "--world")) continue;
+        if (auto error = parse_int(flag, *text, *value)) return usage_error(*error);
     }
 
-    const auto topology = world ? Topology::from_world(*world, cp, ep) : Topology::make(*dp, cp, ep);
-    const std::int64_t shown_world = world ? *world : *dp * cp;
-    const std::int64_t shown_dp = world ? (cp > 0 ? *world / cp : 0) : *dp;
+    const auto topology = by_world ? Topology::from_world(world, cp, ep) : Topology::make(dp, cp, ep);
+    // For the hint: the dp and world the user meant, where they can be known.
+    const std::int64_t shown_world = by_world ? world : (cp > 0 && dp <= max_world_size / cp ? dp * cp : 0);
+    const std::int64_t shown_dp = by_world ? (cp > 0 ? world / cp : 0) : dp;
     if (!topology) {
-        std::cerr << topology.error().message() << "\n" << hint_for(shown_world, shown_dp, cp, topology.error()) << "\n";
+        std::cerr << topology.error().message() << "\n" << hint_for(shown_world, shown_dp, topology.error()) << "\n";
         return exit_usage;
     }
     const auto plan = Plan::make(*topology, gpus_per_node, *parse_creation_order(order_text));
     if (!plan) {
-        std::cerr << plan.error().message() << "\n" << hint_for(shown_world, shown_dp, cp, plan.error()) << "\n";
+        std::cerr << plan.error().message() << "\n" << hint_for(shown_world, shown_dp, plan.error()) << "\n";
         return exit_usage;
     }
     std::ios::sync_with_stdio(false);

@@ -26,8 +26,8 @@ Expected<DeviceMesh> DeviceMesh::make(std::vector<std::int64_t> shape, std::vect
                             repr::str_tuple(dim_names));
     if (shape.size() != dim_names.size())
         return RuntimeError("mesh_shape and mesh_dim_names should have same length! Found len(mesh_dim_names): " +
-                            std::to_string(dim_names.size()) +
-                            " and len(mesh_shape):" + std::to_string(shape.size()) + ".");
+                            std::to_string(dim_names.size()) + " and len(mesh_shape):" + std::to_string(shape.size()) +
+                            ".");
     if (shape.empty()) return ValueError("mesh_shape must have at least one dimension.");
     std::int64_t size = 1;
     for (std::int64_t extent : shape) {
@@ -96,7 +96,9 @@ std::vector<std::int64_t> DeviceMesh::coordinate(Rank rank) const {
     return out;
 }
 
-std::int64_t DeviceMesh::coordinate(Rank rank, std::size_t dim) const { return axis_coordinate(axis(dim), rank); }
+std::int64_t DeviceMesh::coordinate(Rank rank, std::size_t dim) const {
+    return axis_coordinate(axis(dim), rank);
+}
 
 DeviceMesh::Rank DeviceMesh::rank_at(std::span<const std::int64_t> coordinate) const {
     Rank rank = 0;
@@ -115,21 +117,49 @@ std::vector<std::size_t> DeviceMesh::other_axes(std::size_t axis_pos, CreationOr
     return positions;
 }
 
-void DeviceMesh::fill_members(const Axis& axis, Rank base, std::vector<Rank>& out) const {
-    out.resize(static_cast<std::size_t>(axis.size));
+std::vector<DeviceMesh::Rank> DeviceMesh::member_offsets(const Axis& axis) const {
+    std::vector<Rank> out(static_cast<std::size_t>(axis.size));
     if (axis.modes.size() == 1) {
         const std::int64_t stride = axis.modes.front().stride;
-        for (std::int64_t c = 0; c < axis.size; ++c) out[static_cast<std::size_t>(c)] = base + c * stride;
-        return;
+        for (std::int64_t c = 0; c < axis.size; ++c) out[static_cast<std::size_t>(c)] = c * stride;
+    } else {
+        for (std::int64_t c = 0; c < axis.size; ++c) out[static_cast<std::size_t>(c)] = axis_offset(axis, c);
     }
-    for (std::int64_t c = 0; c < axis.size; ++c) out[static_cast<std::size_t>(c)] = base + axis_offset(axis, c);
+    return out;
+}
+
+std::vector<DeviceMesh::Mode> DeviceMesh::group_digits(std::size_t axis_pos, CreationOrder order) const {
+    // A flattened axis counts lexicographically over its modes, so expanding every axis into its modes keeps
+    // the order and makes every odometer step a single stride.
+    std::vector<Mode> digits;
+    for (std::size_t pos : other_axes(axis_pos, order))
+        for (const Mode& mode : axes_[pos].modes)
+            if (mode.size > 1) digits.push_back(mode);
+    return digits;
+}
+
+template <typename Emit>
+void DeviceMesh::walk_groups(std::size_t dim, CreationOrder order, Emit&& emit) const {
+    const auto digits = group_digits(visible_.at(dim), order);
+    std::vector<std::int64_t> counter(digits.size(), 0);
+    const std::int64_t count = group_count(dim);
+    Rank base = 0;
+    for (std::int64_t index = 0; index < count; ++index) {
+        emit(index, base);
+        for (std::size_t k = digits.size(); k-- > 0;) {
+            base += digits[k].stride;
+            if (++counter[k] < digits[k].size) break;
+            base -= digits[k].size * digits[k].stride;
+            counter[k] = 0;
+        }
+    }
 }
 
 std::vector<DeviceMesh::Rank> DeviceMesh::group_of(Rank rank, std::size_t dim) const {
     const Axis& a = axis(dim);
     const Rank base = rank - axis_offset(a, axis_coordinate(a, rank));
-    std::vector<Rank> out;
-    fill_members(a, base, out);
+    std::vector<Rank> out = member_offsets(a);
+    for (Rank& member : out) member += base;
     return out;
 }
 
@@ -148,40 +178,74 @@ std::vector<DeviceMesh::Rank> DeviceMesh::group(std::size_t dim, std::int64_t in
         base += axis_offset(other, index % other.size);
         index /= other.size;
     }
-    std::vector<Rank> out;
-    fill_members(axis(dim), base, out);
+    std::vector<Rank> out = member_offsets(axis(dim));
+    for (Rank& member : out) member += base;
     return out;
 }
 
 void DeviceMesh::for_each_group(std::size_t dim, CreationOrder order, const GroupVisitor& visit) const {
-    const Axis& a = axis(dim);
-    const auto others = other_axes(visible_.at(dim), order);
-    // An odometer over the other axes, innermost last, with the base rank kept incrementally.
-    std::vector<std::int64_t> counter(others.size(), 0);
-    std::vector<Rank> members;
-    const std::int64_t count = group_count(dim);
-    Rank base = 0;
-    for (std::int64_t index = 0; index < count; ++index) {
-        fill_members(a, base, members);
+    const auto offsets = member_offsets(axis(dim));
+    std::vector<Rank> members(offsets.size());
+    walk_groups(dim, order, [&](std::int64_t index, Rank base) {
+        for (std::size_t c = 0; c < offsets.size(); ++c) members[c] = base + offsets[c];
         visit(index, members);
-        for (std::size_t k = others.size(); k-- > 0;) {
-            const Axis& other = axes_[others[k]];
-            base -= axis_offset(other, counter[k]);
-            if (++counter[k] < other.size) {
-                base += axis_offset(other, counter[k]);
-                break;
-            }
-            counter[k] = 0;
+    });
+}
+
+std::vector<DeviceMesh::Rank> DeviceMesh::group_table(std::size_t dim, CreationOrder order) const {
+    const auto offsets = member_offsets(axis(dim));
+    std::vector<Rank> table(static_cast<std::size_t>(size_));
+    Rank* out = table.data();
+    walk_groups(dim, order, [&](std::int64_t, Rank base) {
+        for (const Rank offset : offsets) *out++ = base + offset;
+    });
+    return table;
+}
+
+std::vector<std::int64_t> DeviceMesh::coordinate_table() const {
+    // The root dims are a mixed radix of the rank; every mode is one root dim. Counting ranks up with an
+    // odometer over the modes (outermost first) moves each visible axis's coordinate by the mode's weight.
+    struct Digit {
+        std::int64_t size, stride, weight;
+        std::size_t column;
+        std::int64_t count = 0;
+    };
+    std::vector<Digit> digits;
+    const std::size_t columns = visible_.size();
+    for (std::size_t pos = 0; pos < axes_.size(); ++pos) {
+        const Axis& a = axes_[pos];
+        const auto visible = std::find(visible_.begin(), visible_.end(), pos);
+        const std::size_t column =
+            visible == visible_.end() ? columns : static_cast<std::size_t>(visible - visible_.begin());
+        std::int64_t weight = 1;
+        for (auto mode = a.modes.rbegin(); mode != a.modes.rend(); ++mode) {
+            if (mode->size > 1) digits.push_back({mode->size, mode->stride, weight, column});
+            weight *= mode->size;
         }
     }
+    std::sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) { return x.stride > y.stride; });
+
+    std::vector<std::int64_t> table(static_cast<std::size_t>(size_) * columns);
+    std::vector<std::int64_t> current(columns + 1, 0);  // one spare column for hidden axes
+    std::int64_t* out = table.data();
+    for (Rank r = 0; r < size_; ++r) {
+        out = std::copy_n(current.begin(), columns, out);
+        for (std::size_t k = digits.size(); k-- > 0;) {
+            Digit& digit = digits[k];
+            current[digit.column] += digit.weight;
+            if (++digit.count < digit.size) break;
+            current[digit.column] -= digit.size * digit.weight;
+            digit.count = 0;
+        }
+    }
+    return table;
 }
 
 std::vector<std::vector<DeviceMesh::Rank>> DeviceMesh::groups(std::size_t dim, CreationOrder order) const {
     std::vector<std::vector<Rank>> out;
     out.reserve(static_cast<std::size_t>(group_count(dim)));
-    for_each_group(dim, order, [&out](std::int64_t, std::span<const Rank> ranks) {
-        out.emplace_back(ranks.begin(), ranks.end());
-    });
+    for_each_group(dim, order,
+                   [&out](std::int64_t, std::span<const Rank> ranks) { out.emplace_back(ranks.begin(), ranks.end()); });
     return out;
 }
 
@@ -220,8 +284,9 @@ Expected<DeviceMesh> DeviceMesh::flatten(std::string name) const {
     if (visible_.size() == 1 && names.front() == name) return *this;
     for (const auto& a : axes_)
         if (a.name == name)
-            return ValueError(name + " already exists for submesh of the root mesh. Please specify another valid "
-                                     "mesh_dim_name.");
+            return ValueError(name +
+                              " already exists for submesh of the root mesh. Please specify another valid "
+                              "mesh_dim_name.");
     Axis merged{name, {}, 1, true};
     for (std::size_t pos : visible_) {
         merged.modes.insert(merged.modes.end(), axes_[pos].modes.begin(), axes_[pos].modes.end());

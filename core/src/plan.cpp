@@ -25,15 +25,15 @@ std::vector<Warning> placement_warnings(const std::vector<PlanMesh>& meshes, con
         for (const auto& span : pm.spans) {
             const auto it = consequences().find(span.dim);
             if (it == consequences().end() || span.cross_node_groups == 0) continue;
-            out.push_back({span.dim + "_cross_node", span.dim + " groups span " + std::to_string(span.max_nodes) +
-                                                         " nodes: " + it->second});
+            out.push_back({span.dim + "_cross_node",
+                           span.dim + " groups span " + std::to_string(span.max_nodes) + " nodes: " + it->second});
         }
     if (placement.world % placement.gpus_per_node != 0) {
-        out.push_back({"partial_node", "world size " + std::to_string(placement.world) + " does not fill " +
-                                           std::to_string(placement.nodes()) + " nodes of " +
-                                           std::to_string(placement.gpus_per_node) + " GPUs: node " +
-                                           std::to_string(placement.nodes() - 1) + " has " +
-                                           std::to_string(placement.world % placement.gpus_per_node) + " GPUs"});
+        // The last node is only partly used: ranks there share its NVLink domain with whatever else runs on it.
+        out.push_back({"partial_node", "world size " + std::to_string(placement.world) + " is not a multiple of " +
+                                           std::to_string(placement.gpus_per_node) + " GPUs per node: node " +
+                                           std::to_string(placement.nodes() - 1) + " runs only " +
+                                           std::to_string(placement.world % placement.gpus_per_node) + " ranks"});
     }
     return out;
 }
@@ -49,7 +49,8 @@ Expected<Plan> Plan::make(const Topology& topology, std::int64_t gpus_per_node, 
     auto add = [&](std::string name, Expected<DeviceMesh> mesh) -> std::optional<Error> {
         if (!mesh) return mesh.error();
         PlanMesh pm{std::move(name), *mesh, {}};
-        for (std::size_t d = 0; d < pm.mesh.ndim(); ++d) pm.spans.push_back(analyze_dim(pm.mesh, pm.name, d, *placement));
+        for (std::size_t d = 0; d < pm.mesh.ndim(); ++d)
+            pm.spans.push_back(analyze_dim(pm.mesh, pm.name, d, *placement));
         plan.meshes_.push_back(std::move(pm));
         return std::nullopt;
     };

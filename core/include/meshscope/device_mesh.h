@@ -31,8 +31,7 @@ public:
 
     // init_device_mesh(mesh_shape, mesh_dim_names) with PyTorch's checks and messages. world_size is the
     // default group's size; 0 means "as large as the mesh". A mesh smaller than the world is allowed.
-    [[nodiscard]] static Expected<DeviceMesh> make(std::vector<std::int64_t> shape,
-                                                   std::vector<std::string> dim_names,
+    [[nodiscard]] static Expected<DeviceMesh> make(std::vector<std::int64_t> shape, std::vector<std::string> dim_names,
                                                    std::int64_t world_size = 0);
 
     [[nodiscard]] std::size_t ndim() const noexcept { return visible_.size(); }
@@ -64,6 +63,12 @@ public:
     // All groups along dim in creation order; visits reuse one buffer so huge meshes stay in bounded memory.
     void for_each_group(std::size_t dim, CreationOrder order, const GroupVisitor& visit) const;
     [[nodiscard]] std::vector<std::vector<Rank>> groups(std::size_t dim, CreationOrder order) const;
+    // The same groups as one flat table, group i at [i * dim_size(dim), (i + 1) * dim_size(dim)): one allocation
+    // however many groups (a size-1 dim of 2^20 ranks has 2^20 of them).
+    [[nodiscard]] std::vector<Rank> group_table(std::size_t dim, CreationOrder order) const;
+    // Every rank's coordinate, rank-major: rank r's coordinate along dim d is at [r * ndim() + d]. Computed by
+    // counting, without a division per rank.
+    [[nodiscard]] std::vector<std::int64_t> coordinate_table() const;
 
     // mesh["a", "b"]: names must exist and be in ascending dim order (PyTorch's KeyError texts).
     // The slice reuses the parent's groups: group membership and order along kept dims are unchanged.
@@ -92,7 +97,14 @@ private:
     [[nodiscard]] std::int64_t axis_offset(const Axis& axis, std::int64_t coordinate) const;
     // The axes other than `axis_pos`, outermost first, in the order their groups are created.
     [[nodiscard]] std::vector<std::size_t> other_axes(std::size_t axis_pos, CreationOrder order) const;
-    void fill_members(const Axis& axis, Rank base, std::vector<Rank>& out) const;
+    // The offsets of an axis's members from its first member, by coordinate.
+    [[nodiscard]] std::vector<Rank> member_offsets(const Axis& axis) const;
+    // The modes of the other axes, outermost first in creation order, size-1 modes left out: an odometer over
+    // them visits the groups of axis_pos in creation order, each step one stride.
+    [[nodiscard]] std::vector<Mode> group_digits(std::size_t axis_pos, CreationOrder order) const;
+    // Calls emit(index, base) for every group of dim in creation order; base is the group's first member.
+    template <typename Emit>
+    void walk_groups(std::size_t dim, CreationOrder order, Emit&& emit) const;
 
     std::vector<Axis> axes_;
     std::vector<std::size_t> visible_;

@@ -1,0 +1,156 @@
+// meshscope replay: sends a recorded job (from the history database or an exported JSONL file) to a
+// collector or dashboard as its ranks sent it, paced by the original receive times (--speed), through the
+// same C++ client and the same parser as live events.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "meshscope/client/reporter.h"
+#include "meshscope/event.h"
+#include "store/event_store.h"
+
+namespace meshscope::app {
+
+namespace {
+std::atomic<bool> replay_stop{false};
+void stop_replay(int) {
+    replay_stop = true;
+}
+
+struct Recorded {
+    Event event;
+    double received = 0;
+};
+
+// Reads the job's events; the one parser validates every line. ValueError "{source}:{line}: {message}".
+Expected<std::vector<Recorded>> read_jsonl(const std::string& path, const std::string& job) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return ValueError("cannot read " + path);
+    std::vector<Recorded> out;
+    std::string line;
+    std::int64_t number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        const auto json = nlohmann::json::parse(line, nullptr, false);
+        if (json.is_discarded()) return ValueError(path + ":" + std::to_string(number) + ": not valid JSON");
+        auto event = event_from_json(json);
+        if (!event) return ValueError(path + ":" + std::to_string(number) + ": " + event.error().message());
+        if (!job.empty() && event->job != job) continue;
+        const double received =
+            json.contains("received") && json["received"].is_number() ? json["received"].get<double>() : 0;
+        out.push_back({std::move(event).value(), received});
+    }
+    return out;
+}
+
+Expected<std::vector<Recorded>> read_database(const std::string& db, const std::string& job) {
+    if (!std::filesystem::exists(db)) return ValueError("no history database at " + db);
+    auto store = server::EventStore::open(db, server::Durability::normal);
+    if (!store) return store.error();
+    std::vector<Recorded> out;
+    std::optional<Error> error;
+    (*store)->for_each(job, [&](const server::StoredEvent& e) {
+        auto event = event_from_json(nlohmann::json::parse(e.json, nullptr, false));
+        if (!event) {
+            error = event.error();
+            return false;
+        }
+        out.push_back({std::move(event).value(), e.received});
+        return true;
+    });
+    if (error) return *error;
+    if (out.empty()) return ValueError("no job named \"" + job + "\" in " + db);
+    return out;
+}
+}  // namespace
+
+int run_replay(int argc, char** argv) {
+    CLI::App cli{"Replay a recorded job into a collector or dashboard.", "meshscope replay"};
+    std::string db, job, input, target = "http://127.0.0.1:7077", token, as_job;
+    double speed = 1;
+    cli.add_option("--db", db, "history database (default: " + server::default_database_path() + ")");
+    cli.add_option("--job", job, "the job to replay (required with --db)");
+    cli.add_option("--input", input, "a JSONL file written by 'meshscope export' instead of the database");
+    cli.add_option("--speed", speed, "replay speed; 0 sends everything at once")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cli.add_option("--target", target, "collector or dashboard URL")->capture_default_str();
+    cli.add_option("--token", token, "bearer token of the target");
+    cli.add_option("--as-job", as_job, "send the events under another job id");
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "meshscope replay: " << e.what() << "\nRun 'meshscope replay --help' for usage.\n";
+        return exit_usage;
+    }
+    if (input.empty() && job.empty()) {
+        std::cerr << "meshscope replay: give --job (with --db) or --input FILE\n";
+        return exit_usage;
+    }
+    if (db.empty()) db = server::default_database_path();
+    auto recorded = input.empty() ? read_database(db, job) : read_jsonl(input, job);
+    if (!recorded) {
+        std::cerr << "meshscope replay: " << recorded.error().message() << "\n";
+        return exit_usage;
+    }
+    std::vector<Recorded> events = std::move(recorded).value();
+    if (events.empty()) {
+        std::cerr << "meshscope replay: no events to replay\n";
+        return exit_usage;
+    }
+
+    client::ReporterOptions options;
+    options.url = target;
+    options.token = token;
+    options.connections = 4;
+    options.max_queue_events = events.size() + 1;
+    options.max_queue_bytes = std::size_t{2} << 30;
+    client::Reporter reporter(options);
+    std::signal(SIGINT, stop_replay);
+    std::signal(SIGTERM, stop_replay);
+
+    const auto start = std::chrono::steady_clock::now();
+    const double origin = events.front().received;
+    for (Recorded& r : events) {
+        if (replay_stop) break;
+        if (speed > 0 && r.received > origin) {
+            const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                         std::chrono::duration<double>((r.received - origin) / speed));
+            while (std::chrono::steady_clock::now() < due && !replay_stop)
+                std::this_thread::sleep_until(
+                    std::min(due, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
+        }
+        if (!as_job.empty()) r.event.job = as_job;
+        reporter.enqueue(r.event.rank, to_json(r.event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!reporter.flush(std::chrono::milliseconds(200)))
+        if (replay_stop || std::chrono::steady_clock::now() > deadline) break;
+    reporter.shutdown(std::chrono::seconds(2));
+    const auto stats = reporter.stats();
+    std::cout << nlohmann::json{{"job", as_job.empty() ? events.front().event.job : as_job},
+                                {"events", stats.enqueued},
+                                {"acknowledged", stats.acknowledged}}
+                     .dump()
+              << std::endl;
+    if (stats.acknowledged != stats.enqueued || stats.enqueued != events.size()) {
+        std::cerr << "meshscope replay: " << stats.acknowledged << " of " << events.size()
+                  << " events acknowledged; last error: " << stats.last_error << "\n";
+        return exit_failure;
+    }
+    return exit_ok;
+}
+
+}  // namespace meshscope::app

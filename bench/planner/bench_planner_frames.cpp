@@ -1,0 +1,140 @@
+// Measures the planner window as a user sees it (the real Main.qml, offscreen, Qt Quick's software
+// renderer): time from process start to the first frame, then the time from each selection move to the
+// frame that shows it, for a few views of a 16,384-rank plan.
+//
+//   bench_planner_frames [--moves N] [--nodes N] [--gpus-per-node G] [--cp C] [--ep E]
+//   bench_planner_frames --shot FILE [--select R] [--dark] [--data] [--show-dim D]   (one picture, no timing)
+#include <QtQml/qqmlextensionplugin.h>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+#include "mesh_grid_item.h"
+#include "plan_controller.h"
+#include "preferences.h"
+
+Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
+Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
+
+using meshscope::ui::MeshGridItem;
+using meshscope::ui::PlanController;
+using meshscope::ui::Preferences;
+
+namespace {
+int arg_int(const QStringList& args, const QString& name, int fallback) {
+    const qsizetype i = args.indexOf(name);
+    return i >= 0 && i + 1 < args.size() ? args[i + 1].toInt() : fallback;
+}
+
+// Runs `moves` selection moves, each waiting for the frame that shows it; returns ms per frame.
+std::vector<double> measure(QQuickWindow& window, const std::function<void(int)>& move, int moves) {
+    std::vector<double> out;
+    QElapsedTimer timer;
+    QEventLoop loop;
+    int done = 0;
+    const auto connection = QObject::connect(&window, &QQuickWindow::frameSwapped, &loop, [&] {
+        out.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        if (++done >= moves) {
+            loop.quit();
+            return;
+        }
+        QTimer::singleShot(0, &loop, [&] {
+            timer.start();
+            move(done);
+        });
+    });
+    QTimer::singleShot(0, &loop, [&] {
+        timer.start();
+        move(0);
+    });
+    loop.exec();
+    QObject::disconnect(connection);
+    return out;
+}
+
+void report(const char* name, std::vector<double> ms, double paint_ms) {
+    std::sort(ms.begin(), ms.end());
+    const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+    const auto at = [&](double q) {
+        return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
+    };
+    std::printf("%-44s frames %4zu  mean %6.2f  median %6.2f  p95 %6.2f  max %6.2f ms   (grid paint %5.2f ms)\n", name,
+                ms.size(), mean, at(0.5), at(0.95), ms.back(), paint_ms);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    QElapsedTimer started;
+    started.start();
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QQuickStyle::setStyle(QStringLiteral("Fusion"));
+    const QStringList args = QCoreApplication::arguments();
+    const int moves = arg_int(args, QStringLiteral("--moves"), 200);
+
+    PlanController controller;
+    controller.setGpusPerNode(arg_int(args, QStringLiteral("--gpus-per-node"), 8));
+    controller.setCp(arg_int(args, QStringLiteral("--cp"), 1));
+    controller.setEp(arg_int(args, QStringLiteral("--ep"), 8));
+    controller.setNodes(arg_int(args, QStringLiteral("--nodes"), 2048));
+    if (!controller.valid()) {
+        std::fprintf(stderr, "%s\n", qPrintable(controller.errorText()));
+        return 2;
+    }
+    Preferences preferences;
+    QQmlApplicationEngine engine;
+    engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+    engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)},
+                                 {QStringLiteral("preferences"), QVariant::fromValue(&preferences)}});
+    engine.load(QUrl(QStringLiteral("qrc:/qt/qml/MeshScope/Main.qml")));
+    auto* window = engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    if (window == nullptr) return 1;
+    auto* grid = window->findChild<MeshGridItem*>(QStringLiteral("meshGrid"));  // the bench drives the item
+    if (grid == nullptr) return 1;
+    window->resize(1440, 900);
+    window->show();
+    {
+        QEventLoop loop;
+        QObject::connect(window, &QQuickWindow::frameSwapped, &loop, &QEventLoop::quit, Qt::SingleShotConnection);
+        loop.exec();
+    }
+    if (const qsizetype shot = args.indexOf(QStringLiteral("--shot")); shot >= 0 && shot + 1 < args.size()) {
+        preferences.setDarkTheme(args.contains(QStringLiteral("--dark")));
+        if (args.contains(QStringLiteral("--data"))) controller.setViewMesh(QStringLiteral("data"));
+        if (const qsizetype d = args.indexOf(QStringLiteral("--show-dim")); d >= 0 && d + 1 < args.size())
+            controller.setShownDim(args[d + 1]);
+        controller.setSelectedRank(arg_int(args, QStringLiteral("--select"), -1));
+        QEventLoop loop;
+        QTimer::singleShot(100, &loop, &QEventLoop::quit);
+        loop.exec();
+        return window->grabWindow().save(args[shot + 1]) ? 0 : 1;
+    }
+    std::printf("plan %s on %s: %d ranks, renderer %s\n", qPrintable(controller.topologyText()),
+                qPrintable(controller.clusterText()), controller.planWorld(),
+                window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software" : "hardware");
+    std::printf("start to first frame: %lld ms\n", static_cast<long long>(started.elapsed()));
+
+    const auto walk = [&](int) { grid->moveSelection(1, 0); };
+    controller.setSelectedRank(0);
+    report("expert mesh, whole grid (fit), arrow right", measure(*window, walk, moves), grid->lastPaintMs());
+    const auto jump = [&](int i) { controller.setSelectedRank((i * 997) % controller.planWorld()); };
+    report("expert mesh, whole grid (fit), random ranks", measure(*window, jump, moves), grid->lastPaintMs());
+    controller.setShownDim(QStringLiteral("efsdp"));
+    report("expert mesh, fit, all efsdp groups shown", measure(*window, jump, moves), grid->lastPaintMs());
+    controller.setShownDim({});
+    grid->zoomBy(1.0 / grid->zoom());  // cells at 44 px, with rank labels
+    report("expert mesh, zoom 100%, arrow right", measure(*window, walk, moves), grid->lastPaintMs());
+    grid->fitToView();
+    controller.setViewMesh(QStringLiteral("data"));
+    report("data mesh, fit, random ranks (dp group = all)", measure(*window, jump, moves), grid->lastPaintMs());
+    return 0;
+}

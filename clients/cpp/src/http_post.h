@@ -1,0 +1,34 @@
+// One keep-alive HTTP connection that POSTs JSON bodies (libcurl easy handle). Used by one sender thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+
+namespace meshscope::client {
+
+struct PostResult {
+    long status = 0;    // the HTTP status; 0 when no answer came (connection refused, timeout, aborted)
+    std::string error;  // libcurl's message or the collector's {"error": ...} body
+};
+
+class HttpPost {
+public:
+    // `abort` is polled during transfers so that shutdown never waits a whole request timeout.
+    HttpPost(std::string url, const std::string& token, std::chrono::milliseconds connect_timeout,
+             std::chrono::milliseconds request_timeout, const std::atomic<bool>& abort);
+    ~HttpPost();
+    HttpPost(const HttpPost&) = delete;
+    HttpPost& operator=(const HttpPost&) = delete;
+
+    PostResult post(const std::string& body);
+
+private:
+    void* curl_ = nullptr;     // CURL*
+    void* headers_ = nullptr;  // curl_slist*
+    std::string url_;
+    std::string response_;
+    const std::atomic<bool>& abort_;
+};
+
+}  // namespace meshscope::client

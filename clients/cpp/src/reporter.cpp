@@ -1,0 +1,187 @@
+#include "meshscope/client/reporter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "http_post.h"
+#include "meshscope/client/rank_queue.h"
+
+namespace meshscope::client {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+std::string events_url(std::string url) {
+    constexpr std::string_view path = "/api/v1/events";
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    if (url.size() < path.size() || url.compare(url.size() - path.size(), path.size(), path) != 0) url += path;
+    return url;
+}
+
+// 408 and 429 say "later"; other 4xx say "never": the event itself is wrong.
+bool retryable(long status) {
+    return status == 0 || status == 408 || status == 429 || status >= 500;
+}
+}  // namespace
+
+struct Reporter::State {
+    ReporterOptions options;
+    std::string url;
+    mutable std::mutex mutex;
+    std::condition_variable work;      // senders wait for events
+    std::condition_variable progress;  // flush()/shutdown() wait for deliveries
+    RankQueue queue;
+    ReporterStats stats;
+    bool closing = false;            // enqueue refuses; senders exit when the queue is empty
+    std::atomic<bool> abort{false};  // senders exit now; transfers in flight are cut
+    std::vector<std::thread> senders;
+    bool joined = false;
+
+    explicit State(ReporterOptions o)
+        : options(std::move(o)),
+          url(events_url(options.url)),
+          queue(options.max_queue_events, options.max_queue_bytes) {}
+
+    void run_sender(unsigned seed);
+};
+
+void Reporter::State::run_sender(unsigned seed) {
+    HttpPost http(url, options.token, options.connect_timeout, options.request_timeout, abort);
+    std::minstd_rand jitter(seed);
+    auto backoff = options.initial_backoff;
+    std::string body;
+    for (;;) {
+        std::optional<RankQueue::Batch> batch;
+        {
+            std::unique_lock lock(mutex);
+            work.wait(lock, [&] { return abort.load() || queue.has_waiting() || (closing && queue.events() == 0); });
+            if (abort.load() || !queue.has_waiting()) return;
+            batch = queue.take(options.max_batch_events, options.max_batch_bytes);
+        }
+        body.clear();
+        body.reserve(batch->bytes + batch->events.size() + 2);
+        body += '[';
+        for (std::size_t i = 0; i < batch->events.size(); ++i) {
+            if (i) body += ',';
+            body += batch->events[i];
+        }
+        body += ']';
+        const PostResult result = http.post(body);
+        const bool delivered = !retryable(result.status);
+        {
+            std::lock_guard lock(mutex);
+            const auto n = batch->events.size();
+            if (result.status) ++stats.requests;
+            if (result.status >= 200 && result.status < 300) {
+                stats.acknowledged += n;
+            } else if (delivered) {
+                stats.rejected += n;
+                stats.last_error = "HTTP " + std::to_string(result.status) + ": " + result.error;
+            } else {
+                ++stats.failures;
+                stats.last_error =
+                    result.status ? "HTTP " + std::to_string(result.status) + ": " + result.error : result.error;
+            }
+            queue.complete(std::move(*batch), delivered);
+        }
+        progress.notify_all();
+        work.notify_one();  // the rank may have more events waiting
+        if (delivered) {
+            backoff = options.initial_backoff;
+            continue;
+        }
+        // Back off with jitter so that many ranks do not retry in lockstep; shutdown cuts the wait.
+        const auto wait = std::chrono::milliseconds(
+            backoff.count() / 2 + static_cast<long>(jitter() % static_cast<unsigned>(backoff.count() / 2 + 1)));
+        backoff = std::min(backoff * 2, options.max_backoff);
+        std::unique_lock lock(mutex);
+        work.wait_for(lock, wait, [&] { return abort.load(); });
+    }
+}
+
+Reporter::Reporter(ReporterOptions options) {
+    try {
+        state_ = std::make_unique<State>(std::move(options));
+        const int n = std::max(1, state_->options.connections);
+        state_->options.initial_backoff = std::max(state_->options.initial_backoff, std::chrono::milliseconds(2));
+        for (int i = 0; i < n; ++i)
+            state_->senders.emplace_back(
+                [s = state_.get(), i] { s->run_sender(static_cast<unsigned>(i) * 7919u + 1u); });
+    } catch (...) {
+        // No threads (or no memory): the reporter stays usable and drops everything, as promised.
+        if (state_) {
+            state_->abort = true;
+            state_->work.notify_all();
+            for (auto& t : state_->senders)
+                if (t.joinable()) t.join();
+            state_->senders.clear();
+            state_->closing = true;
+        }
+    }
+}
+
+Reporter::~Reporter() {
+    if (state_) shutdown(state_->options.shutdown_timeout);
+}
+
+bool Reporter::enqueue(std::int64_t rank, std::string event_json) noexcept {
+    if (!state_) return false;
+    try {
+        std::lock_guard lock(state_->mutex);
+        if (state_->closing || !state_->queue.push(rank, std::move(event_json))) {
+            ++state_->stats.dropped;
+            return false;
+        }
+        ++state_->stats.enqueued;
+    } catch (...) {
+        std::lock_guard lock(state_->mutex);
+        ++state_->stats.dropped;
+        return false;
+    }
+    state_->work.notify_one();
+    return true;
+}
+
+bool Reporter::flush(std::chrono::milliseconds timeout) noexcept {
+    if (!state_) return true;
+    std::unique_lock lock(state_->mutex);
+    return state_->progress.wait_for(lock, timeout, [&] { return state_->queue.events() == 0; });
+}
+
+void Reporter::shutdown(std::chrono::milliseconds timeout) noexcept {
+    if (!state_) return;
+    const auto deadline = Clock::now() + timeout;
+    {
+        std::unique_lock lock(state_->mutex);
+        if (state_->joined) return;
+        state_->closing = true;
+        state_->work.notify_all();
+        state_->progress.wait_until(lock, deadline, [&] { return state_->queue.events() == 0; });
+        state_->abort = true;
+        state_->work.notify_all();
+    }
+    for (auto& t : state_->senders)
+        if (t.joinable()) t.join();
+    std::lock_guard lock(state_->mutex);
+    state_->stats.abandoned += state_->queue.clear_waiting();
+    state_->joined = true;
+}
+
+ReporterStats Reporter::stats() const noexcept {
+    if (!state_) return {};
+    std::lock_guard lock(state_->mutex);
+    ReporterStats copy;
+    try {
+        copy = state_->stats;
+    } catch (...) {
+    }
+    copy.pending = state_->queue.events();
+    return copy;
+}
+
+}  // namespace meshscope::client

@@ -1,0 +1,259 @@
+"""Reporter: queues events on the caller's thread and sends them from one background daemon thread.
+
+The calling thread only builds a small dict and appends it to a bounded deque (a few microseconds). The
+sender thread drains everything pending into one POST (batching), retries with capped exponential backoff
+while the collector is away, and drops and counts what does not fit. Nothing here ever raises into the
+caller, and interpreter exit waits at most `exit_wait_s` (<= 2 s) for the last events.
+
+The thread starts only on `activate()` (the first torch.distributed / parallel-state call), so a process
+that never initializes distribution (the torchrun agent, data-loader workers) never sends anything.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import threading
+import time
+from typing import Callable, List, Optional
+
+from .config import Config
+from .identity import Identity
+from .transport import HttpTransport, SendResult
+
+_BACKOFF_FIRST_S = 0.25
+_LINGER_S = 0.005
+
+
+class Reporter:
+    def __init__(
+        self,
+        config: Config,
+        identity: Identity,
+        transport=None,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+        start_thread: bool = True,
+        warn: Optional[Callable[[str], None]] = None,
+    ) -> None:
+        self.config = config
+        self.identity = identity
+        self._transport = transport if transport is not None else HttpTransport(config.events_url, config.token)
+        self._clock = clock
+        self._monotonic = monotonic
+        self._start_thread = start_thread
+        self._warn = warn if warn is not None else _warn_stderr
+        self._warned: set = set()
+        self._pending: collections.deque = collections.deque()
+        self._max_pending = config.max_pending
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+        self._tick_callbacks: List[Callable[[float], None]] = []
+        self.active = False  # activated: sending, heartbeats
+        self.enabled = True  # False after shutdown and in forked children
+        self._stopping = False
+        self._deadline = 0.0
+        self._failures = 0
+        self._retry_at = 0.0
+        self._next_heartbeat = 0.0
+        # counters (approximate under concurrent emitters; they are for humans and heartbeats)
+        self.sent = 0
+        self.dropped = 0
+        self.rejected = 0
+        self.requests = 0
+
+    # ---- calling threads -------------------------------------------------------------------------------
+    def emit(self, phase: str, status: str, fields: Optional[dict] = None) -> None:
+        """Queues one event. Never raises, never blocks."""
+        try:
+            if not self.enabled:
+                return
+            if len(self._pending) >= self._max_pending:
+                self.dropped += 1
+                return
+            event = {} if fields is None else fields
+            event["phase"] = phase
+            event["status"] = status
+            event["ts"] = self._clock()
+            self._pending.append(event)
+            # While backing off (collector away) the sender wakes on its own at the retry time.
+            if self.active and self._failures == 0 and not self._wake.is_set():
+                self._wake.set()
+        except Exception:
+            pass
+
+    def activate(self) -> None:
+        """Starts sending (idempotent). Called by the hooks when the process joins a distributed job."""
+        if self.active or not self.enabled:
+            return
+        with self._lock:
+            if self.active:
+                return
+            self._next_heartbeat = self._monotonic() + self.config.heartbeat_s
+            self.active = True
+            if self._start_thread:
+                thread = threading.Thread(target=self._run, name="meshscope-reporter", daemon=True)
+                self._thread = thread
+                thread.start()
+
+    def set_identity(self, identity: Identity) -> None:
+        self.identity = identity
+
+    def add_tick_callback(self, callback: Callable[[float], None]) -> None:
+        self._tick_callbacks.append(callback)
+
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def stats(self) -> dict:
+        return {"sent": self.sent, "dropped": self.dropped, "rejected": self.rejected, "pending": len(self._pending)}
+
+    def shutdown(self) -> None:
+        """Interpreter exit: queue `exit`, give the sender at most exit_wait_s, then stop. Never raises."""
+        try:
+            if not self.enabled:
+                return
+            if not self.active:
+                self.enabled = False
+                return
+            self.emit("exit", "done", {"reporter": self.stats()})
+            self._deadline = self._monotonic() + self.config.exit_wait_s
+            self._stopping = True
+            self._wake.set()
+            thread = self._thread
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(timeout=self.config.exit_wait_s)
+            elif thread is None:
+                self._final_flush()
+            self.enabled = False
+        except Exception:
+            self.enabled = False
+
+    def after_fork_in_child(self) -> None:
+        """A forked child (data-loader worker) is not the rank: it must never report as it."""
+        self.enabled = False
+        self.active = False
+        self._thread = None
+        self._pending = collections.deque()
+        self._transport = _NullTransport()
+
+    # ---- sender thread ---------------------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            while not self._stopping:
+                delay = self.step(self._monotonic())
+                if self._stopping:
+                    break
+                if self._wake.wait(timeout=max(delay, 0.001)) and not self._stopping:
+                    time.sleep(_LINGER_S)  # let a burst (a mesh's groups) gather into one POST
+                self._wake.clear()
+            self._final_flush()
+        except Exception:
+            pass
+        finally:
+            self._transport.close()
+
+    def _final_flush(self) -> None:
+        while self._pending:
+            remaining = self._deadline - self._monotonic()
+            if remaining <= 0.01:
+                return
+            if not self._send_batch(min(self.config.timeout_s, remaining)):
+                return
+
+    def step(self, now: float) -> float:
+        """One round of the sender: heartbeat when due, then one POST when allowed. Returns the seconds
+        until it wants to run again. Public so tests can drive it with a fake clock."""
+        for callback in self._tick_callbacks:
+            try:
+                callback(now)
+            except Exception:
+                pass
+        if self.active and now >= self._next_heartbeat:
+            self._next_heartbeat = now + self.config.heartbeat_s
+            if self._failures == 0:  # no point in piling heartbeats up while the collector is away
+                self.emit("heartbeat", "done", {"reporter": self.stats()})
+        wait = self._next_heartbeat - now if self.active else self.config.heartbeat_s
+        if not self._pending or not self.identity.known:
+            return wait
+        if now < self._retry_at:
+            return min(wait, self._retry_at - now)
+        if self._send_batch(self.config.timeout_s, now):
+            return 0.0 if self._pending else wait
+        return min(wait, self._retry_at - now)
+
+    def _send_batch(self, timeout: float, now: Optional[float] = None) -> bool:
+        if not self.identity.known:
+            return False
+        batch = []
+        for _ in range(min(self.config.batch_max, len(self._pending))):
+            try:
+                batch.append(self._pending.popleft())
+            except IndexError:
+                break
+        if not batch:
+            return True
+        common = self.identity.fields(self.config.job)
+        self.requests += 1
+        result = self._transport.post(batch, timeout, common)
+        if result == SendResult.SENT:
+            self.sent += len(batch)
+            self._failures = 0
+            self._retry_at = 0.0
+            return True
+        if result == SendResult.REJECTED and len(batch) > 1 and getattr(self._transport, "last_status", 0) in (400, 413):
+            # The collector takes a body all or nothing: resend one by one so one bad event costs only itself.
+            for event in batch:
+                if self._transport.post([event], timeout, common) == SendResult.SENT:
+                    self.sent += 1
+                else:
+                    self.rejected += 1
+            self._warn_once("rejected", f"the collector rejected events ({self._transport.last_error})")
+            return True
+        if result == SendResult.REJECTED:
+            self.rejected += len(batch)
+            self._warn_once("rejected", f"the collector rejected {len(batch)} events ({self._transport.last_error})")
+            return True
+        # unavailable: keep the events for a retry, newest dropped first when they no longer fit
+        self._pending.extendleft(reversed(batch))
+        while len(self._pending) > self._max_pending:
+            try:
+                self._pending.pop()
+            except IndexError:
+                break
+            self.dropped += 1
+        self._failures += 1
+        now = self._monotonic() if now is None else now
+        self._retry_at = now + min(_BACKOFF_FIRST_S * (2 ** min(self._failures - 1, 16)), self.config.backoff_max_s)
+        if os.environ.get("MESHSCOPE_DEBUG"):
+            self._warn_once("unavailable", f"collector unavailable ({self._transport.last_error}); retrying")
+        return False
+
+    @property
+    def retry_at(self) -> float:
+        return self._retry_at
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        try:
+            self._warn(f"meshscope_report: {message}")
+        except Exception:
+            pass
+
+
+class _NullTransport:
+    last_error = ""
+
+    def post(self, events, timeout, common=None):
+        return SendResult.UNAVAILABLE
+
+    def close(self):
+        pass
+
+
+def _warn_stderr(message: str) -> None:
+    sys.stderr.write(message + "\n")

@@ -1,0 +1,56 @@
+// Finding: a problem the monitor found in a job, with its kind, the ranks it concerns, what is wrong and
+// how to fix it, each in one line. docs/findings.md describes every kind.
+//
+// Usage:
+//   for (const meshscope::Finding& f : monitor.findings("job-1"))
+//       std::cout << to_string(f.kind) << " " << f.message << "\n   fix: " << f.fix << "\n";
+//   nlohmann::json j = meshscope::to_json(f);  // {"id", "kind", "ranks", "message", "fix"}
+//
+// `id` identifies a finding within its job for as long as it exists, so a change feed can say
+// "finding updated" / "finding removed" (e.g. "group_disagreement/ep/5", "missing_rank", "straggler/communicator").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace meshscope {
+
+// One vocabulary for the API, the UI, the docs and the simulator; to_string gives the exact JSON names.
+enum class FindingKind {
+    topology_mismatch,   // (dp, cp, ep), world size or a mesh differs from the majority or the declared plan
+    group_disagreement,  // a reported group differs from a peer's report or from what the topology implies
+    missing_rank,        // never seen, missing_after seconds after the job's first event
+    duplicate_rank,      // one rank reported from two host/pid pairs
+    straggler,           // a phase much slower than its peers' (median + k * MAD, with a floor)
+    stale_rank,          // no event for stale_after seconds while not exited
+    rank_error,          // status failed or phase error
+    reinit_mismatch,     // FSDPTurbo's "already initialized with (...), got (...)." RuntimeError
+};
+inline constexpr std::size_t finding_kind_count = 8;
+inline constexpr std::array<FindingKind, finding_kind_count> all_finding_kinds = {
+    FindingKind::topology_mismatch, FindingKind::group_disagreement, FindingKind::missing_rank,
+    FindingKind::duplicate_rank,    FindingKind::straggler,          FindingKind::stale_rank,
+    FindingKind::rank_error,        FindingKind::reinit_mismatch,
+};
+
+[[nodiscard]] std::string_view to_string(FindingKind kind) noexcept;
+[[nodiscard]] std::optional<FindingKind> parse_finding_kind(std::string_view text) noexcept;
+
+struct Finding {
+    std::string id;  // unique within the job while the finding exists
+    FindingKind kind = FindingKind::rank_error;
+    std::vector<std::int64_t> ranks;  // sorted, distinct: the ranks at fault
+    std::string message;              // one line: what is wrong
+    std::string fix;                  // one line: what to do about it
+    friend bool operator==(const Finding&, const Finding&) = default;
+};
+
+[[nodiscard]] nlohmann::json to_json(const Finding& finding);
+
+}  // namespace meshscope

@@ -1,0 +1,391 @@
+// Parsing and validating meshscope.event/1: the one place that decides what an acceptable event is.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "meshscope/event.h"
+#include "meshscope/plan_json.h"
+
+namespace meshscope {
+
+namespace {
+using nlohmann::json;
+
+Error field_error(std::string_view field, std::string_view what) {
+    return ValueError("field \"" + std::string(field) + "\" " + std::string(what));
+}
+
+// The integer value, or nullopt when the JSON value is not an integer. Unsigned values beyond int64 come back
+// as int64's maximum so that every bound check rejects them.
+std::optional<std::int64_t> as_int(const json& value) {
+    if (value.is_number_unsigned()) {
+        const auto u = value.get<std::uint64_t>();
+        return u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                   ? std::numeric_limits<std::int64_t>::max()
+                   : static_cast<std::int64_t>(u);
+    }
+    if (value.is_number_integer()) return value.get<std::int64_t>();
+    return std::nullopt;
+}
+
+// Reads the member `key` of `object` as a bounded integer; `name` is the dotted field name for messages.
+Expected<std::int64_t> read_int(const json& value, std::string_view name, std::int64_t min, std::int64_t max) {
+    const auto v = as_int(value);
+    if (!v || *v < min)
+        return field_error(name, min > 0 ? "must be a positive integer" : "must be a non-negative integer");
+    if (*v > max) return field_error(name, "must be at most " + std::to_string(max));
+    return *v;
+}
+
+Expected<std::string> read_string(const json& value, std::string_view name, std::size_t max_length) {
+    if (!value.is_string()) return field_error(name, "must be a string");
+    auto text = value.get<std::string>();
+    if (text.size() > max_length) return field_error(name, "must be at most " + std::to_string(max_length) + " bytes");
+    return text;
+}
+
+bool is_job_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("._-:@+=").find(c) != std::string_view::npos;
+}
+
+// Nesting depth of a JSON value, stopping at `limit` so that hostile documents cost little.
+std::size_t depth_of(const json& value, std::size_t limit) {
+    if (limit == 0 || !value.is_structured()) return 0;
+    std::size_t deepest = 0;
+    for (const auto& child : value) deepest = std::max(deepest, depth_of(child, limit - 1));
+    return deepest + 1;
+}
+
+const json* member(const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+Expected<ReportedTopology> read_topology(const json& value, const EventLimits& limits) {
+    if (!value.is_object()) return field_error("topology", "must be an object");
+    ReportedTopology t;
+    for (auto [key, slot] : {std::pair{"dp", &t.dp}, std::pair{"cp", &t.cp}, std::pair{"ep", &t.ep}}) {
+        const std::string name = std::string("topology.") + key;
+        const json* v = member(value, key);
+        if (!v) return field_error(name, "is required");
+        auto n = read_int(*v, name, 1, limits.max_world_size);
+        if (!n) return n.error();
+        *slot = *n;
+    }
+    return t;
+}
+
+Expected<ReportedMesh> read_mesh(const json& value, const EventLimits& limits) {
+    if (!value.is_object()) return field_error("mesh", "must be an object");
+    ReportedMesh mesh;
+    const json* name = member(value, "name");
+    if (!name) return field_error("mesh.name", "is required");
+    auto n = read_string(*name, "mesh.name", limits.max_string_length);
+    if (!n) return n.error();
+    mesh.name = *n;
+    const json* names = member(value, "dim_names");
+    if (!names) return field_error("mesh.dim_names", "is required");
+    if (!names->is_array() || !std::all_of(names->begin(), names->end(), [](const json& j) { return j.is_string(); }))
+        return field_error("mesh.dim_names", "must be an array of strings");
+    if (names->size() > limits.max_mesh_dims)
+        return field_error("mesh.dim_names", "must have at most " + std::to_string(limits.max_mesh_dims) + " entries");
+    for (const auto& dim : *names) {
+        auto d = read_string(dim, "mesh.dim_names", limits.max_string_length);
+        if (!d) return d.error();
+        mesh.dim_names.push_back(*d);
+    }
+    const json* shape = member(value, "shape");
+    if (!shape) return field_error("mesh.shape", "is required");
+    if (!shape->is_array()) return field_error("mesh.shape", "must be an array of positive integers");
+    std::int64_t ranks = 1;
+    for (const auto& size : *shape) {
+        const auto s = as_int(size);
+        if (!s || *s < 1) return field_error("mesh.shape", "must be an array of positive integers");
+        if (*s > limits.max_world_size || ranks > limits.max_world_size / *s)
+            return field_error("mesh.shape",
+                               "must not cover more than " + std::to_string(limits.max_world_size) + " ranks");
+        ranks *= *s;
+        mesh.shape.push_back(*s);
+    }
+    if (mesh.shape.size() != mesh.dim_names.size())
+        return field_error("mesh.shape", "must have as many entries as \"mesh.dim_names\"");
+    return mesh;
+}
+
+Expected<std::map<std::string, std::vector<std::int64_t>>> read_groups(const json& value, std::int64_t world_size,
+                                                                       const EventLimits& limits) {
+    if (!value.is_object()) return field_error("groups", "must be an object");
+    if (value.size() > limits.max_group_dims)
+        return field_error("groups", "must have at most " + std::to_string(limits.max_group_dims) + " dims");
+    std::map<std::string, std::vector<std::int64_t>> groups;
+    for (const auto& [dim, members] : value.items()) {
+        const std::string name = "groups." + dim;
+        if (dim.empty() || dim.size() > limits.max_string_length)
+            return field_error("groups",
+                               "must use dim names of 1 to " + std::to_string(limits.max_string_length) + " bytes");
+        const std::string ranks_below =
+            "must be an array of ranks below world_size (" + std::to_string(world_size) + ")";
+        if (!members.is_array()) return field_error(name, ranks_below);
+        if (static_cast<std::int64_t>(members.size()) > world_size)
+            return field_error(name, "must have at most world_size (" + std::to_string(world_size) + ") members");
+        std::vector<std::int64_t> ranks;
+        ranks.reserve(members.size());
+        for (const auto& m : members) {
+            const auto r = as_int(m);
+            if (!r || *r < 0 || *r >= world_size) return field_error(name, ranks_below);
+            ranks.push_back(*r);
+        }
+        std::vector<std::int64_t> sorted = ranks;
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+            return field_error(name, "must not repeat a rank");
+        groups.emplace(dim, std::move(ranks));
+    }
+    return groups;
+}
+
+Expected<ReportedError> read_error(const json& value, const EventLimits& limits) {
+    if (!value.is_object()) return field_error("error", "must be an object");
+    ReportedError error;
+    if (const json* type = member(value, "type")) {
+        auto t = read_string(*type, "error.type", limits.max_string_length);
+        if (!t) return t.error();
+        error.type = *t;
+    }
+    if (const json* message = member(value, "message")) {
+        auto m = read_string(*message, "error.message", limits.max_message_length);
+        if (!m) return m.error();
+        error.message = *m;
+    }
+    return error;
+}
+
+Expected<json> read_plan(const json& value) {
+    if (!value.is_object()) return field_error("plan", "must be an object");
+    if (depth_of(value, 33) > 32) return field_error("plan", "must not nest deeper than 32 levels");
+    auto plan = plan_from_json(value);
+    if (!plan) {
+        std::string why = plan.error().message();
+        constexpr std::string_view prefix = "invalid plan: ";
+        if (why.starts_with(prefix)) why.erase(0, prefix.size());
+        return field_error("plan", "must be a meshscope.plan/1 document: " + why);
+    }
+    return value;
+}
+
+// "must be one of launch, process_group, ..." listing every value of an enum in declaration order.
+template <typename Enum>
+std::string one_of(std::size_t count) {
+    std::string text = "must be one of";
+    for (std::size_t i = 0; i < count; ++i) text += (i ? ", " : " ") + std::string(to_string(static_cast<Enum>(i)));
+    return text;
+}
+
+// Strips nlohmann's "[json.exception.parse_error.101] " tag so clients read just what is wrong, and writes
+// bytes outside printable ASCII as <FF>: the parser quotes what it last read, which may be invalid UTF-8,
+// and the message must itself be valid JSON text.
+std::string json_error_text(const std::exception& e) {
+    std::string text = e.what();
+    if (text.starts_with("[json.exception.")) {
+        const auto end = text.find("] ");
+        if (end != std::string::npos) text.erase(0, end + 2);
+    }
+    std::string clean;
+    clean.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f) {
+            clean += c;
+        } else {
+            static constexpr char hex[] = "0123456789ABCDEF";
+            clean += '<';
+            clean += hex[byte >> 4];
+            clean += hex[byte & 0xf];
+            clean += '>';
+        }
+    }
+    return clean;
+}
+
+Error indexed(std::size_t index, const Error& error) {
+    return ValueError("event " + std::to_string(index) + ": " + error.message());
+}
+
+bool is_blank(std::string_view line) {
+    return line.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+}  // namespace
+
+Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
+    if (!value.is_object()) return ValueError("must be a JSON object");
+    Event e;
+    if (const json* schema = member(value, "schema")) {
+        if (!schema->is_string() || schema->get<std::string>() != event_schema)
+            return field_error("schema", "must be \"" + std::string(event_schema) + "\"");
+    }
+
+    const json* job = member(value, "job");
+    if (!job) return field_error("job", "is required");
+    if (!job->is_string()) return field_error("job", "must be a string");
+    e.job = job->get<std::string>();
+    if (e.job.empty() || e.job.size() > limits.max_job_length || !std::all_of(e.job.begin(), e.job.end(), is_job_char))
+        return field_error("job", "must be 1 to " + std::to_string(limits.max_job_length) +
+                                      " characters of A-Z, a-z, 0-9 and ._-:@+=");
+
+    const json* rank = member(value, "rank");
+    if (!rank) return field_error("rank", "is required");
+    auto r = read_int(*rank, "rank", 0, limits.max_world_size - 1);
+    if (!r) return r.error();
+    const json* world = member(value, "world_size");
+    if (!world) return field_error("world_size", "is required");
+    auto w = read_int(*world, "world_size", 1, limits.max_world_size);
+    if (!w) return w.error();
+    if (*r >= *w)
+        return field_error("rank",
+                           "must be less than world_size (" + std::to_string(*w) + "), got " + std::to_string(*r));
+    e.rank = *r;
+    e.world_size = *w;
+
+    const json* phase = member(value, "phase");
+    if (!phase) return field_error("phase", "is required");
+    const auto p = phase->is_string() ? parse_phase(phase->get_ref<const std::string&>()) : std::nullopt;
+    if (!p) return field_error("phase", one_of<Phase>(phase_count));
+    e.phase = *p;
+    const json* status = member(value, "status");
+    if (!status) return field_error("status", "is required");
+    const auto s = status->is_string() ? parse_status(status->get_ref<const std::string&>()) : std::nullopt;
+    if (!s) return field_error("status", one_of<Status>(3));
+    e.status = *s;
+
+    if (const json* ts = member(value, "ts")) {
+        if (!ts->is_number() || !std::isfinite(ts->get<double>()) || ts->get<double>() < 0)
+            return field_error("ts", "must be a non-negative number");
+        e.ts = ts->get<double>();
+    }
+    for (auto [key, slot] :
+         {std::pair{"host", &e.host}, std::pair{"device", &e.device}, std::pair{"device_uuid", &e.device_uuid}}) {
+        if (const json* v = member(value, key)) {
+            auto text = read_string(*v, key, limits.max_string_length);
+            if (!text) return text.error();
+            *slot = std::move(*text);
+        }
+    }
+    for (auto [key, slot] : {std::pair{"pid", &e.pid}, std::pair{"local_rank", &e.local_rank}}) {
+        if (const json* v = member(value, key)) {
+            auto n = read_int(*v, key, 0, std::numeric_limits<std::int64_t>::max());
+            if (!n) return n.error();
+            *slot = *n;
+        }
+    }
+    if (const json* v = member(value, "topology")) {
+        auto t = read_topology(*v, limits);
+        if (!t) return t.error();
+        e.topology = *t;
+    }
+    if (const json* v = member(value, "mesh")) {
+        auto m = read_mesh(*v, limits);
+        if (!m) return m.error();
+        e.mesh = std::move(*m);
+    }
+    if (const json* v = member(value, "groups")) {
+        auto g = read_groups(*v, e.world_size, limits);
+        if (!g) return g.error();
+        e.groups = std::move(*g);
+    }
+    if (const json* v = member(value, "error")) {
+        auto err = read_error(*v, limits);
+        if (!err) return err.error();
+        e.error = std::move(*err);
+    }
+    if (const json* v = member(value, "plan")) {
+        auto plan = read_plan(*v);
+        if (!plan) return plan.error();
+        e.plan = std::move(*plan);
+    }
+    return e;
+}
+
+Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits) {
+    if (is_blank(body)) return ValueError("the body holds no events");
+    std::vector<Event> events;
+    auto add = [&](const json& value, std::size_t index) -> std::optional<Error> {
+        if (events.size() >= limits.max_events)
+            return ValueError("the body holds more than " + std::to_string(limits.max_events) + " events");
+        auto e = event_from_json(value, limits);
+        if (!e) return indexed(index, e.error());
+        events.push_back(std::move(e).value());
+        return std::nullopt;
+    };
+
+    json whole;
+    std::string whole_error;
+    try {
+        whole = json::parse(body);
+    } catch (const json::exception& e) {
+        whole_error = json_error_text(e);
+    }
+    if (whole_error.empty()) {
+        if (whole.is_array()) {
+            if (whole.empty()) return ValueError("the body holds no events");
+            if (whole.size() > limits.max_events)
+                return ValueError("the body holds more than " + std::to_string(limits.max_events) + " events");
+            events.reserve(whole.size());
+            for (std::size_t i = 0; i < whole.size(); ++i)
+                if (auto error = add(whole[i], i)) return *error;
+            return events;
+        }
+        if (auto error = add(whole, 0)) return *error;
+        return events;
+    }
+
+    // Not one JSON document. NDJSON when a complete value is followed by more (the parser then expected the
+    // end of input) on several lines; any other error is the body's.
+    if (whole_error.find("expected end of input") == std::string::npos)
+        return ValueError("invalid JSON: " + whole_error);
+    std::vector<std::string_view> lines;
+    for (std::size_t start = 0; start < body.size();) {
+        const auto end = std::min(body.find('\n', start), body.size());
+        const auto line = body.substr(start, end - start);
+        if (!is_blank(line)) lines.push_back(line);
+        start = end + 1;
+    }
+    if (lines.size() < 2) return ValueError("invalid JSON: " + whole_error);
+    if (lines.size() > limits.max_events)
+        return ValueError("the body holds more than " + std::to_string(limits.max_events) + " events");
+    events.reserve(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        json value;
+        try {
+            value = json::parse(lines[i]);
+        } catch (const json::exception& e) {
+            return ValueError("event " + std::to_string(i) + ": invalid JSON: " + json_error_text(e));
+        }
+        if (auto error = add(value, i)) return *error;
+    }
+    return events;
+}
+
+json to_json(const Event& e) {
+    json j = json::object();
+    j["schema"] = event_schema;
+    j["job"] = e.job;
+    j["rank"] = e.rank;
+    j["world_size"] = e.world_size;
+    j["phase"] = to_string(e.phase);
+    j["status"] = to_string(e.status);
+    if (e.ts) j["ts"] = *e.ts;
+    if (e.host) j["host"] = *e.host;
+    if (e.pid) j["pid"] = *e.pid;
+    if (e.local_rank) j["local_rank"] = *e.local_rank;
+    if (e.device) j["device"] = *e.device;
+    if (e.device_uuid) j["device_uuid"] = *e.device_uuid;
+    if (e.topology) j["topology"] = {{"dp", e.topology->dp}, {"cp", e.topology->cp}, {"ep", e.topology->ep}};
+    if (e.mesh) j["mesh"] = {{"name", e.mesh->name}, {"dim_names", e.mesh->dim_names}, {"shape", e.mesh->shape}};
+    if (!e.groups.empty()) j["groups"] = e.groups;
+    if (e.error) j["error"] = {{"type", e.error->type}, {"message", e.error->message}};
+    if (e.plan) j["plan"] = *e.plan;
+    return j;
+}
+
+}  // namespace meshscope

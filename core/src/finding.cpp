@@ -1,0 +1,32 @@
+#include "meshscope/finding.h"
+
+#include <nlohmann/json.hpp>
+
+namespace meshscope {
+
+namespace {
+constexpr std::array<std::string_view, finding_kind_count> kind_names = {
+    "topology_mismatch", "group_disagreement", "missing_rank", "duplicate_rank",
+    "straggler",         "stale_rank",         "rank_error",   "reinit_mismatch",
+};
+}  // namespace
+
+std::string_view to_string(FindingKind kind) noexcept {
+    return kind_names[static_cast<std::size_t>(kind)];
+}
+
+std::optional<FindingKind> parse_finding_kind(std::string_view text) noexcept {
+    for (std::size_t i = 0; i < kind_names.size(); ++i)
+        if (kind_names[i] == text) return static_cast<FindingKind>(i);
+    return std::nullopt;
+}
+
+nlohmann::json to_json(const Finding& finding) {
+    return {{"id", finding.id},
+            {"kind", to_string(finding.kind)},
+            {"ranks", finding.ranks},
+            {"message", finding.message},
+            {"fix", finding.fix}};
+}
+
+}  // namespace meshscope

@@ -1,0 +1,53 @@
+// The words of every finding: one-line message and fix per kind (docs/findings.md quotes them).
+// Pure functions of what the monitor measured, so tests can check the exact text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "live/job.h"
+#include "meshscope/finding.h"
+
+namespace meshscope::live {
+
+// "rank 5", "ranks 3, 7", "ranks 16-23, 40", "ranks 0-3, 8, 12, ... (40 ranks)"; ranks sorted, distinct.
+[[nodiscard]] std::string ranks_text(std::span<const std::int64_t> ranks);
+// "2.5 s", "0.25 s", "120 s"
+[[nodiscard]] std::string seconds_text(double seconds);
+
+// FSDPTurbo's "FSDPTurbo parallel state is already initialized with (16, 1, 2), got (16, 1, 4)." ->
+// {"(16, 1, 2)", "(16, 1, 4)"}.
+[[nodiscard]] std::optional<std::pair<std::string, std::string>> parse_reinit_message(std::string_view message);
+
+// ranks: the holders of `value`, which differs from aspect.reference.
+[[nodiscard]] Finding topology_mismatch(const Aspect& aspect, const std::string& value,
+                                        std::vector<std::int64_t> ranks);
+
+struct GroupEvidence {
+    std::int64_t rank = 0;
+    std::string dim;
+    GroupReport reported;
+    std::optional<GroupReport> expected;                       // from the reference topology
+    std::optional<std::string> topology_text;                  // "(8, 2, 2)"
+    std::optional<std::pair<std::int64_t, GroupReport>> peer;  // a member that reports this group differently
+};
+[[nodiscard]] Finding group_disagreement(const GroupEvidence& evidence);
+
+[[nodiscard]] Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after);
+[[nodiscard]] Finding duplicate_rank(std::int64_t rank, const std::vector<Identity>& identities);
+struct SlowRank {
+    std::int64_t rank = 0;
+    double seconds = 0;    // the phase's duration; for a running rank, the threshold it has passed
+    bool running = false;  // still in the phase
+};
+[[nodiscard]] Finding straggler(Phase phase, std::vector<SlowRank> slow, double median, std::size_t peers);
+[[nodiscard]] Finding stale_rank(std::vector<std::int64_t> ranks, double stale_after);
+[[nodiscard]] Finding rank_error(std::int64_t rank, Phase phase, const std::optional<ReportedError>& error,
+                                 const std::optional<std::string>& host);
+[[nodiscard]] Finding reinit_mismatch(std::int64_t rank, const std::string& current, const std::string& requested);
+
+}  // namespace meshscope::live

@@ -1,0 +1,142 @@
+// What the monitor keeps per job: rank records, the indices findings are computed from, and the findings.
+// Internal to core (src/live); the public face is meshscope/monitor.h.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "live/group_report.h"
+#include "meshscope/finding.h"
+#include "meshscope/plan.h"
+#include "meshscope/rank_state.h"
+
+namespace meshscope::live {
+
+// One process that reported a rank. A missing host or pid matches any.
+struct Identity {
+    std::optional<std::string> host;
+    std::optional<std::int64_t> pid;
+    [[nodiscard]] bool matches(const Identity& other) const noexcept {
+        return (!host || !other.host || *host == *other.host) && (!pid || !other.pid || *pid == *other.pid);
+    }
+    [[nodiscard]] std::string text() const;  // "node-a pid 100"
+};
+
+struct RankRecord {
+    RankState state;  // state.groups stays empty: groups live in `groups` below, compactly
+    std::vector<std::pair<int, GroupReport>> groups;                    // dim id -> this rank's report
+    std::array<std::optional<double>, phase_count> started_received{};  // collector clock
+    std::vector<Identity> identities;                                   // distinct processes seen
+    std::optional<double> phase_order;  // order key (ts or arrival) of the event that set state.phase
+    bool failed = false;
+    bool exited = false;
+    bool ready = false;
+    bool stale = false;
+    std::optional<Phase> failed_phase;
+    std::optional<double> failed_when;
+    std::optional<ReportedError> failure;                       // the error that came with the failure
+    std::optional<std::pair<std::string, std::string>> reinit;  // FSDPTurbo's (current, new) tuples
+
+    [[nodiscard]] const GroupReport* group(int dim) const noexcept {
+        for (const auto& [d, g] : groups)
+            if (d == dim) return &g;
+        return nullptr;
+    }
+};
+
+// One thing every rank of a job must agree on: its topology, world size, or one mesh.
+struct Aspect {
+    enum class Basis { none, plan, majority, tie };
+    Aspect() = default;
+    explicit Aspect(std::string aspect_name) : name(std::move(aspect_name)) {}
+
+    std::string name;                                          // "topology", "world_size", "mesh/expert"
+    std::map<std::string, std::vector<std::int64_t>> holders;  // value text -> ranks reporting it (unordered)
+    std::optional<std::string> declared;                       // the declared plan's value
+    std::string reference;                                     // the value ranks are compared with ("" = none)
+    Basis basis = Basis::none;
+    std::set<std::string> finding_values;   // values with a topology_mismatch finding now
+    std::vector<std::string> dirty_values;  // values whose holders changed since the last refresh (may repeat)
+    bool dirty = false;
+};
+
+[[nodiscard]] inline std::int64_t lowest(const std::vector<std::int64_t>& ranks) noexcept {
+    return ranks.empty() ? 0 : *std::min_element(ranks.begin(), ranks.end());
+}
+
+struct Job {
+    std::string name;
+    std::deque<RankRecord> records;   // arrival order; deque keeps references stable
+    std::vector<std::int32_t> slots;  // rank -> index in records, -1 when never seen
+    std::int64_t events = 0;
+    std::optional<double> first_event, last_event, first_ts, last_ts;
+    std::array<std::int64_t, rank_state_kind_count> state_counts{};  // over seen ranks
+
+    // Declared plan and the expected layout ranks are compared with.
+    std::optional<nlohmann::json> plan_json;
+    std::optional<Plan> plan;
+    Aspect topology{"topology"};
+    Aspect world{"world_size"};
+    std::map<std::string, Aspect> meshes;  // by mesh name
+    std::optional<ReportedTopology> reference_topology;
+    std::optional<Plan> expected;      // built from reference_topology
+    std::int64_t reference_world = 0;  // the declared plan's world, else the majority's (0 before any report)
+
+    // Group reports.
+    static constexpr std::size_t max_dims = 64;  // distinct dim names per job; further ones are ignored
+    std::vector<std::string> dim_names;
+    std::unordered_map<std::string, int> dim_ids;
+    // Where a dim lives in `expected` (mesh index, dim index, size, stride); nullopt: no such dim there.
+    struct ExpectedDim {
+        std::size_t mesh = 0;
+        std::size_t dim = 0;
+        std::int64_t size = 1;
+        std::int64_t stride = 1;
+    };
+    // By dim id; an entry is looked up once per `expected` (cleared when it changes).
+    std::vector<std::optional<std::optional<ExpectedDim>>> expected_dims;
+    std::set<std::pair<int, std::int64_t>> flagged_groups;              // (dim, rank) with a finding
+    // For dims judged by peers only: member -> the ranks whose report lists it (groups up to max_claimed_group).
+    static constexpr std::int64_t max_claimed_group = 1024;
+    std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> claims;  // by dim id
+
+    std::map<std::string, Finding> findings;  // by id
+    std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
+    std::vector<std::int64_t> stale;          // ranks named by the stale_rank finding, sorted
+
+    // Work left for the end of the current ingest call.
+    std::vector<Aspect*> dirty_aspects;
+    std::vector<std::pair<int, std::int64_t>> dirty_groups;  // (dim id, rank)
+    std::vector<std::int64_t> dirty_ranks;                   // per-rank findings to refresh
+    bool all_groups_dirty = false;
+
+    [[nodiscard]] RankRecord* find(std::int64_t rank) noexcept {
+        if (rank < 0 || rank >= static_cast<std::int64_t>(slots.size())) return nullptr;
+        const auto slot = slots[static_cast<std::size_t>(rank)];
+        return slot < 0 ? nullptr : &records[static_cast<std::size_t>(slot)];
+    }
+    [[nodiscard]] const RankRecord* find(std::int64_t rank) const noexcept {
+        return const_cast<Job*>(this)->find(rank);
+    }
+    [[nodiscard]] int dim_id(const std::string& name) {
+        const auto [it, added] = dim_ids.emplace(name, static_cast<int>(dim_names.size()));
+        if (added) {
+            dim_names.push_back(name);
+            claims.emplace_back();
+        }
+        return it->second;
+    }
+};
+
+}  // namespace meshscope::live

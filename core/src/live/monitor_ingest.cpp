@@ -1,0 +1,386 @@
+// Ingest: folds one event into its rank's record and the job's indices, then (flush) re-evaluates only the
+// findings those changes touch.
+#include <algorithm>
+
+#include "live/finding_text.h"
+#include "live/monitor_impl.h"
+#include "meshscope/plan_json.h"
+
+namespace meshscope {
+
+namespace {
+std::string mesh_value(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+    out += ") = (";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + ")";
+}
+
+void keep_min(std::optional<double>& slot, double value) {
+    if (!slot || value < *slot) slot = value;
+}
+void keep_max(std::optional<double>& slot, double value) {
+    if (!slot || value > *slot) slot = value;
+}
+
+template <typename T>
+void push_unique(std::vector<T>& list, const T& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+// Starts a rank over when a new process reports it after the old one exited (a relaunch in the same job).
+void restart(live::RankRecord& record, const live::Identity& identity) {
+    record.identities = {identity};
+    record.failed = record.exited = record.ready = record.stale = false;
+    record.failed_phase.reset();
+    record.failed_when.reset();
+    record.failure.reset();
+    record.reinit.reset();
+    record.state.timings = {};
+    record.started_received = {};
+    record.state.error.reset();
+}
+}  // namespace
+
+live::Job& Monitor::Impl::job_for(const std::string& name) {
+    if (last_job && last_job->name == name) return *last_job;
+    auto it = jobs.find(name);
+    if (it == jobs.end()) {
+        auto job = std::make_unique<live::Job>();
+        job->name = name;
+        it = jobs.emplace(name, std::move(job)).first;
+        Change change;
+        change.kind = ChangeKind::job_added;
+        change.job = name;
+        emit(std::move(change));
+    }
+    last_job = it->second.get();
+    return *last_job;
+}
+
+void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
+    ++events;
+    ++job.events;
+    keep_min(job.first_event, at);
+    keep_max(job.last_event, at);
+    if (e.ts) {
+        keep_min(job.first_ts, *e.ts);
+        keep_max(job.last_ts, *e.ts);
+    }
+
+    live::RankRecord* record = job.find(e.rank);
+    const bool first_seen = record == nullptr;
+    if (first_seen) {
+        if (static_cast<std::int64_t>(job.slots.size()) <= e.rank)
+            job.slots.resize(static_cast<std::size_t>(e.rank) + 1, -1);
+        job.slots[static_cast<std::size_t>(e.rank)] = static_cast<std::int32_t>(job.records.size());
+        record = &job.records.emplace_back();
+        record->state.rank = e.rank;
+    }
+    live::RankRecord& rec = *record;
+    RankState& s = rec.state;
+    const std::optional<Phase> previous_phase = s.phase;
+
+    // Which process reports this rank: a second live one is a duplicate; one after an exit is a relaunch.
+    if (e.host || e.pid) {
+        // Compared in place: most events come from the process already known, and copying costs.
+        const bool known = std::any_of(rec.identities.begin(), rec.identities.end(), [&](const live::Identity& i) {
+            return (!i.host || !e.host || *i.host == *e.host) && (!i.pid || !e.pid || *i.pid == *e.pid);
+        });
+        if (!known) {
+            const live::Identity identity{e.host, e.pid};
+            if (rec.identities.empty()) {
+                rec.identities.push_back(identity);
+            } else if (rec.exited) {
+                restart(rec, identity);
+                push_unique(job.dirty_ranks, e.rank);
+            } else if (rec.identities.size() < 8) {
+                rec.identities.push_back(identity);
+                push_unique(job.dirty_ranks, e.rank);
+            }
+        }
+    }
+
+    // "newer": this event is at least as recent as anything the rank sent before (by the sender's clock;
+    // events without ts count as newest). Older events fill gaps but never overwrite.
+    const bool newer = !e.ts || !s.last_ts || *e.ts >= *s.last_ts;
+    ++s.events;
+    keep_min(s.first_seen, at);
+    keep_max(s.last_seen, at);
+    if (e.ts) keep_max(s.last_ts, *e.ts);
+    auto take = [newer](auto& slot, const auto& value) {
+        if (value && (newer || !slot)) slot = value;
+    };
+    take(s.host, e.host);
+    take(s.pid, e.pid);
+    take(s.local_rank, e.local_rank);
+    take(s.device, e.device);
+    take(s.device_uuid, e.device_uuid);
+
+    const auto p = index_of(e.phase);
+    const double when = e.ts.value_or(at);
+    if (e.phase != Phase::heartbeat) {
+        // The latest phase by the sender's clock; heartbeats only prove the rank is alive.
+        if (!e.ts || !rec.phase_order || *e.ts >= *rec.phase_order) {
+            s.phase = e.phase;
+            s.status = e.status;
+            if (e.ts) rec.phase_order = e.ts;
+        }
+        PhaseTiming& timing = s.timings[p];
+        switch (e.status) {
+            case Status::started:
+                keep_min(timing.started, when);
+                keep_min(rec.started_received[p], at);
+                break;
+            case Status::done: keep_min(timing.done, when); break;
+            case Status::failed: keep_min(timing.failed, when); break;
+        }
+    }
+
+    if (e.error && (newer || !s.error)) s.error = e.error;
+    if (e.status == Status::failed || e.phase == Phase::error) {
+        // The earliest failure (sender's clock) names the phase and the error; any failure may carry
+        // FSDPTurbo's re-initialization error, whatever order the events arrive in.
+        if (!rec.failed || when < *rec.failed_when) {
+            rec.failed_phase = e.phase;
+            rec.failed_when = when;
+            if (e.error) rec.failure = e.error;
+        } else if (!rec.failure && e.error) {
+            rec.failure = e.error;
+        }
+        if (e.error && !rec.reinit) rec.reinit = live::parse_reinit_message(e.error->message);
+        rec.failed = true;
+        push_unique(job.dirty_ranks, e.rank);
+    }
+    if (e.phase == Phase::exit) rec.exited = true;
+    if (e.phase == Phase::ready && e.status == Status::done) rec.ready = true;
+
+    // Any event proves the rank is alive and was seen.
+    if (rec.stale) {
+        rec.stale = false;
+        auto stale = job.stale;
+        stale.erase(std::remove(stale.begin(), stale.end(), e.rank), stale.end());
+        set_rank_list_finding(job, job.stale, std::move(stale), FindingKind::stale_rank);
+    }
+    if (first_seen && std::binary_search(job.missing.begin(), job.missing.end(), e.rank)) {
+        auto missing = job.missing;
+        missing.erase(std::lower_bound(missing.begin(), missing.end(), e.rank));
+        set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
+    }
+
+    // What every rank must agree on. Older reports do not replace newer ones.
+    if (newer || !s.world_size) {
+        if (s.world_size != e.world_size) {
+            const auto before = s.world_size ? std::optional(std::to_string(*s.world_size)) : std::nullopt;
+            s.world_size = e.world_size;
+            vote(job, job.world, e.rank, before, std::to_string(e.world_size));
+        }
+    }
+    if (e.topology && (newer || !s.topology) && s.topology != e.topology) {
+        const auto before = s.topology ? std::optional(s.topology->tuple_string()) : std::nullopt;
+        s.topology = e.topology;
+        vote(job, job.topology, e.rank, before, e.topology->tuple_string());
+        // Whether this rank's groups are judged depends on its topology matching the reference.
+        for (const auto& [dim, report] : rec.groups) job.dirty_groups.emplace_back(dim, e.rank);
+    }
+    if (e.mesh) {
+        auto it = s.meshes.find(e.mesh->name);
+        if (it == s.meshes.end() || (newer && it->second != *e.mesh)) {
+            const auto before =
+                it == s.meshes.end() ? std::nullopt : std::optional(mesh_value(it->second.dim_names, it->second.shape));
+            s.meshes[e.mesh->name] = *e.mesh;
+            auto& aspect = job.meshes[e.mesh->name];
+            if (aspect.name.empty()) {
+                aspect.name = "mesh/" + e.mesh->name;
+                if (job.plan)
+                    if (const PlanMesh* pm = job.plan->mesh(e.mesh->name))
+                        aspect.declared = mesh_value(pm->mesh.dim_names(), pm->mesh.shape());
+            }
+            vote(job, aspect, e.rank, before, mesh_value(e.mesh->dim_names, e.mesh->shape));
+        }
+    }
+    if (e.plan && (!job.plan_json || *job.plan_json != *e.plan)) declare_plan(job, *e.plan);
+    if (newer || rec.groups.empty())
+        for (const auto& [dim, members] : e.groups) report_group(job, rec, dim, members);
+
+    update_state(job, rec, previous_phase);
+}
+
+void Monitor::Impl::vote(live::Job& job, live::Aspect& aspect, std::int64_t rank,
+                         const std::optional<std::string>& before, const std::string& now) {
+    if (before) {
+        const auto it = aspect.holders.find(*before);
+        if (it != aspect.holders.end()) {
+            auto& ranks = it->second;
+            const auto pos = std::find(ranks.begin(), ranks.end(), rank);
+            if (pos != ranks.end()) {
+                *pos = ranks.back();
+                ranks.pop_back();
+            }
+            if (ranks.empty()) aspect.holders.erase(it);
+        }
+        aspect.dirty_values.push_back(*before);
+    }
+    aspect.holders[now].push_back(rank);
+    aspect.dirty_values.push_back(now);
+    if (!aspect.dirty) {
+        aspect.dirty = true;
+        job.dirty_aspects.push_back(&aspect);
+    }
+}
+
+void Monitor::Impl::refresh_aspect(live::Job& job, live::Aspect& aspect) {
+    aspect.dirty = false;
+    // The reference: the declared plan's value, else the most common value; a tie goes to the value held by
+    // the lowest rank, so that every collector picks the same one.
+    std::string reference;
+    live::Aspect::Basis basis = live::Aspect::Basis::none;
+    if (aspect.declared) {
+        reference = *aspect.declared;
+        basis = live::Aspect::Basis::plan;
+    } else {
+        std::size_t best = 0;
+        const std::vector<std::int64_t>* best_ranks = nullptr;
+        bool tie = false;
+        for (const auto& [value, ranks] : aspect.holders) {
+            if (ranks.size() < best) continue;
+            if (ranks.size() == best) {
+                tie = true;
+                if (live::lowest(ranks) > live::lowest(*best_ranks)) continue;
+            } else {
+                tie = false;
+            }
+            best = ranks.size();
+            best_ranks = &ranks;
+            reference = value;
+        }
+        if (!reference.empty()) basis = tie ? live::Aspect::Basis::tie : live::Aspect::Basis::majority;
+    }
+    const bool reference_changed = reference != aspect.reference || basis != aspect.basis;
+    aspect.reference = reference;
+    aspect.basis = basis;
+
+    if (&aspect == &job.world) {
+        if (job.plan)
+            job.reference_world = job.plan->topology().world();
+        else
+            job.reference_world = reference.empty() ? 0 : std::stoll(reference);
+    }
+    if (&aspect == &job.topology && reference_changed) {
+        std::optional<ReportedTopology> topology;
+        if (job.plan) {
+            const auto& t = job.plan->topology();
+            topology = ReportedTopology{t.dp, t.cp, t.ep};
+        } else if (!reference.empty()) {
+            topology = job.find(aspect.holders.at(reference).front())->state.topology;
+        }
+        set_reference_topology(job, topology);
+    }
+
+    // Re-state the findings of the values whose holders changed; of every value when the reference moved.
+    std::vector<std::string> values;
+    values.swap(aspect.dirty_values);
+    if (reference_changed) {
+        values.clear();
+        for (const auto& [value, ranks] : aspect.holders) values.push_back(value);
+        values.insert(values.end(), aspect.finding_values.begin(), aspect.finding_values.end());
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    for (const auto& value : values) {
+        const auto it = aspect.holders.find(value);
+        if (it == aspect.holders.end() || value == reference) {
+            // Nothing to drop in the common case: a rank joining the reference.
+            if (aspect.finding_values.erase(value)) drop_finding(job, "topology_mismatch/" + aspect.name + "/" + value);
+            continue;
+        }
+        std::vector<std::int64_t> ranks = it->second;
+        std::sort(ranks.begin(), ranks.end());
+        Finding f = live::topology_mismatch(aspect, value, std::move(ranks));
+        aspect.finding_values.insert(value);
+        put_finding(job, std::move(f));
+    }
+}
+
+void Monitor::Impl::set_reference_topology(live::Job& job, std::optional<ReportedTopology> topology) {
+    if (topology == job.reference_topology && (job.expected || !topology)) return;
+    job.reference_topology = topology;
+    job.expected.reset();
+    job.expected_dims.clear();
+    if (topology) {
+        if (job.plan && job.plan->topology().dp == topology->dp && job.plan->topology().cp == topology->cp &&
+            job.plan->topology().ep == topology->ep) {
+            job.expected = job.plan;
+        } else if (auto t = Topology::make(topology->dp, topology->cp, topology->ep)) {
+            // Placement does not change group membership; one node per world keeps Plan::make cheap to check.
+            if (auto plan = Plan::make(*t, t->world())) job.expected = std::move(plan).value();
+        }
+    }
+    job.all_groups_dirty = true;
+}
+
+void Monitor::Impl::declare_plan(live::Job& job, const nlohmann::json& document) {
+    auto plan = plan_from_json(document);
+    if (!plan) return;  // parse_events validated it; a plan that stopped parsing is ignored
+    job.plan_json = document;
+    job.plan = std::move(plan).value();
+    const auto& t = job.plan->topology();
+    auto declare = [&](live::Aspect& aspect, std::optional<std::string> value) {
+        aspect.declared = std::move(value);
+        aspect.basis = live::Aspect::Basis::none;  // forces a full refresh: the basis becomes "plan" or changes
+        if (!aspect.dirty) {
+            aspect.dirty = true;
+            job.dirty_aspects.push_back(&aspect);
+        }
+    };
+    declare(job.topology, ReportedTopology{t.dp, t.cp, t.ep}.tuple_string());
+    declare(job.world, std::to_string(t.world()));
+    for (auto& [name, aspect] : job.meshes) {
+        const PlanMesh* pm = job.plan->mesh(name);
+        declare(aspect, pm ? std::optional(mesh_value(pm->mesh.dim_names(), pm->mesh.shape())) : std::nullopt);
+    }
+}
+
+void Monitor::Impl::refresh_rank_findings(live::Job& job, live::RankRecord& rec) {
+    const std::int64_t rank = rec.state.rank;
+    const std::string suffix = "/" + std::to_string(rank);
+    if (rec.failed && rec.reinit) {
+        put_finding(job, live::reinit_mismatch(rank, rec.reinit->first, rec.reinit->second));
+    } else {
+        drop_finding(job, "reinit_mismatch" + suffix);
+    }
+    if (rec.failed && !rec.reinit) {
+        put_finding(job, live::rank_error(rank, rec.failed_phase.value_or(Phase::error), rec.failure, rec.state.host));
+    } else {
+        drop_finding(job, "rank_error" + suffix);
+    }
+    if (rec.identities.size() > 1)
+        put_finding(job, live::duplicate_rank(rank, rec.identities));
+    else
+        drop_finding(job, "duplicate_rank" + suffix);
+}
+
+void Monitor::Impl::flush(live::Job& job) {
+    // Aspects first: a new reference topology changes how every group is judged.
+    for (std::size_t i = 0; i < job.dirty_aspects.size(); ++i) refresh_aspect(job, *job.dirty_aspects[i]);
+    job.dirty_aspects.clear();
+
+    if (job.all_groups_dirty) {
+        job.all_groups_dirty = false;
+        job.dirty_groups.clear();
+        for (auto& rec : job.records)
+            for (const auto& [dim, report] : rec.groups) job.dirty_groups.emplace_back(dim, rec.state.rank);
+    }
+    if (!job.dirty_groups.empty()) {
+        std::sort(job.dirty_groups.begin(), job.dirty_groups.end());
+        job.dirty_groups.erase(std::unique(job.dirty_groups.begin(), job.dirty_groups.end()), job.dirty_groups.end());
+        for (const auto& [dim, rank] : job.dirty_groups) evaluate_group(job, dim, rank);
+        job.dirty_groups.clear();
+    }
+    for (const auto rank : job.dirty_ranks)
+        if (live::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
+    job.dirty_ranks.clear();
+}
+
+}  // namespace meshscope

@@ -1,0 +1,95 @@
+// tick: the findings that depend on time or on the whole distribution of a phase's durations: missing_rank,
+// stale_rank, straggler. One pass over the job's ranks per tick.
+#include <algorithm>
+#include <cmath>
+
+#include "live/finding_text.h"
+#include "live/monitor_impl.h"
+
+namespace meshscope {
+
+namespace {
+// Phases whose duration is a property of the rank (heartbeat, error and exit are not).
+constexpr std::array<Phase, 6> timed_phases = {Phase::launch,         Phase::process_group, Phase::device_mesh,
+                                               Phase::parallel_state, Phase::communicator,  Phase::ready};
+
+double median_of(std::vector<double>& values) {
+    const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), mid, values.end());
+    double m = *mid;
+    if (values.size() % 2 == 0) m = (m + *std::max_element(values.begin(), mid)) / 2;
+    return m;
+}
+}  // namespace
+
+void Monitor::Impl::set_rank_list_finding(live::Job& job, std::vector<std::int64_t>& current,
+                                          std::vector<std::int64_t> ranks, FindingKind kind) {
+    if (ranks == current) return;
+    current = ranks;
+    const std::string id(to_string(kind));
+    if (ranks.empty()) return drop_finding(job, id);
+    put_finding(job, kind == FindingKind::missing_rank
+                         ? live::missing_rank(std::move(ranks), job.reference_world, options.missing_after)
+                         : live::stale_rank(std::move(ranks), options.stale_after));
+}
+
+void Monitor::Impl::tick_job(live::Job& job, double now) {
+    // stale_rank: alive ranks that have said nothing for stale_after.
+    std::vector<std::int64_t> stale;
+    for (auto& rec : job.records) {
+        if (!rec.stale && !rec.failed && !rec.exited && rec.state.last_seen &&
+            now - *rec.state.last_seen >= options.stale_after) {
+            rec.stale = true;
+            update_state(job, rec, rec.state.phase);
+        }
+        if (rec.stale) stale.push_back(rec.state.rank);
+    }
+    std::sort(stale.begin(), stale.end());
+    set_rank_list_finding(job, job.stale, std::move(stale), FindingKind::stale_rank);
+
+    // missing_rank: ranks of the world never seen, missing_after after the job's first event.
+    std::vector<std::int64_t> missing;
+    if (job.first_event && now - *job.first_event >= options.missing_after) {
+        for (std::int64_t r = 0; r < job.reference_world; ++r)
+            if (!job.find(r)) missing.push_back(r);
+    }
+    set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
+
+    // straggler: duration > median + max(k * 1.4826 * MAD, floor), once enough ranks finished the phase.
+    std::vector<double> durations;
+    for (const Phase phase : timed_phases) {
+        const auto p = index_of(phase);
+        durations.clear();
+        for (const auto& rec : job.records)
+            if (const auto d = rec.state.timings[p].duration()) durations.push_back(*d);
+        const std::string id = "straggler/" + std::string(to_string(phase));
+        if (durations.size() < std::max<std::size_t>(options.straggler_min_peers, 1)) {
+            drop_finding(job, id);
+            continue;
+        }
+        const std::size_t peers = durations.size();
+        const double median = median_of(durations);
+        for (double& d : durations) d = std::abs(d - median);
+        const double mad = median_of(durations);
+        const double threshold =
+            median + std::max({options.straggler_mads * 1.4826 * mad, options.straggler_floor_seconds,
+                               options.straggler_floor_ratio * median});
+        std::vector<live::SlowRank> slow;
+        for (const auto& rec : job.records) {
+            const PhaseTiming& t = rec.state.timings[p];
+            if (const auto d = t.duration()) {
+                if (*d > threshold) slow.push_back({rec.state.rank, *d, false});
+            } else if (!t.done && !t.failed && rec.started_received[p] && !rec.failed && !rec.exited && !rec.stale) {
+                // Still in the phase: compare how long it has run, on the collector's clock. The finding names
+                // the threshold, not the growing time, so that it does not change on every tick.
+                if (now - *rec.started_received[p] > threshold) slow.push_back({rec.state.rank, threshold, true});
+            }
+        }
+        if (slow.empty())
+            drop_finding(job, id);
+        else
+            put_finding(job, live::straggler(phase, std::move(slow), median, peers));
+    }
+}
+
+}  // namespace meshscope

@@ -1,0 +1,69 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import MeshScope
+import MeshScope.Live
+
+// Filters by state and host: the rank list keeps the ranks that match, the grid fades the others.
+RowLayout {
+    id: root
+
+    required property LiveSession session
+    required property LiveGridItem grid
+
+    spacing: Theme.spacing
+
+    Label {
+        text: qsTr("State")
+        color: Theme.text
+    }
+
+    ComboBox {
+        id: stateBox
+
+        objectName: "stateFilter"
+        Layout.preferredWidth: 150
+        model: [qsTr("any state")].concat(root.session.stateNames)
+        currentIndex: root.session.stateFilter === "" ? 0 : root.session.stateNames.indexOf(root.session.stateFilter) + 1
+        onActivated: index => root.session.stateFilter = index === 0 ? "" : root.session.stateNames[index - 1]
+    }
+
+    Label {
+        text: qsTr("Host")
+        color: Theme.text
+    }
+
+    ComboBox {
+        id: hostBox
+
+        objectName: "hostFilter"
+        Layout.preferredWidth: 170
+        model: [qsTr("any host")].concat(root.session.hosts)
+        currentIndex: root.session.hostFilter === "" ? 0 : root.session.hosts.indexOf(root.session.hostFilter) + 1
+        onActivated: index => root.session.hostFilter = index === 0 ? "" : root.session.hosts[index - 1]
+    }
+
+    Button {
+        objectName: "clearFilters"
+        text: qsTr("Clear")
+        enabled: root.session.filteredRanks.active || root.session.selectedFinding >= 0
+        onClicked: {
+            root.session.clearFilters()
+            root.session.selectedFinding = -1
+        }
+    }
+
+    Item {
+        Layout.fillWidth: true
+    }
+
+    Label {
+        text: root.grid.axesText
+        color: Theme.mutedText
+        font.pixelSize: Theme.fontSmall
+        elide: Text.ElideLeft
+        Layout.maximumWidth: 320
+    }
+}

@@ -1,0 +1,102 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import MeshScope
+import MeshScope.Live
+
+// What the grid's colours and marks mean, in the grid's own colours.
+Flow {
+    id: root
+
+    required property LiveSession session
+    required property LiveGridItem grid
+
+    spacing: 14
+
+    Repeater {
+        model: root.session.stateNames
+
+        delegate: Row {
+            id: entry
+
+            required property string modelData
+
+            spacing: 5
+
+            Rectangle {
+                width: 14
+                height: 14
+                radius: 3
+                anchors.verticalCenter: parent.verticalCenter
+                color: root.grid.stateColors[entry.modelData] ?? Theme.mutedText
+            }
+
+            Label {
+                text: entry.modelData
+                color: Theme.text
+                font.pixelSize: Theme.fontSmall
+            }
+        }
+    }
+
+    Row {
+        spacing: 5
+
+        Canvas {
+            id: findingMark
+
+            width: 14
+            height: 14
+            anchors.verticalCenter: parent.verticalCenter
+            onPaint: {
+                const ctx = findingMark.getContext("2d")
+                ctx.reset()
+                ctx.fillStyle = Theme.panelBorder
+                ctx.fillRect(0, 0, 14, 14)
+                ctx.fillStyle = root.grid.findingColor
+                ctx.beginPath()
+                ctx.moveTo(14, 0)
+                ctx.lineTo(7, 0)
+                ctx.lineTo(14, 7)
+                ctx.closePath()
+                ctx.fill()
+            }
+
+            Connections {
+                target: root.grid
+
+                function onDarkChanged() {
+                    findingMark.requestPaint()
+                }
+            }
+        }
+
+        Label {
+            text: qsTr("named by a finding")
+            color: Theme.text
+            font.pixelSize: Theme.fontSmall
+        }
+    }
+
+    Row {
+        spacing: 5
+
+        Rectangle {
+            width: 14
+            height: 14
+            radius: 3
+            anchors.verticalCenter: parent.verticalCenter
+            color: "transparent"
+            border.color: root.grid.highlightColor
+            border.width: 2
+        }
+
+        Label {
+            text: qsTr("ranks of the selected finding")
+            color: Theme.text
+            font.pixelSize: Theme.fontSmall
+        }
+    }
+}

@@ -1,0 +1,136 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import MeshScope
+import MeshScope.Live
+
+// How far the job got: ranks ready out of its world, ranks by state, and how many ranks are in each phase.
+LivePanel {
+    id: root
+
+    required property LiveSession session
+    required property LiveGridItem grid
+
+    implicitHeight: column.implicitHeight + 16
+
+    ColumnLayout {
+        id: column
+
+        anchors.fill: parent
+        anchors.margins: 8
+        spacing: 6
+
+        SectionHeader {
+            text: qsTr("Progress")
+        }
+
+        Label {
+            visible: root.session.topologyText !== ""
+            text: root.session.topologyText + qsTr(" · world %1").arg(root.session.worldSize)
+            color: Theme.mutedText
+            font.pixelSize: Theme.fontSmall
+        }
+
+        ProgressBar {
+            id: readyBar
+
+            objectName: "readyBar"
+            Layout.fillWidth: true
+            from: 0
+            to: Math.max(1, root.session.worldSize)
+            value: root.session.readyCount
+        }
+
+        Label {
+            objectName: "progressLabel"
+            text: root.session.progressText
+            color: Theme.text
+        }
+
+        Flow {
+            Layout.fillWidth: true
+            spacing: 8
+
+            Repeater {
+                model: root.session.stateNames
+
+                delegate: Row {
+                    id: stateCount
+
+                    required property int index
+                    required property string modelData
+
+                    spacing: 4
+                    visible: root.session.stateCounts[stateCount.index] > 0
+
+                    Rectangle {
+                        width: 10
+                        height: 10
+                        radius: 2
+                        anchors.verticalCenter: parent.verticalCenter
+                        color: root.grid.stateColors[stateCount.modelData] ?? Theme.mutedText
+                    }
+
+                    Label {
+                        text: qsTr("%1 %2").arg(root.session.stateCounts[stateCount.index]).arg(stateCount.modelData)
+                        color: Theme.text
+                        font.pixelSize: Theme.fontSmall
+                    }
+                }
+            }
+        }
+
+        Label {
+            text: qsTr("Ranks by phase")
+            color: Theme.mutedText
+            font.pixelSize: Theme.fontSmall
+            Layout.topMargin: 4
+        }
+
+        Repeater {
+            objectName: "phaseHistogram"
+            model: root.session.phaseHistogram
+
+            delegate: RowLayout {
+                id: bar
+
+                required property string label
+                required property int count
+                required property double fraction
+
+                Layout.fillWidth: true
+                spacing: 6
+
+                Label {
+                    Layout.preferredWidth: 96
+                    text: bar.label
+                    color: bar.count > 0 ? Theme.text : Theme.mutedText
+                    font.pixelSize: Theme.fontSmall
+                    horizontalAlignment: Text.AlignRight
+                }
+
+                Item {
+                    Layout.fillWidth: true
+                    implicitHeight: 12
+
+                    Rectangle {
+                        width: Math.max(bar.count > 0 ? 2 : 0, parent.width * bar.fraction)
+                        height: parent.height
+                        radius: 2
+                        color: Theme.accent
+                        opacity: 0.75
+                    }
+                }
+
+                Label {
+                    Layout.preferredWidth: 34
+                    text: bar.count
+                    color: bar.count > 0 ? Theme.text : Theme.mutedText
+                    font.pixelSize: Theme.fontSmall
+                }
+            }
+        }
+    }
+}

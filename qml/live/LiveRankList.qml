@@ -1,0 +1,79 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import MeshScope
+import MeshScope.Live
+
+// The ranks that pass the filters, as a list; clicking one selects it (its timeline opens on the right).
+LivePanel {
+    id: root
+
+    required property LiveSession session
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 8
+        spacing: 4
+
+        SectionHeader {
+            text: root.session.filteredRanks.active
+                  ? qsTr("Ranks (%1 of %2 match)").arg(root.session.filteredRanks.count).arg(root.session.ranks.count)
+                  : qsTr("Ranks (%1)").arg(root.session.ranks.count)
+        }
+
+        ListView {
+            id: rankList
+
+            objectName: "liveRankList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: root.session.filteredRanks
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: ItemDelegate {
+                id: rankDelegate
+
+                required property int rank
+                required property string state
+                required property string host
+                required property string phase
+                required property string findingsText
+
+                width: ListView.view.width
+                height: 26
+                highlighted: rankDelegate.rank === root.session.selectedRank
+                onClicked: root.session.selectedRank = rankDelegate.rank
+
+                contentItem: RowLayout {
+                    spacing: 6
+
+                    Label {
+                        Layout.preferredWidth: 40
+                        text: rankDelegate.rank
+                        color: Theme.text
+                        font.family: Theme.monospace
+                    }
+
+                    Label {
+                        Layout.preferredWidth: 74
+                        text: rankDelegate.state
+                        color: Theme.text
+                        font.pixelSize: Theme.fontSmall
+                    }
+
+                    Label {
+                        Layout.fillWidth: true
+                        text: rankDelegate.findingsText !== "" ? rankDelegate.findingsText
+                                                               : rankDelegate.host
+                        color: rankDelegate.findingsText !== "" ? Theme.error : Theme.mutedText
+                        font.pixelSize: Theme.fontSmall
+                        elide: Text.ElideRight
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import MeshScope
+import MeshScope.Live
+
+// The selected rank: who it is, what it reports, and its phases on the job's time axis.
+LivePanel {
+    id: root
+
+    required property LiveSession session
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 8
+        spacing: 4
+
+        SectionHeader {
+            text: root.session.selectedRank >= 0 ? qsTr("Rank %1").arg(root.session.selectedRank) : qsTr("Rank")
+        }
+
+        Label {
+            objectName: "selectedRankText"
+            Layout.fillWidth: true
+            wrapMode: Text.WordWrap
+            text: root.session.selectedRank >= 0 ? root.session.selectedRankText
+                                                 : qsTr("Click a rank in the grid or the list to see its timeline.")
+            color: root.session.selectedRank >= 0 ? Theme.text : Theme.mutedText
+            font.pixelSize: Theme.fontSmall
+        }
+
+        ListView {
+            id: timeline
+
+            objectName: "liveTimeline"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: root.session.timeline
+            spacing: 2
+
+            delegate: Item {
+                id: step
+
+                required property string phase
+                required property string status
+                required property double startFraction
+                required property double widthFraction
+                required property string text
+
+                width: ListView.view.width
+                height: 30
+
+                Label {
+                    id: phaseLabel
+
+                    width: 92
+                    anchors.verticalCenter: parent.verticalCenter
+                    text: step.phase.replace("_", " ")
+                    color: Theme.text
+                    font.pixelSize: Theme.fontSmall
+                    horizontalAlignment: Text.AlignRight
+                }
+
+                Item {
+                    id: track
+
+                    anchors.left: phaseLabel.right
+                    anchors.leftMargin: 6
+                    anchors.right: parent.right
+                    anchors.top: parent.top
+                    height: 12
+
+                    Rectangle {
+                        anchors.fill: parent
+                        color: Theme.window
+                        radius: 2
+                    }
+
+                    Rectangle {
+                        x: track.width * step.startFraction
+                        width: Math.max(3, track.width * step.widthFraction)
+                        height: parent.height
+                        radius: 2
+                        color: step.status === "failed" ? Theme.error : (step.status === "started" ? Theme.warning : Theme.accent)
+                    }
+                }
+
+                Label {
+                    anchors.left: track.left
+                    anchors.top: track.bottom
+                    text: step.text
+                    color: Theme.mutedText
+                    font.pixelSize: 10
+                }
+            }
+        }
+    }
+}

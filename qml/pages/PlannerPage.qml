@@ -1,0 +1,130 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import MeshScope
+import MeshScope.Planner
+
+// The planner: inputs, summary and exports on the left; the grid with its legend in the middle; the
+// selected rank on the right. Everything it shows comes from the PlanController.
+Page {
+    id: root
+
+    required property PlanController controller
+
+    background: Rectangle {
+        color: Theme.window
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.margins: Theme.spacing
+        spacing: Theme.spacing
+
+        ScrollView {
+            id: leftPanel
+
+            Layout.preferredWidth: Theme.panelWidth
+            Layout.fillHeight: true
+            contentWidth: availableWidth
+            clip: true
+
+            ColumnLayout {
+                width: leftPanel.availableWidth
+                spacing: Theme.spacing
+
+                PlanInputs {
+                    Layout.fillWidth: true
+                    controller: root.controller
+                }
+
+                ErrorPanel {
+                    Layout.fillWidth: true
+                    controller: root.controller
+                    visible: !root.controller.valid
+                }
+
+                PlanSummary {
+                    Layout.fillWidth: true
+                    controller: root.controller
+                }
+
+                ExportPanel {
+                    Layout.fillWidth: true
+                    controller: root.controller
+                    grid: meshGrid
+                }
+            }
+        }
+
+        ColumnLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            spacing: Theme.spacing
+
+            GridToolbar {
+                Layout.fillWidth: true
+                controller: root.controller
+                grid: meshGrid
+            }
+
+            Label {
+                objectName: "noExpertMeshNote"
+                Layout.fillWidth: true
+                visible: !root.controller.hasExpertMesh
+                text: qsTr("ep = 1: FSDPTurbo builds no expert mesh (efsdp = edp = 1). Showing the data mesh, dp × cp.")
+                color: Theme.warning
+                wrapMode: Text.WordWrap
+                padding: 6
+                background: Rectangle {
+                    color: Theme.warningBackground
+                    radius: 4
+                }
+            }
+
+            Rectangle {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                color: Theme.gridBackground
+                border.color: meshGrid.activeFocus ? Theme.accent : Theme.panelBorder
+                border.width: meshGrid.activeFocus ? 2 : 1
+                radius: 4
+
+                MeshGridItem {
+                    id: meshGrid
+
+                    objectName: "meshGrid"
+                    anchors.fill: parent
+                    anchors.margins: 2
+                    controller: root.controller
+                    dark: Theme.dark
+                    focus: true
+                }
+            }
+
+            GridLegend {
+                Layout.fillWidth: true
+                controller: root.controller
+            }
+
+            Label {
+                objectName: "statusLine"
+                Layout.fillWidth: true
+                color: Theme.mutedText
+                font.pixelSize: Theme.fontSmall
+                elide: Text.ElideRight
+                text: meshGrid.hoverText !== ""
+                      ? meshGrid.hoverText + qsTr(" — click to select")
+                      : (root.controller.statusText !== "" ? root.controller.statusText
+                        : qsTr("Click a rank to see its groups · arrow keys move the selection · wheel zooms · drag pans · 0 fits"))
+            }
+        }
+
+        RankInspector {
+            Layout.preferredWidth: Theme.panelWidth
+            Layout.fillHeight: true
+            controller: root.controller
+        }
+    }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Cross-checks `meshscope plan --format json` against PyTorch's own tensor ops.
+
+For every topology below and both creation orders, the groups of every dim of every mesh must equal the rows
+PyTorch builds from the rank tensor:
+  torch28 (PyTorch <= 2.8):  arange(n).view(shape).swapdims(-1, d).reshape(-1, shape[d])
+  torch29 (PyTorch >= 2.9):  arange(n).view(shape).permute(*other_dims, d).reshape(-1, shape[d])
+and, for small worlds, every rank's coordinates must equal (mesh == rank).nonzero().
+
+Usage: torch_crosscheck.py path/to/meshscope      (exit 77 = skipped: no torch in this Python)
+"""
+import json
+import random
+import subprocess
+import sys
+
+try:
+    import torch
+except ImportError:
+    print("torch is not installed for", sys.executable, "- skipped")
+    sys.exit(77)
+
+
+def torch_groups(shape, d, order):
+    mesh = torch.arange(int(torch.tensor(shape).prod())).view(*shape)
+    n = shape[d]
+    if order == "torch28":
+        return mesh.swapdims(-1, d).reshape(-1, n).tolist()
+    others = [i for i in range(len(shape)) if i != d]
+    return mesh.permute(*others, d).reshape(-1, n).tolist()
+
+
+def torch_coords(shape, rank):
+    mesh = torch.arange(int(torch.tensor(shape).prod())).view(*shape)
+    return (mesh == rank).nonzero()[0].tolist()
+
+
+def topologies():
+    fixed = [
+        (16, 1, 8), (8, 2, 2), (16, 1, 2), (16, 1, 16), (8, 2, 4), (16, 1, 1), (1, 1, 1), (2, 1, 2),
+        (12, 3, 2), (24, 3, 4), (6, 5, 3), (32, 4, 8), (64, 2, 16), (9, 7, 3), (48, 1, 6), (20, 2, 5),
+    ]
+    rng = random.Random(20261129)
+    randomized = []
+    while len(randomized) < 40:
+        ep = rng.choice([1, 2, 3, 4, 6, 8, 16])
+        efsdp = rng.randint(1, 12)
+        cp = rng.randint(1, 6)
+        if ep * efsdp * cp <= 2048:
+            randomized.append((ep * efsdp, cp, ep))
+    return fixed + randomized
+
+
+def main():
+    meshscope = sys.argv[1]
+    checked_groups = checked_ranks = 0
+    orders_differ = 0  # dims where the two orders list groups differently: proves the check can tell them apart
+    failures = []
+    for dp, cp, ep in topologies():
+        for order in ("torch29", "torch28"):
+            with_ranks = dp * cp <= 64
+            args = [meshscope, "plan", "--dp", str(dp), "--cp", str(cp), "--ep", str(ep), "--order", order,
+                    "--format", "json"] + ([] if with_ranks else ["--no-ranks"])
+            run = subprocess.run(args, capture_output=True, text=True, timeout=60)
+            where = f"dp={dp} cp={cp} ep={ep} {order}"
+            if run.returncode != 0:
+                failures.append(f"{where}: exit {run.returncode}: {run.stderr.strip()}")
+                continue
+            plan = json.loads(run.stdout)
+            names = [m["name"] for m in plan["meshes"]]
+            expected_names = ["data", "expert"] if ep > 1 else ["data"]
+            if names != expected_names:
+                failures.append(f"{where}: meshes {names}, expected {expected_names}")
+            for mesh in plan["meshes"]:
+                shape = mesh["shape"]
+                for d, dim in enumerate(mesh["dim_names"]):
+                    want = torch_groups(shape, d, order)
+                    got = mesh["groups"][dim]
+                    if order == "torch28" and want != torch_groups(shape, d, "torch29"):
+                        orders_differ += 1
+                    checked_groups += len(want)
+                    if got != want:
+                        failures.append(f"{where}: {mesh['name']}.{dim} groups differ from PyTorch:\n"
+                                        f"  meshscope {got[:6]}...\n  torch     {want[:6]}...")
+            if with_ranks:
+                for entry in plan["ranks"]:
+                    for mesh in plan["meshes"]:
+                        want = torch_coords(mesh["shape"], entry["rank"])
+                        checked_ranks += 1
+                        if entry["coords"][mesh["name"]] != want:
+                            failures.append(f"{where}: rank {entry['rank']} {mesh['name']} coords "
+                                            f"{entry['coords'][mesh['name']]} != torch {want}")
+    print(f"torch {torch.__version__}: {len(topologies())} topologies x 2 orders, {checked_groups} groups and "
+          f"{checked_ranks} rank coordinates compared")
+    if orders_differ == 0:
+        failures.append("no topology made torch28 and torch29 differ: the check would not notice a swapped order")
+    print(f"{orders_differ} mesh dims are listed differently by torch28 and torch29")
+    for failure in failures[:20]:
+        print("FAIL", failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+#include "live_test_collector.h"
+
+#include <future>
+
+#include "live_test_support.h"
+
+namespace meshscope::test {
+
+LiveTestCollector::LiveTestCollector(QObject* parent) : QObject(parent) {}
+
+LiveTestCollector::~LiveTestCollector() = default;
+
+QString LiveTestCollector::url() const {
+    if (demo_) return demo_->url();
+    return service_ ? service_->url() : QString();
+}
+
+QString LiveTestCollector::standardJob() const {
+    return QString::fromLatin1(standard_job);
+}
+
+bool LiveTestCollector::start(double missingAfter) {
+    server::CollectorOptions options;
+    options.database = folder_.filePath(QStringLiteral("live-test.db")).toStdString();
+    options.durability = server::Durability::normal;
+    options.monitor.missing_after = missingAfter;
+    options.tick_interval = 0.1;
+    server::HttpOptions http;
+    http.port = 0;
+    auto service = server::CollectorService::start(std::move(options), http);
+    if (!service) {
+        qWarning("LiveTestCollector: %s", service.error().what());
+        return false;
+    }
+    service_ = std::move(service).value();
+    emit urlChanged();
+    return true;
+}
+
+bool LiveTestCollector::startDemo() {
+    auto demo = ui::LiveDemo::start();
+    if (!demo) {
+        qWarning("LiveTestCollector: %s", demo.error().what());
+        return false;
+    }
+    demo_ = std::move(demo).value();
+    emit urlChanged();
+    return true;
+}
+
+int LiveTestCollector::post(const QString& body) {
+    if (!service_) return 0;
+    std::promise<int> status;
+    auto result = status.get_future();
+    service_->collector().submit(body.toStdString(), [&status](server::SubmitResult r) { status.set_value(r.status); });
+    return result.get();
+}
+
+int LiveTestCollector::postStandardJob(const QString& job) {
+    return post(QString::fromStdString(standard_job_ndjson(job.toStdString())));
+}
+
+}  // namespace meshscope::test

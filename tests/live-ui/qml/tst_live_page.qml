@@ -1,0 +1,220 @@
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtTest
+import MeshScope
+import MeshScope.Live
+import MeshScope.LiveTest
+
+// The Live page against a real collector on loopback (LiveTestCollector), fed by posting the 16-rank job of
+// live_test_support.h (topology_mismatch [5], rank_error [9], missing_rank [15]) or by the built-in demo.
+TestCase {
+    id: testCase
+
+    name: "LivePage"
+    width: 1440
+    height: 900
+    when: windowShown
+    visible: true  // TestCase is invisible by default: mouse events would reach nothing
+
+    // The collector the latest createPage() started, for tests that post more events.
+    property LiveTestCollector collector: null
+    // Sessions outlive their test's page (temporary objects go in creation order, and a page whose session
+    // went first would read null): they are destroyed at the start of the next test.
+    property list<QtObject> oldSessions
+
+    function init() {
+        for (let i = 0; i < testCase.oldSessions.length; ++i)
+            testCase.oldSessions[i].destroy();
+        testCase.oldSessions = [];
+    }
+
+    function cleanupTestCase() {
+        init();
+    }
+
+    function createSession(url: string): LiveSession {
+        const session = sessionComponent.createObject(testCase, {url: url});
+        testCase.oldSessions.push(session);
+        return session;
+    }
+
+    Component {
+        id: collectorComponent
+
+        LiveTestCollector {}
+    }
+
+    Component {
+        id: sessionComponent
+
+        LiveSession {
+            settleMs: 300
+        }
+    }
+
+    Component {
+        id: pageComponent
+
+        LivePage {
+            width: testCase.width
+            height: testCase.height
+        }
+    }
+
+    function createPage(): LivePage {
+        const collector = createTemporaryObject(collectorComponent, testCase);
+        verify(collector.start(0.5));
+        compare(collector.postStandardJob(collector.standardJob), 200);
+        testCase.collector = collector;
+        const session = createSession(collector.url);
+        const page = createTemporaryObject(pageComponent, testCase, {session: session});
+        verify(page !== null);
+        tryVerify(() => session.settled && session.findings.count === 3, 10000, "the job's three findings");
+        waitForRendering(page);
+        return page;
+    }
+
+    // How far two colours are apart, 0..3.
+    function distance(a: color, b: color): real {
+        return Math.abs(a.r - b.r) + Math.abs(a.g - b.g) + Math.abs(a.b - b.b);
+    }
+
+    // The colour at a point of the grid. grabImage() on Qt 6.4 offscreen crops the window from its origin,
+    // so grab the page (which sits there) and map grid coordinates into it.
+    function gridPixel(page: LivePage, grid: LiveGridItem, image: var, x: real, y: real): color {
+        const p = grid.mapToItem(page, x, y);
+        return image.pixel(Math.floor(p.x), Math.floor(p.y));
+    }
+
+    function findingRow(page: LivePage, kind: string): int {
+        for (let i = 0; i < page.session.findings.count; ++i)
+            if (page.session.findings.kindAt(i) === kind)
+                return i;
+        return -1;
+    }
+
+    function test_progress_shows_ready_over_world() {
+        const page = createPage();
+        const bar = findChild(page, "readyBar");
+        compare(bar.to, 16);
+        compare(bar.value, 14);
+        compare(findChild(page, "progressLabel").text, "14 / 16 ready · 15 seen");
+        compare(page.session.jobs.count, 1);
+        compare(findChild(page, "liveJobList").count, 1);
+    }
+
+    function test_selecting_a_finding_highlights_its_ranks_data() {
+        return [
+            {tag: "topology_mismatch", kind: "topology_mismatch", ranks: [5]},
+            {tag: "rank_error", kind: "rank_error", ranks: [9]},
+            {tag: "missing_rank", kind: "missing_rank", ranks: [15]},
+        ];
+    }
+
+    function test_selecting_a_finding_highlights_its_ranks(data) {
+        const page = createPage();
+        const session = page.session;
+        const list = findChild(page, "liveFindingList");
+        const grid = findChild(page, "liveGrid");
+        const row = findingRow(page, data.kind);
+        verify(row >= 0);
+        list.positionViewAtIndex(row, ListView.Contain);
+        const item = list.itemAtIndex(row);
+        verify(item !== null);
+        mouseClick(item);
+        compare(session.selectedFinding, row);
+        compare(session.highlightedRanks, data.ranks);
+        waitForRendering(grid);
+        const image = grabImage(page);
+        for (let rank = 0; rank < 16; ++rank) {
+            const cell = grid.cellRect(rank);
+            // Just outside the cell's left edge: the highlight outline, or the grid's background.
+            const edge = gridPixel(page, grid, image, cell.x - 1.5, cell.y + cell.height / 2);
+            compare(distance(edge, grid.highlightColor) < 0.35, data.ranks.includes(rank),
+                    "outline of rank " + rank);
+        }
+        // Ranks outside the finding fade: a ready rank's cell is no longer its full state colour.
+        const other = data.ranks.includes(0) ? 1 : 0;
+        const cell = grid.cellRect(other);
+        const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
+        verify(distance(fill, grid.stateColors["ready"]) > 0.2, "rank " + other + " fades");
+        // Clicking the finding again clears the highlight.
+        mouseClick(item);
+        compare(session.selectedFinding, -1);
+        compare(session.highlightedRanks, []);
+    }
+
+    function test_filters_data() {
+        return [
+            {tag: "failed", state: "failed", host: "", ranks: [9]},
+            {tag: "pending", state: "pending", host: "", ranks: [15]},
+            {tag: "ready on node-1", state: "ready", host: "node-1", ranks: [8, 10, 11, 12, 13, 14]},
+        ];
+    }
+
+    function test_filters(data) {
+        const page = createPage();
+        const session = page.session;
+        const stateBox = findChild(page, "stateFilter");
+        const hostBox = findChild(page, "hostFilter");
+        stateBox.activated(data.state === "" ? 0 : session.stateNames.indexOf(data.state) + 1);
+        hostBox.activated(data.host === "" ? 0 : session.hosts.indexOf(data.host) + 1);
+        compare(session.stateFilter, data.state);
+        compare(session.hostFilter, data.host);
+        compare(stateBox.currentText, data.state === "" ? "any state" : data.state);
+        const list = findChild(page, "liveRankList");
+        compare(list.count, data.ranks.length);
+        compare(session.filteredRanks.count, data.ranks.length);
+        // The grid fades what the filter hides.
+        const grid = findChild(page, "liveGrid");
+        waitForRendering(grid);
+        const image = grabImage(page);
+        const hidden = data.ranks.includes(0) ? 1 : 0;
+        const cell = grid.cellRect(hidden);
+        const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
+        verify(distance(fill, grid.stateColors[session.stateOf(hidden)]) > 0.3, "rank " + hidden + " fades");
+        mouseClick(findChild(page, "clearFilters"));
+        compare(session.filteredRanks.count, 16);
+        compare(stateBox.currentText, "any state");
+    }
+
+    function test_clicking_a_rank_shows_its_timeline() {
+        const page = createPage();
+        const grid = findChild(page, "liveGrid");
+        const cell = grid.cellRect(9);
+        mouseClick(grid, cell.x + cell.width / 2, cell.y + cell.height / 2);
+        compare(page.session.selectedRank, 9);
+        const timeline = findChild(page, "liveTimeline");
+        compare(timeline.count, 4);
+        verify(findChild(page, "selectedRankText").text.indexOf("RuntimeError") >= 0);
+        compare(grid.rankAt(cell.x - 200000, cell.y), -1);
+    }
+
+    function test_late_rank_updates_the_page() {
+        const page = createPage();
+        const session = page.session;
+        // Rank 15 finally reports ready.
+        const events = ["launch", "ready"].map(phase => JSON.stringify({
+            job: "job-16", rank: 15, world_size: 16, phase: phase, status: "done", ts: 2000, host: "node-1",
+            local_rank: 7, topology: {dp: 8, cp: 2, ep: 2}
+        })).join("\n");
+        compare(testCase.collector.post(events), 200);
+        tryCompare(session, "readyCount", 15, 5000);
+        tryVerify(() => findingRow(page, "missing_rank") < 0, 5000);
+        compare(findChild(page, "progressLabel").text, "15 / 16 ready · 16 seen");
+    }
+
+    function test_the_builtin_demo() {
+        const collector = createTemporaryObject(collectorComponent, testCase);
+        verify(collector.startDemo());
+        const session = createSession(collector.url);
+        const page = createTemporaryObject(pageComponent, testCase, {session: session});
+        tryCompare(session, "worldSize", 64, 10000);
+        tryVerify(() => findingRow(page, "missing_rank") >= 0 && findingRow(page, "straggler") >= 0
+                  && findingRow(page, "topology_mismatch") >= 0, 20000, "the demo's three faults");
+        compare(session.topologyText, "dp 32 · cp 2 · ep 8");
+        compare(session.hosts.length, 8);
+        tryCompare(session, "seenCount", 63, 10000);
+    }
+}

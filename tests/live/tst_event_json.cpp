@@ -1,0 +1,283 @@
+// meshscope.event/1: what parse_events accepts, and the exact text of everything it refuses.
+#include <QtTest>
+
+#include "live_test_support.h"
+#include "meshscope/event.h"
+
+using namespace meshscope;
+using live_test::q;
+
+namespace {
+const std::string base = R"("job": "j1", "rank": 3, "world_size": 16, "phase": "launch", "status": "started")";
+std::string with(const std::string& extra) {
+    return "{" + base + (extra.empty() ? "" : ", " + extra) + "}";
+}
+std::string without(const std::string& key) {
+    // The base event without one required field.
+    std::string fields[] = {R"("job": "j1")", R"("rank": 3)", R"("world_size": 16)", R"("phase": "launch")",
+                            R"("status": "started")"};
+    std::string out = "{";
+    for (const auto& f : fields) {
+        if (f.find("\"" + key + "\"") == 0) continue;
+        out += (out.size() > 1 ? ", " : "") + f;
+    }
+    return out + "}";
+}
+}  // namespace
+
+class TestEventJson : public QObject {
+    Q_OBJECT
+private slots:
+    void accepts_data();
+    void accepts();
+    void readsFields();
+    void refuses_data();
+    void refuses();
+    void limits();
+    void enumNames();
+};
+
+void TestEventJson::accepts_data() {
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<int>("lastRank");
+    QTest::addRow("one object") << q(with("")) << 1 << 3;
+    QTest::addRow("pretty-printed object") << q("{\n  " + base + "\n}\n") << 1 << 3;
+    QTest::addRow("array") << q("[" + with("") + ", " + with(R"("ts": 1.5)") + "]") << 2 << 3;
+    QTest::addRow("ndjson") << q(with("") + "\n" +
+                                 R"({"job": "j1", "rank": 4, "world_size": 16, "phase": "ready", "status": "done"})" +
+                                 "\n")
+                            << 2 << 4;
+    QTest::addRow("ndjson with CRLF and blank lines")
+        << q(with("") + "\r\n\r\n" +
+             R"({"job": "j1", "rank": 5, "world_size": 16, "phase": "exit", "status": "done"})" + "\r\n")
+        << 2 << 5;
+    QTest::addRow("unknown fields ignored") << q(with(R"("future": {"x": [1, 2]}, "note": "hi")")) << 1 << 3;
+    QTest::addRow("null optional fields ignored") << q(with(R"("host": null, "ts": null)")) << 1 << 3;
+    QTest::addRow("schema named") << q(with(R"("schema": "meshscope.event/1")")) << 1 << 3;
+    QTest::addRow("every optional field")
+        << q(with(R"("ts": 12.25, "host": "node-0", "pid": 4242, "local_rank": 3, "device": "cuda:3",
+                     "device_uuid": "GPU-1234", "topology": {"dp": 8, "cp": 2, "ep": 2},
+                     "mesh": {"name": "expert", "dim_names": ["edp", "efsdp", "ep", "expert_cp"], "shape": [1, 4, 2, 2]},
+                     "groups": {"ep": [1, 3], "efsdp": [3, 7, 11, 15]},
+                     "error": {"type": "RuntimeError", "message": "boom"},
+                     "plan": {"schema": "meshscope.plan/1", "topology": {"dp": 8, "cp": 2, "ep": 2}})"))
+        << 1 << 3;
+    QTest::addRow("largest rank")
+        << q(R"({"job": "j", "rank": 1048575, "world_size": 1048576, "phase": "launch", "status": "started"})") << 1
+        << 1048575;
+}
+
+void TestEventJson::accepts() {
+    QFETCH(QString, body);
+    QFETCH(int, count);
+    QFETCH(int, lastRank);
+    const auto events = parse_events(body.toStdString());
+    QVERIFY2(events.has_value(), events ? "" : events.error().what());
+    QCOMPARE(static_cast<int>(events->size()), count);
+    QCOMPARE(events->back().rank, lastRank);
+    // Round trip through the stored form.
+    for (const Event& e : *events) {
+        const auto again = event_from_json(to_json(e));
+        QVERIFY(again.has_value());
+        QVERIFY(*again == e);
+    }
+}
+
+void TestEventJson::readsFields() {
+    const auto events =
+        parse_events(with(R"("ts": 12.25, "host": "node-0", "pid": 4242, "topology": {"dp": 8, "cp": 2, "ep": 2},
+        "mesh": {"name": "data", "dim_names": ["dp", "cp"], "shape": [8, 2]}, "groups": {"ep": [3, 1]},
+        "error": {"type": "RuntimeError", "message": "boom"})"));
+    QVERIFY(events.has_value());
+    const Event& e = events->front();
+    QCOMPARE(e.job, std::string("j1"));
+    QCOMPARE(e.phase, Phase::launch);
+    QCOMPARE(e.status, Status::started);
+    QCOMPARE(*e.ts, 12.25);
+    QCOMPARE(*e.host, std::string("node-0"));
+    QCOMPARE(*e.pid, 4242);
+    QVERIFY((*e.topology == ReportedTopology{8, 2, 2}));
+    QCOMPARE(e.mesh->shape, (std::vector<std::int64_t>{8, 2}));
+    QCOMPARE(e.groups.at("ep"), (std::vector<std::int64_t>{3, 1}));  // as sent
+    QCOMPARE(e.error->message, std::string("boom"));
+    const auto j = to_json(e);
+    QCOMPARE(j.at("schema").get<std::string>(), std::string("meshscope.event/1"));
+    QVERIFY(!j.contains("device"));
+}
+
+void TestEventJson::refuses_data() {
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<QString>("error");
+    const std::string long_text(257, 'x');
+    QTest::addRow("empty body") << QString("") << QString("the body holds no events");
+    QTest::addRow("blank body") << QString(" \n\t ") << QString("the body holds no events");
+    QTest::addRow("empty array") << QString("[]") << QString("the body holds no events");
+    QTest::addRow("not an object") << QString("42") << QString("event 0: must be a JSON object");
+    QTest::addRow("array of non-objects") << QString("[1]") << QString("event 0: must be a JSON object");
+    QTest::addRow("deeply nested array") << q(std::string(100000, '[') + std::string(100000, ']'))
+                                         << QString("event 0: must be a JSON object");
+    for (const char* key : {"job", "rank", "world_size", "phase", "status"})
+        QTest::addRow("missing %s", key) << q(without(key))
+                                         << q("event 0: field \"" + std::string(key) + "\" is required");
+    QTest::addRow("null job")
+        << q(R"({"job": null, "rank": 0, "world_size": 1, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"job\" is required");
+    QTest::addRow("job not a string")
+        << q(R"({"job": 5, "rank": 0, "world_size": 1, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"job\" must be a string");
+    QTest::addRow("job with a slash")
+        << q(R"({"job": "a/b", "rank": 0, "world_size": 1, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"job\" must be 1 to 128 characters of A-Z, a-z, 0-9 and ._-:@+=");
+    QTest::addRow("empty job")
+        << q(R"({"job": "", "rank": 0, "world_size": 1, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"job\" must be 1 to 128 characters of A-Z, a-z, 0-9 and ._-:@+=");
+    QTest::addRow("negative rank")
+        << q(R"({"job": "j", "rank": -1, "world_size": 4, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"rank\" must be a non-negative integer");
+    QTest::addRow("fractional rank")
+        << q(R"({"job": "j", "rank": 1.5, "world_size": 4, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"rank\" must be a non-negative integer");
+    QTest::addRow("rank as text")
+        << q(R"({"job": "j", "rank": "1", "world_size": 4, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"rank\" must be a non-negative integer");
+    QTest::addRow("huge rank")
+        << q(R"({"job": "j", "rank": 18446744073709551615, "world_size": 4, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"rank\" must be at most 1048575");
+    QTest::addRow("rank not below world")
+        << q(R"({"job": "j", "rank": 64, "world_size": 64, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"rank\" must be less than world_size (64), got 64");
+    QTest::addRow("zero world")
+        << q(R"({"job": "j", "rank": 0, "world_size": 0, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"world_size\" must be a positive integer");
+    QTest::addRow("huge world")
+        << q(R"({"job": "j", "rank": 0, "world_size": 2000000, "phase": "launch", "status": "started"})")
+        << QString("event 0: field \"world_size\" must be at most 1048576");
+    QTest::addRow("unknown phase")
+        << q(R"({"job": "j", "rank": 0, "world_size": 1, "phase": "boot", "status": "started"})")
+        << QString(
+               "event 0: field \"phase\" must be one of launch, process_group, device_mesh, "
+               "parallel_state, communicator, ready, heartbeat, error, exit");
+    QTest::addRow("unknown status")
+        << q(R"({"job": "j", "rank": 0, "world_size": 1, "phase": "launch", "status": "ok"})")
+        << QString("event 0: field \"status\" must be one of started, done, failed");
+    QTest::addRow("other schema") << q(with(R"("schema": "meshscope.event/2")"))
+                                  << QString("event 0: field \"schema\" must be \"meshscope.event/1\"");
+    QTest::addRow("negative ts") << q(with(R"("ts": -1)"))
+                                 << QString("event 0: field \"ts\" must be a non-negative number");
+    QTest::addRow("ts as text") << q(with(R"("ts": "now")"))
+                                << QString("event 0: field \"ts\" must be a non-negative number");
+    QTest::addRow("host not a string") << q(with(R"("host": 5)"))
+                                       << QString("event 0: field \"host\" must be a string");
+    QTest::addRow("host too long") << q(with("\"host\": \"" + long_text + "\""))
+                                   << QString("event 0: field \"host\" must be at most 256 bytes");
+    QTest::addRow("negative pid") << q(with(R"("pid": -3)"))
+                                  << QString("event 0: field \"pid\" must be a non-negative integer");
+    QTest::addRow("local_rank as text") << q(with(R"("local_rank": "0")"))
+                                        << QString("event 0: field \"local_rank\" must be a non-negative integer");
+    QTest::addRow("topology not an object")
+        << q(with(R"("topology": [8, 2, 2])")) << QString("event 0: field \"topology\" must be an object");
+    QTest::addRow("topology without ep") << q(with(R"("topology": {"dp": 8, "cp": 2})"))
+                                         << QString("event 0: field \"topology.ep\" is required");
+    QTest::addRow("topology ep zero") << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 0})"))
+                                      << QString("event 0: field \"topology.ep\" must be a positive integer");
+    QTest::addRow("mesh without shape") << q(with(R"("mesh": {"name": "data", "dim_names": ["dp", "cp"]})"))
+                                        << QString("event 0: field \"mesh.shape\" is required");
+    QTest::addRow("mesh names not strings")
+        << q(with(R"("mesh": {"name": "data", "dim_names": [1, 2], "shape": [8, 2]})"))
+        << QString("event 0: field \"mesh.dim_names\" must be an array of strings");
+    QTest::addRow("mesh shape zero") << q(with(
+                                            R"("mesh": {"name": "data", "dim_names": ["dp", "cp"], "shape": [8, 0]})"))
+                                     << QString("event 0: field \"mesh.shape\" must be an array of positive integers");
+    QTest::addRow("mesh shape length")
+        << q(with(R"("mesh": {"name": "data", "dim_names": ["dp", "cp"], "shape": [16]})"))
+        << QString("event 0: field \"mesh.shape\" must have as many entries as \"mesh.dim_names\"");
+    QTest::addRow("mesh too large")
+        << q(with(R"("mesh": {"name": "data", "dim_names": ["a", "b"], "shape": [2048, 1024]})"))
+        << QString("event 0: field \"mesh.shape\" must not cover more than 1048576 ranks");
+    QTest::addRow("groups not an object")
+        << q(with(R"("groups": [[0, 1]])")) << QString("event 0: field \"groups\" must be an object");
+    QTest::addRow("group member beyond world")
+        << q(with(R"("groups": {"ep": [3, 16]})"))
+        << QString("event 0: field \"groups.ep\" must be an array of ranks below world_size (16)");
+    QTest::addRow("group member negative")
+        << q(with(R"("groups": {"ep": [-1, 3]})"))
+        << QString("event 0: field \"groups.ep\" must be an array of ranks below world_size (16)");
+    QTest::addRow("group not an array")
+        << q(with(R"("groups": {"ep": 3})"))
+        << QString("event 0: field \"groups.ep\" must be an array of ranks below world_size (16)");
+    QTest::addRow("group repeats a rank")
+        << q(with(R"("groups": {"ep": [3, 3]})")) << QString("event 0: field \"groups.ep\" must not repeat a rank");
+    QTest::addRow("error not an object") << q(with(R"("error": "boom")"))
+                                         << QString("event 0: field \"error\" must be an object");
+    QTest::addRow("error message not a string")
+        << q(with(R"("error": {"message": 5})")) << QString("event 0: field \"error.message\" must be a string");
+    QTest::addRow("plan not an object") << q(with(R"("plan": "p")"))
+                                        << QString("event 0: field \"plan\" must be an object");
+    QTest::addRow("plan with another schema") << q(with(R"("plan": {"schema": "x"})"))
+                                              << QString(
+                                                     "event 0: field \"plan\" must be a meshscope.plan/1 document: "
+                                                     "unsupported schema \"x\", expected \"meshscope.plan/1\"");
+    QTest::addRow("plan with a bad topology")
+        << q(with(R"("plan": {"schema": "meshscope.plan/1", "topology": {"dp": 8, "cp": 1, "ep": 3}})"))
+        << QString(
+               "event 0: field \"plan\" must be a meshscope.plan/1 document: dp_size must be divisible by ep_size, got "
+               "8 % 3 != 0.");
+    QTest::addRow("second array element") << q("[" + with("") + R"(, {"job": "j1", "rank": "x"}])")
+                                          << QString("event 1: field \"rank\" must be a non-negative integer");
+    QTest::addRow("pretty-printed object with a syntax error")
+        << q("{\n  \"job\": \"j\",\n  \"rank\": 1,,\n}")
+        << QString(
+               "invalid JSON: parse error at line 3, column 13: syntax error while parsing object key - unexpected "
+               "','; "
+               "expected string literal");
+    QTest::addRow("ndjson bad third line")
+        << q(with("") + "\n" + with("") + "\n{\"job\": \n")
+        << QString(
+               "event 2: invalid JSON: parse error at line 1, column 9: syntax error while "
+               "parsing value - unexpected end of input; expected '[', '{', or a literal");
+    QTest::addRow("ndjson third event invalid") << q(with("") + "\n" + with("") + "\n" + with(R"("pid": "x")"))
+                                                << QString("event 2: field \"pid\" must be a non-negative integer");
+    QTest::addRow("truncated object")
+        << q("{\"job\": \"j\"")
+        << QString(
+               "invalid JSON: parse error at line 1, column 12: syntax error while parsing "
+               "object - unexpected end of input; expected '}'");
+    QTest::addRow("invalid UTF-8") << QString::fromLatin1("{\"job\": \"j\xff\"}")
+                                   << QString(
+                                          "invalid JSON: parse error at line 1, column 11: syntax error while parsing "
+                                          "value - invalid string: ill-formed UTF-8 byte; last read: '\"j<FF>'");
+}
+
+void TestEventJson::refuses() {
+    QFETCH(QString, body);
+    QFETCH(QString, error);
+    // Latin-1 keeps the invalid-UTF-8 row's raw byte; every other row is ASCII.
+    const QByteArray bytes = QTest::currentDataTag() == QByteArray("invalid UTF-8") ? body.toLatin1() : body.toUtf8();
+    const auto events = parse_events(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    QVERIFY(!events.has_value());
+    QCOMPARE(q(events.error().message()), error);
+}
+
+void TestEventJson::limits() {
+    EventLimits limits;
+    limits.max_events = 2;
+    const auto body = with("") + "\n" + with("") + "\n" + with("");
+    const auto events = parse_events(body, limits);
+    QVERIFY(!events.has_value());
+    QCOMPARE(q(events.error().message()), QString("the body holds more than 2 events"));
+    limits.max_events = 3;
+    QVERIFY(parse_events(body, limits).has_value());
+}
+
+void TestEventJson::enumNames() {
+    for (std::size_t i = 0; i < phase_count; ++i) {
+        const auto phase = static_cast<Phase>(i);
+        QCOMPARE(parse_phase(to_string(phase)), std::optional(phase));
+    }
+    QCOMPARE(parse_status("failed"), std::optional(Status::failed));
+    QCOMPARE(parse_phase("Launch"), std::nullopt);
+}
+
+QTEST_APPLESS_MAIN(TestEventJson)
+#include "tst_event_json.moc"

@@ -1,0 +1,495 @@
+// Every finding kind through the real Monitor: which ranks each scenario flags (ties, declared plans, late and
+// out-of-order reports included), and the exact one-line message of each kind.
+#include <QtTest>
+
+#include <map>
+
+#include "live_test_support.h"
+
+using namespace meshscope;
+using namespace live_test;
+
+namespace {
+
+// Events with the collector's receive time, plus the ticks to run afterwards.
+struct Scenario {
+    std::vector<std::pair<Event, double>> events;
+    std::vector<double> ticks;
+    MonitorOptions options;
+};
+
+Scenario arriving_at(const std::vector<Event>& events, double at = 0) {
+    Scenario s;
+    for (const auto& e : events) s.events.emplace_back(e, at);
+    return s;
+}
+
+Event failure(const JobShape& shape, std::int64_t rank, Phase phase, const std::string& type,
+              const std::string& message) {
+    Event e = rank_events(shape, rank).front();
+    e.phase = phase;
+    e.status = Status::failed;
+    e.ts = 4.5;
+    e.error = ReportedError{type, message};
+    return e;
+}
+
+const std::string reinit_text = "FSDPTurbo parallel state is already initialized with (8, 2, 2), got (8, 2, 4).";
+
+// One function per scenario name, so that table rows stay one line each.
+Scenario build(const QString& name) {
+    const JobShape shape;  // dp 8, cp 2, ep 2: 16 ranks
+    if (name == "healthy") return arriving_at(job_events(shape));
+    if (name == "healthy ep8") return arriving_at(job_events({"job", 16, 1, 8, 8}));
+    if (name == "healthy out of order") {
+        auto events = job_events(shape);
+        std::reverse(events.begin(), events.end());
+        return arriving_at(events);
+    }
+    if (name == "topology ep differs") {
+        return arriving_at(job_events(shape, [&](std::int64_t r, std::vector<Event>& events) {
+            if (r != 3) return;
+            JobShape other = shape;
+            other.ep = 4;
+            events = rank_events(other, 3);  // its topology, meshes and groups all follow ep=4
+        }));
+    }
+    if (name == "topology tie") {
+        std::vector<Event> events = rank_events({"job", 2, 1, 1}, 0);
+        const auto second = rank_events({"job", 2, 1, 2}, 1);
+        events.insert(events.end(), second.begin(), second.end());
+        return arriving_at(events);
+    }
+    if (name == "topology tie, plan decides") {
+        std::vector<Event> events = rank_events({"job", 2, 1, 1}, 0);
+        const auto second = rank_events({"job", 2, 1, 2}, 1);
+        events.insert(events.end(), second.begin(), second.end());
+        events.front().plan =
+            nlohmann::json{{"schema", "meshscope.plan/1"}, {"topology", {{"dp", 2}, {"cp", 1}, {"ep", 2}}}};
+        return arriving_at(events);
+    }
+    if (name == "world size differs") {
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 5)
+                for (auto& e : events) e.world_size = 32;
+        }));
+    }
+    if (name == "mesh shape differs") {
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r != 2) return;
+            for (auto& e : events)
+                if (e.mesh && e.mesh->name == "expert") e.mesh->shape = {1, 2, 4, 2};
+        }));
+    }
+    if (name == "group wrong along ep") {
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 5) find_event(events, Phase::parallel_state, Status::done)->groups["ep"] = {4, 5};
+        }));
+    }
+    if (name == "group without its rank") {
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 6) find_event(events, Phase::parallel_state, Status::done)->groups["ep"] = {0, 2};
+        }));
+    }
+    if (name == "group judged by peers") {
+        // mp_shard is no dim of the FSDPTurbo meshes: only the members' reports can be compared.
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            auto& groups = find_event(events, Phase::parallel_state, Status::done)->groups;
+            groups["mp_shard"] = r == 1 ? std::vector<std::int64_t>{1, 3} : std::vector<std::int64_t>{r & ~1, r | 1};
+        }));
+    }
+    if (name == "group corrected later") {
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r != 5) return;
+            Event fixed = *find_event(events, Phase::parallel_state, Status::done);
+            find_event(events, Phase::parallel_state, Status::done)->groups["ep"] = {4, 5};
+            fixed.ts = 20;
+            events.push_back(fixed);
+        }));
+    }
+    if (name == "late wrong topology") {
+        // The rank's newer, correct report arrives first; its older one (ts 3, ep 4) must not replace it.
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r != 3) return;
+            Event old = *find_event(events, Phase::parallel_state, Status::done);
+            old.ts = 3;
+            old.topology->ep = 4;
+            old.groups.clear();
+            events.push_back(old);
+        }));
+    }
+    if (name == "missing rank") {
+        Scenario s = arriving_at(job_events({"job", 4, 1, 1}, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 2) events.clear();
+        }));
+        s.ticks = {29, 30};
+        return s;
+    }
+    if (name == "missing rank not yet due") {
+        Scenario s = arriving_at(job_events({"job", 4, 1, 1}, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 2) events.clear();
+        }));
+        s.ticks = {29.9};
+        return s;
+    }
+    if (name == "missing rank arrives") {
+        Scenario s = build("missing rank");
+        auto late = rank_events({"job", 4, 1, 1}, 2);
+        for (const auto& e : late) s.events.emplace_back(e, 31);
+        s.ticks.clear();
+        // The tick comes first (findings at 30), then rank 2's events clear it: see run().
+        s.ticks = {30};
+        return s;
+    }
+    if (name == "duplicate rank") {
+        return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 1) find_event(events, Phase::communicator, Status::done)->pid = 9999;
+        }));
+    }
+    if (name == "relaunch after exit") {
+        auto events = job_events(shape);
+        Event exit = events.back();
+        exit.phase = Phase::exit;
+        exit.status = Status::done;
+        exit.ts = 20;
+        events.push_back(exit);
+        auto again = rank_events(shape, exit.rank, 30);
+        for (auto& e : again) e.pid = 7777;
+        events.insert(events.end(), again.begin(), again.end());
+        return arriving_at(events);
+    }
+    if (name == "straggler") {
+        Scenario s = arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r != 13) return;
+            bool after = false;
+            for (auto& e : events) {
+                if (e.phase == Phase::communicator && e.status == Status::done) after = true;
+                if (after) *e.ts += 11;
+            }
+        }));
+        s.ticks = {5};
+        return s;
+    }
+    if (name == "straggler with few peers") {
+        Scenario s = arriving_at(job_events({"job", 4, 1, 1}, [](std::int64_t r, std::vector<Event>& events) {
+            if (r != 2) return;
+            for (auto& e : events)
+                if (e.phase == Phase::communicator && e.status == Status::done) *e.ts += 11;
+        }));
+        s.ticks = {5};
+        return s;
+    }
+    if (name == "straggler still running") {
+        Scenario s = arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r != 9) return;
+            std::erase_if(events, [](const Event& e) {
+                return (e.phase == Phase::communicator && e.status == Status::done) || e.phase == Phase::ready;
+            });
+        }));
+        s.ticks = {30};
+        return s;
+    }
+    if (name == "stale rank") {
+        Scenario s = arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 4) std::erase_if(events, [](const Event& e) { return e.phase > Phase::parallel_state; });
+        }));
+        for (std::int64_t r = 0; r < 16; ++r) {
+            if (r == 4) continue;
+            Event beat = rank_events(shape, r).back();
+            beat.phase = Phase::heartbeat;
+            beat.ts = 90;
+            s.events.emplace_back(beat, 90);
+        }
+        s.ticks = {100};
+        return s;
+    }
+    if (name == "exited ranks are not stale") {
+        auto events = job_events(shape);
+        for (std::int64_t r = 0; r < 16; ++r) {
+            Event exit = rank_events(shape, r).back();
+            exit.phase = Phase::exit;
+            exit.status = Status::done;
+            exit.ts = 20;
+            events.push_back(exit);
+        }
+        Scenario s = arriving_at(events);
+        s.ticks = {1000};
+        return s;
+    }
+    if (name == "rank error") {
+        Scenario s = arriving_at(job_events(shape));
+        s.events.emplace_back(failure(shape, 7, Phase::communicator, "NCCLError", "unhandled system error\nmore"), 1);
+        return s;
+    }
+    if (name == "error phase") {
+        Scenario s = arriving_at(job_events(shape));
+        Event e = failure(shape, 7, Phase::error, "", "");
+        e.status = Status::started;
+        e.error.reset();
+        s.events.emplace_back(e, 1);
+        return s;
+    }
+    if (name == "reinit mismatch") {
+        Scenario s = arriving_at(job_events(shape));
+        s.events.emplace_back(failure(shape, 2, Phase::parallel_state, "RuntimeError", reinit_text), 1);
+        return s;
+    }
+    if (name == "reinit mismatch before its exit") {
+        // The exit (ts later) arrives before the failure: still a reinit_mismatch, not a rank_error.
+        Scenario s = arriving_at(job_events(shape));
+        Event exit = failure(shape, 2, Phase::exit, "RuntimeError", reinit_text);
+        exit.ts = 6;
+        s.events.emplace_back(exit, 1);
+        s.events.emplace_back(failure(shape, 2, Phase::parallel_state, "RuntimeError", reinit_text), 2);
+        return s;
+    }
+    qFatal("unknown scenario");
+}
+
+Monitor run(const Scenario& s) {
+    Monitor monitor(s.options);
+    // "arrives" scenarios: events received after the first tick are applied after it.
+    for (const auto& [event, at] : s.events)
+        if (s.ticks.empty() || at <= s.ticks.front()) monitor.ingest(event, at);
+    for (const double t : s.ticks) monitor.tick(t);
+    for (const auto& [event, at] : s.events)
+        if (!s.ticks.empty() && at > s.ticks.front()) monitor.ingest(event, at);
+    return monitor;
+}
+
+}  // namespace
+
+class TestMonitorFindings : public QObject {
+    Q_OBJECT
+private slots:
+    void findings_data();
+    void findings();
+    void messages_data();
+    void messages();
+    void missingRankComesAndGoes();
+    void planDeclaredAgainstEveryRank();
+};
+
+void TestMonitorFindings::findings_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<QString>("expected");
+    QTest::addRow("healthy job") << "healthy"
+                                 << "";
+    QTest::addRow("healthy ep 8") << "healthy ep8"
+                                  << "";
+    QTest::addRow("healthy job, events reversed") << "healthy out of order"
+                                                  << "";
+    QTest::addRow("topology_mismatch: one rank's ep") << "topology ep differs"
+                                                      << "topology_mismatch:[3] topology_mismatch:[3]";
+    QTest::addRow("topology_mismatch: tie, lowest rank wins") << "topology tie"
+                                                              << "topology_mismatch:[1]";
+    QTest::addRow("topology_mismatch: tie, declared plan wins") << "topology tie, plan decides"
+                                                                << "topology_mismatch:[0]";
+    QTest::addRow("topology_mismatch: world size") << "world size differs"
+                                                   << "topology_mismatch:[5]";
+    QTest::addRow("topology_mismatch: mesh shape") << "mesh shape differs"
+                                                   << "topology_mismatch:[2]";
+    QTest::addRow("topology_mismatch: late older report ignored") << "late wrong topology"
+                                                                  << "";
+    QTest::addRow("group_disagreement: wrong ep group") << "group wrong along ep"
+                                                        << "group_disagreement:[5]";
+    QTest::addRow("group_disagreement: group without its rank") << "group without its rank"
+                                                                << "group_disagreement:[6]";
+    QTest::addRow("group_disagreement: judged by peers") << "group judged by peers"
+                                                         << "group_disagreement:[0,1] group_disagreement:[1,3]";
+    QTest::addRow("group_disagreement: corrected by a newer report") << "group corrected later"
+                                                                     << "";
+    QTest::addRow("missing_rank") << "missing rank"
+                                  << "missing_rank:[2]";
+    QTest::addRow("missing_rank: not yet due") << "missing rank not yet due"
+                                               << "";
+    QTest::addRow("missing_rank: cleared when it arrives") << "missing rank arrives"
+                                                           << "";
+    QTest::addRow("duplicate_rank") << "duplicate rank"
+                                    << "duplicate_rank:[1]";
+    QTest::addRow("duplicate_rank: relaunch after exit is none") << "relaunch after exit"
+                                                                 << "";
+    QTest::addRow("straggler") << "straggler"
+                               << "straggler:[13]";
+    QTest::addRow("straggler: too few peers") << "straggler with few peers"
+                                              << "";
+    QTest::addRow("straggler: still running") << "straggler still running"
+                                              << "straggler:[9]";
+    QTest::addRow("stale_rank") << "stale rank"
+                                << "stale_rank:[4]";
+    QTest::addRow("stale_rank: not after exit") << "exited ranks are not stale"
+                                                << "";
+    QTest::addRow("rank_error: failed status") << "rank error"
+                                               << "rank_error:[7]";
+    QTest::addRow("rank_error: error phase") << "error phase"
+                                             << "rank_error:[7]";
+    QTest::addRow("reinit_mismatch") << "reinit mismatch"
+                                     << "reinit_mismatch:[2]";
+    QTest::addRow("reinit_mismatch: out of order") << "reinit mismatch before its exit"
+                                                   << "reinit_mismatch:[2]";
+}
+
+void TestMonitorFindings::findings() {
+    QFETCH(QString, scenario);
+    QFETCH(QString, expected);
+    const Monitor monitor = run(build(scenario));
+    QCOMPARE(summary(monitor.findings("job")), expected);
+}
+
+void TestMonitorFindings::messages_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("fix");
+    QTest::addRow("topology_mismatch")
+        << "topology ep differs"
+        << "topology_mismatch/topology/(8, 2, 4)"
+        << "rank 3 reports (dp, cp, ep) = (8, 2, 4), but most ranks report (8, 2, 2)"
+        << "Relaunch these ranks with the same dp, cp and ep as the rest of the job (the "
+           "same dist_config ep_size and cp_size everywhere); ranks that build different "
+           "meshes hang in NCCL.";
+    QTest::addRow("topology_mismatch mesh")
+        << "topology ep differs"
+        << "topology_mismatch/mesh/expert/(edp, efsdp, ep, expert_cp) = (1, 2, 4, 2)"
+        << "rank 3 reports mesh \"expert\" as (edp, efsdp, ep, expert_cp) = (1, 2, 4, "
+           "2), but most ranks report (edp, efsdp, ep, expert_cp) = (1, 4, 2, 2)"
+        << "Build this mesh with the same dim names and shape as the rest of the job "
+           "on every rank and relaunch; ranks that build different meshes hang in NCCL.";
+    QTest::addRow("topology_mismatch tie")
+        << "topology tie"
+        << "topology_mismatch/topology/(2, 1, 2)"
+        << "rank 1 reports (dp, cp, ep) = (2, 1, 2), but the ranks are split evenly and "
+           "rank 0's (2, 1, 1) is taken as the reference"
+        << "";
+    QTest::addRow("topology_mismatch plan")
+        << "topology tie, plan decides"
+        << "topology_mismatch/topology/(2, 1, 1)"
+        << "rank 0 reports (dp, cp, ep) = (2, 1, 1), but the declared plan has (2, 1, 2)"
+        << "Relaunch these ranks with the same dp, cp and ep as the declared plan (the "
+           "same dist_config ep_size and cp_size everywhere); ranks that build different "
+           "meshes hang in NCCL.";
+    QTest::addRow("topology_mismatch world") << "world size differs"
+                                             << "topology_mismatch/world_size/32"
+                                             << "rank 5 reports world_size 32, but most ranks report 16"
+                                             << "Give every rank the same world size as the rest of the job (torchrun "
+                                                "--nnodes and --nproc-per-node, Slurm --ntasks) and relaunch.";
+    QTest::addRow("group_disagreement")
+        << "group wrong along ep"
+        << "group_disagreement/ep/5"
+        << "rank 5 reports its ep group as [4, 5], but (dp, cp, ep) = (8, 2, 2) puts it in "
+           "[5, 7], and rank 4 reports [4, 6]; NCCL would hang creating this group"
+        << "Build rank 5's meshes with the same layout code and topology as its peers (the "
+           "same dist_config and cp_size on every rank) and relaunch.";
+    QTest::addRow("group_disagreement self")
+        << "group without its rank"
+        << "group_disagreement/ep/6"
+        << "rank 6 reports its ep group as [0, 2], which does not contain rank 6; NCCL "
+           "would hang creating this group"
+        << "";
+    QTest::addRow("group_disagreement peers")
+        << "group judged by peers"
+        << "group_disagreement/mp_shard/1"
+        << "rank 1 reports its mp_shard group as [1, 3], but rank 0 reports [0, 1]; "
+           "NCCL would hang creating this group"
+        << "";
+    QTest::addRow("missing_rank")
+        << "missing rank"
+        << "missing_rank"
+        << "1 of 4 ranks never reported within 30.0 s of the job's first event: rank 2"
+        << "Check that these ranks' processes were launched (launcher and scheduler logs on "
+           "their hosts) and can reach the collector; the job's first collective waits for them.";
+    QTest::addRow("duplicate_rank") << "duplicate rank"
+                                    << "duplicate_rank/1"
+                                    << "rank 1 is reported by 2 processes: node-0 pid 1001 and node-0 pid 9999"
+                                    << "Give every process its own RANK (torchrun --node-rank, SLURM_PROCID) and stop "
+                                       "leftover processes of earlier runs; two processes with one rank break every "
+                                       "collective.";
+    QTest::addRow("straggler")
+        << "straggler"
+        << "straggler/communicator"
+        << "slow communicator: rank 13 12.0 s; the median of 16 ranks is 1.0 s"
+        << "Check these ranks' hosts (NCCL_DEBUG=INFO output, NIC and NVLink errors, GPU clocks, "
+           "CPU contention); a slow rank holds back every group it belongs to.";
+    QTest::addRow("straggler running") << "straggler still running"
+                                       << "straggler/communicator"
+                                       << "slow communicator: rank 9 still running after 2.0 s; the median of 15 ranks "
+                                          "is 1.0 s"
+                                       << "";
+    QTest::addRow("stale_rank") << "stale rank"
+                                << "stale_rank"
+                                << "rank 4 has sent no event for 60.0 s or more without exiting"
+                                << "Look at these ranks' processes and hosts: a hang (py-spy dump --pid), a dead node, "
+                                   "or a network cut to the collector; a hung rank stalls every group it belongs to.";
+    QTest::addRow("rank_error") << "rank error"
+                                << "rank_error/7"
+                                << "rank 7 failed in communicator on node-0: NCCLError: unhandled system error"
+                                << "Read rank 7's log with NCCL_DEBUG=INFO for the failing communicator (network, GPU, "
+                                   "NCCL version), fix it and relaunch.";
+    QTest::addRow("rank_error phase")
+        << "error phase"
+        << "rank_error/7"
+        << "rank 7 failed in error on node-0"
+        << "Read rank 7's log for the full traceback, fix the cause and relaunch the job.";
+    QTest::addRow("reinit_mismatch")
+        << "reinit mismatch"
+        << "reinit_mismatch/2"
+        << "rank 2 initialized the FSDPTurbo parallel state twice in one process, first with "
+           "(dp, cp, ep) = (8, 2, 2), then (8, 2, 4) (ep 2 -> 4); FSDPTurbo never changes its "
+           "topology in place, so it raised RuntimeError"
+        << "Restart the process (torchrun relaunch) with the corrected topology instead of "
+           "re-initializing in place, or reset the parallel state before initializing again; "
+           "use the same dist_config everywhere initialize can run.";
+}
+
+void TestMonitorFindings::messages() {
+    QFETCH(QString, scenario);
+    QFETCH(QString, id);
+    QFETCH(QString, message);
+    QFETCH(QString, fix);
+    const Monitor monitor = run(build(scenario));
+    const auto findings = monitor.findings("job");
+    const auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return q(f.id) == id; });
+    QVERIFY2(it != findings.end(), qPrintable("no finding " + id + " in " + summary(findings)));
+    QCOMPARE(q(it->message), message);
+    if (!fix.isEmpty()) QCOMPARE(q(it->fix), fix);
+}
+
+void TestMonitorFindings::missingRankComesAndGoes() {
+    MonitorOptions options;
+    options.record_changes = true;
+    Monitor monitor(options);
+    const JobShape shape{"job", 4, 1, 1};
+    for (std::int64_t r : {0, 1, 3})
+        for (const auto& e : rank_events(shape, r)) monitor.ingest(e, 0);
+    monitor.tick(30);
+    QCOMPARE(summary(monitor.findings("job")), QString("missing_rank:[2]"));
+    (void)monitor.take_changes();
+    monitor.ingest(rank_events(shape, 2).front(), 31);  // no tick needed: the finding goes at once
+    QCOMPARE(summary(monitor.findings("job")), QString(""));
+    const auto changes = monitor.take_changes();
+    QVERIFY(std::any_of(changes.begin(), changes.end(), [](const Change& c) {
+        return c.kind == ChangeKind::finding_removed && c.finding && c.finding->id == "missing_rank";
+    }));
+}
+
+void TestMonitorFindings::planDeclaredAgainstEveryRank() {
+    // The job declares (16, 1, 2) but every rank runs (8, 2, 2): every rank is flagged, for the topology and both
+    // meshes; no group_disagreement on top (the topology explains it).
+    Monitor monitor;
+    const JobShape shape;
+    auto events = job_events(shape);
+    events.front().plan =
+        nlohmann::json{{"schema", "meshscope.plan/1"}, {"topology", {{"dp", 16}, {"cp", 1}, {"ep", 2}}}};
+    monitor.ingest(events, 0);
+    const auto findings = monitor.findings("job");
+    QCOMPARE(findings.size(), std::size_t{3});
+    for (const auto& f : findings) {
+        QCOMPARE(f.kind, FindingKind::topology_mismatch);
+        QCOMPARE(f.ranks.size(), std::size_t{16});
+    }
+    QCOMPARE(q(findings.back().message),
+             QString("ranks 0-15 report (dp, cp, ep) = (8, 2, 2), but the declared plan has (16, 1, 2)"));
+}
+
+QTEST_APPLESS_MAIN(TestMonitorFindings)
+#include "tst_monitor_findings.moc"

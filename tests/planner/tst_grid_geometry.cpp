@@ -1,0 +1,190 @@
+// GridGeometry and GridPainter: every rank has one cell and the cell hit-tests back to it, navigation moves
+// to neighbouring cells, groups merge into runs, both meshes agree on where ranks sit, and the painted
+// picture (screen or export) shows node colours and the selected rank's groups.
+#include <QFile>
+#include <QPainter>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+#include <set>
+
+#include "dim_style.h"
+#include "grid_geometry.h"
+#include "grid_painter.h"
+#include "mesh_grid_item.h"
+#include "meshscope/plan.h"
+
+using namespace meshscope;
+using namespace meshscope::ui;
+
+namespace {
+std::shared_ptr<const Plan> make_plan(std::int64_t dp, std::int64_t cp, std::int64_t ep, std::int64_t gpus) {
+    return std::make_shared<const Plan>(Plan::make(*Topology::make(dp, cp, ep), gpus).value());
+}
+
+int count_colour(const QImage& image, QColor colour) {
+    int n = 0;
+    const QRgb wanted = colour.rgb();
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            if ((image.pixel(x, y) & 0xFFFFFF) == (wanted & 0xFFFFFF)) ++n;
+    return n;
+}
+}  // namespace
+
+class TestGridGeometry : public QObject {
+    Q_OBJECT
+
+private slots:
+    void every_rank_has_one_cell_data() {
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<bool>("expert");
+        QTest::addRow("dp16 ep8 expert") << 16 << 1 << 8 << 8 << true;
+        QTest::addRow("dp8 cp2 ep2 expert") << 8 << 2 << 2 << 8 << true;
+        QTest::addRow("dp8 cp2 ep2 data") << 8 << 2 << 2 << 8 << false;
+        QTest::addRow("dp12 ep1 data, partial block") << 12 << 1 << 1 << 8 << false;
+        QTest::addRow("dp6 cp3 ep1 data") << 6 << 3 << 1 << 4 << false;
+        QTest::addRow("dp512 cp2 ep16 expert") << 512 << 2 << 16 << 8 << true;
+    }
+
+    void every_rank_has_one_cell() {
+        QFETCH(int, dp);
+        QFETCH(int, cp);
+        QFETCH(int, ep);
+        QFETCH(int, gpus);
+        QFETCH(bool, expert);
+        const GridGeometry g(make_plan(dp, cp, ep, gpus), expert ? GridMesh::expert : GridMesh::data);
+        QCOMPARE(g.kind(), expert ? GridMesh::expert : GridMesh::data);
+        std::set<std::pair<double, double>> seen;
+        for (std::int64_t r = 0; r < g.world(); ++r) {
+            const QRectF cell = g.cell_rect(r);
+            QVERIFY(g.content_rect().contains(cell));
+            QCOMPARE(g.hit(cell.center()), std::optional<std::int64_t>(r));
+            QCOMPARE(g.rank_at(g.position_of(r)), std::optional<std::int64_t>(r));
+            QVERIFY(seen.insert({cell.x(), cell.y()}).second);
+            // Each arrow leads to another cell in that direction, or stays at the edge.
+            const std::int64_t right = g.neighbour(r, 1, 0);
+            QVERIFY(right == r || g.cell_rect(right).x() > cell.x());
+            const std::int64_t down = g.neighbour(r, 0, 1);
+            QVERIFY(down == r || g.cell_rect(down).y() > cell.y());
+            if (right != r) QCOMPARE(g.neighbour(right, -1, 0), r);
+        }
+        // Gaps hit nothing.
+        QCOMPARE(g.hit(QPointF(1, 1)), std::optional<std::int64_t>());
+    }
+
+    void the_expert_mesh_is_drawn_as_blocks_data() {
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<QString>("first_label");
+        QTest::addRow("dp16 ep8") << 16 << 1 << 8 << 2 << 8 << 1 << "efsdp 0";
+        QTest::addRow("dp8 cp2 ep2") << 8 << 2 << 2 << 4 << 2 << 2 << "efsdp 0";
+        QTest::addRow("dp16384 ep8") << 16384 << 1 << 8 << 2048 << 8 << 1 << "efsdp 0";
+    }
+
+    void the_expert_mesh_is_drawn_as_blocks() {
+        QFETCH(int, dp);
+        QFETCH(int, cp);
+        QFETCH(int, ep);
+        QFETCH(int, blocks);
+        QFETCH(int, columns);
+        QFETCH(int, rows);
+        QFETCH(QString, first_label);
+        const GridGeometry g(make_plan(dp, cp, ep, 8), GridMesh::expert);
+        QCOMPARE(g.blocks(), blocks);
+        QCOMPARE(g.columns(), columns);
+        QCOMPARE(g.rows(), rows);
+        QCOMPARE(g.block_label(0), first_label);
+        QCOMPARE(g.axes_text(), QStringLiteral("blocks efsdp · columns ep · rows expert_cp"));
+    }
+
+    void both_meshes_put_ranks_in_the_same_place() {
+        // With ep > 1 the data mesh wraps dp every ep columns: switching meshes only changes the groups.
+        const auto plan = make_plan(8, 2, 2, 8);
+        const GridGeometry expert(plan, GridMesh::expert), data(plan, GridMesh::data);
+        for (std::int64_t r = 0; r < 16; ++r) QCOMPARE(expert.cell_rect(r), data.cell_rect(r));
+        QCOMPARE(data.block_label(1), QStringLiteral("dp 2–3"));
+        // ep = 1 has no expert mesh: the expert view falls back to the data mesh.
+        const GridGeometry fallback(make_plan(16, 1, 1, 8), GridMesh::expert);
+        QCOMPARE(fallback.kind(), GridMesh::data);
+        QCOMPARE(fallback.columns(), 8);  // one node of dp per block
+    }
+
+    void groups_merge_into_runs_data() {
+        QTest::addColumn<QString>("dim");
+        QTest::addColumn<bool>("expert");
+        QTest::addColumn<int>("runs");
+        // dp=16, ep=8, rank 13: ep [8..15] one row; efsdp [5, 13] two blocks; data dp: 16 ranks in 2 blocks.
+        QTest::addRow("ep") << "ep" << true << 1;
+        QTest::addRow("efsdp") << "efsdp" << true << 2;
+        QTest::addRow("dp") << "dp" << false << 2;
+    }
+
+    void groups_merge_into_runs() {
+        QFETCH(QString, dim);
+        QFETCH(bool, expert);
+        QFETCH(int, runs);
+        const GridGeometry g(make_plan(16, 1, 8, 8), expert ? GridMesh::expert : GridMesh::data);
+        const auto index = g.mesh().mesh.dim_index(dim.toStdString());
+        QVERIFY(index.has_value());
+        const auto members = g.mesh().mesh.group_of(13, *index);
+        QCOMPARE(static_cast<int>(g.runs(members).size()), runs);
+    }
+
+    void painting_shows_nodes_and_the_selected_groups() {
+        const GridGeometry g(make_plan(16, 1, 8, 8), GridMesh::expert);
+        const GridPalette palette = GridPalette::light();
+        const GridPainter painter_of_grid(g, palette);
+        QImage image(g.content_rect().size().toSize(), QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        const QRectF viewport(QPointF(0, 0), g.content_rect().size());
+        painter_of_grid.paint_base(painter, GridPainter::whole(1.0), viewport, {});
+        painter.end();
+        QVERIFY(count_colour(image, palette.node_fills[0]) > 1000);  // node 0
+        QVERIFY(count_colour(image, palette.node_fills[1]) > 1000);  // node 1
+        QCOMPARE(count_colour(image, dim_style("ep").color), 0);
+
+        painter.begin(&image);
+        painter_of_grid.paint_overlay(painter, GridPainter::whole(1.0), viewport, {13, -1});
+        painter.end();
+        QVERIFY(count_colour(image, palette.selection_fill) > 500);
+        QVERIFY(count_colour(image, dim_style("ep").color) > 200);     // frame around ranks 8..15
+        QVERIFY(count_colour(image, dim_style("efsdp").color) > 100);  // rings in ranks 5 and 13
+    }
+
+    void exports_write_png_and_svg() {
+        QTemporaryDir dir;
+        PlanController controller;
+        controller.setSelectedRank(13);
+        MeshGridItem item;
+        item.setController(&controller);
+        item.setSize(QSizeF(800, 500));
+        const QString png = dir.filePath(QStringLiteral("grid.png"));
+        const QString svg = dir.filePath(QStringLiteral("grid.svg"));
+        QVERIFY(item.savePng(QUrl::fromLocalFile(png)));
+        QVERIFY(item.saveSvg(QUrl::fromLocalFile(svg)));
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(count_colour(image, GridPalette::light().node_fills[1]) > 1000);
+        QVERIFY(count_colour(image, dim_style("ep").color) > 100);
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("efsdp 1"));                                // block labels are text
+        QVERIFY(text.contains(dim_style("ep").color.name().toLatin1()));  // the ep frame
+        QCOMPARE(controller.statusText(), QStringLiteral("Saved %1").arg(svg));
+        QVERIFY(!item.savePng(QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/grid.png")))));
+    }
+};
+
+QTEST_MAIN(TestGridGeometry)
+#include "tst_grid_geometry.moc"

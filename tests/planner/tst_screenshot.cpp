@@ -1,0 +1,107 @@
+// `meshscope --screenshot` as a user runs it: the PNG shows the window with node colours and the selected
+// rank's groups; bad flags exit 2 with a clear message.
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+
+namespace {
+struct Run {
+    int status = -1;
+    QString err;
+};
+
+Run run_meshscope(const QStringList& args) {
+    QProcess process;
+    process.start(QStringLiteral(MESHSCOPE_BINARY), args);
+    if (!process.waitForFinished(45000)) {
+        process.kill();
+        return {};
+    }
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+int count_colour(const QImage& image, QRgb colour) {
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            if ((image.pixel(x, y) & 0xFFFFFF) == (colour & 0xFFFFFF)) ++n;
+    return n;
+}
+}  // namespace
+
+class TestScreenshot : public QObject {
+    Q_OBJECT
+
+private slots:
+    void renders_a_known_plan_data() {
+        QTest::addColumn<QString>("theme");
+        QTest::addColumn<QRgb>("node0");
+        QTest::addColumn<QRgb>("node1");
+        QTest::addColumn<QRgb>("selection");
+        // GridPalette::light()/dark(): node fills 0 and 1, selection fill.
+        QTest::addRow("light") << "light" << qRgb(0xE3, 0xEE, 0xFB) << qRgb(0xFC, 0xEB, 0xD9) << qRgb(0x21, 0x21, 0x21);
+        QTest::addRow("dark") << "dark" << qRgb(0x23, 0x3A, 0x55) << qRgb(0x4A, 0x36, 0x22) << qRgb(0xFA, 0xFA, 0xFA);
+    }
+
+    void renders_a_known_plan() {
+        QFETCH(QString, theme);
+        QFETCH(QRgb, node0);
+        QFETCH(QRgb, node1);
+        QFETCH(QRgb, selection);
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("shot.png"));
+        const Run run =
+            run_meshscope({QStringLiteral("--screenshot"), file, QStringLiteral("--dp"), QStringLiteral("16"),
+                           QStringLiteral("--cp"), QStringLiteral("1"), QStringLiteral("--ep"), QStringLiteral("8"),
+                           QStringLiteral("--gpus-per-node"), QStringLiteral("8"), QStringLiteral("--select-rank"),
+                           QStringLiteral("13"), QStringLiteral("--theme"), theme});
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        const QImage image(file);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1440, 900));
+        // Not blank: a real window has many colours.
+        std::set<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+        // Node 0 and node 1 cells are both there.
+        QVERIFY(count_colour(image, node0) > 2000);
+        QVERIFY(count_colour(image, node1) > 2000);
+        // The selected rank and its groups: the ep frame (orange) and the efsdp rings (purple).
+        QVERIFY(count_colour(image, selection) > 1000);
+        QVERIFY(count_colour(image, qRgb(0xF5, 0x7C, 0x00)) > 300);
+        QVERIFY(count_colour(image, qRgb(0x8E, 0x24, 0xAA)) > 100);
+    }
+
+    void bad_flags_exit_2_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("unknown flag") << QStringList{QStringLiteral("--bogus")} << "meshscope: Unknown option 'bogus'.";
+        QTest::addRow("not a number") << QStringList{QStringLiteral("--ep"), QStringLiteral("x")}
+                                      << "meshscope: --ep expects an integer, got 'x'";
+        QTest::addRow("bad theme") << QStringList{QStringLiteral("--theme"), QStringLiteral("blue")}
+                                   << "meshscope: --theme must be light or dark, got 'blue'";
+        QTest::addRow("two sizes") << QStringList{QStringLiteral("--dp"), QStringLiteral("8"),
+                                                  QStringLiteral("--world"), QStringLiteral("8")}
+                                   << "meshscope: give one of --dp, --world and --nodes";
+        QTest::addRow("rank outside") << QStringList{QStringLiteral("--screenshot"),  QStringLiteral("/tmp/x.png"),
+                                                     QStringLiteral("--dp"),          QStringLiteral("16"),
+                                                     QStringLiteral("--select-rank"), QStringLiteral("16")}
+                                      << "meshscope: --select-rank 16 is outside the plan's 16 ranks";
+    }
+
+    void bad_flags_exit_2() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run run = run_meshscope(args);
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains(message), qPrintable(run.err));  // Qt may log a line before ours
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScreenshot)
+#include "tst_screenshot.moc"

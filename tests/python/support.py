@@ -1,0 +1,68 @@
+"""Shared helpers for the Python reporter tests: paths, the fake clock, a black-hole server, free ports."""
+
+import os
+import socket
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+CLIENT = os.path.join(ROOT, "clients", "python")
+AUTOATTACH = os.path.join(CLIENT, "autoattach")
+FIXTURES = os.path.join(HERE, "fixtures")
+JOBS = os.path.join(HERE, "jobs")
+# Debian's python3-torch lives under the system interpreter; a pyenv python3 on PATH has no torch.
+TORCH_PYTHON = os.environ.get("MESHSCOPE_TORCH_PYTHON", "/usr/bin/python3")
+
+if CLIENT not in sys.path:
+    sys.path.insert(0, CLIENT)
+
+
+def torch_python_available() -> bool:
+    import subprocess
+
+    if not os.path.exists(TORCH_PYTHON):
+        return False
+    # find_spec, not import: importing torch costs seconds of CPU, and the tests import it soon enough
+    code = "import importlib.util as u; assert u.find_spec('torch') and u.find_spec('torch.distributed')"
+    probe = subprocess.run([TORCH_PYTHON, "-c", code], capture_output=True, timeout=60)
+    return probe.returncode == 0
+
+
+class FakeClock:
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> float:
+        self.now += seconds
+        return self.now
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class BlackHole:
+    """A listening socket that never accepts: connects succeed (backlog), answers never come."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def clean_env(**extra) -> dict:
+    """The current environment without any MESHSCOPE_* or launcher variables, plus `extra`."""
+    drop = ("MESHSCOPE_", "RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_", "OMPI_", "PMI_", "TORCHELASTIC_",
+            "MASTER_", "GROUP_RANK", "LOCAL_WORLD_SIZE", "PYTHONPATH")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update({k: str(v) for k, v in extra.items()})
+    return env

@@ -1,0 +1,102 @@
+"""The torch.distributed hooks on torch 2.x functions Debian's torch 1.13 lacks (init_device_mesh,
+DeviceMesh, split_group), against a small fake torch (tests/python/fake_torch), in fresh interpreters."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+from support import CLIENT, HERE, clean_env
+
+from fake_collector import FakeCollector
+
+FAKE_TORCH = os.path.join(HERE, "fake_torch")
+
+SCRIPT = r"""
+import json, sys
+import meshscope_report
+order = sys.argv[1]
+if order == "torch-first":
+    import torch.distributed
+if order == "mesh-first":  # device_mesh bound new_group with `from ... import` before the hooks existed
+    import torch.distributed.device_mesh
+meshscope_report.install()
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+out = {"wrapped": all(hasattr(getattr(dist, n), "__wrapped__") for n in ("init_process_group", "new_group", "split_group")),
+       "init_returned": dist.init_process_group("gloo")}
+group = dist.new_group([1, 5])
+out["same_group_object"] = group is dist._state["groups"][-1]
+mesh = init_device_mesh("cpu", (2, 2, 2), mesh_dim_names=("a", "b", "c"))
+out["mesh_shape"] = mesh.shape
+barrier_before = dist.barrier
+dist.barrier()
+out["barrier_unwrapped"] = not hasattr(dist.barrier, "__wrapped__") and hasattr(barrier_before, "__wrapped__")
+out["collectives"] = dist._state["collectives"]
+print(json.dumps(out))
+"""
+
+
+class Torch2HooksTest(unittest.TestCase):
+    def run_script(self, order, **extra):
+        collector = FakeCollector()
+        try:
+            env = clean_env(PYTHONPATH=os.pathsep.join([CLIENT, FAKE_TORCH]), MESHSCOPE_URL=collector.url,
+                            MESHSCOPE_JOB="fake2", RANK=5, WORLD_SIZE=8, **extra)
+            process = subprocess.run([sys.executable, "-c", SCRIPT, order], env=env, capture_output=True,
+                                     text=True, timeout=30)
+            self.assertEqual(process.returncode, 0, process.stderr)
+            return json.loads(process.stdout.strip().splitlines()[-1]), collector.events()
+        finally:
+            collector.close()
+
+    def check(self, order, **extra):
+        out, events = self.run_script(order, **extra)
+        self.assertEqual(out, {"wrapped": True, "init_returned": None, "same_group_object": True,
+                               "mesh_shape": [2, 2, 2], "barrier_unwrapped": True, "collectives": 1})
+        phases = [(e["phase"], e["status"]) for e in events]
+        self.assertEqual(phases[:3], [("launch", "done"), ("process_group", "started"), ("process_group", "done")])
+        # rank 5 of a (2, 2, 2) mesh sits at (1, 0, 1): its lines are a [1, 5], b [5, 7], c [4, 5]
+        mesh = {"name": "a_b_c", "dim_names": ["a", "b", "c"], "shape": [2, 2, 2]}
+        device_mesh = [e for e in events if e["phase"] == "device_mesh"]
+        self.assertEqual([(e["status"], e["mesh"]) for e in device_mesh], [("started", mesh), ("done", mesh)])
+        self.assertEqual(device_mesh[1]["groups"], {"a": [1, 5], "b": [5, 7], "c": [4, 5]})
+        named = [e["groups"] for e in events if e["phase"] == "communicator" and e["status"] == "done"]
+        self.assertEqual(named, [{"group_0": [1, 5]}, {"a": [1, 5]}, {"b": [5, 7]}, {"c": [4, 5]}])
+        ready = [e for e in events if e["phase"] == "ready"]
+        self.assertEqual(len(ready), 1)
+        self.assertEqual(ready[0]["groups"], {"a": [1, 5], "b": [5, 7], "c": [4, 5], "group_0": [1, 5]})
+        self.assertEqual(events[-1]["phase"], "exit")
+        self.assertTrue(all(e["rank"] == 5 and e["world_size"] == 8 and e["job"] == "fake2" for e in events))
+
+    def test_new_group_meshes_torch_imported_after_install(self):
+        self.check("install-first")
+
+    def test_new_group_meshes_torch_imported_before_install(self):
+        self.check("torch-first")
+
+    def test_new_group_meshes_device_mesh_imported_before_install(self):
+        self.check("mesh-first")
+
+    def test_split_group_meshes(self):
+        self.check("install-first", FAKE_TORCH_SPLIT=1)
+
+    def test_failed_init_process_group_is_reported_and_reraised(self):
+        collector = FakeCollector()
+        try:
+            code = ("import meshscope_report; meshscope_report.install()\nimport torch.distributed as dist\n"
+                    "try:\n    dist.init_process_group('explode')\nexcept ValueError as e:\n    print(repr(e))")
+            env = clean_env(PYTHONPATH=os.pathsep.join([CLIENT, FAKE_TORCH]), MESHSCOPE_URL=collector.url,
+                            RANK=0, WORLD_SIZE=2)
+            process = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30)
+            self.assertEqual(process.stdout.strip(), "ValueError(\"Invalid backend: 'explode'\")", process.stderr)
+            failed = [e for e in collector.events() if e["status"] == "failed"]
+            self.assertEqual([(e["phase"], e["error"]) for e in failed],
+                             [("process_group", {"type": "ValueError", "message": "Invalid backend: 'explode'"})])
+        finally:
+            collector.close()
+
+
+if __name__ == "__main__":
+    unittest.main()

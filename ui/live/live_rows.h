@@ -1,0 +1,99 @@
+// The rows the Live page shows, parsed from the collector's JSON (GET /api/v1/jobs, /ranks, /findings and
+// the WebSocket change stream). The desktop reads the same API whether the collector is embedded or remote,
+// so these parsers are the only place that knows its shape on the UI side. Parsing never throws: a value
+// of the wrong type reads as absent.
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace meshscope::ui {
+
+// The six RankState kinds in the API's order (core's RankStateKind).
+inline constexpr std::array<const char*, 6> rank_state_names = {"pending", "initializing", "ready",
+                                                                "failed",  "stale",        "exited"};
+// The phases in the order a healthy rank reports them (core's Phase).
+inline constexpr std::array<const char*, 9> phase_names = {
+    "launch", "process_group", "device_mesh", "parallel_state", "communicator", "ready", "heartbeat", "error", "exit"};
+
+[[nodiscard]] int phase_index(const QString& phase);  // -1 when unknown
+
+struct LiveTopology {
+    std::int64_t dp = 1;
+    std::int64_t cp = 1;
+    std::int64_t ep = 1;
+    friend bool operator==(const LiveTopology&, const LiveTopology&) = default;
+};
+
+struct JobRow {
+    QString job;
+    std::int64_t world_size = 0;
+    std::int64_t ranks_seen = 0;
+    std::int64_t ranks_ready = 0;
+    std::int64_t findings = 0;
+    std::int64_t events = 0;
+    std::optional<LiveTopology> topology;
+    friend bool operator==(const JobRow&, const JobRow&) = default;
+};
+
+struct PhaseSpan {
+    QString phase;
+    std::optional<double> started;
+    std::optional<double> done;
+    std::optional<double> failed;
+    friend bool operator==(const PhaseSpan&, const PhaseSpan&) = default;
+};
+
+struct RankRow {
+    int rank = 0;
+    QString state = QStringLiteral("pending");
+    QString host;
+    int local_rank = -1;
+    QString phase;
+    QString status;
+    QStringList findings;  // kinds of the findings naming this rank
+    QString error;         // "RuntimeError: ..." when the rank reported one
+    std::optional<LiveTopology> topology;
+    std::vector<PhaseSpan> timings;  // in phase order, only phases seen
+    friend bool operator==(const RankRow&, const RankRow&) = default;
+};
+
+struct FindingRow {
+    QString id;
+    QString kind;
+    QList<int> ranks;
+    QString message;
+    QString fix;
+    friend bool operator==(const FindingRow&, const FindingRow&) = default;
+};
+
+// One message of the change stream (meshscope.stream/1).
+struct LiveChange {
+    enum class Type { hello, job_added, rank_changed, finding_added, finding_updated, finding_removed, unknown };
+    Type type = Type::unknown;
+    QString job;
+    int rank = -1;
+    QString state;
+    QString phase;
+    FindingRow finding;  // finding_added/updated: all of it; finding_removed: id and kind
+};
+
+[[nodiscard]] std::vector<JobRow> parse_jobs(const nlohmann::json& body);          // {"jobs": [...]}
+[[nodiscard]] std::optional<JobRow> parse_job(const nlohmann::json& value);        // one summary
+[[nodiscard]] std::vector<RankRow> parse_ranks(const nlohmann::json& body);        // {"ranks": [...]}
+[[nodiscard]] std::vector<FindingRow> parse_findings(const nlohmann::json& body);  // {"findings": [...]}
+[[nodiscard]] FindingRow parse_finding(const nlohmann::json& value);
+[[nodiscard]] LiveChange parse_change(const nlohmann::json& value);
+
+// "3", "3, 7", "0–7, 12" (runs of three or more collapse), at most `limit` items then "… (+n)".
+[[nodiscard]] QString ranks_text(const QList<int>& ranks, int limit = 12);
+
+}  // namespace meshscope::ui

@@ -1,0 +1,64 @@
+// RanksModel: every rank of the selected Job (pending ones included), with its state, host, phase and the
+// kinds of the findings that name it. Fed by full snapshots (GET .../ranks) and by rank_changed deltas of
+// the change stream in between; both update rows in place so views keep their position.
+#pragma once
+
+#include <QtQml/qqmlregistration.h>
+#include <QAbstractListModel>
+#include <QHash>
+
+#include <vector>
+
+#include "live_rows.h"
+
+namespace meshscope::ui {
+
+class RanksModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("RanksModel belongs to a LiveSession")
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+
+public:
+    enum Role {
+        RankRole = Qt::UserRole + 1,
+        StateRole,
+        HostRole,
+        LocalRankRole,
+        PhaseRole,
+        StatusRole,
+        FindingsRole,      // QStringList of finding kinds
+        FindingsTextRole,  // "straggler, rank_error"
+        ErrorRole,
+    };
+    Q_ENUM(Role)
+
+    using QAbstractListModel::QAbstractListModel;
+
+    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
+    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
+    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
+    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+
+    void setRanks(std::vector<RankRow> rows);
+    void clear() { setRanks({}); }
+    // A rank_changed delta. Returns false when the rank is not in the model (a snapshot will bring it).
+    bool applyRankChange(int rank, const QString& state, const QString& phase);
+    // Finding kinds per rank, recomputed from the findings list (the stream sends findings, not ranks).
+    void setFindingKinds(const QHash<int, QStringList>& kinds);
+
+    [[nodiscard]] const std::vector<RankRow>& ranks() const { return rows_; }
+    [[nodiscard]] const RankRow* find(int rank) const;
+    [[nodiscard]] int rowOf(int rank) const { return index_.value(rank, -1); }
+
+signals:
+    void countChanged();
+
+private:
+    void emit_row_changed(int row);
+
+    std::vector<RankRow> rows_;
+    QHash<int, int> index_;  // rank -> row
+};
+
+}  // namespace meshscope::ui

@@ -1,0 +1,80 @@
+// GridPainter: draws a GridGeometry with QPainter, in two layers: the base (cells, node colours and frames,
+// labels, all groups of one dim) and the overlay (the selected rank's groups, hover). The on-screen item
+// caches the base and repaints only the overlay while the selection moves; the PNG and SVG exports paint
+// both layers through the same code onto a QImage or a QSvgGenerator.
+//
+// Level of detail follows the on-screen cell size, and every text is drawn at a fixed pixel size, so labels
+// stay readable at any zoom: big cells show rank and node/local rank, small cells only the rank, tiny cells
+// no text, and at the smallest zoom block labels are thinned out so they never overlap.
+#pragma once
+
+#include <QColor>
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+
+#include <array>
+#include <cstdint>
+
+#include "grid_geometry.h"
+
+class QPainter;
+
+namespace meshscope::ui {
+
+struct GridPalette {
+    QColor background;
+    QColor text;
+    QColor muted_text;
+    QColor node_frame;
+    QColor selection_fill;
+    QColor selection_text;
+    QColor hover;
+    std::array<QColor, 6> node_fills;   // node n uses node_fills[n % 6]
+    std::array<QColor, 8> group_fills;  // "show all groups": group g uses group_fills[g % 8]
+
+    [[nodiscard]] static GridPalette light();
+    [[nodiscard]] static GridPalette dark();
+};
+
+// screen = content * scale + offset
+struct GridView {
+    double scale = 1.0;
+    QPointF offset;
+
+    [[nodiscard]] QRectF to_screen(const QRectF& content) const {
+        return {content.x() * scale + offset.x(), content.y() * scale + offset.y(), content.width() * scale,
+                content.height() * scale};
+    }
+    [[nodiscard]] QPointF to_content(QPointF screen) const { return (screen - offset) / scale; }
+    [[nodiscard]] QRectF to_content(const QRectF& screen) const {
+        return {to_content(screen.topLeft()), to_content(screen.bottomRight())};
+    }
+};
+
+struct GridOverlayState {
+    std::int64_t selected = -1;
+    std::int64_t hovered = -1;
+};
+
+class GridPainter {
+public:
+    GridPainter(const GridGeometry& geometry, const GridPalette& palette) : geometry_(geometry), palette_(palette) {}
+
+    // shown_dim: the dim whose groups are all drawn (empty: none); viewport: the screen rectangle to fill.
+    void paint_base(QPainter& painter, const GridView& view, const QRectF& viewport, const QString& shown_dim) const;
+    void paint_overlay(QPainter& painter, const GridView& view, const QRectF& viewport,
+                       const GridOverlayState& state) const;
+
+    // The view that shows the whole grid at `scale` from the top-left corner (for exports).
+    [[nodiscard]] static GridView whole(double scale) { return {scale, QPointF(0, 0)}; }
+
+private:
+    void paint_cells(QPainter& painter, const GridView& view, const QRectF& viewport, int shown_dim) const;
+    void paint_block_labels(QPainter& painter, const GridView& view, const QRectF& viewport) const;
+
+    const GridGeometry& geometry_;
+    GridPalette palette_;
+};
+
+}  // namespace meshscope::ui

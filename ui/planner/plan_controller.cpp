@@ -1,0 +1,390 @@
+#include "plan_controller.h"
+
+#include <QClipboard>
+#include <QFile>
+#include <QGuiApplication>
+#include <QSettings>
+
+#include <numeric>
+
+#include "meshscope/topology.h"
+#include "plan_exports.h"
+
+namespace meshscope::ui {
+
+namespace {
+std::vector<SuggestionModel::Suggestion> values_for(const QString& field, const std::vector<std::int64_t>& values) {
+    std::vector<SuggestionModel::Suggestion> out;
+    for (std::int64_t v : values) out.push_back({field, v});
+    return out;
+}
+
+bool starts_with(const std::string& text, std::string_view prefix) {
+    return text.rfind(prefix, 0) == 0;
+}
+}  // namespace
+
+PlanController::PlanController(QObject* parent) : QObject(parent) {
+    recompute();
+    // The default inputs are valid, so there is always a plan to draw.
+    Q_ASSERT(plan_);
+}
+
+void PlanController::setNodes(int value) {
+    if (value == nodes_) return;
+    nodes_ = value;
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::setGpusPerNode(int value) {
+    if (value == gpus_per_node_) return;
+    gpus_per_node_ = value;
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::setWorld(int value) {
+    if (value == world_) return;
+    world_ = value;
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::setUseWorld(bool value) {
+    if (value == use_world_) return;
+    use_world_ = value;
+    // Switching keeps the same world: the other input takes the current size.
+    if (use_world_ && plan_) world_ = static_cast<int>(plan_->topology().world());
+    if (!use_world_ && plan_ && gpus_per_node_ > 0) nodes_ = static_cast<int>(plan_->placement().nodes());
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::setCp(int value) {
+    if (value == cp_) return;
+    cp_ = value;
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::setEp(int value) {
+    if (value == ep_) return;
+    ep_ = value;
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::setExperts(int value) {
+    if (value == experts_) return;
+    experts_ = value;
+    emit inputsChanged();
+    update_experts();
+}
+
+void PlanController::setOrder(const QString& value) {
+    if (value == order_ || !parse_creation_order(value.toStdString())) return;
+    order_ = value;
+    emit inputsChanged();
+    recompute();
+}
+
+void PlanController::set_error(const QString& text, const QString& field, const QString& title,
+                               std::vector<SuggestionModel::Suggestion> suggestions) {
+    suggestions_.set(std::move(suggestions));
+    if (text == error_text_ && field == error_field_ && title == suggestion_title_) return;
+    error_text_ = text;
+    error_field_ = field;
+    suggestion_title_ = title;
+    emit validityChanged();
+}
+
+void PlanController::recompute() {
+    const QString world_field = use_world_ ? QStringLiteral("world") : QStringLiteral("nodes");
+    // gpus per node first: without it "nodes" means no world at all.
+    if (auto placement = Placement::make(1, gpus_per_node_); !placement) {
+        set_error(QString::fromStdString(placement.error().message()), QStringLiteral("gpusPerNode"),
+                  QStringLiteral("GPUs per node:"), values_for(QStringLiteral("gpusPerNode"), {8, 4, 2, 1}));
+        update_experts();
+        return;
+    }
+    const std::int64_t world = use_world_ ? std::int64_t{world_} : std::int64_t{nodes_} * gpus_per_node_;
+    if (world > max_drawn_world) {
+        set_error(QStringLiteral("The planner draws at most %1 ranks, got world_size %2; "
+                                 "`meshscope plan --no-groups` handles larger worlds.")
+                      .arg(max_drawn_world)
+                      .arg(world),
+                  world_field, {}, {});
+        update_experts();
+        return;
+    }
+    const auto topology = Topology::from_world(world, cp_, ep_);
+    if (!topology) {
+        const std::string message = topology.error().message();
+        const QString text = QString::fromStdString(message);
+        if (starts_with(message, "ep_size") || starts_with(message, "dp_size must be divisible")) {
+            const std::int64_t dp = world / cp_;
+            set_error(text, QStringLiteral("ep"), QStringLiteral("valid ep (divides dp = %1):").arg(dp),
+                      values_for(QStringLiteral("ep"), valid_ep_sizes(dp)));
+        } else if (starts_with(message, "cp_size") || message.find("cp_size (") != std::string::npos) {
+            set_error(text, QStringLiteral("cp"), QStringLiteral("valid cp (divides world = %1):").arg(world),
+                      values_for(QStringLiteral("cp"), valid_cp_sizes(world)));
+        } else if (use_world_) {
+            set_error(text, world_field, QStringLiteral("world size:"),
+                      values_for(world_field, {gpus_per_node_, 2LL * gpus_per_node_}));
+        } else {
+            set_error(text, world_field, QStringLiteral("nodes:"), values_for(world_field, {1, 2, 4}));
+        }
+        update_experts();
+        return;
+    }
+    auto plan = Plan::make(*topology, gpus_per_node_, *parse_creation_order(order_.toStdString()));
+    if (!plan) {
+        set_error(QString::fromStdString(plan.error().message()), world_field, {}, {});
+        update_experts();
+        return;
+    }
+    set_error({}, {}, {}, {});
+    plan_ = std::make_shared<const Plan>(std::move(plan).value());
+    ++revision_;
+    if (selected_rank_ >= planWorld()) {
+        selected_rank_ = -1;
+        emit selectedRankChanged();
+    }
+    refresh_view_models();
+    emit planChanged();
+    update_experts();
+}
+
+void PlanController::update_experts() {
+    QString text;
+    bool ok = true;
+    std::vector<SuggestionModel::Suggestion> suggestions;
+    if (experts_ != 0 && plan_) {
+        const Topology& t = plan_->topology();
+        const auto per_rank = experts_per_rank(experts_, t.ep);
+        if (per_rank) {
+            text =
+                t.ep > 1
+                    ? QStringLiteral("%1 experts per rank (%2 experts / ep %3)").arg(*per_rank).arg(experts_).arg(t.ep)
+                    : QStringLiteral("%1 experts per rank: ep = 1 keeps every expert on every rank").arg(*per_rank);
+        } else {
+            ok = false;
+            text = QString::fromStdString(per_rank.error().message());
+            // ep values that divide both dp (a valid plan) and the experts (whole experts per rank).
+            if (experts_ > 0)
+                for (std::int64_t e : valid_ep_sizes(std::gcd(t.dp, std::int64_t{experts_})))
+                    suggestions.push_back({QStringLiteral("ep"), e});
+        }
+    }
+    experts_suggestions_.set(std::move(suggestions));
+    if (text == experts_text_ && ok == experts_valid_) return;
+    experts_text_ = text;
+    experts_valid_ = ok;
+    emit expertsChanged();
+}
+
+int PlanController::planWorld() const {
+    return static_cast<int>(plan_->topology().world());
+}
+int PlanController::planDp() const {
+    return static_cast<int>(plan_->topology().dp);
+}
+int PlanController::planCp() const {
+    return static_cast<int>(plan_->topology().cp);
+}
+int PlanController::planEp() const {
+    return static_cast<int>(plan_->topology().ep);
+}
+int PlanController::planEfsdp() const {
+    return static_cast<int>(plan_->topology().efsdp);
+}
+int PlanController::planEdp() const {
+    return static_cast<int>(plan_->topology().edp);
+}
+int PlanController::planNodes() const {
+    return static_cast<int>(plan_->placement().nodes());
+}
+bool PlanController::hasExpertMesh() const {
+    return plan_->topology().has_expert_mesh();
+}
+
+QString PlanController::topologyText() const {
+    const Topology& t = plan_->topology();
+    return QStringLiteral("(dp, cp, ep) = %1 · world %2 = dp %3 × cp %4")
+        .arg(QString::fromStdString(t.tuple_string()))
+        .arg(t.world())
+        .arg(t.dp)
+        .arg(t.cp);
+}
+
+QString PlanController::expertMeshText() const {
+    const Topology& t = plan_->topology();
+    if (!t.has_expert_mesh()) return QStringLiteral("No expert mesh: ep = 1 (FSDPTurbo builds none; efsdp = edp = 1)");
+    return QStringLiteral("edp %1 × efsdp %2 × ep %3 × expert_cp %4").arg(t.edp).arg(t.efsdp).arg(t.ep).arg(t.cp);
+}
+
+QString PlanController::clusterText() const {
+    const Placement& p = plan_->placement();
+    return QStringLiteral("%1 %2 × %3 GPUs per node")
+        .arg(p.nodes())
+        .arg(p.nodes() == 1 ? QStringLiteral("node") : QStringLiteral("nodes"))
+        .arg(p.gpus_per_node);
+}
+
+QStringList PlanController::warnings() const {
+    QStringList out;
+    for (const Warning& w : plan_->warnings()) out << QString::fromStdString(w.message);
+    return out;
+}
+
+void PlanController::setViewMesh(const QString& mesh) {
+    if (mesh == view_mesh_ || (mesh != QLatin1String("expert") && mesh != QLatin1String("data"))) return;
+    view_mesh_ = mesh;
+    refresh_view_models();
+    emit viewChanged();
+}
+
+bool PlanController::showingExpertMesh() const {
+    return view_mesh_ == QLatin1String("expert") && hasExpertMesh();
+}
+
+void PlanController::setShownDim(const QString& dim) {
+    if (dim == shown_dim_) return;
+    shown_dim_ = dim;
+    refresh_view_models();
+    emit viewChanged();
+}
+
+void PlanController::toggleShownDim(const QString& dim) {
+    setShownDim(dim == shown_dim_ ? QString() : dim);
+}
+
+void PlanController::setSelectedRank(int rank) {
+    if (rank < -1 || rank >= planWorld()) rank = -1;
+    if (rank == selected_rank_) return;
+    selected_rank_ = rank;
+    inspector_.set(plan_, selected_rank_);
+    emit selectedRankChanged();
+}
+
+void PlanController::refresh_view_models() {
+    const QString mesh = showingExpertMesh() ? QStringLiteral("expert") : QStringLiteral("data");
+    // A dim of the other mesh cannot be shown in this one.
+    const PlanMesh* pm = plan_->mesh(mesh.toStdString());
+    if (!shown_dim_.isEmpty() && (pm == nullptr || !pm->mesh.dim_index(shown_dim_.toStdString()))) shown_dim_.clear();
+    legend_.set_plan(plan_, mesh);
+    legend_.set_shown_dim(shown_dim_);
+    dims_.set_plan(plan_, {});
+    dims_.set_shown_dim(shown_dim_);
+    inspector_.set(plan_, selected_rank_);
+}
+
+void PlanController::applySuggestion(int row) {
+    const auto* s = suggestions_.at(row);
+    if (s == nullptr) return;
+    const auto field = s->field;  // the model changes under us once the input is set
+    const auto value = static_cast<int>(s->value);
+    if (field == QLatin1String("ep"))
+        setEp(value);
+    else if (field == QLatin1String("cp"))
+        setCp(value);
+    else if (field == QLatin1String("nodes"))
+        setNodes(value);
+    else if (field == QLatin1String("world"))
+        setWorld(value);
+    else if (field == QLatin1String("gpusPerNode"))
+        setGpusPerNode(value);
+}
+
+void PlanController::applyExpertsSuggestion(int row) {
+    if (const auto* s = experts_suggestions_.at(row)) setEp(static_cast<int>(s->value));
+}
+
+QString PlanController::exportText(const QString& kind) const {
+    if (kind == QLatin1String("json")) return plan_json(*plan_);
+    if (kind == QLatin1String("yaml")) return llamafactory_yaml(*plan_);
+    if (kind == QLatin1String("torchrun")) return torchrun_command(*plan_);
+    return {};
+}
+
+bool PlanController::saveExport(const QString& kind, const QUrl& file) {
+    const QString text = exportText(kind);
+    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    QFile out(path);
+    if (text.isEmpty() || !out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(text.toUtf8()) < 0) {
+        set_status(QStringLiteral("Could not write %1: %2").arg(path, out.errorString()));
+        return false;
+    }
+    set_status(QStringLiteral("Saved %1").arg(path));
+    return true;
+}
+
+void PlanController::copyExport(const QString& kind) {
+    const QString text = exportText(kind);
+    if (auto* clipboard = QGuiApplication::clipboard(); clipboard != nullptr && !text.isEmpty()) {
+        clipboard->setText(text);
+        set_status(QStringLiteral("Copied the %1 to the clipboard")
+                       .arg(kind == QLatin1String("json")   ? QStringLiteral("plan JSON")
+                            : kind == QLatin1String("yaml") ? QStringLiteral("LlamaFactory YAML")
+                                                            : QStringLiteral("torchrun command")));
+    }
+}
+
+void PlanController::reportStatus(const QString& text) {
+    set_status(text);
+}
+
+void PlanController::set_status(const QString& text) {
+    if (text == status_text_) return;
+    status_text_ = text;
+    emit statusTextChanged();
+}
+
+void PlanController::restore(QSettings& settings) {
+    settings.beginGroup(QStringLiteral("planner"));
+    // Only a complete, valid plan is restored; anything else keeps the defaults.
+    const int nodes = settings.value(QStringLiteral("nodes"), nodes_).toInt();
+    const int gpus = settings.value(QStringLiteral("gpusPerNode"), gpus_per_node_).toInt();
+    const int world = settings.value(QStringLiteral("world"), world_).toInt();
+    const bool use_world = settings.value(QStringLiteral("useWorld"), use_world_).toBool();
+    const int cp = settings.value(QStringLiteral("cp"), cp_).toInt();
+    const int ep = settings.value(QStringLiteral("ep"), ep_).toInt();
+    const int experts = settings.value(QStringLiteral("experts"), experts_).toInt();
+    const QString order = settings.value(QStringLiteral("order"), order_).toString();
+    const QString view = settings.value(QStringLiteral("viewMesh"), view_mesh_).toString();
+    settings.endGroup();
+    const std::int64_t w = use_world ? std::int64_t{world} : std::int64_t{nodes} * gpus;
+    const auto topology = Topology::from_world(w, cp, ep);
+    if (!topology || gpus < 1 || w > max_drawn_world || !parse_creation_order(order.toStdString())) return;
+    use_world_ = use_world;
+    nodes_ = nodes;
+    gpus_per_node_ = gpus;
+    world_ = world;
+    cp_ = cp;
+    ep_ = ep;
+    experts_ = std::max(0, experts);
+    order_ = order;
+    emit inputsChanged();
+    recompute();
+    setViewMesh(view);
+}
+
+void PlanController::save(QSettings& settings) const {
+    const Topology& t = plan_->topology();
+    settings.beginGroup(QStringLiteral("planner"));
+    settings.setValue(QStringLiteral("useWorld"), use_world_);
+    settings.setValue(QStringLiteral("nodes"), static_cast<int>(plan_->placement().nodes()));
+    settings.setValue(QStringLiteral("world"), static_cast<int>(t.world()));
+    settings.setValue(QStringLiteral("gpusPerNode"), static_cast<int>(plan_->placement().gpus_per_node));
+    settings.setValue(QStringLiteral("cp"), static_cast<int>(t.cp));
+    settings.setValue(QStringLiteral("ep"), static_cast<int>(t.ep));
+    settings.setValue(QStringLiteral("experts"), experts_);
+    settings.setValue(
+        QStringLiteral("order"),
+        QString::fromUtf8(to_string(plan_->order()).data(), static_cast<qsizetype>(to_string(plan_->order()).size())));
+    settings.setValue(QStringLiteral("viewMesh"), view_mesh_);
+    settings.endGroup();
+}
+
+}  // namespace meshscope::ui

@@ -1,0 +1,182 @@
+#include "collector.h"
+
+#include <chrono>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace meshscope::server {
+
+namespace {
+// Prometheus label values escape backslash, double quote and newline.
+std::string label(std::string_view value) {
+    std::string out;
+    out.reserve(value.size());
+    for (char c : value) {
+        if (c == '\\' || c == '"') out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+}  // namespace
+
+std::string error_body(std::string_view message) {
+    return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+double Collector::now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
+    std::unique_ptr<Collector> collector(new Collector());
+    collector->options_ = std::move(options);
+    collector->path_ = collector->options_.database.empty() ? default_database_path() : collector->options_.database;
+    auto store = EventStore::open(collector->path_, collector->options_.durability);
+    if (!store) return store.error();
+
+    // Rebuild every job from the history before anything new arrives, in store order with the stored
+    // receive times, then let the first tick judge missing and stale ranks against the present.
+    Monitor monitor(collector->options_.monitor);
+    std::int64_t rebuilt = 0;
+    (*store)->for_each("", [&](const StoredEvent& stored) {
+        const auto json = nlohmann::json::parse(stored.json, nullptr, false);
+        if (json.is_discarded()) return true;
+        const auto event = event_from_json(json, collector->options_.limits);
+        if (event) {
+            monitor.ingest(*event, stored.received);
+            ++rebuilt;
+        }
+        return true;
+    });
+    monitor.tick(now());
+    collector->events_rebuilt_ = rebuilt;
+
+    Collector* self = collector.get();
+    monitor.set_change_listener([self](const Change& change) { self->notify(change); });
+    collector->writer_ = std::make_unique<StoreWriter>(std::move(std::move(store).value()));
+    collector->monitor_ =
+        std::make_unique<MonitorThread>(std::move(monitor), collector->options_.tick_interval, &Collector::now);
+    return collector;
+}
+
+Collector::~Collector() {
+    // The writer first: its last callbacks post to the monitor thread, which must still be there.
+    writer_.reset();
+    monitor_.reset();
+}
+
+void Collector::submit(std::string_view body, Done done) {
+    auto events = parse_events(body, options_.limits);
+    if (!events) {
+        ++bodies_refused_;
+        done({400, error_body(events.error().message()), 0});
+        return;
+    }
+    submit(std::move(events).value(), std::move(done));
+}
+
+void Collector::submit(std::vector<Event> events, Done done) {
+    if (events.empty()) {
+        done({200, R"({"accepted":0})", 0});
+        return;
+    }
+    const double received = now();
+    std::vector<StoredEvent> stored;
+    stored.reserve(events.size());
+    for (const Event& e : events) stored.push_back({e.job, e.rank, received, to_json(e).dump()});
+    store_and_ingest(std::move(events), std::move(stored), std::move(done));
+}
+
+void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done) {
+    const double received = stored.front().received;
+    auto shared = std::make_shared<std::vector<Event>>(std::move(events));
+    writer_->submit(std::move(stored),
+                    [this, shared, received, done = std::move(done)](const std::optional<Error>& error) {
+                        if (error) {
+                            done({503, error_body(error->message()), 0});
+                            return;
+                        }
+                        events_stored_ += static_cast<std::int64_t>(shared->size());
+                        // Acknowledge once the monitor has the events too, so a query after the 200 sees them.
+                        monitor_->post([shared, received, done](Monitor& monitor) {
+                            monitor.ingest(*shared, received);
+                            const auto n = static_cast<std::int64_t>(shared->size());
+                            done({200, "{\"accepted\":" + std::to_string(n) + "}", n});
+                        });
+                    });
+}
+
+int Collector::subscribe(ChangeListener listener) {
+    std::lock_guard lock(listeners_mutex_);
+    listeners_[next_listener_] = std::move(listener);
+    return next_listener_++;
+}
+
+void Collector::unsubscribe(int id) {
+    std::lock_guard lock(listeners_mutex_);
+    listeners_.erase(id);
+}
+
+void Collector::notify(const Change& change) {
+    std::lock_guard lock(listeners_mutex_);
+    for (auto& [id, listener] : listeners_) listener(change);
+}
+
+CollectorStats Collector::stats() const {
+    CollectorStats s;
+    s.events_stored = events_stored_.load();
+    s.events_refused = events_refused_.load();
+    s.bodies_refused = bodies_refused_.load();
+    s.events_rebuilt = events_rebuilt_;
+    s.commits = writer_->stats();
+    return s;
+}
+
+std::string Collector::metrics_text() {
+    const auto jobs = call([](const Monitor& m) { return m.jobs(); });
+    const auto ingested = call([](const Monitor& m) { return m.events_ingested(); });
+    const CollectorStats s = stats();
+    std::ostringstream out;
+    out << "# HELP meshscope_events_ingested_total Events the monitor has ingested (rebuilt from history included).\n"
+           "# TYPE meshscope_events_ingested_total counter\n"
+        << "meshscope_events_ingested_total " << ingested << "\n"
+        << "# HELP meshscope_events_stored_total Events stored and acknowledged since the collector started.\n"
+           "# TYPE meshscope_events_stored_total counter\n"
+        << "meshscope_events_stored_total " << s.events_stored << "\n"
+        << "# HELP meshscope_bodies_refused_total Request bodies refused with 400.\n"
+           "# TYPE meshscope_bodies_refused_total counter\n"
+        << "meshscope_bodies_refused_total " << s.bodies_refused << "\n"
+        << "# HELP meshscope_jobs Jobs the monitor knows.\n# TYPE meshscope_jobs gauge\n"
+        << "meshscope_jobs " << jobs.size() << "\n";
+    out << "# HELP meshscope_ranks Ranks of each job by state.\n# TYPE meshscope_ranks gauge\n";
+    for (const JobSummary& job : jobs)
+        for (std::size_t i = 0; i < rank_state_kind_count; ++i)
+            out << "meshscope_ranks{job=\"" << label(job.job) << "\",state=\""
+                << to_string(static_cast<RankStateKind>(i)) << "\"} " << job.states[i] << "\n";
+    out << "# HELP meshscope_findings Findings of each job by kind.\n# TYPE meshscope_findings gauge\n";
+    for (const JobSummary& job : jobs)
+        for (std::size_t i = 0; i < finding_kind_count; ++i)
+            out << "meshscope_findings{job=\"" << label(job.job) << "\",kind=\"" << to_string(all_finding_kinds[i])
+                << "\"} " << job.findings_by_kind[i] << "\n";
+    out << "# HELP meshscope_store_commit_seconds Time to commit one group of requests to the history.\n"
+           "# TYPE meshscope_store_commit_seconds histogram\n";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < CommitStats::bounds.size(); ++i) {
+        cumulative += s.commits.buckets[i];
+        out << "meshscope_store_commit_seconds_bucket{le=\"" << CommitStats::bounds[i] << "\"} " << cumulative << "\n";
+    }
+    out << "meshscope_store_commit_seconds_bucket{le=\"+Inf\"} " << s.commits.commits << "\n"
+        << "meshscope_store_commit_seconds_sum " << s.commits.seconds << "\n"
+        << "meshscope_store_commit_seconds_count " << s.commits.commits << "\n"
+        << "# HELP meshscope_store_commit_failures_total Commits that failed (their requests got 503).\n"
+           "# TYPE meshscope_store_commit_failures_total counter\n"
+        << "meshscope_store_commit_failures_total " << s.commits.failures << "\n";
+    return out.str();
+}
+
+}  // namespace meshscope::server

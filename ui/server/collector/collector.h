@@ -1,0 +1,108 @@
+// Collector: the live data path without the network. A body is parsed and validated (meshscope::parse_events,
+// the one parser), stored durably (StoreWriter, group commit), handed to the monitor (MonitorThread), and
+// only then acknowledged. `meshscope serve` puts HTTP in front of it (CollectorHttpServer); the desktop can
+// embed it in-process and feed it directly. Qt-free.
+//
+//   auto collector = Collector::open({.database = "/tmp/h.db"}).value();
+//   collector->submit(body, [](SubmitResult r) { /* r.status 200: stored and seen by the monitor */ });
+//   auto findings = collector->call([](const Monitor& m) { return m.findings_json("job-1"); });
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "meshscope/event.h"
+#include "meshscope/monitor.h"
+#include "monitor_thread.h"
+#include "store/event_store.h"
+#include "store/store_writer.h"
+
+namespace meshscope::server {
+
+struct CollectorOptions {
+    std::string database;  // empty: default_database_path()
+    Durability durability = Durability::full;
+    MonitorOptions monitor;
+    EventLimits limits;
+    double tick_interval = 0.25;  // seconds between monitor ticks
+};
+
+struct SubmitResult {
+    int status = 200;  // 200 stored; 400 refused (nothing stored); 503 the store failed
+    std::string body;  // {"accepted": n} or {"error": "..."}
+    std::int64_t accepted = 0;
+};
+
+struct CollectorStats {
+    std::int64_t events_stored = 0;   // acknowledged since start
+    std::int64_t events_refused = 0;  // in bodies answered 4xx (counted per body, not per event)
+    std::int64_t bodies_refused = 0;
+    std::int64_t events_rebuilt = 0;  // read back from the database at start
+    CommitStats commits;
+};
+
+class Collector {
+public:
+    using Done = std::function<void(SubmitResult)>;
+    using ChangeListener = std::function<void(const Change&)>;
+
+    // Opens the database and rebuilds every job from it. RuntimeError when the database cannot be opened.
+    [[nodiscard]] static Expected<std::unique_ptr<Collector>> open(CollectorOptions options);
+    ~Collector();  // finishes what was submitted (callbacks run), then stops its threads
+    Collector(const Collector&) = delete;
+    Collector& operator=(const Collector&) = delete;
+
+    // A request body (one event, a JSON array or NDJSON). done runs exactly once: inline for a refused
+    // body, else on a collector thread after the events are durable and in the monitor.
+    void submit(std::string_view body, Done done);
+    // Already-validated events (in-process producers); same store-then-monitor path.
+    void submit(std::vector<Event> events, Done done);
+
+    // Runs fn(monitor) on the monitor thread and returns its result (queries).
+    template <typename F>
+    auto call(F fn) {
+        return monitor_->call([fn = std::move(fn)](Monitor& m) { return fn(static_cast<const Monitor&>(m)); });
+    }
+
+    // Every monitor change, called on the monitor thread (keep it short: copy and hand over). Returns an
+    // id for unsubscribe().
+    int subscribe(ChangeListener listener);
+    void unsubscribe(int id);
+
+    [[nodiscard]] CollectorStats stats() const;
+    // Prometheus text: ranks by state, findings by kind, events ingested, store latency.
+    [[nodiscard]] std::string metrics_text();
+    [[nodiscard]] const std::string& database_path() const noexcept { return path_; }
+    [[nodiscard]] const CollectorOptions& options() const noexcept { return options_; }
+
+    // The collector's clock: seconds since the Unix epoch.
+    [[nodiscard]] static double now();
+
+private:
+    Collector() = default;
+    void store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done);
+    void notify(const Change& change);
+
+    CollectorOptions options_;
+    std::string path_;
+    std::unique_ptr<StoreWriter> writer_;
+    std::unique_ptr<MonitorThread> monitor_;
+    std::mutex listeners_mutex_;
+    std::map<int, ChangeListener> listeners_;
+    int next_listener_ = 1;
+    std::atomic<std::int64_t> events_stored_{0};
+    std::atomic<std::int64_t> events_refused_{0};
+    std::atomic<std::int64_t> bodies_refused_{0};
+    std::int64_t events_rebuilt_ = 0;
+};
+
+// {"error": message} as the API writes it.
+[[nodiscard]] std::string error_body(std::string_view message);
+
+}  // namespace meshscope::server

@@ -1,0 +1,327 @@
+#include "simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "meshscope/event.h"
+#include "meshscope/plan.h"
+#include "meshscope/topology.h"
+
+namespace meshscope::sim {
+
+namespace {
+using nlohmann::json;
+
+// Simulated durations (seconds). Healthy ranks vary a little, so robust statistics see a tight crowd.
+constexpr double launch_seconds = 1.0;
+constexpr double communicator_seconds = 2.0;
+constexpr double straggler_seconds = 30.0;  // far beyond median + max(5 MAD, 1 s, 50 %)
+constexpr int max_fault_count = 1000;
+
+std::string topology_text(std::int64_t dp, std::int64_t cp, std::int64_t ep) {
+    return "(" + std::to_string(dp) + ", " + std::to_string(cp) + ", " + std::to_string(ep) + ")";
+}
+
+// Faults that make a rank behave differently for the whole run; each faulty rank has exactly one.
+struct RankScript {
+    std::int64_t rank = 0;
+    std::optional<FindingKind> fault;
+};
+
+class ScriptWriter {
+public:
+    ScriptWriter(const Scenario& scenario, const Plan& plan, const ScenarioOptions& options, std::mt19937_64& rng)
+        : scenario_(scenario), plan_(plan), options_(options), rng_(rng) {}
+
+    void write(const RankScript& script, std::vector<ScheduledEvent>& out) {
+        const std::int64_t r = script.rank;
+        const auto fault = script.fault;
+        if (fault == FindingKind::missing_rank) return;  // never starts
+        double t = jitter(0.0, 0.05);
+        const std::string host = "node" + std::to_string(plan_.placement().node_of(r));
+        const std::int64_t pid = 10000 + r;
+        auto base = [&](std::string_view phase, std::string_view status) {
+            json e = {{"job", scenario_.job},
+                      {"rank", r},
+                      {"world_size", scenario_.world_size},
+                      {"phase", phase},
+                      {"status", status},
+                      {"host", host},
+                      {"pid", pid}};
+            return e;
+        };
+        auto emit = [&](double at, json e) {
+            e["ts"] = scenario_.start_ts + at;
+            out.push_back({at, r, std::move(e)});
+        };
+
+        json launch = base("launch", "started");
+        launch["local_rank"] = plan_.placement().local_rank_of(r);
+        launch["device"] = "cuda:" + std::to_string(plan_.placement().local_rank_of(r));
+        emit(t, launch);
+        if (fault == FindingKind::duplicate_rank) {
+            // A second process claims the same rank (a launcher started it twice).
+            json twin = launch;
+            twin["host"] = "node" + std::to_string(plan_.placement().nodes()) + "-stray";
+            twin["pid"] = 90000 + r;
+            emit(t + 0.01, twin);
+        }
+        t += launch_seconds + jitter(0.0, 0.05);
+        emit(t, base("launch", "done"));
+        t += 0.2;
+        emit(t, base("process_group", "done"));
+
+        // The data mesh and, when ep > 1, the expert mesh, with this rank's groups along every dim.
+        const ReportedTopology reported = fault == FindingKind::topology_mismatch
+                                              ? wrong_topology()
+                                              : ReportedTopology{options_.dp, options_.cp, options_.ep};
+        for (const PlanMesh& m : plan_.meshes()) {
+            t += 0.1;
+            json e = base(m.name == "data" ? "device_mesh" : "parallel_state", "done");
+            e["topology"] = {{"dp", reported.dp}, {"cp", reported.cp}, {"ep", reported.ep}};
+            if (fault == FindingKind::topology_mismatch) {
+                // It built its meshes from another topology: report what it believes, no groups of ours.
+                if (m.name == "data") e["mesh"] = mesh_json(m);
+                emit(t, e);
+                continue;
+            }
+            e["mesh"] = mesh_json(m);
+            json groups = json::object();
+            for (std::size_t d = 0; d < m.mesh.ndim(); ++d) {
+                auto members = m.mesh.group_of(r, d);
+                if (fault == FindingKind::group_disagreement && d == disagreeing_dim(m) && !disagreed_) {
+                    members = disagree(members, m.mesh.dim_names()[d]);
+                    disagreed_ = true;
+                }
+                groups[m.mesh.dim_names()[d]] = members;
+            }
+            e["groups"] = std::move(groups);
+            emit(t, e);
+        }
+        disagreed_ = false;
+
+        if (fault == FindingKind::reinit_mismatch) {
+            // The seed's RuntimeError: initialize() again with another ep in the same process.
+            t += 0.1;
+            json e = base("parallel_state", "failed");
+            const std::int64_t other_ep = options_.ep == 1 ? std::max<std::int64_t>(2, options_.dp) : 1;
+            e["error"] = {{"type", "RuntimeError"},
+                          {"message", "FSDPTurbo parallel state is already initialized with " +
+                                          topology_text(options_.dp, options_.cp, options_.ep) + ", got " +
+                                          topology_text(options_.dp, options_.cp, other_ep) + "."}};
+            emit(t, e);
+            emit(t + 0.05, base("exit", "failed"));
+            return;
+        }
+
+        t += 0.1;
+        emit(t, base("communicator", "started"));
+        if (fault == FindingKind::rank_error) {
+            json e = base("communicator", "failed");
+            e["error"] = {{"type", "DistBackendError"},
+                          {"message", "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"}};
+            emit(t + 0.3, e);
+            emit(t + 0.35, base("exit", "failed"));
+            return;
+        }
+        t += fault == FindingKind::straggler ? straggler_seconds : communicator_seconds + jitter(0.0, 0.1);
+        emit(t, base("communicator", "done"));
+        t += 0.1;
+        emit(t, base("ready", "done"));
+        t += 0.5;
+        emit(t, base("heartbeat", "done"));
+        if (fault == FindingKind::stale_rank) return;  // hangs: no more heartbeats, no exit
+        heartbeating_.push_back(r);
+    }
+
+    std::vector<std::int64_t> take_heartbeating() { return std::move(heartbeating_); }
+
+private:
+    double jitter(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+
+    static json mesh_json(const PlanMesh& m) {
+        return {{"name", m.name}, {"dim_names", m.mesh.dim_names()}, {"shape", m.mesh.shape()}};
+    }
+
+    // Another (dp, cp, ep) a confused rank could hold: ep doubled, else halved.
+    ReportedTopology wrong_topology() const {
+        ReportedTopology t{options_.dp, options_.cp, options_.ep};
+        t.ep = options_.dp % (options_.ep * 2) == 0 ? options_.ep * 2
+                                                    : (options_.ep > 1 ? options_.ep / 2 : options_.ep + 1);
+        return t;
+    }
+
+    // The dim whose group the disagreeing rank gets wrong: the first dim with groups of 2+ ranks.
+    std::size_t disagreeing_dim(const PlanMesh& m) const {
+        for (const PlanMesh& candidate : plan_.meshes())
+            for (std::size_t d = 0; d < candidate.mesh.ndim(); ++d)
+                if (candidate.mesh.dim_size(d) >= 2) return &candidate == &m ? d : m.mesh.ndim();
+        return m.mesh.ndim();
+    }
+
+    // The group with its last member replaced by a rank from outside it (an off-by-one in a rank list).
+    std::vector<std::int64_t> disagree(std::vector<std::int64_t> members, const std::string&) const {
+        std::int64_t outsider = (members.back() + 1) % scenario_.world_size;
+        while (std::find(members.begin(), members.end(), outsider) != members.end())
+            outsider = (outsider + 1) % scenario_.world_size;
+        members.back() = outsider;
+        std::sort(members.begin(), members.end());
+        return members;
+    }
+
+    const Scenario& scenario_;
+    const Plan& plan_;
+    const ScenarioOptions& options_;
+    std::mt19937_64& rng_;
+    bool disagreed_ = false;
+    std::vector<std::int64_t> heartbeating_;
+};
+}  // namespace
+
+Expected<FaultCounts> parse_faults(std::string_view text) {
+    FaultCounts counts;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        const std::string_view item = text.substr(start, end - start);
+        start = end + 1;
+        if (item.empty()) {
+            if (end >= text.size()) break;
+            continue;
+        }
+        const std::size_t eq = item.find('=');
+        const std::string_view name = item.substr(0, eq);
+        const auto kind = parse_finding_kind(name);
+        if (!kind) return ValueError("--faults: unknown finding kind '" + std::string(name) + "'");
+        int count = 1;
+        if (eq != std::string_view::npos) {
+            const std::string number(item.substr(eq + 1));
+            char* stop = nullptr;
+            const long value = std::strtol(number.c_str(), &stop, 10);
+            if (number.empty() || *stop != '\0' || value < 0 || value > max_fault_count)
+                return ValueError("--faults: '" + std::string(item) + "' needs a count from 0 to " +
+                                  std::to_string(max_fault_count));
+            count = static_cast<int>(value);
+        }
+        counts[*kind] += count;
+        if (end >= text.size()) break;
+    }
+    return counts;
+}
+
+Expected<Scenario> make_scenario(const ScenarioOptions& options) {
+    const auto topology = Topology::make(options.dp, options.cp, options.ep);
+    if (!topology) return topology.error();
+    const auto plan = Plan::make(*topology, options.gpus_per_node);
+    if (!plan) return plan.error();
+
+    Scenario scenario;
+    scenario.world_size = topology->world();
+    scenario.gpus_per_node = options.gpus_per_node;
+    scenario.job = options.job.empty() ? "sim-" + std::to_string(options.seed) : options.job;
+    scenario.start_ts =
+        options.start_ts > 0
+            ? options.start_ts
+            : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+
+    // Faulty ranks: distinct, drawn with the seed. The healthy majority must stay a clear majority and
+    // large enough for the straggler statistics (8 peers).
+    std::int64_t faulty = 0;
+    for (const auto& [kind, n] : options.faults) faulty += n;
+    const std::int64_t needed =
+        options.faults.count(FindingKind::straggler) && options.faults.at(FindingKind::straggler) > 0
+            ? std::max<std::int64_t>(2 * faulty + 1, faulty + 9)
+            : 2 * faulty + 1;
+    if (faulty > 0 && scenario.world_size < needed)
+        return ValueError("--faults: " + std::to_string(faulty) + " faulty ranks need a world of at least " +
+                          std::to_string(needed) + ", got " + std::to_string(scenario.world_size));
+    std::mt19937_64 rng(options.seed);
+    std::vector<std::int64_t> order(static_cast<std::size_t>(scenario.world_size));
+    std::iota(order.begin(), order.end(), 0);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+
+    std::vector<RankScript> scripts(static_cast<std::size_t>(scenario.world_size));
+    for (std::int64_t r = 0; r < scenario.world_size; ++r) scripts[static_cast<std::size_t>(r)].rank = r;
+    std::size_t next = 0;
+    for (const auto& [kind, n] : options.faults) {
+        for (int i = 0; i < n; ++i) {
+            const std::int64_t r = order[next++];
+            scripts[static_cast<std::size_t>(r)].fault = kind;
+            scenario.injected[kind].push_back(r);
+        }
+        if (n > 0) std::sort(scenario.injected[kind].begin(), scenario.injected[kind].end());
+    }
+
+    ScriptWriter writer(scenario, *plan, options, rng);
+    for (const RankScript& script : scripts) writer.write(script, scenario.events);
+    scenario.heartbeating = writer.take_heartbeating();
+    std::stable_sort(scenario.events.begin(), scenario.events.end(),
+                     [](const ScheduledEvent& a, const ScheduledEvent& b) { return a.at < b.at; });
+    scenario.end_at = scenario.events.empty() ? 0 : scenario.events.back().at;
+    return scenario;
+}
+
+nlohmann::json summary_json(const Scenario& scenario) {
+    json injected = json::object();
+    for (const auto& [kind, ranks] : scenario.injected)
+        if (!ranks.empty()) injected[std::string(to_string(kind))] = ranks;
+    return {{"job", scenario.job}, {"world_size", scenario.world_size}, {"injected", std::move(injected)}};
+}
+
+RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, const RunOptions& options,
+                       const std::atomic<bool>& stop) {
+    using Clock = std::chrono::steady_clock;
+    RunResult result;
+    const auto start = Clock::now();
+    const double scale = options.time_scale > 0 ? options.time_scale : 1.0;
+    auto due = [&](double at) {
+        return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at / scale));
+    };
+    auto send = [&](std::int64_t rank, const json& event) {
+        reporter.enqueue(rank, event.dump(-1, ' ', false, json::error_handler_t::replace));
+        ++result.events;
+    };
+    for (const ScheduledEvent& e : scenario.events) {
+        if (stop.load()) {
+            result.stopped = true;
+            return result;
+        }
+        const auto when = due(e.at);
+        if (when > Clock::now() + std::chrono::milliseconds(1)) std::this_thread::sleep_until(when);
+        send(e.rank, e.event);
+    }
+
+    const auto event_for = [&](std::int64_t rank, std::string_view phase, double at) {
+        return json{{"job", scenario.job},
+                    {"rank", rank},
+                    {"world_size", scenario.world_size},
+                    {"phase", phase},
+                    {"status", "done"},
+                    {"ts", scenario.start_ts + at},
+                    {"host", "node" + std::to_string(rank / scenario.gpus_per_node)},
+                    {"pid", 10000 + rank}};
+    };
+    if (!options.hold) {
+        const double at = scenario.end_at + 0.5;
+        for (const std::int64_t r : scenario.heartbeating) send(r, event_for(r, "exit", at));
+        if (options.on_script_sent) options.on_script_sent();
+        return result;
+    }
+    if (options.on_script_sent) options.on_script_sent();
+    // Held: the healthy ranks keep heartbeating in real time until stopped.
+    auto next = Clock::now();
+    while (!stop.load()) {
+        next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.heartbeat_interval));
+        while (Clock::now() < next && !stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (stop.load()) break;
+        const double at = scenario.end_at + std::chrono::duration<double>(Clock::now() - start).count() * 1.0;
+        for (const std::int64_t r : scenario.heartbeating) send(r, event_for(r, "heartbeat", at));
+    }
+    result.stopped = true;
+    return result;
+}
+
+}  // namespace meshscope::sim

@@ -1,0 +1,72 @@
+#include "store_writer.h"
+
+#include <chrono>
+
+namespace meshscope::server {
+
+StoreWriter::StoreWriter(std::unique_ptr<EventStore> store) : store_(std::move(store)), path_(store_->path()) {
+    thread_ = std::thread([this] { run(); });
+}
+
+StoreWriter::~StoreWriter() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void StoreWriter::submit(std::vector<StoredEvent> events, Done done) {
+    {
+        std::lock_guard lock(mutex_);
+        pending_.push_back({std::move(events), std::move(done)});
+    }
+    wake_.notify_one();
+}
+
+CommitStats StoreWriter::stats() const {
+    std::lock_guard lock(mutex_);
+    return stats_;
+}
+
+void StoreWriter::run() {
+    std::vector<Request> group;
+    std::vector<StoredEvent> events;
+    for (;;) {
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+            if (pending_.empty()) return;  // stopping, and everything submitted was committed
+            group.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
+            pending_.clear();
+        }
+        events.clear();
+        for (Request& r : group)
+            for (StoredEvent& e : r.events) events.push_back(std::move(e));
+        const auto start = std::chrono::steady_clock::now();
+        const std::optional<Error> error = store_->append(events);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        {
+            std::lock_guard lock(mutex_);
+            if (error) {
+                ++stats_.failures;
+            } else {
+                ++stats_.commits;
+                stats_.events += events.size();
+                stats_.seconds += seconds;
+                stats_.max_seconds = std::max(stats_.max_seconds, seconds);
+                for (std::size_t i = 0; i < CommitStats::bounds.size(); ++i)
+                    if (seconds <= CommitStats::bounds[i]) {
+                        ++stats_.buckets[i];
+                        break;
+                    }
+            }
+        }
+        for (Request& r : group)
+            if (r.done) r.done(error);
+        group.clear();
+    }
+}
+
+}  // namespace meshscope::server

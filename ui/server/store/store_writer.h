@@ -1,0 +1,63 @@
+// StoreWriter: the one thread that writes the history. Requests arriving together are committed in one
+// transaction (group commit), so a burst of small requests costs one fsync, not one each; each request's
+// callback runs after its events are durable, which is when the collector may acknowledge them.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "event_store.h"
+
+namespace meshscope::server {
+
+// Commit latencies, for /metrics (a Prometheus histogram).
+struct CommitStats {
+    static constexpr std::array<double, 8> bounds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1.0};
+    std::array<std::uint64_t, bounds.size()> buckets{};  // cumulative counts are computed when printed
+    std::uint64_t commits = 0;
+    std::uint64_t events = 0;
+    std::uint64_t failures = 0;
+    double seconds = 0;
+    double max_seconds = 0;
+};
+
+class StoreWriter {
+public:
+    // Called on the writer thread; error is set when the transaction failed (nothing was stored).
+    using Done = std::function<void(const std::optional<Error>& error)>;
+
+    explicit StoreWriter(std::unique_ptr<EventStore> store);
+    ~StoreWriter();  // commits what was submitted, then stops
+    StoreWriter(const StoreWriter&) = delete;
+    StoreWriter& operator=(const StoreWriter&) = delete;
+
+    void submit(std::vector<StoredEvent> events, Done done);
+    [[nodiscard]] CommitStats stats() const;
+    [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+private:
+    struct Request {
+        std::vector<StoredEvent> events;
+        Done done;
+    };
+    void run();
+
+    std::unique_ptr<EventStore> store_;
+    std::string path_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<Request> pending_;
+    bool stopping_ = false;
+    CommitStats stats_;
+    std::thread thread_;
+};
+
+}  // namespace meshscope::server
