@@ -202,7 +202,8 @@ std::vector<DeviceMesh::Rank> DeviceMesh::group_table(std::size_t dim, CreationO
     return table;
 }
 
-std::vector<std::int64_t> DeviceMesh::coordinate_table() const {
+template <typename Emit>
+void DeviceMesh::walk_coordinates(Emit&& emit) const {
     // The root dims are a mixed radix of the rank; every mode is one root dim. Counting ranks up with an
     // odometer over the modes (outermost first) moves each visible axis's coordinate by the mode's weight.
     struct Digit {
@@ -225,11 +226,10 @@ std::vector<std::int64_t> DeviceMesh::coordinate_table() const {
     }
     std::sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) { return x.stride > y.stride; });
 
-    std::vector<std::int64_t> table(static_cast<std::size_t>(size_) * columns);
     std::vector<std::int64_t> current(columns + 1, 0);  // one spare column for hidden axes
-    std::int64_t* out = table.data();
+    const std::span<const std::int64_t> coordinate(current.data(), columns);
     for (Rank r = 0; r < size_; ++r) {
-        out = std::copy_n(current.begin(), columns, out);
+        emit(r, coordinate);
         for (std::size_t k = digits.size(); k-- > 0;) {
             Digit& digit = digits[k];
             current[digit.column] += digit.weight;
@@ -238,7 +238,19 @@ std::vector<std::int64_t> DeviceMesh::coordinate_table() const {
             digit.count = 0;
         }
     }
+}
+
+std::vector<std::int64_t> DeviceMesh::coordinate_table() const {
+    std::vector<std::int64_t> table(static_cast<std::size_t>(size_) * visible_.size());
+    std::int64_t* out = table.data();
+    walk_coordinates([&out](Rank, std::span<const std::int64_t> coordinate) {
+        out = std::copy(coordinate.begin(), coordinate.end(), out);
+    });
     return table;
+}
+
+void DeviceMesh::for_each_coordinate(const CoordinateVisitor& visit) const {
+    walk_coordinates([&visit](Rank rank, std::span<const std::int64_t> coordinate) { visit(rank, coordinate); });
 }
 
 std::vector<std::vector<DeviceMesh::Rank>> DeviceMesh::groups(std::size_t dim, CreationOrder order) const {

@@ -167,6 +167,15 @@ private slots:
                         for (std::size_t d = 0; d < view->ndim(); ++d)
                             QVERIFY2(t[static_cast<std::size_t>(r) * view->ndim() + d] == view->coordinate(r, d),
                                      where);
+                    // The streaming walk hands out the same rows, in rank order, each rank once.
+                    Ints streamed;
+                    std::int64_t next_rank = 0;
+                    view->for_each_coordinate([&](std::int64_t rank, std::span<const std::int64_t> c) {
+                        if (rank != next_rank++) streamed.push_back(-1);
+                        streamed.insert(streamed.end(), c.begin(), c.end());
+                    });
+                    QVERIFY2(next_rank == world, where);
+                    QVERIFY2(streamed == t, where);
                     for (std::size_t d = 0; d < view->ndim(); ++d)
                         for (auto order : {CreationOrder::torch29, CreationOrder::torch28}) {
                             const auto groups = view->groups(d, order);

@@ -69,6 +69,10 @@ public:
     // Every rank's coordinate, rank-major: rank r's coordinate along dim d is at [r * ndim() + d]. Computed by
     // counting, without a division per rank.
     [[nodiscard]] std::vector<std::int64_t> coordinate_table() const;
+    // Every rank's coordinate in rank order, counted like coordinate_table() but handed out one rank at a time
+    // from one reused buffer: what a writer that streams a plan needs, in bounded memory at any world size.
+    using CoordinateVisitor = std::function<void(Rank rank, std::span<const std::int64_t> coordinate)>;
+    void for_each_coordinate(const CoordinateVisitor& visit) const;
 
     // mesh["a", "b"]: names must exist and be in ascending dim order (PyTorch's KeyError texts).
     // The slice reuses the parent's groups: group membership and order along kept dims are unchanged.
@@ -105,6 +109,9 @@ private:
     // Calls emit(index, base) for every group of dim in creation order; base is the group's first member.
     template <typename Emit>
     void walk_groups(std::size_t dim, CreationOrder order, Emit&& emit) const;
+    // Counts through every rank, calling emit(rank, coordinate) with the visible coordinate (ndim() values).
+    template <typename Emit>
+    void walk_coordinates(Emit&& emit) const;
 
     std::vector<Axis> axes_;
     std::vector<std::size_t> visible_;
