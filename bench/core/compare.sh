@@ -9,7 +9,7 @@ reps="${2:-5}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-"$bench" --benchmark_filter='^BM_(Coordinates|AllGroups|CoordinatesAndAllGroups)(/2[89])?$' \
+"$bench" --benchmark_filter='^BM_(Coordinates|AllGroups|CoordinatesAndAllGroups|CoordinatesAndAllGroupsReused|FreshTableMemory)(/2[89])?$' \
   --benchmark_repetitions="$reps" --benchmark_format=json >"$tmp/cpp.json" 2>/dev/null
 /usr/bin/python3 "$here/torch_path.py" "$reps" >"$tmp/torch.txt"
 
@@ -29,11 +29,15 @@ pairs = [
     ("all groups, torch28 order", "BM_AllGroups/28", "all_groups_torch28"),
     ("coordinates + all groups, torch29", "BM_CoordinatesAndAllGroups/29", "coordinates_and_all_groups_torch29"),
     ("coordinates + all groups, torch28", "BM_CoordinatesAndAllGroups/28", "coordinates_and_all_groups_torch28"),
+    ("  the same into reused tables, torch29", "BM_CoordinatesAndAllGroupsReused/29", "coordinates_and_all_groups_torch29"),
+    ("  the same into reused tables, torch28", "BM_CoordinatesAndAllGroupsReused/28", "coordinates_and_all_groups_torch28"),
 ]
 print(f"{'2^20 ranks, expert mesh (1, 65536, 8, 2)':40} {'meshscope ms':>13} {'torch ms':>10} {'ratio':>8}")
 for label, cpp_name, torch_name in pairs:
     cpp = statistics.median(runs[cpp_name])
     t = torch[torch_name][1]
     print(f"{label:40} {cpp:13.1f} {t:10.1f} {t / cpp:7.0f}x")
+floor = statistics.median(runs["BM_FreshTableMemory"])
+print(f"{'floor: 64 MB of fresh table memory, memset':40} {floor:13.1f}")
 print("medians of the repetitions; meshscope: wall time per iteration (Google Benchmark), torch: time.perf_counter")
 PY

@@ -2,11 +2,58 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "meshscope/python_repr.h"
 #include "meshscope/topology.h"
 
 namespace meshscope {
+
+namespace {
+
+// One digit of a mixed-radix count: `size` values, each moving a row's `column` by `step`.
+struct CountDigit {
+    std::int64_t size;
+    std::int64_t step;
+    std::size_t column;
+};
+
+// Writes every row of a mixed-radix count, outermost digit first, `width` values a row. Row 0 is zeros; each
+// digit, innermost first, copies the rows written so far size - 1 times, adding step * v to its column. Every
+// value is written once from a block already written, at memory speed and with no division per row. Rows are
+// copied in chunks small enough that adding to the column touches cache, not memory, a second time.
+void count_by_replication(std::span<std::int64_t> out, std::size_t width, std::span<const CountDigit> innermost_first) {
+    std::int64_t* const first = out.data();
+    std::fill_n(first, width, std::int64_t{0});
+    const std::size_t chunk = width * 1024;
+    std::size_t rows = 1;
+    for (const CountDigit& digit : innermost_first) {
+        const std::size_t block = rows * width;
+        for (std::int64_t v = 1; v < digit.size; ++v) {
+            std::int64_t* const dst = first + static_cast<std::size_t>(v) * block;
+            const std::int64_t add = v * digit.step;
+            if (width == 1) {
+                for (std::size_t i = 0; i < block; ++i) dst[i] = first[i] + add;
+                continue;
+            }
+            for (std::size_t begin = 0; begin < block; begin += chunk) {
+                const std::size_t end = std::min(block, begin + chunk);
+                std::copy(first + begin, first + end, dst + begin);
+                if (add != 0)
+                    for (std::size_t i = begin + digit.column; i < end; i += width) dst[i] += add;
+            }
+        }
+        rows *= static_cast<std::size_t>(digit.size);
+    }
+}
+
+void require_size(std::span<const std::int64_t> out, std::size_t expected, const char* what) {
+    if (out.size() != expected)
+        throw std::length_error(std::string(what) + " needs a table of " + std::to_string(expected) + " values, got " +
+                                std::to_string(out.size()) + ".");
+}
+
+}  // namespace
 
 std::string_view to_string(CreationOrder order) noexcept {
     return order == CreationOrder::torch28 ? "torch28" : "torch29";
@@ -192,13 +239,22 @@ void DeviceMesh::for_each_group(std::size_t dim, CreationOrder order, const Grou
     });
 }
 
-std::vector<DeviceMesh::Rank> DeviceMesh::group_table(std::size_t dim, CreationOrder order) const {
-    const auto offsets = member_offsets(axis(dim));
-    std::vector<Rank> table(static_cast<std::size_t>(size_));
-    Rank* out = table.data();
-    walk_groups(dim, order, [&](std::int64_t, Rank base) {
-        for (const Rank offset : offsets) *out++ = base + offset;
-    });
+void DeviceMesh::fill_group_table(std::size_t dim, CreationOrder order, std::span<Rank> out) const {
+    require_size(out, static_cast<std::size_t>(size_), "fill_group_table");
+    // Entry i * n + c is member c of group i: a mixed radix whose innermost digits are the member's modes and
+    // whose outer digits are the other axes in creation order, each digit one stride in rank space.
+    const Axis& a = axis(dim);
+    std::vector<CountDigit> digits;
+    for (auto mode = a.modes.rbegin(); mode != a.modes.rend(); ++mode)
+        if (mode->size > 1) digits.push_back({mode->size, mode->stride, 0});
+    const auto outer = group_digits(visible_.at(dim), order);
+    for (auto mode = outer.rbegin(); mode != outer.rend(); ++mode) digits.push_back({mode->size, mode->stride, 0});
+    count_by_replication(out, 1, digits);
+}
+
+Table<DeviceMesh::Rank> DeviceMesh::group_table(std::size_t dim, CreationOrder order) const {
+    Table<Rank> table(static_cast<std::size_t>(size_));
+    fill_group_table(dim, order, table);
     return table;
 }
 
@@ -240,12 +296,36 @@ void DeviceMesh::walk_coordinates(Emit&& emit) const {
     }
 }
 
-std::vector<std::int64_t> DeviceMesh::coordinate_table() const {
-    std::vector<std::int64_t> table(static_cast<std::size_t>(size_) * visible_.size());
-    std::int64_t* out = table.data();
-    walk_coordinates([&out](Rank, std::span<const std::int64_t> coordinate) {
-        out = std::copy(coordinate.begin(), coordinate.end(), out);
-    });
+void DeviceMesh::fill_coordinate_table(std::span<std::int64_t> out) const {
+    const std::size_t columns = visible_.size();
+    require_size(out, static_cast<std::size_t>(size_) * columns, "fill_coordinate_table");
+    // Rank r's row is r in the mixed radix of the root dims; each root dim is a mode of one axis and moves
+    // that axis's column by the mode's weight (hidden axes move nothing).
+    struct Weighted {
+        std::int64_t stride;
+        CountDigit digit;
+    };
+    std::vector<Weighted> modes;
+    for (std::size_t pos = 0; pos < axes_.size(); ++pos) {
+        const Axis& a = axes_[pos];
+        const auto visible = std::find(visible_.begin(), visible_.end(), pos);
+        const bool shown = visible != visible_.end();
+        const auto column = shown ? static_cast<std::size_t>(visible - visible_.begin()) : 0;
+        std::int64_t weight = 1;
+        for (auto mode = a.modes.rbegin(); mode != a.modes.rend(); ++mode) {
+            if (mode->size > 1) modes.push_back({mode->stride, {mode->size, shown ? weight : 0, column}});
+            weight *= mode->size;
+        }
+    }
+    std::sort(modes.begin(), modes.end(), [](const Weighted& x, const Weighted& y) { return x.stride < y.stride; });
+    std::vector<CountDigit> digits;
+    for (const Weighted& m : modes) digits.push_back(m.digit);
+    count_by_replication(out, columns, digits);
+}
+
+Table<std::int64_t> DeviceMesh::coordinate_table() const {
+    Table<std::int64_t> table(static_cast<std::size_t>(size_) * visible_.size());
+    fill_coordinate_table(table);
     return table;
 }
 

@@ -1,6 +1,9 @@
 // DeviceMesh: the worked examples of domain.md, PyTorch's error texts, slicing and flattening.
 #include <QTest>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "meshscope/device_mesh.h"
 #include "meshscope/parallel_state.h"
 #include "test_support.h"
@@ -300,6 +303,73 @@ private slots:
                     const std::int64_t base = b * 20 + c * 5 + dd;
                     COMPARE_INTS(g28[row], (Ints{base, base + 60}));
                 }
+    }
+
+    // The fill_* forms write into the caller's table, whatever it held before, and refuse a table of the wrong
+    // size with an exact message instead of writing past its end.
+    void fill_tables_data() {
+        QTest::addColumn<int>("extra");
+        QTest::addColumn<QString>("group_error");
+        QTest::addColumn<QString>("coordinate_error");
+        QTest::addRow("exact size") << 0 << QString() << QString();
+        QTest::addRow("one short") << -1 << "fill_group_table needs a table of 16 values, got 15."
+                                   << "fill_coordinate_table needs a table of 64 values, got 63.";
+        QTest::addRow("one long") << 1 << "fill_group_table needs a table of 16 values, got 17."
+                                  << "fill_coordinate_table needs a table of 64 values, got 65.";
+    }
+    void fill_tables() {
+        QFETCH(int, extra);
+        QFETCH(QString, group_error);
+        QFETCH(QString, coordinate_error);
+        const auto mesh = mesh_of({1, 2, 4, 2}, expert_names);
+        for (std::size_t d = 0; d < mesh.ndim(); ++d)
+            for (auto order : {CreationOrder::torch29, CreationOrder::torch28}) {
+                Ints table(static_cast<std::size_t>(16 + extra), -7);
+                try {
+                    mesh.fill_group_table(d, order, table);
+                    QVERIFY(group_error.isEmpty());
+                    Ints expected;
+                    for (const auto& g : mesh.groups(d, order)) expected.insert(expected.end(), g.begin(), g.end());
+                    COMPARE_INTS(table, expected);
+                } catch (const std::length_error& e) {
+                    QCOMPARE(QString::fromUtf8(e.what()), group_error);
+                    QVERIFY(std::all_of(table.begin(), table.end(), [](std::int64_t v) { return v == -7; }));
+                }
+            }
+        Ints coordinates(static_cast<std::size_t>(64 + extra), -7);
+        try {
+            mesh.fill_coordinate_table(coordinates);
+            QVERIFY(coordinate_error.isEmpty());
+            for (std::int64_t r = 0; r < 16; ++r)
+                COMPARE_INTS(Ints(coordinates.begin() + r * 4, coordinates.begin() + r * 4 + 4), mesh.coordinate(r));
+        } catch (const std::length_error& e) {
+            QCOMPARE(QString::fromUtf8(e.what()), coordinate_error);
+        }
+    }
+
+    // Tables of 2^20 ranks take the huge-page allocation path (blocks of 2 MiB and more): every value checked
+    // against the per-rank lookups at a spread of ranks and groups, in both creation orders.
+    void large_tables() {
+        const auto mesh = mesh_of({2, 32768, 8, 2}, expert_names);
+        const auto coordinates = mesh.coordinate_table();
+        QCOMPARE(coordinates.size(), std::size_t{1} << 22);
+        for (std::int64_t r = 0; r < mesh.size(); r += 997)
+            for (std::size_t d = 0; d < 4; ++d)
+                QCOMPARE(coordinates[static_cast<std::size_t>(r) * 4 + d], mesh.coordinate(r, d));
+        QCOMPARE(coordinates.back(), std::int64_t{1});
+        for (std::size_t d = 0; d < mesh.ndim(); ++d)
+            for (auto order : {CreationOrder::torch29, CreationOrder::torch28}) {
+                const auto table = mesh.group_table(d, order);
+                const auto n = static_cast<std::size_t>(mesh.dim_size(d));
+                QCOMPARE(table.size(), std::size_t{1} << 20);
+                for (std::int64_t i = 0; i < mesh.group_count(d); i += 1 + mesh.group_count(d) / 257) {
+                    const auto expected = mesh.group(d, i, order);
+                    QVERIFY(std::equal(expected.begin(), expected.end(),
+                                       table.begin() + static_cast<std::ptrdiff_t>(i * n)));
+                }
+                const auto last = mesh.group(d, mesh.group_count(d) - 1, order);
+                QVERIFY(std::equal(last.begin(), last.end(), table.end() - static_cast<std::ptrdiff_t>(n)));
+            }
     }
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "meshscope/error.h"
+#include "meshscope/table.h"
 
 namespace meshscope {
 
@@ -65,10 +66,15 @@ public:
     [[nodiscard]] std::vector<std::vector<Rank>> groups(std::size_t dim, CreationOrder order) const;
     // The same groups as one flat table, group i at [i * dim_size(dim), (i + 1) * dim_size(dim)): one allocation
     // however many groups (a size-1 dim of 2^20 ranks has 2^20 of them).
-    [[nodiscard]] std::vector<Rank> group_table(std::size_t dim, CreationOrder order) const;
-    // Every rank's coordinate, rank-major: rank r's coordinate along dim d is at [r * ndim() + d]. Computed by
-    // counting, without a division per rank.
-    [[nodiscard]] std::vector<std::int64_t> coordinate_table() const;
+    [[nodiscard]] Table<Rank> group_table(std::size_t dim, CreationOrder order) const;
+    // Every rank's coordinate, rank-major: rank r's coordinate along dim d is at [r * ndim() + d]. Both tables
+    // are counted by replicating blocks, without a division per rank.
+    [[nodiscard]] Table<std::int64_t> coordinate_table() const;
+    // The same tables written into memory the caller owns and reuses (fresh memory costs a page fault per
+    // page, which at 2^20 ranks costs more than the counting). A table of the wrong size throws
+    // std::length_error ("fill_group_table needs a table of 16 values, got 15.").
+    void fill_group_table(std::size_t dim, CreationOrder order, std::span<Rank> out) const;
+    void fill_coordinate_table(std::span<std::int64_t> out) const;
     // Every rank's coordinate in rank order, counted like coordinate_table() but handed out one rank at a time
     // from one reused buffer: what a writer that streams a plan needs, in bounded memory at any world size.
     using CoordinateVisitor = std::function<void(Rank rank, std::span<const std::int64_t> coordinate)>;
