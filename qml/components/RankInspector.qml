@@ -109,23 +109,13 @@ Frame {
             boundsBehavior: Flickable.StopAtBounds
             ScrollBar.vertical: ScrollBar {}
 
-            section.property: "mesh"
-            section.delegate: Label {
-                id: sectionLabel
-
-                required property string section
-
-                width: groupList.width
-                topPadding: 4
-                text: sectionLabel.section === "expert" ? qsTr("Expert mesh groups") : qsTr("Data mesh groups")
-                color: Theme.mutedText
-                font.bold: true
-                font.pixelSize: Theme.fontSmall
-            }
-
-            delegate: Rectangle {
+            // Each mesh's rows open with a heading (a ListView section delegate logs "Component is not ready"
+            // under Qt 6.4, so the first row of a mesh carries it).
+            delegate: Column {
                 id: groupRow
 
+                required property string mesh
+                required property bool firstOfMesh
                 required property string dim
                 required property int coordinate
                 required property int groupIndex
@@ -136,49 +126,63 @@ Frame {
                 required property color dimColor
 
                 width: groupList.width - 8
-                implicitHeight: groupColumn.implicitHeight + 10
-                color: Theme.window
-                radius: 3
+                spacing: 4
 
-                Rectangle {
-                    width: 4
-                    height: parent.height
-                    radius: 2
-                    color: groupRow.dimColor
+                Label {
+                    visible: groupRow.firstOfMesh
+                    topPadding: 4
+                    text: groupRow.mesh === "expert" ? qsTr("Expert mesh groups") : qsTr("Data mesh groups")
+                    color: Theme.mutedText
+                    font.bold: true
+                    font.pixelSize: Theme.fontSmall
                 }
 
-                ColumnLayout {
-                    id: groupColumn
+                Rectangle {
+                    width: groupRow.width
+                    implicitHeight: groupColumn.implicitHeight + 10
+                    color: Theme.window
+                    radius: 3
 
-                    x: 12
-                    y: 5
-                    width: parent.width - 18
-                    spacing: 2
-
-                    Label {
-                        Layout.fillWidth: true
-                        text: qsTr("<b>%1</b> = %2 · group %3 · %4 ranks").arg(groupRow.dim).arg(groupRow.coordinate)
-                              .arg(groupRow.groupIndex).arg(groupRow.groupSize)
-                        textFormat: Text.StyledText
-                        color: Theme.text
-                        wrapMode: Text.Wrap
+                    Rectangle {
+                        width: 4
+                        height: parent.height
+                        radius: 2
+                        color: groupRow.dimColor
                     }
 
-                    Label {
-                        Layout.fillWidth: true
-                        text: "[" + groupRow.members + "]"
-                        font.family: Theme.monospace
-                        font.pixelSize: Theme.fontSmall
-                        color: Theme.text
-                        wrapMode: Text.Wrap
-                    }
+                    ColumnLayout {
+                        id: groupColumn
 
-                    Label {
-                        Layout.fillWidth: true
-                        text: groupRow.leavesNode ? qsTr("leaves the node: spans %1 nodes").arg(groupRow.nodeCount)
-                                                  : qsTr("within one node")
-                        color: groupRow.leavesNode ? Theme.warning : Theme.mutedText
-                        font.pixelSize: Theme.fontSmall
+                        x: 12
+                        y: 5
+                        width: parent.width - 18
+                        spacing: 2
+
+                        Label {
+                            Layout.fillWidth: true
+                            text: qsTr("<b>%1</b> = %2 · group %3 · %4 ranks").arg(groupRow.dim).arg(groupRow.coordinate)
+                                  .arg(groupRow.groupIndex).arg(groupRow.groupSize)
+                            textFormat: Text.StyledText
+                            color: Theme.text
+                            wrapMode: Text.Wrap
+                        }
+
+                        Label {
+                            Layout.fillWidth: true
+                            text: "[" + groupRow.members + "]"
+                            font.family: Theme.monospace
+                            font.pixelSize: Theme.fontSmall
+                            color: Theme.text
+                            wrapMode: Text.Wrap
+                        }
+
+                        Label {
+                            Layout.fillWidth: true
+                            text: groupRow.leavesNode ? qsTr("leaves the node: spans %1 nodes").arg(groupRow.nodeCount)
+                                                      : qsTr("within one node")
+                            color: groupRow.leavesNode ? Theme.warning : Theme.mutedText
+                            font.pixelSize: Theme.fontSmall
+                        }
                     }
                 }
             }

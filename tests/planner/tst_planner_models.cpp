@@ -82,6 +82,9 @@ private slots:
         QCOMPARE(role_text(*c.legend(), 2, DimsModel::SpanTextRole),
                  QStringLiteral("2 of 2 leave a node (up to 2 nodes)"));
         QCOMPARE(role_text(*c.legend(), 3, DimsModel::SpanTextRole), QStringLiteral("each within one node"));
+        c.setViewMesh(QStringLiteral("data"));  // the one dp group of 16 ranks leaves its node
+        QCOMPARE(role_text(*c.legend(), 0, DimsModel::SpanTextRole),
+                 QStringLiteral("1 of 1 leaves a node (up to 4 nodes)"));
     }
 
     void inspector_data() {
@@ -131,6 +134,8 @@ private slots:
         QCOMPARE(m.data(m.index(row), InspectorModel::GroupIndexRole).toInt(), groupIndex);
         QCOMPARE(m.data(m.index(row), InspectorModel::MembersRole).toString(), members);
         QCOMPARE(m.data(m.index(row), InspectorModel::LeavesNodeRole).toBool(), leavesNode);
+        // The first row of each mesh carries the mesh's heading: data dp, then expert edp.
+        QCOMPARE(m.data(m.index(row), InspectorModel::FirstOfMeshRole).toBool(), dim == "dp" || dim == "edp");
     }
 
     void long_groups_are_abbreviated() {

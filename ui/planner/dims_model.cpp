@@ -22,7 +22,8 @@ QVariant DimsModel::data(const QModelIndex& index, int role) const {
         case MaxNodesRole: return QVariant::fromValue<qint64>(s.max_nodes);
         case SpanTextRole:
             if (s.cross_node_groups == 0) return QStringLiteral("each within one node");
-            return QStringLiteral("%1 of %2 leave a node (up to %3 nodes)")
+            return (s.cross_node_groups == 1 ? QStringLiteral("%1 of %2 leaves a node (up to %3 nodes)")
+                                             : QStringLiteral("%1 of %2 leave a node (up to %3 nodes)"))
                 .arg(s.cross_node_groups)
                 .arg(s.groups)
                 .arg(s.max_nodes);

@@ -13,6 +13,8 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     const Row& row = rows_[static_cast<std::size_t>(index.row())];
     switch (role) {
         case MeshRole: return row.mesh;
+        case FirstOfMeshRole:
+            return index.row() == 0 || rows_[static_cast<std::size_t>(index.row()) - 1].mesh != row.mesh;
         case Qt::DisplayRole:
         case DimRole: return row.dim;
         case CoordinateRole: return QVariant::fromValue<qint64>(row.coordinate);
@@ -28,6 +30,7 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
 
 QHash<int, QByteArray> InspectorModel::roleNames() const {
     return {{MeshRole, "mesh"},
+            {FirstOfMeshRole, "firstOfMesh"},
             {DimRole, "dim"},
             {CoordinateRole, "coordinate"},
             {GroupIndexRole, "groupIndex"},

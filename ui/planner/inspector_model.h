@@ -38,6 +38,7 @@ public:
         LeavesNodeRole,
         NodeCountRole,
         ColorRole,
+        FirstOfMeshRole,  // the mesh's first row, which carries its heading
     };
     Q_ENUM(Role)
 
