@@ -2,7 +2,7 @@
 // renderer): time from process start to the first frame, then the time from each selection move to the
 // frame that shows it, for a few views of a 16,384-rank plan.
 //
-//   bench_planner_frames [--moves N] [--nodes N] [--gpus-per-node G] [--cp C] [--ep E]
+//   bench_planner_frames [--moves N] [--nodes N] [--gpus-per-node G] [--cp C] [--ep E] [--only VIEW]
 //   bench_planner_frames --shot FILE [--select R] [--dark] [--data] [--show-dim D]   (one picture, no timing)
 #include <QtQml/qqmlextensionplugin.h>
 #include <QApplication>
@@ -35,40 +35,75 @@ int arg_int(const QStringList& args, const QString& name, int fallback) {
     return i >= 0 && i + 1 < args.size() ? args[i + 1].toInt() : fallback;
 }
 
-// Runs `moves` selection moves, each waiting for the frame that shows it; returns ms per frame.
-std::vector<double> measure(QQuickWindow& window, const std::function<void(int)>& move, int moves) {
-    std::vector<double> out;
+struct Frames {
+    std::vector<double> ms;        // selection change to frameSwapped
+    std::vector<double> paint_ms;  // MeshGridItem's own painting in that frame
+    // Where a frame's time goes: the change itself (models, bindings), waiting for the frame (the platform's
+    // update timer, polish), synchronizing the scene graph (updatePaintNode), rendering, the rest (swap).
+    std::vector<double> change_ms, wait_ms, sync_ms, render_ms;
+};
+
+// Runs `moves` selection moves, each waiting for the frame that shows it.
+Frames measure(QQuickWindow& window, const MeshGridItem& grid, const std::function<void(int)>& move, int moves) {
+    Frames out;
     QElapsedTimer timer;
     QEventLoop loop;
     int done = 0;
+    double changed = 0, sync_start = 0, sync_end = 0, render_start = 0, render_end = 0;
+    const auto now = [&] { return static_cast<double>(timer.nsecsElapsed()) / 1e6; };
+    const auto start = [&](int i) {
+        timer.start();
+        move(i);
+        changed = now();
+    };
+    // Direct connections: the software render loop runs on this thread.
+    const QList<QMetaObject::Connection> phases{
+        QObject::connect(
+            &window, &QQuickWindow::beforeSynchronizing, &loop, [&] { sync_start = now(); }, Qt::DirectConnection),
+        QObject::connect(
+            &window, &QQuickWindow::afterSynchronizing, &loop, [&] { sync_end = now(); }, Qt::DirectConnection),
+        QObject::connect(
+            &window, &QQuickWindow::beforeRendering, &loop, [&] { render_start = now(); }, Qt::DirectConnection),
+        QObject::connect(
+            &window, &QQuickWindow::afterRendering, &loop, [&] { render_end = now(); }, Qt::DirectConnection)};
     const auto connection = QObject::connect(&window, &QQuickWindow::frameSwapped, &loop, [&] {
-        out.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        out.ms.push_back(now());
+        out.paint_ms.push_back(grid.lastPaintMs());
+        out.change_ms.push_back(changed);
+        out.wait_ms.push_back(sync_start - changed);
+        out.sync_ms.push_back(sync_end - sync_start);
+        out.render_ms.push_back(render_end - render_start);
         if (++done >= moves) {
             loop.quit();
             return;
         }
-        QTimer::singleShot(0, &loop, [&] {
-            timer.start();
-            move(done);
-        });
+        QTimer::singleShot(0, &loop, [&] { start(done); });
     });
-    QTimer::singleShot(0, &loop, [&] {
-        timer.start();
-        move(0);
-    });
+    QTimer::singleShot(0, &loop, [&] { start(0); });
     loop.exec();
     QObject::disconnect(connection);
+    for (const auto& c : phases) QObject::disconnect(c);
     return out;
 }
 
-void report(const char* name, std::vector<double> ms, double paint_ms) {
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+void report(const char* name, const Frames& frames) {
+    std::vector<double> ms = frames.ms;
+    const double paint_ms = median(frames.paint_ms);
     std::sort(ms.begin(), ms.end());
     const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
     const auto at = [&](double q) {
         return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
     };
-    std::printf("%-44s frames %4zu  mean %6.2f  median %6.2f  p95 %6.2f  max %6.2f ms   (grid paint %5.2f ms)\n", name,
-                ms.size(), mean, at(0.5), at(0.95), ms.back(), paint_ms);
+    std::printf("%-46s frames %4zu  mean %6.2f  median %6.2f  p95 %6.2f  max %6.2f ms\n", name, ms.size(), mean,
+                at(0.5), at(0.95), ms.back());
+    std::printf("    medians: change %5.2f  wait %5.2f  sync %5.2f (grid paint %5.2f)  render %5.2f ms\n",
+                median(frames.change_ms), median(frames.wait_ms), median(frames.sync_ms), paint_ms,
+                median(frames.render_ms));
 }
 }  // namespace
 
@@ -123,18 +158,29 @@ int main(int argc, char** argv) {
                 window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software" : "hardware");
     std::printf("start to first frame: %lld ms\n", static_cast<long long>(started.elapsed()));
 
+    // --only N runs the first N-1 views untimed (they set the state up) and times view N: for profiling.
+    const int only = arg_int(args, QStringLiteral("--only"), 0);
+    int view = 0;
+    const auto run = [&](const char* name, const std::function<void(int)>& move) {
+        ++view;
+        if (only != 0 && view != only) {
+            if (view < only) measure(*window, *grid, move, 2);
+            return;
+        }
+        report(name, measure(*window, *grid, move, moves));
+    };
     const auto walk = [&](int) { grid->moveSelection(1, 0); };
     controller.setSelectedRank(0);
-    report("expert mesh, whole grid (fit), arrow right", measure(*window, walk, moves), grid->lastPaintMs());
+    run("expert mesh, whole grid (fit), arrow right", walk);
     const auto jump = [&](int i) { controller.setSelectedRank((i * 997) % controller.planWorld()); };
-    report("expert mesh, whole grid (fit), random ranks", measure(*window, jump, moves), grid->lastPaintMs());
+    run("expert mesh, whole grid (fit), random ranks", jump);
     controller.setShownDim(QStringLiteral("efsdp"));
-    report("expert mesh, fit, all efsdp groups shown", measure(*window, jump, moves), grid->lastPaintMs());
+    run("expert mesh, fit, all efsdp groups shown", jump);
     controller.setShownDim({});
     grid->zoomBy(1.0 / grid->zoom());  // cells at 44 px, with rank labels
-    report("expert mesh, zoom 100%, arrow right", measure(*window, walk, moves), grid->lastPaintMs());
+    run("expert mesh, zoom 100%, arrow right", walk);
     grid->fitToView();
     controller.setViewMesh(QStringLiteral("data"));
-    report("data mesh, fit, random ranks (dp group = all)", measure(*window, jump, moves), grid->lastPaintMs());
+    run("data mesh, fit, random ranks (dp group = all)", jump);
     return 0;
 }

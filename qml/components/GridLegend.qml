@@ -56,6 +56,7 @@ Flow {
             objectName: "legend_" + legendEntry.dim
             checkable: true
             checked: legendEntry.shown
+            highlighted: legendEntry.checked
             text: qsTr("%1 (%2) · %3 × %4").arg(legendEntry.dim).arg(legendEntry.styleText).arg(legendEntry.groups)
                   .arg(legendEntry.size)
             leftPadding: 30

@@ -25,6 +25,7 @@ RowLayout {
         checkable: true
         enabled: root.controller.hasExpertMesh
         checked: root.controller.showingExpertMesh
+        highlighted: checked  // Fusion's sunken "checked" reads as unchecked in the dark theme
         ButtonGroup.group: meshButtons
         onClicked: root.controller.viewMesh = "expert"
     }
@@ -34,6 +35,7 @@ RowLayout {
         text: qsTr("Data mesh")
         checkable: true
         checked: !root.controller.showingExpertMesh
+        highlighted: checked
         ButtonGroup.group: meshButtons
         onClicked: root.controller.viewMesh = "data"
     }

@@ -3,9 +3,11 @@
 // picture (screen or export) shows node colours and the selected rank's groups.
 #include <QFile>
 #include <QPainter>
+#include <QQuickWindow>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -37,6 +39,10 @@ class TestGridGeometry : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() {
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);  // as on machines without a GPU
+    }
+
     void every_rank_has_one_cell_data() {
         QTest::addColumn<int>("dp");
         QTest::addColumn<int>("cp");
@@ -139,6 +145,92 @@ private slots:
         QCOMPARE(static_cast<int>(g.runs(members).size()), runs);
     }
 
+    void runs_cover_exactly_the_members_data() {
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<bool>("expert");
+        QTest::addColumn<QString>("dim");
+        QTest::addColumn<int>("rank");
+        QTest::addRow("data dp, every rank") << 1024 << 1 << 8 << false << "dp" << 300;
+        QTest::addRow("data dp, cp 2") << 512 << 2 << 4 << false << "dp" << 301;
+        QTest::addRow("data cp") << 512 << 2 << 4 << false << "cp" << 301;
+        QTest::addRow("expert efsdp") << 512 << 2 << 4 << true << "efsdp" << 77;
+        QTest::addRow("expert ep, cp 4") << 64 << 4 << 8 << true << "ep" << 131;
+        QTest::addRow("data dp, ep 1, partial block") << 12 << 1 << 1 << false << "dp" << 5;
+    }
+
+    // Runs are built from consecutive ranks without dividing per rank: each member's cell must lie in exactly
+    // one run and no other cell in any.
+    void runs_cover_exactly_the_members() {
+        QFETCH(int, dp);
+        QFETCH(int, cp);
+        QFETCH(int, ep);
+        QFETCH(bool, expert);
+        QFETCH(QString, dim);
+        QFETCH(int, rank);
+        const GridGeometry g(make_plan(dp, cp, ep, 8), expert ? GridMesh::expert : GridMesh::data);
+        const auto index = g.mesh().mesh.dim_index(dim.toStdString());
+        QVERIFY(index.has_value());
+        const auto members = g.mesh().mesh.group_of(rank, *index);
+        const std::set<std::int64_t> member_set(members.begin(), members.end());
+        const auto runs = g.runs(members);
+        for (std::int64_t r = 0; r < g.world(); ++r) {
+            const QPointF centre = g.cell_rect(r).center();
+            const auto covering =
+                std::count_if(runs.begin(), runs.end(), [&](const QRectF& run) { return run.contains(centre); });
+            QCOMPARE(covering, member_set.count(r) ? 1 : 0);
+        }
+    }
+
+    void a_partial_repaint_matches_a_full_paint_data() {
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<double>("scale");
+        QTest::addColumn<QString>("shown_dim");
+        // Scales: tiny cells (blocks merge), small cells whose rank text is wider than the cell, block label
+        // chips wider than their block, full-size cells with two lines of text; all groups of a dim.
+        QTest::addRow("16384 fit") << 16384 << 8 << 0.1 << QString();
+        QTest::addRow("16384 cells of 13 px") << 16384 << 8 << 0.3 << QString();
+        QTest::addRow("16384 cells of 18 px, text wider than cells") << 16384 << 8 << 0.4 << QString();
+        QTest::addRow("16384 zoom 1") << 16384 << 8 << 1.0 << QString();
+        QTest::addRow("512 all efsdp groups") << 512 << 4 << 0.6 << QStringLiteral("efsdp");
+    }
+
+    // The on-screen item scrolls its cached base layer on a pan and repaints only the exposed strips: that is
+    // right only if painting a strip (clipped to it) gives the pixels a full paint gives there, wherever the
+    // strip's edges cut cells, gaps, text and labels.
+    void a_partial_repaint_matches_a_full_paint() {
+        QFETCH(int, dp);
+        QFETCH(int, ep);
+        QFETCH(double, scale);
+        QFETCH(QString, shown_dim);
+        const GridGeometry g(make_plan(dp, 1, ep, 8), GridMesh::expert);
+        const GridPainter painter_of_grid(g, GridPalette::light());
+        const QSize size(800, 500);
+        const GridView view{scale, QPointF(-37.5, -21.5)};
+        QImage full(size, QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&full);
+        painter_of_grid.paint_base(painter, view, QRectF(QPointF(0, 0), QSizeF(size)), shown_dim);
+        painter.end();
+        std::vector<QRect> strips;
+        for (int x = 0; x < size.width(); x += 37) strips.emplace_back(x, 0, 23, size.height());
+        for (int y = 0; y < size.height(); y += 29) strips.emplace_back(0, y, size.width(), 17);
+        int differing = 0;
+        for (const QRect& strip : strips) {
+            QImage part(size, QImage::Format_ARGB32_Premultiplied);
+            part.fill(Qt::magenta);
+            painter.begin(&part);
+            painter.setClipRect(strip);
+            painter_of_grid.paint_base(painter, view, QRectF(strip), shown_dim);
+            painter.end();
+            for (int y = strip.top(); y <= strip.bottom(); ++y)
+                for (int x = strip.left(); x <= strip.right(); ++x)
+                    if (full.pixel(x, y) != part.pixel(x, y)) ++differing;
+        }
+        QCOMPARE(differing, 0);
+    }
+
     void painting_shows_nodes_and_the_selected_groups() {
         const GridGeometry g(make_plan(16, 1, 8, 8), GridMesh::expert);
         const GridPalette palette = GridPalette::light();
@@ -158,6 +250,49 @@ private slots:
         QVERIFY(count_colour(image, palette.selection_fill) > 500);
         QVERIFY(count_colour(image, dim_style("ep").color) > 200);     // frame around ranks 8..15
         QVERIFY(count_colour(image, dim_style("efsdp").color) > 100);  // rings in ranks 5 and 13
+    }
+
+    void a_panned_grid_shows_what_a_fresh_paint_shows_data() {
+        QTest::addColumn<int>("dx");
+        QTest::addColumn<int>("dy");
+        QTest::addColumn<int>("moves");
+        QTest::addRow("walk right") << 1 << 0 << 24;
+        QTest::addRow("walk down") << 0 << 1 << 12;
+    }
+
+    // On screen: walking the selection past the edge pans the view by whole pixels, and the item scrolls its
+    // cached base layer instead of repainting it. The result must equal a fresh paint of the same view.
+    void a_panned_grid_shows_what_a_fresh_paint_shows() {
+        QFETCH(int, dx);
+        QFETCH(int, dy);
+        QFETCH(int, moves);
+        PlanController controller;
+        controller.setNodes(64);  // 512 ranks, ep 8: at zoom 1 the grid is larger than the window
+        QQuickWindow window;
+        window.resize(800, 500);
+        MeshGridItem item(window.contentItem());
+        item.setController(&controller);
+        item.setSize(QSizeF(800, 500));
+        window.show();
+        item.zoomBy(1.0 / item.zoom());
+        controller.setSelectedRank(0);
+        (void)window.grabWindow();
+        const QRectF first = item.cellRect(0);
+        for (int i = 0; i < moves; ++i) {
+            item.moveSelection(dx, dy);
+            (void)window.grabWindow();  // each step is scrolled from the one before
+        }
+        QVERIFY(item.cellRect(0) != first);  // the view did pan
+        const QImage scrolled = window.grabWindow();
+        item.setDark(true);  // throw the cached base layer away ...
+        item.setDark(false);
+        const QImage fresh = window.grabWindow();  // ... and paint the same view from scratch
+        QCOMPARE(scrolled.size(), fresh.size());
+        int differing = 0;
+        for (int y = 0; y < fresh.height(); ++y)
+            for (int x = 0; x < fresh.width(); ++x)
+                if (scrolled.pixel(x, y) != fresh.pixel(x, y)) ++differing;
+        QCOMPARE(differing, 0);
     }
 
     void exports_write_png_and_svg() {

@@ -174,9 +174,33 @@ QString GridGeometry::axes_text() const {
 std::vector<QRectF> GridGeometry::runs(std::span<const std::int64_t> ranks) const {
     std::vector<QRectF> out;
     std::int64_t run_block = -1;
+    std::int64_t origin_block = -1;
+    QPointF origin;
+    std::int64_t previous = -2;
+    CellPosition p;
     for (std::int64_t rank : ranks) {
-        const QRectF r = cell_rect(rank);
-        const std::int64_t block = position_of(rank).block;
+        // cell_rect without its divisions per rank: a group can be all 65,536 ranks, merged every frame, and
+        // its ranks are mostly consecutive.
+        if (rank == previous + 1) {
+            if (++p.row == rows_) {
+                p.row = 0;
+                if (++p.column == columns_) {
+                    p.column = 0;
+                    ++p.block;
+                }
+            }
+        } else {
+            p = position_of(rank);
+        }
+        previous = rank;
+        const std::int64_t block = p.block;
+        if (block != origin_block) {
+            origin = block_origin(block);
+            origin_block = block;
+        }
+        const QRectF r(origin.x() + static_cast<double>(p.column) * (M::cell + M::cell_gap),
+                       origin.y() + M::label_height + static_cast<double>(p.row) * (M::cell + M::cell_gap), M::cell,
+                       M::cell);
         if (!out.empty() && block == run_block) {
             QRectF& last = out.back();
             const auto near = [](double a, double b) { return std::abs(a - b) < 0.5; };

@@ -6,6 +6,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "dim_style.h"
@@ -45,6 +46,33 @@ void collect_boundaries(const GridGeometry& g, const GridView& view, std::int64_
         if (column == 0) out.emplace_back(r.topLeft(), r.bottomLeft());
         if (row == 0) out.emplace_back(r.topLeft(), r.topRight());
     }
+}
+
+// The outline a pen of `width` draws along `r`, as four plain rectangles on whole pixels: filled together
+// without antialiasing, a group of thousands of runs (the data mesh's dp group is every block) costs a few
+// span fills per run, not a stroked path per run (which took longer than a frame).
+void add_outline(std::vector<QRect>& out, const QRectF& r, int w) {
+    const QRect o(
+        QPoint(static_cast<int>(std::lround(r.left() - w / 2.0)), static_cast<int>(std::lround(r.top() - w / 2.0))),
+        QPoint(static_cast<int>(std::lround(r.right() + w / 2.0)) - 1,
+               static_cast<int>(std::lround(r.bottom() + w / 2.0)) - 1));
+    out.emplace_back(o.left(), o.top(), o.width(), w);
+    out.emplace_back(o.left(), o.bottom() - w + 1, o.width(), w);
+    if (o.height() > 2 * w) {
+        out.emplace_back(o.left(), o.top() + w, w, o.height() - 2 * w);
+        out.emplace_back(o.right() - w + 1, o.top() + w, w, o.height() - 2 * w);
+    }
+}
+
+template <typename Rect>
+void fill_rects(QPainter& painter, const std::vector<Rect>& rects, const QColor& colour) {
+    if (rects.empty()) return;
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(colour);
+    painter.drawRects(rects.data(), static_cast<int>(rects.size()));
+    painter.restore();
 }
 }  // namespace
 
@@ -93,7 +121,10 @@ void GridPainter::paint_cells(QPainter& painter, const GridView& view, const QRe
     const Placement& placement = g.plan().placement();
     const CreationOrder order = g.plan().order();
     const double px = cell_pixels(view);
-    const QRectF visible = view.to_content(viewport);
+    // Cells and blocks just outside the viewport still reach into it (rank text wider than a small cell, node
+    // frames in the gaps), so a partial repaint (the strip a pan exposes) must draw them too, in the same order.
+    const QRectF reach = viewport.adjusted(-reach_margin, -reach_margin, reach_margin, reach_margin);
+    const QRectF visible = view.to_content(reach);
     const bool text = px >= 16;
     const bool second_line = px >= 34;
     const bool frames = px >= 5;
@@ -123,7 +154,7 @@ void GridPainter::paint_cells(QPainter& painter, const GridView& view, const QRe
         for (std::int64_t i = 0; i < n; ++i) {
             const std::int64_t rank = first + i;
             const QRectF r = view.to_screen(g.cell_rect(rank));
-            if (!r.intersects(viewport)) continue;
+            if (!r.intersects(reach)) continue;
             const QColor fill = shown_dim >= 0
                                     ? palette_.group_fills[static_cast<std::size_t>(group_key(rank) % 8)]
                                     : palette_.node_fills[static_cast<std::size_t>(placement.node_of(rank) % 6)];
@@ -184,7 +215,9 @@ void GridPainter::paint_block_labels(QPainter& painter, const GridView& view, co
                             ? std::int64_t{1}
                             : static_cast<std::int64_t>(std::ceil(3 * (label_width + 6) / pitch_x));
     const auto step_y = inline_labels ? std::int64_t{1} : static_cast<std::int64_t>(std::ceil(64 / pitch_y));
-    const QRectF visible = view.to_content(viewport);
+    // A chip may be wider than its block: blocks to the left of the viewport can reach into it.
+    const QRectF visible = view.to_content(
+        viewport.adjusted(-(label_width + 8 + reach_margin), -reach_margin, reach_margin, reach_margin));
     for (std::int64_t block : g.blocks_in(visible)) {
         const std::int64_t bx = block % g.block_columns(), by = block / g.block_columns();
         if (bx % step_x != 0 || by % step_y != 0) continue;
@@ -225,30 +258,33 @@ void GridPainter::paint_overlay(QPainter& painter, const GridView& view, const Q
                     const double inset = std::max(1.0, style.inset * scale_down) + width / 2;
                     painter.setPen(QPen(style.color, width));
                     painter.setBrush(Qt::NoBrush);
+                    std::vector<QRectF> dots;
                     for (std::int64_t rank : members) {
                         const QRectF r = view.to_screen(g.cell_rect(rank));
                         if (!r.intersects(viewport)) continue;
                         if (px < 10)  // a dot, so thousands of members do not bury the grid
-                            painter.fillRect(QRectF(r.center() - QPointF(px / 4, px / 4), QSizeF(px / 2, px / 2)),
-                                             style.color);
+                            dots.emplace_back(r.center() - QPointF(px / 4, px / 4), QSizeF(px / 2, px / 2));
                         else
                             painter.drawRect(r.adjusted(inset, inset, -inset, -inset));
                     }
+                    fill_rects(painter, dots, style.color);
                     continue;
                 }
-                for (const QRectF& run : g.runs(members)) {
+                QColor tint = style.color;
+                tint.setAlpha(70);
+                std::vector<QRect> outlines;
+                const auto runs = g.runs(members);
+                // Whole pixels; a group of many runs (the data mesh's dp group frames every block) gets the
+                // thinner of the two roundings, so it does not bury the cells and block labels.
+                const int pixels = std::max(1, static_cast<int>(std::lround(runs.size() > 64 ? width - 0.25 : width)));
+                for (const QRectF& run : runs) {
                     const double grow = pass == HighlightShape::frame ? M::cell_gap * view.scale / 2 + width / 2 : 0;
                     const QRectF r = view.to_screen(run).adjusted(-grow, -grow, grow, grow);
-                    if (!r.intersects(viewport)) continue;
-                    if (pass == HighlightShape::band) {
-                        QColor tint = style.color;
-                        tint.setAlpha(70);
-                        painter.fillRect(r, tint);
-                    }
-                    painter.setPen(QPen(style.color, width));
-                    painter.setBrush(Qt::NoBrush);
-                    painter.drawRect(r);
+                    if (!r.adjusted(-width, -width, width, width).intersects(viewport)) continue;
+                    if (pass == HighlightShape::band) painter.fillRect(r, tint);
+                    add_outline(outlines, r, pixels);
                 }
+                fill_rects(painter, outlines, style.color);
             }
         }
         const QRectF cell = view.to_screen(g.cell_rect(state.selected));

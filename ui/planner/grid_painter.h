@@ -62,6 +62,8 @@ public:
     GridPainter(const GridGeometry& geometry, const GridPalette& palette) : geometry_(geometry), palette_(palette) {}
 
     // shown_dim: the dim whose groups are all drawn (empty: none); viewport: the screen rectangle to fill.
+    // Painting a part of the screen (clipped to it) gives the same pixels there as painting all of it, so a
+    // panned base layer can be scrolled and only the exposed strips repainted.
     void paint_base(QPainter& painter, const GridView& view, const QRectF& viewport, const QString& shown_dim) const;
     void paint_overlay(QPainter& painter, const GridView& view, const QRectF& viewport,
                        const GridOverlayState& state) const;
@@ -70,6 +72,8 @@ public:
     [[nodiscard]] static GridView whole(double scale) { return {scale, QPointF(0, 0)}; }
 
 private:
+    static constexpr double reach_margin = 24.0;  // screen pixels: how far anything drawn reaches past its cell
+
     void paint_cells(QPainter& painter, const GridView& view, const QRectF& viewport, int shown_dim) const;
     void paint_block_labels(QPainter& painter, const GridView& view, const QRectF& viewport) const;
 

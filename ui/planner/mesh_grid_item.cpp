@@ -4,10 +4,12 @@
 #include <QFile>
 #include <QPainter>
 #include <QQuickWindow>
+#include <QRegion>
 #include <QSGImageNode>
 #include <QSvgGenerator>
 
 #include <algorithm>
+#include <cmath>
 
 namespace meshscope::ui {
 
@@ -101,8 +103,10 @@ double MeshGridItem::fit_scale() const {
 }
 
 void MeshGridItem::set_view(const GridView& view) {
+    // A pan keeps the base layer: updatePaintNode scrolls it and repaints only the exposed strips.
+    if (view.scale != view_.scale) base_valid_ = false;
     view_ = view;
-    invalidate_base();
+    update();
     emit viewChanged();
 }
 
@@ -140,6 +144,9 @@ void MeshGridItem::ensure_visible(std::int64_t rank) {
     else if (r.bottom() > height())
         shift.ry() = height() - r.bottom();
     if (shift.isNull()) return;
+    // Whole device pixels, so the cached base layer can be scrolled instead of repainted.
+    const double dpr = window() ? window()->effectiveDevicePixelRatio() : 1.0;
+    shift = QPointF(std::round(shift.x() * dpr), std::round(shift.y() * dpr)) / dpr;
     fitted_ = false;
     set_view({view_.scale, view_.offset + shift});
 }
@@ -192,12 +199,13 @@ QSGNode* MeshGridItem::updatePaintNode(QSGNode* old, UpdatePaintNodeData*) {
     timer.start();
     const QRectF viewport(0, 0, width(), height());
     const GridPainter painter_of_grid(*geometry_, palette());
-    if (!base_valid_ || base_.size() != pixels) {
+    if (!base_valid_ || base_.size() != pixels || !scroll_base(painter_of_grid, dpr)) {
         base_ = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
         base_.setDevicePixelRatio(dpr);
         QPainter painter(&base_);
         painter_of_grid.paint_base(painter, view_, viewport, controller_->shownDim());
         base_valid_ = true;
+        base_view_ = view_;
     }
     QImage frame = base_.copy();
     frame.setDevicePixelRatio(dpr);
@@ -216,6 +224,37 @@ QSGNode* MeshGridItem::updatePaintNode(QSGNode* old, UpdatePaintNodeData*) {
     last_paint_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     QMetaObject::invokeMethod(this, &MeshGridItem::painted, Qt::QueuedConnection);
     return node;
+}
+
+bool MeshGridItem::scroll_base(const GridPainter& painter_of_grid, double dpr) {
+    if (view_.scale != base_view_.scale) return false;
+    const QPointF delta = (view_.offset - base_view_.offset) * dpr;
+    const QPoint shift(qRound(delta.x()), qRound(delta.y()));
+    if (shift.isNull()) return std::abs(delta.x()) < 1e-6 && std::abs(delta.y()) < 1e-6;
+    // Only a pan by whole device pixels keeps every pixel of the picture (fractional pans repaint it all),
+    // and only when some of the old picture stays on screen.
+    const QSize size = base_.size();
+    if (std::abs(delta.x() - shift.x()) > 1e-6 || std::abs(delta.y() - shift.y()) > 1e-6 ||
+        std::abs(shift.x()) >= size.width() || std::abs(shift.y()) >= size.height())
+        return false;
+    QImage scrolled(size, QImage::Format_ARGB32_Premultiplied);
+    scrolled.setDevicePixelRatio(dpr);
+    QPainter painter(&scrolled);
+    painter.setCompositionMode(QPainter::CompositionMode_Source);
+    painter.drawImage(QPointF(shift) / dpr, base_);
+    painter.setCompositionMode(QPainter::CompositionMode_SourceOver);
+    const QRegion exposed = QRegion(QRect(QPoint(0, 0), size)).subtracted(QRect(shift, size));
+    for (const QRect& strip : exposed) {
+        const QRectF area(QPointF(strip.topLeft()) / dpr, QSizeF(strip.size()) / dpr);
+        painter.save();
+        painter.setClipRect(area);
+        painter_of_grid.paint_base(painter, view_, area, controller_->shownDim());
+        painter.restore();
+    }
+    painter.end();
+    base_ = std::move(scrolled);
+    base_view_ = view_;
+    return true;
 }
 
 void MeshGridItem::mousePressEvent(QMouseEvent* event) {

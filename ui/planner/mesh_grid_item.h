@@ -3,8 +3,9 @@
 // Qt 6.4's software renderer (offscreen, and machines without GPU) draws no custom geometry nodes, and
 // thousands of rectangle and text nodes would cost more per frame than painting. So the item paints the
 // visible part of the grid with GridPainter into an image at the item's pixel size and hands it to the scene
-// graph as one texture: the base layer (cells, nodes, labels) is cached per plan/view/zoom/pan, and a moving
-// selection only repaints the overlay on a copy of it. Exports paint through the same GridPainter.
+// graph as one texture: the base layer (cells, nodes, labels) is cached per plan/view/zoom, a pan scrolls it
+// and paints only the exposed strips, and a moving selection only repaints the overlay on a copy of it.
+// Exports paint through the same GridPainter.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
@@ -86,6 +87,9 @@ private:
     [[nodiscard]] double fit_scale() const;
     [[nodiscard]] GridPalette palette() const { return dark_ ? GridPalette::dark() : GridPalette::light(); }
     [[nodiscard]] QImage export_image() const;
+    // Brings the cached base layer to the current view by scrolling it and painting the exposed strips; false
+    // when the view changed in a way a scroll cannot follow (zoom, fractional pan, pan beyond the screen).
+    bool scroll_base(const GridPainter& painter_of_grid, double dpr);
 
     QPointer<PlanController> controller_;
     std::unique_ptr<GridGeometry> geometry_;
@@ -97,7 +101,8 @@ private:
     QPointF last_drag_;
     bool dragging_ = false;
 
-    QImage base_;  // cached base layer at the item's pixel size
+    QImage base_;         // cached base layer at the item's pixel size
+    GridView base_view_;  // the view base_ was painted for
     bool base_valid_ = false;
     double last_paint_ms_ = 0;
 };
