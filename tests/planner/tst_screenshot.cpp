@@ -77,6 +77,27 @@ private slots:
         QVERIFY(count_colour(image, qRgb(0x8E, 0x24, 0xAA)) > 100);
     }
 
+    // At 16,384 ranks the fitted grid is too small for rank numbers and labels only every k-th block, so the
+    // selection carries a chip ("5000 · efsdp 312") in the selection colour: hundreds of pixels more than
+    // the few the tiny cell itself adds.
+    void small_zoom_labels_the_selection() {
+        QTemporaryDir dir;
+        const QStringList plan{QStringLiteral("--page"), QStringLiteral("planner"), QStringLiteral("--world"),
+                               QStringLiteral("16384"),  QStringLiteral("--ep"),    QStringLiteral("8"),
+                               QStringLiteral("--cp"),   QStringLiteral("2")};
+        const QString with = dir.filePath(QStringLiteral("with.png"));
+        const QString without = dir.filePath(QStringLiteral("without.png"));
+        Run run = run_meshscope(
+            QStringList{QStringLiteral("--screenshot"), with, QStringLiteral("--select-rank"), QStringLiteral("5000")} +
+            plan);
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        run = run_meshscope(QStringList{QStringLiteral("--screenshot"), without} + plan);
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        const QRgb selection = qRgb(0x21, 0x21, 0x21);
+        const int added = count_colour(QImage(with), selection) - count_colour(QImage(without), selection);
+        QVERIFY2(added > 600, qPrintable(QString::number(added)));
+    }
+
     void bad_flags_exit_2_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");

@@ -293,6 +293,20 @@ void GridPainter::paint_overlay(QPainter& painter, const GridView& view, const Q
             painter.setPen(palette_.selection_text);
             painter.setFont(pixel_font(std::clamp(px * 0.32, 9.0, 15.0), true));
             painter.drawText(cell, Qt::AlignCenter, QString::number(state.selected));
+        } else {
+            // Too small for its number, and block chips label only every k-th block (one may even cover the
+            // selected block): a chip beside the selection says which rank and block it is.
+            const QString label =
+                QStringLiteral("%1 · %2").arg(state.selected).arg(g.block_label(g.position_of(state.selected).block));
+            const QFont font = pixel_font(11, true);
+            const QSizeF size(QFontMetricsF(font).horizontalAdvance(label) + 10, 16);
+            QPointF at(cell.right() + 4, cell.center().y() - size.height() / 2);
+            if (at.x() + size.width() > viewport.right()) at.setX(cell.left() - 4 - size.width());
+            const QRectF chip(at, size);
+            painter.fillRect(chip, palette_.selection_fill);
+            painter.setPen(palette_.selection_text);
+            painter.setFont(font);
+            painter.drawText(chip, Qt::AlignCenter, label);
         }
     }
     if (state.hovered >= 0 && state.hovered < g.world() && state.hovered != state.selected) {
