@@ -236,8 +236,10 @@ private slots:
         QCOMPARE(model.index(7).data(PhaseHistogramModel::FractionRole).toDouble(), 1.0);  // heartbeat
     }
 
-    // A 16,384-rank snapshot must parse and land in the models well inside one 33 ms update budget on a
-    // fast machine; the figure goes to docs/benchmarks.md. The bound here only catches blow-ups.
+    // A 16,384-rank snapshot: the worker part (JSON parse + rows, LiveClient::getRows runs it off the GUI
+    // thread) and the GUI-thread part (applying ready rows to the models, which must fit one 33 ms update on a
+    // fast machine) are timed separately; the figures go to docs/benchmarks-live.md. The bounds only catch
+    // blow-ups.
     void large_snapshot_cost() {
         json ranks = json::array();
         for (int r = 0; r < 16384; ++r)
@@ -250,10 +252,15 @@ private slots:
                              {"topology", {{"dp", 8192}, {"cp", 2}, {"ep", 8}}},
                              {"timings", {{"launch", {{"started", 1.0}, {"done", 2.0}}}, {"ready", {{"done", 3.0}}}}}});
         const std::string text = json{{"ranks", ranks}}.dump();
+        // Worker thread: what LiveClient::getRows does with the body.
         QElapsedTimer clock;
         clock.start();
-        auto rows = parse_ranks(json::parse(text));
-        const double parse_ms = clock.nsecsElapsed() / 1e6;
+        const json parsed = json::parse(text);
+        const double json_ms = clock.nsecsElapsed() / 1e6;
+        clock.restart();
+        auto rows = parse_ranks(parsed);
+        const double rows_ms = clock.nsecsElapsed() / 1e6;
+        // GUI thread: what LiveSession::flush does with the rows.
         RanksModel model;
         PhaseHistogramModel histogram;
         clock.restart();
@@ -265,11 +272,15 @@ private slots:
         model.setRanks(rows);  // same ranks, one changed: in place
         histogram.setRanks(model.ranks());
         const double again_ms = clock.nsecsElapsed() / 1e6;
-        qInfo("16384 ranks, %zu bytes: parse %.1f ms, first apply %.1f ms, in-place apply %.1f ms", text.size(),
-              parse_ms, first_ms, again_ms);
+        qInfo(
+            "16384 ranks, %zu bytes: worker thread: JSON parse %.1f ms + rows %.1f ms = %.1f ms; "
+            "GUI thread: first apply %.1f ms, in-place apply %.1f ms",
+            text.size(), json_ms, rows_ms, json_ms + rows_ms, first_ms, again_ms);
         QCOMPARE(model.count(), 16384);
         QCOMPARE(histogram.countOf(QStringLiteral("heartbeat")), 16384);
-        QVERIFY(parse_ms + again_ms < 5000);
+        QVERIFY(json_ms + rows_ms < 10000);
+        QVERIFY(first_ms < 5000);
+        QVERIFY(again_ms < 5000);
     }
 
     void timeline() {

@@ -1,7 +1,9 @@
 #include "live_client.h"
 
+#include <QFutureWatcher>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace meshscope::ui {
 
@@ -28,7 +30,9 @@ LiveClient::LiveClient(QObject* parent) : QObject(parent) {
     connect(&socket_, &QWebSocket::textMessageReceived, this, [this](const QString& text) {
         const QByteArray utf8 = text.toUtf8();
         auto message = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size(), nullptr, false);
-        if (message.is_object()) emit changeReceived(message);
+        if (!message.is_object()) return;
+        ++changes_received_;
+        emit changeReceived(message);
     });
 }
 
@@ -39,6 +43,7 @@ LiveClient::~LiveClient() {
 
 void LiveClient::setServer(const QUrl& url, const QString& token) {
     ++generation_;
+    for (auto& [kind, lane] : lanes_) lane.waiting.reset();  // bodies of the old server; parses in flight drop theirs
     url_ = url;
     token_ = token.toUtf8();
     reconnect_.stop();
@@ -97,6 +102,115 @@ void LiveClient::get(const QString& path, QObject* context, Answer answer) {
         }
         answer(parsed, QString());
     });
+}
+
+}  // namespace meshscope::ui
+
+namespace meshscope::ui {
+
+namespace {
+// What the worker hands back: rows, or "not JSON". Built and read by value only.
+struct Parsed {
+    std::any rows;
+    bool not_json = false;
+};
+}  // namespace
+
+std::uint64_t LiveClient::getConverted(const QString& kind, const QString& path, QObject* context, Convert convert,
+                                       RowsAnswer answer) {
+    const std::uint64_t seq = ++lanes_[kind].requested;
+    if (url_.isEmpty()) {
+        deliver(kind, seq, answer, {}, QStringLiteral("not connected to a collector"), changes_received_);
+        return seq;
+    }
+    QUrl target = url_;
+    target.setPath(url_.path().chopped(url_.path().endsWith('/') ? 1 : 0) + path);
+    QNetworkRequest request(target);
+    if (!token_.isEmpty()) request.setRawHeader("Authorization", "Bearer " + token_);
+    request.setTransferTimeout(10000);
+    QNetworkReply* reply = network_.get(request);
+    const int generation = generation_;
+    const QString base = url_.toString();
+    QPointer<QObject> guard(context);
+    connect(reply, &QNetworkReply::finished, this,
+            [this, reply, generation, guard, kind, seq, path, base, convert = std::move(convert),
+             answer = std::move(answer)]() mutable {
+                reply->deleteLater();
+                if (generation != generation_ || !guard) return;
+                const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                QByteArray body = reply->readAll();
+                if (status == 0) {
+                    deliver(kind, seq, answer, {},
+                            QStringLiteral("cannot reach %1: %2").arg(base, reply->errorString()), changes_received_);
+                    return;
+                }
+                if (status != 200) {
+                    deliver(kind, seq, answer, {},
+                            QStringLiteral("GET %1: %2 %3").arg(path).arg(status).arg(error_from(body)),
+                            changes_received_);
+                    return;
+                }
+                on_body(Body{kind, seq, generation, path, std::move(body), changes_received_, std::move(convert),
+                             std::move(answer), guard});
+            });
+    return seq;
+}
+
+void LiveClient::on_body(Body body) {
+    Lane& lane = lanes_[body.kind];
+    if (body.seq <= lane.delivered) return;  // a newer answer is on the page already
+    if (!lane.parsing) {
+        start_parse(std::move(body));
+        return;
+    }
+    // Bounded: one parse in flight, one body waiting (the newest).
+    if (!lane.waiting || lane.waiting->seq < body.seq) lane.waiting = std::move(body);
+}
+
+void LiveClient::start_parse(Body body) {
+    lanes_[body.kind].parsing = true;
+    ++parses_started_;
+    // The worker gets its own copies (QByteArray is shared read-only; the converter is a pure function):
+    // nothing of the client, which may be gone before the parse ends.
+    auto work = [bytes = body.bytes, convert = body.convert]() -> Parsed {
+        auto parsed = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+        if (parsed.is_discarded()) return Parsed{{}, true};
+        return Parsed{convert(parsed), false};
+    };
+    // Parented to the client: destroyed with it, and with it goes the delivery of a parse still running.
+    auto* watcher = new QFutureWatcher<Parsed>(this);
+    connect(watcher, &QFutureWatcher<Parsed>::finished, this, [this, watcher, body = std::move(body)]() mutable {
+        watcher->deleteLater();
+        Parsed parsed = watcher->future().takeResult();  // moved out: no copy of the rows on this thread
+        Lane& lane = lanes_[body.kind];
+        lane.parsing = false;
+        const bool delivers = body.generation == generation_ && body.context;
+        // Start the next parse before this answer runs, so the worker parses while the GUI thread applies. A
+        // waiting body older than this one would be dropped once this one is delivered: skip it.
+        if (lane.waiting) {
+            Body next = std::move(*lane.waiting);
+            lane.waiting.reset();
+            if (next.generation == generation_ && next.seq > lane.delivered && (!delivers || next.seq > body.seq))
+                start_parse(std::move(next));
+        }
+        if (!delivers) return;
+        if (parsed.not_json)
+            deliver(body.kind, body.seq, body.answer, {},
+                    QStringLiteral("GET %1: the answer is not JSON").arg(body.path), body.stream_mark);
+        else
+            deliver(body.kind, body.seq, body.answer, std::move(parsed.rows), QString(), body.stream_mark);
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(work)));
+}
+
+void LiveClient::deliver(const QString& kind, std::uint64_t seq, const RowsAnswer& answer, std::any rows,
+                         const QString& error, std::uint64_t stream_mark) {
+    Lane& lane = lanes_[kind];
+    if (seq <= lane.delivered) return;
+    lane.delivered = seq;
+    if (lane.waiting && lane.waiting->seq <= seq) lane.waiting.reset();
+    const RowsAnswer run = answer;  // the answer may start requests that touch lanes_; keep our own copy
+    run(std::move(rows), error, stream_mark);
 }
 
 }  // namespace meshscope::ui

@@ -5,10 +5,17 @@
 //   LiveClient client;
 //   client.setServer(QUrl("http://127.0.0.1:7077"), "token");
 //   client.get("/api/v1/jobs", this, [](const nlohmann::json& body, const QString& error) { ... });
+//   client.getRows<std::vector<RankRow>>("ranks", "/api/v1/jobs/x/ranks", this, parse_ranks,
+//       [](std::vector<RankRow> rows, const QString& error, std::uint64_t streamMark) { ... });
 //   connect(&client, &LiveClient::changeReceived, ...);  // parsed stream messages
 //
 // The stream reconnects by itself (every `reconnectMs`) after it drops; GET answers arrive on the thread
 // that owns the client. Answers to requests made for an older server are dropped.
+//
+// getRows parses the body and turns it into rows on a worker thread (QtConcurrent), so a 16,384-rank
+// snapshot (3.4 MB of JSON) never stalls the GUI thread. Each request kind is a lane: at most one parse in
+// flight, only the newest body waiting behind it, and answers delivered oldest to newest (an answer older
+// than one already delivered is dropped, its callback never runs).
 #pragma once
 
 #include <QNetworkAccessManager>
@@ -18,7 +25,12 @@
 #include <QUrl>
 #include <QWebSocket>
 
+#include <any>
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -41,8 +53,39 @@ public:
     [[nodiscard]] bool streaming() const { return streaming_; }
     void setReconnectMs(int ms) { reconnect_.setInterval(ms); }
 
-    // `path` with its leading slash; the answer runs only while `context` lives.
+    // `path` with its leading slash; the answer runs only while `context` lives. Parses on this thread: for
+    // small answers only; snapshots go through getRows.
     void get(const QString& path, QObject* context, Answer answer);
+
+    // Runs on a worker thread: must only read `body` (no QObject, no captured GUI state).
+    using Convert = std::function<std::any(const nlohmann::json& body)>;
+    // rows is empty when error is set. streamMark: changesReceived() when the body arrived, so stream
+    // messages after it (mark > streamMark) are newer than the snapshot.
+    using RowsAnswer = std::function<void(std::any rows, const QString& error, std::uint64_t streamMark)>;
+
+    // Like get(), but JSON parse and `convert` run on a worker thread; `answer` runs on the client's thread
+    // while `context` lives, in request order within `kind` (see the top of this file). Errors have get()'s
+    // texts. Returns the request's number within its kind (1, 2, ...).
+    std::uint64_t getConverted(const QString& kind, const QString& path, QObject* context, Convert convert,
+                               RowsAnswer answer);
+
+    // getConverted with a typed converter: a free function such as parse_ranks, so it captures nothing.
+    template <typename Rows>
+    std::uint64_t getRows(
+        const QString& kind, const QString& path, QObject* context, Rows (*convert)(const nlohmann::json&),
+        std::type_identity_t<std::function<void(Rows rows, const QString& error, std::uint64_t streamMark)>> answer) {
+        return getConverted(
+            kind, path, context, [convert](const nlohmann::json& body) { return std::any(convert(body)); },
+            [answer = std::move(answer)](std::any rows, const QString& error, std::uint64_t mark) {
+                auto* typed = std::any_cast<Rows>(&rows);
+                answer(typed ? std::move(*typed) : Rows{}, error, mark);
+            });
+    }
+
+    // Stream messages emitted as changeReceived so far.
+    [[nodiscard]] std::uint64_t changesReceived() const { return changes_received_; }
+    // Parses started on worker threads so far (all kinds); for tests and benchmarks.
+    [[nodiscard]] int parsesStarted() const { return parses_started_; }
 
 signals:
     void changeReceived(const nlohmann::json& message);
@@ -50,8 +93,32 @@ signals:
     void streamError(const QString& error);
 
 private:
+    // A 200 answer's body waiting for (or in) its parse; owns everything the worker reads.
+    struct Body {
+        QString kind;
+        std::uint64_t seq = 0;
+        int generation = 0;
+        QString path;
+        QByteArray bytes;
+        std::uint64_t stream_mark = 0;
+        Convert convert;
+        RowsAnswer answer;
+        QPointer<QObject> context;
+    };
+    struct Lane {
+        std::uint64_t requested = 0;  // numbers handed out
+        std::uint64_t delivered = 0;  // newest answer delivered; older ones are dropped
+        bool parsing = false;
+        std::optional<Body> waiting;  // the newest body that arrived while parsing
+    };
+
     void open_stream();
     void set_streaming(bool streaming);
+    void on_body(Body body);
+    void start_parse(Body body);
+    // Runs `answer` unless a newer answer of `kind` was delivered already.
+    void deliver(const QString& kind, std::uint64_t seq, const RowsAnswer& answer, std::any rows, const QString& error,
+                 std::uint64_t stream_mark);
 
     QNetworkAccessManager network_;
     QWebSocket socket_;
@@ -60,6 +127,9 @@ private:
     QByteArray token_;
     int generation_ = 0;  // bumped on setServer: answers for an older server are ignored
     bool streaming_ = false;
+    std::uint64_t changes_received_ = 0;
+    int parses_started_ = 0;
+    std::map<QString, Lane> lanes_;  // by kind; a map so references survive insertions
 };
 
 }  // namespace meshscope::ui

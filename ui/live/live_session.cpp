@@ -90,44 +90,52 @@ void LiveSession::refresh() {
 void LiveSession::poll() {
     if (!jobs_in_flight_) {
         jobs_in_flight_ = true;
-        client_.get(QStringLiteral("/api/v1/jobs"), this, [this](const nlohmann::json& body, const QString& error) {
-            jobs_in_flight_ = false;
-            set_connected(error.isEmpty(), error);
-            if (!error.isEmpty()) return;
-            pending_jobs_ = parse_jobs(body);
-            schedule_flush();
-        });
+        client_.getRows<std::vector<JobRow>>(QStringLiteral("jobs"), QStringLiteral("/api/v1/jobs"), this, parse_jobs,
+                                             [this](std::vector<JobRow> rows, const QString& error, std::uint64_t) {
+                                                 jobs_in_flight_ = false;
+                                                 set_connected(error.isEmpty(), error);
+                                                 if (!error.isEmpty()) return;
+                                                 pending_jobs_ = std::move(rows);
+                                                 schedule_flush();
+                                             });
     }
     if (!current_job_.isEmpty() && snapshot_in_flight_ == 0) fetch_snapshot();
 }
 
+// Parsed on a worker thread (LiveClient::getRows); here only the ready rows are buffered for the next flush.
+// An answer for a job no longer selected (or an older selection of it) is dropped; the client already drops
+// one older than an answer of its kind that was delivered.
 void LiveSession::fetch_snapshot() {
     const int generation = snapshot_generation_;
-    const QString base = QStringLiteral("/api/v1/jobs/") + QString::fromLatin1(QUrl::toPercentEncoding(current_job_));
+    const QString job = current_job_;
+    const QString base = QStringLiteral("/api/v1/jobs/") + QString::fromLatin1(QUrl::toPercentEncoding(job));
     snapshot_in_flight_ = 2;
-    client_.get(base + QStringLiteral("/ranks"), this,
-                [this, generation](const nlohmann::json& body, const QString& error) {
-                    if (generation != snapshot_generation_) return;
-                    --snapshot_in_flight_;
-                    if (!error.isEmpty()) return;
-                    pending_ranks_ = parse_ranks(body);
-                    ranks_seq_ = change_seq_;
-                    schedule_flush();
-                });
-    client_.get(base + QStringLiteral("/findings"), this,
-                [this, generation](const nlohmann::json& body, const QString& error) {
-                    if (generation != snapshot_generation_) return;
-                    --snapshot_in_flight_;
-                    if (!error.isEmpty()) return;
-                    pending_findings_ = parse_findings(body);
-                    findings_seq_ = change_seq_;
-                    schedule_flush();
-                });
+    client_.getRows<std::vector<RankRow>>(
+        QStringLiteral("ranks"), base + QStringLiteral("/ranks"), this, parse_ranks,
+        [this, generation, job](std::vector<RankRow> rows, const QString& error, std::uint64_t stream_mark) {
+            if (generation != snapshot_generation_ || job != current_job_) return;
+            --snapshot_in_flight_;
+            if (!error.isEmpty()) return;
+            pending_ranks_ = std::move(rows);
+            ranks_seq_ = stream_mark;  // stream messages after the body arrived are newer than it
+            schedule_flush();
+        });
+    client_.getRows<std::vector<FindingRow>>(
+        QStringLiteral("findings"), base + QStringLiteral("/findings"), this, parse_findings,
+        [this, generation, job](std::vector<FindingRow> rows, const QString& error, std::uint64_t stream_mark) {
+            if (generation != snapshot_generation_ || job != current_job_) return;
+            --snapshot_in_flight_;
+            if (!error.isEmpty()) return;
+            pending_findings_ = std::move(rows);
+            findings_seq_ = stream_mark;
+            schedule_flush();
+        });
 }
 
 void LiveSession::on_change(const nlohmann::json& message) {
     LiveChange change = parse_change(message);
-    ++change_seq_;
+    // The client's count, so it compares with the stream mark of a snapshot answer (see fetch_snapshot).
+    const std::uint64_t change_seq = client_.changesReceived();
     switch (change.type) {
         case LiveChange::Type::hello:
         case LiveChange::Type::unknown: return;
@@ -135,7 +143,7 @@ void LiveSession::on_change(const nlohmann::json& message) {
         default: break;
     }
     if (change.job != current_job_ || current_job_.isEmpty()) return;
-    pending_changes_.emplace_back(change_seq_, std::move(change));
+    pending_changes_.emplace_back(change_seq, std::move(change));
     schedule_flush();
 }
 

@@ -8,7 +8,8 @@
 // Updates are coalesced: stream messages and snapshots are buffered and applied to the models at most
 // once per `minUpdateIntervalMs` (33 ms: <= ~30 updates/s), however fast the job reports. Snapshots are
 // refetched every `pollIntervalMs` for what the stream does not carry (hosts, timings, job counts) and so
-// that a dropped stream only delays the page.
+// that a dropped stream only delays the page. Snapshots are parsed into rows on a worker thread
+// (LiveClient::getRows); the GUI thread only applies ready rows to the models.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
@@ -184,9 +185,8 @@ private:
     std::optional<std::vector<JobRow>> pending_jobs_;
     std::optional<std::vector<RankRow>> pending_ranks_;
     std::optional<std::vector<FindingRow>> pending_findings_;
-    std::vector<std::pair<std::uint64_t, LiveChange>> pending_changes_;  // with their arrival number
-    std::uint64_t change_seq_ = 0;                                       // stream messages received so far
-    std::uint64_t ranks_seq_ = 0;     // change_seq_ when the pending ranks snapshot was answered
+    std::vector<std::pair<std::uint64_t, LiveChange>> pending_changes_;  // with client_.changesReceived()
+    std::uint64_t ranks_seq_ = 0;     // client_.changesReceived() when the pending ranks snapshot was answered
     std::uint64_t findings_seq_ = 0;  // same for the findings snapshot
     bool jobs_in_flight_ = false;
     int snapshot_in_flight_ = 0;  // requests of the current snapshot still out
