@@ -68,17 +68,21 @@ void LiveClient::set_streaming(bool streaming) {
     emit streamingChanged(streaming);
 }
 
-void LiveClient::get(const QString& path, QObject* context, Answer answer) {
-    if (url_.isEmpty()) {
-        answer(nlohmann::json(), QStringLiteral("not connected to a collector"));
-        return;
-    }
+QNetworkReply* LiveClient::send_get(const QString& path) {
     QUrl target = url_;
     target.setPath(url_.path().chopped(url_.path().endsWith('/') ? 1 : 0) + path);
     QNetworkRequest request(target);
     if (!token_.isEmpty()) request.setRawHeader("Authorization", "Bearer " + token_);
     request.setTransferTimeout(10000);
-    QNetworkReply* reply = network_.get(request);
+    return network_.get(request);
+}
+
+void LiveClient::get(const QString& path, QObject* context, Answer answer) {
+    if (url_.isEmpty()) {
+        answer(nlohmann::json(), QStringLiteral("not connected to a collector"));
+        return;
+    }
+    QNetworkReply* reply = send_get(path);
     const int generation = generation_;
     const QString base = url_.toString();
     QPointer<QObject> guard(context);
@@ -123,12 +127,7 @@ std::uint64_t LiveClient::getConverted(const QString& kind, const QString& path,
         deliver(kind, seq, answer, {}, QStringLiteral("not connected to a collector"), changes_received_);
         return seq;
     }
-    QUrl target = url_;
-    target.setPath(url_.path().chopped(url_.path().endsWith('/') ? 1 : 0) + path);
-    QNetworkRequest request(target);
-    if (!token_.isEmpty()) request.setRawHeader("Authorization", "Bearer " + token_);
-    request.setTransferTimeout(10000);
-    QNetworkReply* reply = network_.get(request);
+    QNetworkReply* reply = send_get(path);
     const int generation = generation_;
     const QString base = url_.toString();
     QPointer<QObject> guard(context);

@@ -114,6 +114,8 @@ private:
 
     void open_stream();
     void set_streaming(bool streaming);
+    // GET url_ + path with the bearer token and a 10 s transfer timeout.
+    [[nodiscard]] QNetworkReply* send_get(const QString& path);
     void on_body(Body body);
     void start_parse(Body body);
     // Runs `answer` unless a newer answer of `kind` was delivered already.
