@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "large_snapshot.h"
 #include "live_client.h"
 #include "live_session.h"
 #include "live_test_http.h"
@@ -51,27 +52,6 @@ LiveClient::Convert gated(std::shared_ptr<Gate> gate) {
         --gate->running;
         return std::any(tag_of(body));
     };
-}
-
-// {"ranks": [...]} as the collector writes it for a 16,384-rank job (~3.4 MB).
-QByteArray large_ranks_body(bool rank_5_stale = false) {
-    static const QByteArray body = [] {  // slow to build in Debug: once per run
-        json ranks = json::array();
-        for (int r = 0; r < 16384; ++r)
-            ranks.push_back({{"rank", r},
-                             {"state", r % 97 == 0 ? "failed" : "ready"},
-                             {"host", "node-" + std::to_string(r / 8)},
-                             {"local_rank", r % 8},
-                             {"phase", "heartbeat"},
-                             {"status", "done"},
-                             {"topology", {{"dp", 8192}, {"cp", 2}, {"ep", 8}}},
-                             {"timings", {{"launch", {{"started", 1.0}, {"done", 2.0}}}, {"ready", {{"done", 3.0}}}}}});
-        return QByteArray::fromStdString(json{{"ranks", ranks}}.dump());
-    }();
-    if (!rank_5_stale) return body;
-    QByteArray changed = body;  // dump() sorts keys: "rank" then "state"
-    changed.replace("\"rank\":5,\"state\":\"ready\"", "\"rank\":5,\"state\":\"stale\"");
-    return changed;
 }
 
 // The longest the GUI thread's event loop went without running a 1 ms timer until `done` turned true.
@@ -296,7 +276,7 @@ private slots:
     void session_destroyed_while_parsing() {
         test::ScriptedHttp http;
         http.route(QStringLiteral("/api/v1/jobs"), {200, "{\"jobs\":[{\"job\":\"big\",\"world_size\":16384}]}", false});
-        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, large_ranks_body(), false});
+        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, test::large_ranks_body(), false});
         http.route(QStringLiteral("/api/v1/jobs/big/findings"), {200, "{\"findings\":[]}", false});
         auto session = std::make_unique<LiveSession>();
         session->setUrl(http.url());
@@ -318,9 +298,9 @@ private slots:
     void session_gui_thread_stall_large_snapshot() {
         test::ScriptedHttp http;
         http.route(QStringLiteral("/api/v1/jobs"), {200, "{\"jobs\":[{\"job\":\"big\",\"world_size\":16384}]}", false});
-        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, large_ranks_body(), false});
+        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, test::large_ranks_body(), false});
         http.route(QStringLiteral("/api/v1/jobs/big/findings"), {200, "{\"findings\":[]}", false});
-        const QByteArray changed = large_ranks_body(true);
+        const QByteArray changed = test::large_ranks_body(true);
         LiveSession session;
         session.setPollIntervalMs(600000);  // only the polls this test asks for
         const double first = longest_stall_ms([&, started = false]() mutable {
@@ -351,7 +331,7 @@ private slots:
     // docs/benchmarks-live.md.
     void gui_thread_stall_large_snapshot() {
         test::ScriptedHttp http;
-        const QByteArray body = large_ranks_body();
+        const QByteArray body = test::large_ranks_body();
         http.route(QStringLiteral("/ranks"), {200, body, false});
         LiveClient client;
         client.setServer(QUrl(http.url()), QString());

@@ -8,6 +8,7 @@
 
 #include "findings_model.h"
 #include "jobs_model.h"
+#include "large_snapshot.h"
 #include "live_rows.h"
 #include "phase_histogram_model.h"
 #include "rank_filter_model.h"
@@ -241,21 +242,11 @@ private slots:
     // fast machine) are timed separately; the figures go to docs/benchmarks-live.md. The bounds only catch
     // blow-ups.
     void large_snapshot_cost() {
-        json ranks = json::array();
-        for (int r = 0; r < 16384; ++r)
-            ranks.push_back({{"rank", r},
-                             {"state", r % 97 == 0 ? "failed" : "ready"},
-                             {"host", "node-" + std::to_string(r / 8)},
-                             {"local_rank", r % 8},
-                             {"phase", "heartbeat"},
-                             {"status", "done"},
-                             {"topology", {{"dp", 8192}, {"cp", 2}, {"ep", 8}}},
-                             {"timings", {{"launch", {{"started", 1.0}, {"done", 2.0}}}, {"ready", {{"done", 3.0}}}}}});
-        const std::string text = json{{"ranks", ranks}}.dump();
+        const QByteArray text = meshscope::test::large_ranks_body();
         // Worker thread: what LiveClient::getRows does with the body.
         QElapsedTimer clock;
         clock.start();
-        const json parsed = json::parse(text);
+        const json parsed = json::parse(text.constData(), text.constData() + text.size());
         const double json_ms = clock.nsecsElapsed() / 1e6;
         clock.restart();
         auto rows = parse_ranks(parsed);
@@ -273,9 +264,9 @@ private slots:
         histogram.setRanks(model.ranks());
         const double again_ms = clock.nsecsElapsed() / 1e6;
         qInfo(
-            "16384 ranks, %zu bytes: worker thread: JSON parse %.1f ms + rows %.1f ms = %.1f ms; "
+            "16384 ranks, %lld bytes: worker thread: JSON parse %.1f ms + rows %.1f ms = %.1f ms; "
             "GUI thread: first apply %.1f ms, in-place apply %.1f ms",
-            text.size(), json_ms, rows_ms, json_ms + rows_ms, first_ms, again_ms);
+            static_cast<long long>(text.size()), json_ms, rows_ms, json_ms + rows_ms, first_ms, again_ms);
         QCOMPARE(model.count(), 16384);
         QCOMPARE(histogram.countOf(QStringLiteral("heartbeat")), 16384);
         QVERIFY(json_ms + rows_ms < 10000);
