@@ -77,41 +77,6 @@ QNetworkReply* LiveClient::send_get(const QString& path) {
     return network_.get(request);
 }
 
-void LiveClient::get(const QString& path, QObject* context, Answer answer) {
-    if (url_.isEmpty()) {
-        answer(nlohmann::json(), QStringLiteral("not connected to a collector"));
-        return;
-    }
-    QNetworkReply* reply = send_get(path);
-    const int generation = generation_;
-    const QString base = url_.toString();
-    QPointer<QObject> guard(context);
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, guard, path, base, answer] {
-        reply->deleteLater();
-        if (generation != generation_ || !guard) return;
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QByteArray body = reply->readAll();
-        if (status == 0) {
-            answer(nlohmann::json(), QStringLiteral("cannot reach %1: %2").arg(base, reply->errorString()));
-            return;
-        }
-        if (status != 200) {
-            answer(nlohmann::json(), QStringLiteral("GET %1: %2 %3").arg(path).arg(status).arg(error_from(body)));
-            return;
-        }
-        auto parsed = nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
-        if (parsed.is_discarded()) {
-            answer(nlohmann::json(), QStringLiteral("GET %1: the answer is not JSON").arg(path));
-            return;
-        }
-        answer(parsed, QString());
-    });
-}
-
-}  // namespace meshscope::ui
-
-namespace meshscope::ui {
-
 namespace {
 // What the worker hands back: rows, or "not JSON". Built and read by value only.
 struct Parsed {

@@ -4,7 +4,6 @@
 //
 //   LiveClient client;
 //   client.setServer(QUrl("http://127.0.0.1:7077"), "token");
-//   client.get("/api/v1/jobs", this, [](const nlohmann::json& body, const QString& error) { ... });
 //   client.getRows<std::vector<RankRow>>("ranks", "/api/v1/jobs/x/ranks", this, parse_ranks,
 //       [](std::vector<RankRow> rows, const QString& error, std::uint64_t streamMark) { ... });
 //   connect(&client, &LiveClient::changeReceived, ...);  // parsed stream messages
@@ -40,10 +39,6 @@ class LiveClient : public QObject {
     Q_OBJECT
 
 public:
-    // body is null when error is set; error: "cannot reach http://...: Connection refused",
-    // "GET /api/v1/jobs/x: 404 no job named \"x\"".
-    using Answer = std::function<void(const nlohmann::json& body, const QString& error)>;
-
     explicit LiveClient(QObject* parent = nullptr);
     ~LiveClient() override;
 
@@ -53,19 +48,17 @@ public:
     [[nodiscard]] bool streaming() const { return streaming_; }
     void setReconnectMs(int ms) { reconnect_.setInterval(ms); }
 
-    // `path` with its leading slash; the answer runs only while `context` lives. Parses on this thread: for
-    // small answers only; snapshots go through getRows.
-    void get(const QString& path, QObject* context, Answer answer);
-
     // Runs on a worker thread: must only read `body` (no QObject, no captured GUI state).
     using Convert = std::function<std::any(const nlohmann::json& body)>;
     // rows is empty when error is set. streamMark: changesReceived() when the body arrived, so stream
     // messages after it (mark > streamMark) are newer than the snapshot.
     using RowsAnswer = std::function<void(std::any rows, const QString& error, std::uint64_t streamMark)>;
 
-    // Like get(), but JSON parse and `convert` run on a worker thread; `answer` runs on the client's thread
-    // while `context` lives, in request order within `kind` (see the top of this file). Errors have get()'s
-    // texts. Returns the request's number within its kind (1, 2, ...).
+    // GET `path` (leading slash); JSON parse and `convert` run on a worker thread; `answer` runs on the
+    // client's thread while `context` lives, in request order within `kind` (see the top of this file).
+    // Errors: "not connected to a collector", "cannot reach http://...: Connection refused",
+    // "GET /api/v1/jobs/x: 404 no job named \"x\"", "GET %1: the answer is not JSON".
+    // Returns the request's number within its kind (1, 2, ...).
     std::uint64_t getConverted(const QString& kind, const QString& path, QObject* context, Convert convert,
                                RowsAnswer answer);
 
