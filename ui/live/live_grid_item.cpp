@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "frame_node.h"
 #include "meshscope/plan.h"
 
 namespace meshscope::ui {
@@ -235,12 +236,7 @@ QSGNode* LiveGridItem::updatePaintNode(QSGNode* old, UpdatePaintNodeData*) {
         QPainter painter(&frame);
         paint(painter);
     }
-    if (node == nullptr) {
-        node = window()->createImageNode();
-        node->setOwnsTexture(true);
-    }
-    node->setTexture(window()->createTextureFromImage(frame));
-    node->setRect(QRectF(0, 0, width(), height()));
+    node = show_frame(*window(), node, frame, QRectF(0, 0, width(), height()));
     last_paint_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     emit painted();
     return node;

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frame_node.h"
+
 namespace meshscope::ui {
 
 namespace {
@@ -214,13 +216,7 @@ QSGNode* MeshGridItem::updatePaintNode(QSGNode* old, UpdatePaintNodeData*) {
         painter_of_grid.paint_overlay(painter, view_, viewport,
                                       {controller_->selectedRank(), static_cast<std::int64_t>(hovered_)});
     }
-    if (node == nullptr) {
-        node = window()->createImageNode();
-        node->setOwnsTexture(true);
-    }
-    node->setTexture(window()->createTextureFromImage(frame));
-    node->setRect(viewport);
-    node->setFiltering(QSGTexture::Nearest);
+    node = show_frame(*window(), node, frame, viewport);
     last_paint_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     QMetaObject::invokeMethod(this, &MeshGridItem::painted, Qt::QueuedConnection);
     return node;
