@@ -330,7 +330,7 @@ private slots:
 
     // The GUI thread's longest stall while a 16,384-rank snapshot is fetched and made into rows: before (parse
     // + parse_ranks in the reply's handler, on the GUI thread) and after (getRows: both on a worker). Figures go to
-    // docs/benchmarks-live.md.
+    // docs/benchmarks.md ("Live page").
     void gui_thread_stall_large_snapshot() {
         test::ScriptedHttp http;
         const QByteArray body = test::large_ranks_body();

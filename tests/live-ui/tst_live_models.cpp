@@ -239,7 +239,7 @@ private slots:
 
     // A 16,384-rank snapshot: the worker part (JSON parse + rows, LiveClient::getRows runs it off the GUI
     // thread) and the GUI-thread part (applying ready rows to the models, which must fit one 33 ms update on a
-    // fast machine) are timed separately; the figures go to docs/benchmarks-live.md. The bounds only catch
+    // fast machine) are timed separately; the figures go to docs/benchmarks.md ("Live page"). The bounds only catch
     // blow-ups.
     void large_snapshot_cost() {
         const QByteArray text = meshscope::test::large_ranks_body();
