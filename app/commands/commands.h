@@ -13,9 +13,12 @@ int run_serve(int argc, char** argv);     // the collector (docs/collector.md)
 int run_simulate(int argc, char** argv);  // simulated ranks with injected faults
 int run_replay(int argc, char** argv);    // a recorded job into a collector
 int run_export(int argc, char** argv);    // a recorded job as JSONL
-int run_gui(int argc, char** argv);  // no sub-command: the dashboard window (argv[0] is the program)
+// The dashboard window (meshscope-dashboard's main; argv[0] is the program).
+int run_gui(int argc, char** argv);
+// `meshscope` with no sub-command: execs meshscope-dashboard from the same folder with the same arguments.
+int run_dashboard(int argc, char** argv);
 
-// Picks the sub-command from argv[1]; anything else opens the dashboard.
+// Picks the sub-command from argv[1]; anything else starts the dashboard.
 int dispatch(int argc, char** argv);
 
 }  // namespace meshscope::app

@@ -44,7 +44,7 @@ int dispatch(int argc, char** argv) {
             return exit_usage;
         }
     }
-    return run_gui(argc, argv);
+    return run_dashboard(argc, argv);
 }
 
 }  // namespace meshscope::app

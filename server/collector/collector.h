@@ -63,6 +63,11 @@ public:
     void submit(std::string_view body, Done done);
     // Already-validated events (in-process producers); same store-then-monitor path.
     void submit(std::vector<Event> events, Done done);
+    // Several request bodies at once (POST /api/v1/batches, from a relay): each body is judged alone exactly
+    // as submit(body) would judge it, the accepted ones are stored in one commit, and done runs once with
+    // one result per body, in order (docs/live-at-scale.md).
+    using BatchDone = std::function<void(std::vector<SubmitResult>)>;
+    void submit_bodies(std::vector<std::string> bodies, BatchDone done);
 
     // Runs fn(monitor) on the monitor thread and returns its result (queries).
     template <typename F>
