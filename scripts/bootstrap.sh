@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what MeshScope's build and tests need on Debian 12, only when missing: a fast no-op otherwise.
 # CUDA and NCCL are optional and never installed here (the probe builds when /usr/local/cuda has them).
+# Usage: bootstrap.sh [extra ...]   extras, installed only by what uses them:
+#   screens  xvfb, xauth, imagemagick (a real window under X, pictures converted for review)
+#   web      chromium and Node.js/npm (browser tests through playwright-core)
 set -euo pipefail
 
 packages=(
@@ -8,6 +11,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
+  libboost1.81-dev       # Asio + Beast: the collector's HTTP/WebSocket engine, the relay and the storm simulator
   # Qt 6.4 (Debian 12)
   qt6-base-dev qt6-declarative-dev qt6-httpserver-dev qt6-websockets-dev qt6-svg-dev
   libqt6sql6-sqlite qt6-qpa-plugins
@@ -15,11 +19,17 @@ packages=(
   qml6-module-qtquick-layouts qml6-module-qtquick-shapes qml6-module-qtquick-window
   qml6-module-qtqml-workerscript qml6-module-qtqml-models qml6-module-qttest
   qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtcore
-  # headless screens, pictures, browser tests
-  xvfb xauth imagemagick fonts-dejavu-core chromium
+  fonts-dejavu-core      # the dashboard's text in offscreen screenshots
   # real torch.distributed ranks (gloo, CPU) for the attach tests
   python3 python3-torch
 )
+for extra in "$@"; do
+  case $extra in
+    screens) packages+=(xvfb xauth imagemagick) ;;
+    web) packages+=(chromium) ;;
+    *) echo "bootstrap: unknown extra '$extra' (known: screens, web)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,7 +37,9 @@ for p in "${packages[@]}"; do
 done
 
 # Node.js may come from elsewhere (NodeSource ships npm inside nodejs): only ask Debian when npm is absent.
-command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [[ " $* " == *" web "* ]]; then
+  command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+fi
 
 if ((${#missing[@]})); then
   echo "bootstrap: installing ${missing[*]}" >&2

@@ -306,6 +306,50 @@ Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
     return e;
 }
 
+namespace {
+// json::parse that also refuses an object with a repeated key: {"rank": 1, "rank": 2} means rank 2 to
+// nlohmann and rank 1 to other parsers, so a collector must not guess. Returns the repeated key, if any
+// (the value is then incomplete and must not be used).
+std::optional<std::string> parse_json_unique_keys(std::string_view text, json& out) {
+    std::vector<std::vector<std::string>> open_objects;  // keys seen so far in each object being parsed
+    std::optional<std::string> repeated;
+    out = json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
+        if (repeated) return false;
+        switch (event) {
+        case json::parse_event_t::object_start:
+            open_objects.emplace_back();
+            break;
+        case json::parse_event_t::object_end:
+            if (!open_objects.empty()) open_objects.pop_back();
+            break;
+        case json::parse_event_t::key: {
+            auto& keys = open_objects.back();
+            const auto& key = parsed.get_ref<const std::string&>();
+            if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+                repeated = key;
+                return false;
+            }
+            keys.push_back(key);
+            break;
+        }
+        default:
+            break;
+        }
+        return true;
+    });
+    return repeated;
+}
+
+std::string repeated_key_text(const std::string& key) {
+    std::string text = "invalid JSON: the key \"";
+    for (const char c : key) {
+        const auto byte = static_cast<unsigned char>(c);
+        text += (byte >= 0x20 && byte < 0x7f) ? std::string(1, c) : std::string("?");
+    }
+    return text + "\" appears twice in one object";
+}
+}  // namespace
+
 Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits) {
     if (is_blank(body)) return ValueError("the body holds no events");
     std::vector<Event> events;
@@ -321,7 +365,7 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
     json whole;
     std::string whole_error;
     try {
-        whole = json::parse(body);
+        if (auto repeated = parse_json_unique_keys(body, whole)) return ValueError(repeated_key_text(*repeated));
     } catch (const json::exception& e) {
         whole_error = json_error_text(e);
     }
@@ -357,7 +401,8 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
     for (std::size_t i = 0; i < lines.size(); ++i) {
         json value;
         try {
-            value = json::parse(lines[i]);
+            if (auto repeated = parse_json_unique_keys(lines[i], value))
+                return ValueError("event " + std::to_string(i) + ": " + repeated_key_text(*repeated));
         } catch (const json::exception& e) {
             return ValueError("event " + std::to_string(i) + ": invalid JSON: " + json_error_text(e));
         }

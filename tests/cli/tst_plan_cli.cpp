@@ -270,7 +270,7 @@ private slots:
             QVERIFY2(r.out.contains(flag), flag);
     }
 
-    // 2^20 ranks in bounded memory and well under the test's time: no per-rank or per-group output.
+    // 2^20 ranks without per-rank or per-group output (its speed is bench/core's and docs/benchmarks.md's).
     void huge_world_summary_data() {
         QTest::addColumn<QString>("format");
         QTest::addRow("text") << "text";
@@ -278,13 +278,9 @@ private slots:
     }
     void huge_world_summary() {
         QFETCH(QString, format);
-        QElapsedTimer timer;
-        timer.start();
         const auto r = run_plan({"--world", "1048576", "--ep", "8", "--no-groups", "--no-ranks", "--format", format});
-        const auto elapsed = timer.elapsed();
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.size() < 4096, QByteArray::number(r.out.size()));
-        QVERIFY2(elapsed < 20000, QByteArray::number(elapsed));
         if (format == "json") {
             const auto doc = QJsonDocument::fromJson(r.out).object();
             QCOMPARE(doc["topology"].toObject()["world"].toInt(), 1048576);

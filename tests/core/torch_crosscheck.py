@@ -7,7 +7,8 @@ PyTorch builds from the rank tensor:
   torch29 (PyTorch >= 2.9):  arange(n).view(shape).permute(*other_dims, d).reshape(-1, shape[d])
 and, for small worlds, every rank's coordinates must equal (mesh == rank).nonzero().
 
-Usage: torch_crosscheck.py path/to/meshscope      (exit 77 = skipped: no torch in this Python)
+Usage: torch_crosscheck.py path/to/meshscope
+torch is required (Debian's python3-torch, installed by scripts/bootstrap.sh): without it the check fails.
 """
 import json
 import random
@@ -17,8 +18,8 @@ import sys
 try:
     import torch
 except ImportError:
-    print("torch is not installed for", sys.executable, "- skipped")
-    sys.exit(77)
+    print("torch is not installed for", sys.executable, "- install python3-torch (scripts/bootstrap.sh does)")
+    sys.exit(1)
 
 
 def torch_groups(shape, d, order):
@@ -33,6 +34,18 @@ def torch_groups(shape, d, order):
 def torch_coords(shape, rank):
     mesh = torch.arange(int(torch.tensor(shape).prod())).view(*shape)
     return (mesh == rank).nonzero()[0].tolist()
+
+
+def expected_meshes(dp, cp, ep):
+    """The meshes FSDPTurbo builds, derived from dp/cp/ep alone (shared/docs/domain.md, section 1): the data
+    mesh (dp, cp) and, for ep > 1, the expert mesh (edp, efsdp, ep, expert_cp) with efsdp = dp / ep and
+    edp = dp / (ep * efsdp). Never read from meshscope's output, so a wrong shape there cannot hide."""
+    meshes = {"data": ([dp, cp], ["dp", "cp"])}
+    if ep > 1:
+        efsdp = dp // ep
+        edp = dp // (ep * efsdp)
+        meshes["expert"] = ([edp, efsdp, ep, cp], ["edp", "efsdp", "ep", "expert_cp"])
+    return meshes
 
 
 def topologies():
@@ -67,15 +80,20 @@ def main():
                 failures.append(f"{where}: exit {run.returncode}: {run.stderr.strip()}")
                 continue
             plan = json.loads(run.stdout)
+            expected = expected_meshes(dp, cp, ep)
             names = [m["name"] for m in plan["meshes"]]
-            expected_names = ["data", "expert"] if ep > 1 else ["data"]
-            if names != expected_names:
-                failures.append(f"{where}: meshes {names}, expected {expected_names}")
+            if names != list(expected):
+                failures.append(f"{where}: meshes {names}, expected {list(expected)}")
+                continue
             for mesh in plan["meshes"]:
-                shape = mesh["shape"]
-                for d, dim in enumerate(mesh["dim_names"]):
+                shape, dim_names = expected[mesh["name"]]
+                if mesh["shape"] != shape or mesh["dim_names"] != dim_names:
+                    failures.append(f"{where}: {mesh['name']} mesh {mesh['shape']} {mesh['dim_names']}, "
+                                    f"expected {shape} {dim_names}")
+                    continue
+                for d, dim in enumerate(dim_names):
                     want = torch_groups(shape, d, order)
-                    got = mesh["groups"][dim]
+                    got = mesh["groups"].get(dim)
                     if order == "torch28" and want != torch_groups(shape, d, "torch29"):
                         orders_differ += 1
                     checked_groups += len(want)
@@ -85,7 +103,7 @@ def main():
             if with_ranks:
                 for entry in plan["ranks"]:
                     for mesh in plan["meshes"]:
-                        want = torch_coords(mesh["shape"], entry["rank"])
+                        want = torch_coords(expected[mesh["name"]][0], entry["rank"])
                         checked_ranks += 1
                         if entry["coords"][mesh["name"]] != want:
                             failures.append(f"{where}: rank {entry['rank']} {mesh['name']} coords "

@@ -363,15 +363,21 @@ private slots:
 
         std::size_t after_rows = 0;
         bool after_done = false;
+        std::atomic<QThread*> parse_thread{nullptr};
         const double after = longest_stall_ms([&, started = false]() mutable {
             if (!started) {
                 started = true;
-                client.getRows<std::vector<RankRow>>(QStringLiteral("ranks"), QStringLiteral("/ranks"), &client,
-                                                     parse_ranks,
-                                                     [&](std::vector<RankRow> rows, const QString&, std::uint64_t) {
-                                                         after_rows = rows.size();
-                                                         after_done = true;
-                                                     });
+                client.getConverted(
+                    QStringLiteral("ranks"), QStringLiteral("/ranks"), &client,
+                    [&](const json& parsed) {
+                        parse_thread = QThread::currentThread();
+                        return std::any(parse_ranks(parsed));
+                    },
+                    [&](std::any rows, const QString&, std::uint64_t) {
+                        const auto* typed = std::any_cast<std::vector<RankRow>>(&rows);
+                        after_rows = typed ? typed->size() : 0;
+                        after_done = true;
+                    });
             }
             return after_done;
         });
@@ -381,7 +387,9 @@ private slots:
             static_cast<long long>(body.size()), before, before_answer_ms, after);
         QCOMPARE(before_rows, std::size_t{16384});
         QCOMPARE(after_rows, std::size_t{16384});
-        QVERIFY(after < before);
+        // What makes the stall short is where the work runs (the figures are the benchmark's, not asserted).
+        QVERIFY(parse_thread.load() != nullptr);
+        QVERIFY(parse_thread.load() != QThread::currentThread());
     }
 };
 

@@ -20,8 +20,15 @@ Run run_meshscope(const QStringList& args) {
         process.kill();
         return {};
     }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+    Run run{process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             QString::fromUtf8(process.readAllStandardError())};
+    // A render that logged a QML warning (binding error, polish loop, component not ready) is no success.
+    for (const char* sign : {".qml:", "QQmlComponent", "Polish loop", "Binding loop"})
+        if (run.status == 0 && run.err.contains(QLatin1String(sign))) {
+            qWarning("meshscope logged: %s", qPrintable(run.err));
+            run.status = -2;
+        }
+    return run;
 }
 
 int count_colour(const QImage& image, QRgb colour) {
