@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config git
+  clang-format-14        # the format gate (scripts/format-check.sh)
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
   libboost1.81-dev       # Asio + Beast: the collector's HTTP/WebSocket engine, the relay and the storm simulator
