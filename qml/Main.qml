@@ -109,11 +109,17 @@ ApplicationWindow {
         anchors.fill: parent
         currentIndex: pageTabs.currentIndex
 
+        // StackLayout sizes only its current page; a page never shown would stay 0 x 0 and its margins
+        // would make its layouts negative (a polish loop). Every page starts at the stack's size.
         PlannerPage {
+            width: pages.width
+            height: pages.height
             controller: root.controller
         }
 
         LivePage {
+            width: pages.width
+            height: pages.height
             session: root.liveSession
         }
     }
