@@ -82,8 +82,13 @@ class RealJobWithCollectorTest(unittest.TestCase):
                 ready = [e for e in stored if e["rank"] == rank and e["phase"] == "ready"]
                 self.assertEqual(len(ready), 1)
                 self.assertEqual(ready[0]["groups"], expected_groups(rank))
-                # and as the monitor holds them: /ranks rows omit groups, the per-rank endpoint has them
-                path = f"/api/v1/jobs/{run_id}/ranks/{rank}"
+                meshes = {m["name"]: m for m in entry.get("meshes", [])}
+                self.assertEqual(meshes["expert"]["shape"], [1, 4, 2, 1])
+                self.assertEqual(entry["local_rank"], rank)
+                self.assertTrue(entry["host"] and entry["pid"])
+            # and as the monitor holds them: /ranks rows omit groups, GET /ranks/{rank} answers them
+            path = f"/api/v1/jobs/{run_id}/ranks/{rank}"
+            with self.subTest(rank=rank, endpoint=path):
                 try:
                     detail = self.serve.get(path)
                 except urllib.error.HTTPError as error:
@@ -92,10 +97,6 @@ class RealJobWithCollectorTest(unittest.TestCase):
                 self.assertIn("groups", row, detail)
                 groups = {k: v for k, v in row["groups"].items() if not k.startswith("group_")}
                 self.assertEqual(groups, expected_groups(rank))
-                meshes = {m["name"]: m for m in entry.get("meshes", [])}
-                self.assertEqual(meshes["expert"]["shape"], [1, 4, 2, 1])
-                self.assertEqual(entry["local_rank"], rank)
-                self.assertTrue(entry["host"] and entry["pid"])
         self.assertEqual([k for k in self.kinds(run_id) if k in BAD_FINDINGS], [])
         self.assertEqual(self.job.wait(timeout=60), [0], self.job.output()[-3000:])
         exited = self.serve.wait_for(
