@@ -99,7 +99,6 @@ class FakeCollector:
 
 if __name__ == "__main__":  # python fake_collector.py [--quiet]: run one, print its URL, then the events
     import sys
-    import time
 
     collector = FakeCollector()
     print(collector.url, flush=True)
