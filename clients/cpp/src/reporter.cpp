@@ -121,7 +121,8 @@ void Reporter::State::run_sender(unsigned index) {
             continue;
         }
         // Shutdown cuts the wait.
-        const auto wait = retry_delay(result, ++failures, options, random);
+        failures = std::min(failures + 1, 64);  // past the cap the backoff no longer grows anyway
+        const auto wait = retry_delay(result, failures, options, random);
         std::unique_lock lock(mutex);
         work.wait_for(lock, wait, [&] { return abort.load(); });
     }
