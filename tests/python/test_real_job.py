@@ -1,11 +1,15 @@
 """A real torch.distributed job (Debian's torch, gloo, CPU, 8 processes on loopback) building LlamaFactory
 FSDPTurbo's meshes with new_group, attached to the real collector (`meshscope serve`) only through the
-environment. Slow (8 x `import torch` on 2 cores): each test is one job of ~15-25 s."""
+environment. Slow (8 x `import torch` on 2 cores): each test is one job of ~15-25 s.
+
+Nothing here skips: the test command installs python3-torch and builds `meshscope`, so a missing one is a
+failure, said as such."""
 
 import json
 import os
 import tempfile
 import unittest
+import urllib.error
 
 from support import TORCH_PYTHON, free_port, torch_python_available
 
@@ -31,10 +35,18 @@ def expected_groups(rank, dp=8, ep=2):
     }
 
 
-@unittest.skipUnless(HAVE_TORCH, f"needs torch.distributed under {TORCH_PYTHON}")
-@unittest.skipUnless(SERVE, "needs `meshscope serve` (set MESHSCOPE_BIN)")
+def require_torch(test):
+    test.assertTrue(HAVE_TORCH, f"no torch.distributed under {TORCH_PYTHON} (install python3-torch)")
+
+
+def require_serve(test):
+    test.assertTrue(SERVE, "no `meshscope serve`: MESHSCOPE_BIN must name the built meshscope binary")
+
+
 class RealJobWithCollectorTest(unittest.TestCase):
     def setUp(self):
+        require_torch(self)
+        require_serve(self)
         self.serve = MeshScopeServe(SERVE, token="job-token")
         self.tmp = tempfile.TemporaryDirectory(prefix="meshscope-job-")
         self.job = None
@@ -70,13 +82,21 @@ class RealJobWithCollectorTest(unittest.TestCase):
                 ready = [e for e in stored if e["rank"] == rank and e["phase"] == "ready"]
                 self.assertEqual(len(ready), 1)
                 self.assertEqual(ready[0]["groups"], expected_groups(rank))
-                if "groups" in entry:  # and as the monitor holds them, when /ranks lists them
-                    groups = {k: v for k, v in entry["groups"].items() if not k.startswith("group_")}
-                    self.assertEqual(groups, expected_groups(rank))
                 meshes = {m["name"]: m for m in entry.get("meshes", [])}
                 self.assertEqual(meshes["expert"]["shape"], [1, 4, 2, 1])
                 self.assertEqual(entry["local_rank"], rank)
                 self.assertTrue(entry["host"] and entry["pid"])
+            # and as the monitor holds them: /ranks rows omit groups, GET /ranks/{rank} answers them
+            path = f"/api/v1/jobs/{run_id}/ranks/{rank}"
+            with self.subTest(rank=rank, endpoint=path):
+                try:
+                    detail = self.serve.get(path)
+                except urllib.error.HTTPError as error:
+                    self.fail(f"GET {path} answered {error.code}: {error.read()[:200]!r}")
+                row = detail["rank"] if isinstance(detail.get("rank"), dict) else detail
+                self.assertIn("groups", row, detail)
+                groups = {k: v for k, v in row["groups"].items() if not k.startswith("group_")}
+                self.assertEqual(groups, expected_groups(rank))
         self.assertEqual([k for k in self.kinds(run_id) if k in BAD_FINDINGS], [])
         self.assertEqual(self.job.wait(timeout=60), [0], self.job.output()[-3000:])
         exited = self.serve.wait_for(
@@ -120,17 +140,19 @@ class RealJobWithCollectorTest(unittest.TestCase):
         self.assertTrue(all(r["error"] == {"type": "RuntimeError", "message": message} for r in ranks), ranks)
 
 
-@unittest.skipUnless(HAVE_TORCH, f"needs torch.distributed under {TORCH_PYTHON}")
 class RealJobWithoutCollectorTest(unittest.TestCase):
-    def test_finishes_about_as_fast_as_without_the_reporter(self):
-        base = launch_workers(attach_env(attach=False), ["--ep", "2"])
-        self.assertEqual(base.wait(timeout=90), [0] * WORLD, base.output()[-3000:])
+    def test_finishes_with_the_collector_down(self):
+        """Attached to a collector that is down, every rank still initializes, finishes and exits 0 (the cap
+        on the wait is a hang guard). How much time the reporter adds is a figure, not a test:
+        tests/python/bench_reporter.py, docs/benchmarks.md."""
+        require_torch(self)
         away = f"http://127.0.0.1:{free_port()}"  # nothing listens there
         attached = launch_workers(attach_env(url=away), ["--ep", "2"])
-        self.assertEqual(attached.wait(timeout=90), [0] * WORLD, attached.output()[-3000:])
-        print(f"\n8-rank job: {base.seconds:.2f} s without the reporter, {attached.seconds:.2f} s attached to a "
-              f"collector that is down")
-        self.assertLess(attached.seconds, base.seconds * 1.5 + 3.0)
+        try:
+            self.assertEqual(attached.wait(timeout=120), [0] * WORLD, attached.output()[-3000:])
+        finally:
+            attached.kill()
+        print(f"\n8-rank job attached to a collector that is down: {attached.seconds:.2f} s")
 
 
 if __name__ == "__main__":

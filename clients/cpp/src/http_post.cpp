@@ -2,7 +2,12 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <ctime>
 #include <mutex>
+#include <system_error>
 
 namespace meshscope::client {
 
@@ -17,6 +22,24 @@ std::size_t collect(char* data, std::size_t size, std::size_t count, void* user)
     auto* out = static_cast<std::string*>(user);
     const std::size_t n = size * count;
     if (out->size() < 4096) out->append(data, std::min(n, 4096 - out->size()));  // enough for an error text
+    return n;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+// Keeps the value of a Retry-After header line (curl calls this once per header line).
+std::size_t header(char* data, std::size_t size, std::size_t count, void* user) {
+    const std::size_t n = size * count;
+    constexpr std::string_view name = "retry-after:";
+    const std::string_view line(data, n);
+    if (line.size() > name.size() && std::equal(name.begin(), name.end(), line.begin(), [](char a, char b) {
+            return a == std::tolower(static_cast<unsigned char>(b));
+        }))
+        static_cast<std::string*>(user)->assign(trim(line.substr(name.size())));
     return n;
 }
 
@@ -44,6 +67,8 @@ HttpPost::HttpPost(std::string url, const std::string& token, std::chrono::milli
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request_timeout.count()));
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response_);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &retry_after_);
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, progress);
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &abort_);
@@ -63,6 +88,7 @@ PostResult HttpPost::post(const std::string& body) {
         return result;
     }
     response_.clear();
+    retry_after_.clear();
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     const CURLcode code = curl_easy_perform(curl);
@@ -72,7 +98,27 @@ PostResult HttpPost::post(const std::string& body) {
     }
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
     if (result.status < 200 || result.status >= 300) result.error = response_;
+    if (result.status == 503 || result.status == 429)
+        result.retry_after = parse_retry_after(retry_after_, static_cast<double>(std::time(nullptr)));
     return result;
+}
+
+double parse_retry_after(std::string_view value, double now) {
+    constexpr double cap = 300;
+    value = trim(value);
+    if (value.empty()) return -1;
+    if (std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        unsigned long long seconds = 0;
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+        if (error == std::errc::result_out_of_range) return cap;
+        return std::min(static_cast<double>(seconds), cap);
+    }
+    // An HTTP-date always ends in GMT; curl_getdate also reads other date forms, which are not Retry-After.
+    if (value.size() < 4 || value.substr(value.size() - 4) != " GMT") return -1;
+    const std::string text(value);
+    const time_t when = curl_getdate(text.c_str(), nullptr);
+    if (when == -1) return -1;
+    return std::clamp(static_cast<double>(when) - now, 0.0, cap);
 }
 
 }  // namespace meshscope::client

@@ -4,13 +4,19 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <string_view>
 
 namespace meshscope::client {
 
 struct PostResult {
-    long status = 0;    // the HTTP status; 0 when no answer came (connection refused, timeout, aborted)
-    std::string error;  // libcurl's message or the collector's {"error": ...} body
+    long status = 0;          // the HTTP status; 0 when no answer came (connection refused, timeout, aborted)
+    std::string error;        // libcurl's message or the collector's {"error": ...} body
+    double retry_after = -1;  // seconds from a 503 / 429's Retry-After (delta or HTTP-date); < 0: none
 };
+
+// Seconds to wait from a Retry-After value: delta-seconds ("5") or an HTTP-date relative to `now` (seconds
+// since the epoch). < 0 when empty or unreadable; capped to [0, 300]: a rank never goes quiet for longer.
+double parse_retry_after(std::string_view value, double now);
 
 class HttpPost {
 public:
@@ -28,6 +34,7 @@ private:
     void* headers_ = nullptr;  // curl_slist*
     std::string url_;
     std::string response_;
+    std::string retry_after_;  // the answer's Retry-After header, raw
     const std::atomic<bool>& abort_;
 };
 

@@ -8,7 +8,10 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "http_post.h"
+#include "meshscope/client/event_kind.h"
 #include "meshscope/client/rank_queue.h"
 
 namespace meshscope::client {
@@ -26,6 +29,22 @@ std::string events_url(std::string url) {
 // 408 and 429 say "later"; other 4xx say "never": the event itself is wrong.
 bool retryable(long status) {
     return status == 0 || status == 408 || status == 429 || status >= 500;
+}
+
+// How long a sender waits before retrying, after `failures` failed requests in a row (>= 1): what the
+// collector asked for, spread over half as much again, or jittered exponential backoff. The jitter keeps
+// thousands of ranks refused at once from all coming back at once.
+std::chrono::milliseconds retry_delay(const PostResult& result, int failures, const ReporterOptions& options,
+                                      std::mt19937_64& random) {
+    if ((result.status == 503 || result.status == 429) && result.retry_after >= 0) {
+        std::uniform_real_distribution<double> spread(1.0, 1.5);
+        return std::chrono::milliseconds(static_cast<long long>(result.retry_after * 1000.0 * spread(random)));
+    }
+    double base = static_cast<double>(options.initial_backoff.count());
+    for (int i = 1; i < failures && base < static_cast<double>(options.max_backoff.count()); ++i) base *= 2;
+    base = std::min(base, static_cast<double>(options.max_backoff.count()));
+    std::uniform_real_distribution<double> jitter(0.5, 1.5);
+    return std::chrono::milliseconds(static_cast<long long>(base * jitter(random)));
 }
 }  // namespace
 
@@ -47,21 +66,27 @@ struct Reporter::State {
           url(events_url(options.url)),
           queue(options.max_queue_events, options.max_queue_bytes) {}
 
-    void run_sender(unsigned seed);
+    void run_sender(unsigned index);
 };
 
-void Reporter::State::run_sender(unsigned seed) {
+void Reporter::State::run_sender(unsigned index) {
     HttpPost http(url, options.token, options.connect_timeout, options.request_timeout, abort);
-    std::minstd_rand jitter(seed);
-    auto backoff = options.initial_backoff;
+    // Seeded per process and thread: simulated ranks in many processes must not share one jitter sequence.
+    std::mt19937_64 random(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
+                           (static_cast<std::uint64_t>(::getpid()) << 32) ^ (index * 0x9E3779B97F4A7C15ull));
+    int failures = 0;  // in a row
     std::string body;
     for (;;) {
         std::optional<RankQueue::Batch> batch;
         {
             std::unique_lock lock(mutex);
             work.wait(lock, [&] { return abort.load() || queue.has_waiting() || (closing && queue.events() == 0); });
-            if (abort.load() || !queue.has_waiting()) return;
+            if (abort.load()) return;
             batch = queue.take(options.max_batch_events, options.max_batch_bytes);
+            if (!batch) {
+                if (closing && queue.events() == 0) return;
+                continue;  // the waiting ranks had only evicted heartbeats
+            }
         }
         body.clear();
         body.reserve(batch->bytes + batch->events.size() + 2);
@@ -87,18 +112,17 @@ void Reporter::State::run_sender(unsigned seed) {
                 stats.last_error =
                     result.status ? "HTTP " + std::to_string(result.status) + ": " + result.error : result.error;
             }
-            queue.complete(std::move(*batch), delivered);
+            stats.heartbeats_refused += queue.complete(std::move(*batch), delivered);
         }
         progress.notify_all();
         work.notify_one();  // the rank may have more events waiting
         if (delivered) {
-            backoff = options.initial_backoff;
+            failures = 0;
             continue;
         }
-        // Back off with jitter so that many ranks do not retry in lockstep; shutdown cuts the wait.
-        const auto wait = std::chrono::milliseconds(
-            backoff.count() / 2 + static_cast<long>(jitter() % static_cast<unsigned>(backoff.count() / 2 + 1)));
-        backoff = std::min(backoff * 2, options.max_backoff);
+        // Shutdown cuts the wait.
+        failures = std::min(failures + 1, 64);  // past the cap the backoff no longer grows anyway
+        const auto wait = retry_delay(result, failures, options, random);
         std::unique_lock lock(mutex);
         work.wait_for(lock, wait, [&] { return abort.load(); });
     }
@@ -109,9 +133,9 @@ Reporter::Reporter(ReporterOptions options) {
         state_ = std::make_unique<State>(std::move(options));
         const int n = std::max(1, state_->options.connections);
         state_->options.initial_backoff = std::max(state_->options.initial_backoff, std::chrono::milliseconds(2));
+        state_->options.max_backoff = std::max(state_->options.max_backoff, state_->options.initial_backoff);
         for (int i = 0; i < n; ++i)
-            state_->senders.emplace_back(
-                [s = state_.get(), i] { s->run_sender(static_cast<unsigned>(i) * 7919u + 1u); });
+            state_->senders.emplace_back([s = state_.get(), i] { s->run_sender(static_cast<unsigned>(i)); });
     } catch (...) {
         // No threads (or no memory): the reporter stays usable and drops everything, as promised.
         if (state_) {
@@ -133,7 +157,8 @@ bool Reporter::enqueue(std::int64_t rank, std::string event_json) noexcept {
     if (!state_) return false;
     try {
         std::lock_guard lock(state_->mutex);
-        if (state_->closing || !state_->queue.push(rank, std::move(event_json))) {
+        const EventKind kind = event_kind(event_json);
+        if (state_->closing || !state_->queue.push(rank, std::move(event_json), kind)) {
             ++state_->stats.dropped;
             return false;
         }
@@ -181,6 +206,8 @@ ReporterStats Reporter::stats() const noexcept {
     } catch (...) {
     }
     copy.pending = state_->queue.events();
+    copy.heartbeats_evicted = state_->queue.heartbeats_evicted();
+    copy.over_bound = state_->queue.over_bound();
     return copy;
 }
 

@@ -57,7 +57,7 @@ class Config:
     heartbeat_s: float = 5.0
     timeout_s: float = 1.0  # per HTTP request (connect + answer)
     exit_wait_s: float = 2.0  # the most interpreter exit ever waits for the last events
-    max_pending: int = 4096  # events kept while the collector is away; more are dropped and counted
+    max_pending: int = 4096  # events kept while the collector is away or busy; heartbeats make room (buffer.py)
     batch_max: int = 512  # events per POST
     backoff_max_s: float = 5.0
     ready_after_s: float = 60.0  # fallback: ready after this long with no initialization activity

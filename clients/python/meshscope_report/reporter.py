@@ -1,9 +1,14 @@
 """Reporter: queues events on the caller's thread and sends them from one background daemon thread.
 
-The calling thread only builds a small dict and appends it to a bounded deque (a few microseconds). The
-sender thread drains everything pending into one POST (batching), retries with capped exponential backoff
-while the collector is away, and drops and counts what does not fit. Nothing here ever raises into the
-caller, and interpreter exit waits at most `exit_wait_s` (<= 2 s) for the last events.
+The calling thread only builds a small dict and appends it to a bounded buffer (a few microseconds). The
+sender thread drains what is pending into one POST (batching) and follows the collector's word when it
+cannot take them: a `503` / `429` with `Retry-After: S` is retried after S x U(1, 1.5) seconds; no answer,
+a reset, a 5xx without Retry-After (or 408 / 429 without) is retried with jittered exponential backoff
+(0.25 s doubling up to `backoff_max_s`, times U(0.5, 1.5)), so thousands of ranks do not come back in
+lockstep; any other 4xx is final for those events. Lifecycle events are kept until delivered (see
+buffer.py); a heartbeat that was not delivered is dropped, never retried: the next one comes in
+`heartbeat_s`. Nothing here ever raises into the caller, and interpreter exit waits at most `exit_wait_s`
+(<= 2 s) for the last events.
 
 The thread starts only on `activate()` (the first torch.distributed / parallel-state call), so a process
 that never initializes distribution (the torchrun agent, data-loader workers) never sends anything.
@@ -11,13 +16,14 @@ that never initializes distribution (the torchrun agent, data-loader workers) ne
 
 from __future__ import annotations
 
-import collections
 import os
+import random
 import sys
 import threading
 import time
 from typing import Callable, List, Optional
 
+from .buffer import HEARTBEAT, EventBuffer
 from .config import Config
 from .identity import Identity
 from .transport import HttpTransport, SendResult
@@ -36,17 +42,19 @@ class Reporter:
         monotonic: Callable[[], float] = time.monotonic,
         start_thread: bool = True,
         warn: Optional[Callable[[str], None]] = None,
+        rng: Optional[random.Random] = None,
     ) -> None:
         self.config = config
         self.identity = identity
-        self._transport = transport if transport is not None else HttpTransport(config.events_url, config.token)
+        self._transport = (transport if transport is not None
+                           else HttpTransport(config.events_url, config.token, clock=clock))
         self._clock = clock
         self._monotonic = monotonic
+        self._random = rng if rng is not None else random.Random()
         self._start_thread = start_thread
         self._warn = warn if warn is not None else _warn_stderr
         self._warned: set = set()
-        self._pending: collections.deque = collections.deque()
-        self._max_pending = config.max_pending
+        self._buffer = EventBuffer(config.max_pending)
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
@@ -57,28 +65,26 @@ class Reporter:
         self._deadline = 0.0
         self._failures = 0
         self._retry_at = 0.0
+        self._told_to_wait = False  # the last failure came with Retry-After: the collector is there
         self._next_heartbeat = 0.0
         # counters (approximate under concurrent emitters; they are for humans and heartbeats)
         self.sent = 0
-        self.dropped = 0
         self.rejected = 0
         self.requests = 0
+        self.heartbeats_refused = 0  # heartbeats the collector did not take (503 or no answer): not retried
 
     # ---- calling threads -------------------------------------------------------------------------------
     def emit(self, phase: str, status: str, fields: Optional[dict] = None) -> None:
-        """Queues one event. Never raises, never blocks."""
+        """Queues one event. Never raises, never blocks (beyond microseconds)."""
         try:
             if not self.enabled:
-                return
-            if len(self._pending) >= self._max_pending:
-                self.dropped += 1
                 return
             event = {} if fields is None else fields
             event["phase"] = phase
             event["status"] = status
             event["ts"] = self._clock()
-            self._pending.append(event)
-            # While backing off (collector away) the sender wakes on its own at the retry time.
+            self._buffer.add(event)
+            # While backing off (collector away or busy) the sender wakes on its own at the retry time.
             if self.active and self._failures == 0 and not self._wake.is_set():
                 self._wake.set()
         except Exception:
@@ -105,10 +111,17 @@ class Reporter:
         self._tick_callbacks.append(callback)
 
     def pending(self) -> int:
-        return len(self._pending)
+        return len(self._buffer)
+
+    @property
+    def dropped(self) -> int:
+        """Events this reporter dropped: only ever heartbeats."""
+        return self._buffer.heartbeats_dropped + self.heartbeats_refused
 
     def stats(self) -> dict:
-        return {"sent": self.sent, "dropped": self.dropped, "rejected": self.rejected, "pending": len(self._pending)}
+        return {"sent": self.sent, "dropped": self.dropped, "rejected": self.rejected, "pending": len(self._buffer),
+                "heartbeats_dropped": self._buffer.heartbeats_dropped, "heartbeats_refused": self.heartbeats_refused,
+                "over_bound": self._buffer.over_bound}
 
     def shutdown(self) -> None:
         """Interpreter exit: queue `exit`, give the sender at most exit_wait_s, then stop. Never raises."""
@@ -136,7 +149,7 @@ class Reporter:
         self.enabled = False
         self.active = False
         self._thread = None
-        self._pending = collections.deque()
+        self._buffer = EventBuffer(self.config.max_pending)  # the parent's lock may be held: a new one
         self._transport = _NullTransport()
 
     # ---- sender thread ---------------------------------------------------------------------------------
@@ -156,12 +169,17 @@ class Reporter:
             self._transport.close()
 
     def _final_flush(self) -> None:
-        while self._pending:
+        """Sends what is left until the exit deadline. A collector that says "Retry-After" is there and
+        busy: wait for it when that fits before the deadline. One that does not answer is not waited for."""
+        while len(self._buffer):
             remaining = self._deadline - self._monotonic()
             if remaining <= 0.01:
                 return
-            if not self._send_batch(min(self.config.timeout_s, remaining)):
+            if self._send_batch(min(self.config.timeout_s, remaining)):
+                continue
+            if not self._told_to_wait or self._retry_at >= self._deadline:
                 return
+            time.sleep(max(self._retry_at - self._monotonic(), 0.0))
 
     def step(self, now: float) -> float:
         """One round of the sender: heartbeat when due, then one POST when allowed. Returns the seconds
@@ -173,26 +191,21 @@ class Reporter:
                 pass
         if self.active and now >= self._next_heartbeat:
             self._next_heartbeat = now + self.config.heartbeat_s
-            if self._failures == 0:  # no point in piling heartbeats up while the collector is away
-                self.emit("heartbeat", "done", {"reporter": self.stats()})
+            # Also while the collector is away or busy: it replaces the pending one, so they never pile up.
+            self.emit(HEARTBEAT, "done", {"reporter": self.stats()})
         wait = self._next_heartbeat - now if self.active else self.config.heartbeat_s
-        if not self._pending or not self.identity.known:
+        if not len(self._buffer) or not self.identity.known:
             return wait
         if now < self._retry_at:
             return min(wait, self._retry_at - now)
         if self._send_batch(self.config.timeout_s, now):
-            return 0.0 if self._pending else wait
-        return min(wait, self._retry_at - now)
+            return 0.0 if len(self._buffer) else wait
+        return min(wait, max(self._retry_at - now, 0.0))
 
     def _send_batch(self, timeout: float, now: Optional[float] = None) -> bool:
         if not self.identity.known:
             return False
-        batch = []
-        for _ in range(min(self.config.batch_max, len(self._pending))):
-            try:
-                batch.append(self._pending.popleft())
-            except IndexError:
-                break
+        batch = self._buffer.take(self.config.batch_max)
         if not batch:
             return True
         common = self.identity.fields(self.config.job)
@@ -202,31 +215,45 @@ class Reporter:
             self.sent += len(batch)
             self._failures = 0
             self._retry_at = 0.0
+            self._told_to_wait = False
             return True
-        if result == SendResult.REJECTED and len(batch) > 1 and getattr(self._transport, "last_status", 0) in (400, 413):
+        delivered = min(max(getattr(self._transport, "delivered", 0), 0), len(batch))
+        self.sent += delivered
+        rest = batch[delivered:]
+        if result == SendResult.REJECTED and len(rest) > 1 and getattr(self._transport, "last_status", 0) in (400, 413):
             # The collector takes a body all or nothing: resend one by one so one bad event costs only itself.
-            for event in batch:
-                if self._transport.post([event], timeout, common) == SendResult.SENT:
+            for index, event in enumerate(rest):
+                answer = self._transport.post([event], timeout, common)
+                if answer == SendResult.SENT:
                     self.sent += 1
-                else:
+                elif answer == SendResult.REJECTED:
                     self.rejected += 1
+                else:  # the collector went away or got busy meanwhile: keep the rest for later
+                    return self._unavailable(rest[index:], now)
             self._warn_once("rejected", f"the collector rejected events ({self._transport.last_error})")
             return True
         if result == SendResult.REJECTED:
-            self.rejected += len(batch)
-            self._warn_once("rejected", f"the collector rejected {len(batch)} events ({self._transport.last_error})")
+            self.rejected += len(rest)
+            self._warn_once("rejected", f"the collector rejected {len(rest)} events ({self._transport.last_error})")
             return True
-        # unavailable: keep the events for a retry, newest dropped first when they no longer fit
-        self._pending.extendleft(reversed(batch))
-        while len(self._pending) > self._max_pending:
-            try:
-                self._pending.pop()
-            except IndexError:
-                break
-            self.dropped += 1
+        return self._unavailable(rest, now)
+
+    def _unavailable(self, events: List[dict], now: Optional[float]) -> bool:
+        """Keeps the lifecycle events for a retry and drops the heartbeats, then picks the retry time."""
+        lifecycle = [event for event in events if event.get("phase") != HEARTBEAT]
+        self.heartbeats_refused += len(events) - len(lifecycle)
+        if lifecycle:
+            self._buffer.put_back(lifecycle)
         self._failures += 1
         now = self._monotonic() if now is None else now
-        self._retry_at = now + min(_BACKOFF_FIRST_S * (2 ** min(self._failures - 1, 16)), self.config.backoff_max_s)
+        retry_after = getattr(self._transport, "retry_after", None)
+        self._told_to_wait = retry_after is not None
+        if retry_after is not None:  # the collector said when: at least that, spread over half as much again
+            delay = retry_after * self._random.uniform(1.0, 1.5)
+        else:
+            base = min(_BACKOFF_FIRST_S * (2 ** min(self._failures - 1, 16)), self.config.backoff_max_s)
+            delay = base * self._random.uniform(0.5, 1.5)
+        self._retry_at = now + delay
         if os.environ.get("MESHSCOPE_DEBUG"):
             self._warn_once("unavailable", f"collector unavailable ({self._transport.last_error}); retrying")
         return False
@@ -247,6 +274,8 @@ class Reporter:
 
 class _NullTransport:
     last_error = ""
+    retry_after = None
+    delivered = 0
 
     def post(self, events, timeout, common=None):
         return SendResult.UNAVAILABLE

@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import json
-from typing import Optional, Sequence
+import time
+from typing import Callable, Optional, Sequence
 from urllib.parse import urlsplit
 
 
 MAX_BODY_BYTES = 512 * 1024
+RETRY_AFTER_MAX_S = 300.0  # a collector asking for more is capped: the rank must not go quiet for longer
+
+
+def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
+    """Seconds to wait from a Retry-After header: delta-seconds ("5") or an HTTP-date, relative to `now`
+    (seconds since the epoch). None when absent or unreadable; capped to [0, RETRY_AFTER_MAX_S]."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    if text.isdigit():
+        seconds = float(int(text))
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when is None or when.tzinfo is None:  # an HTTP-date is always GMT; anything else is unreadable
+            return None
+        seconds = when.timestamp() - now
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
 
 
 class SendResult:
@@ -18,7 +42,7 @@ class SendResult:
 
 
 class HttpTransport:
-    def __init__(self, events_url: str, token: Optional[str]) -> None:
+    def __init__(self, events_url: str, token: Optional[str], clock: Callable[[], float] = time.time) -> None:
         parts = urlsplit(events_url)
         self._https = parts.scheme == "https"
         self._host = parts.hostname or "127.0.0.1"
@@ -28,8 +52,11 @@ class HttpTransport:
         if token:
             self._headers["Authorization"] = f"Bearer {token}"
         self._connection: Optional[http.client.HTTPConnection] = None
+        self._clock = clock
         self.last_error = ""
         self.last_status = 0
+        self.retry_after: Optional[float] = None  # seconds the collector asked for (503 / 429), else None
+        self.delivered = 0  # leading events of the last post() that were stored, when it was split
 
     def _connect(self, timeout: float) -> http.client.HTTPConnection:
         if self._connection is None:
@@ -51,7 +78,17 @@ class HttpTransport:
 
     def post(self, events: Sequence[dict], timeout: float, common: Optional[dict] = None) -> str:
         """POSTs the events as one JSON array, each merged over `common` (the identity fields). Connects
-        before serializing, so a collector that is away costs a refused connect, not a JSON encoding."""
+        before serializing, so a collector that is away costs a refused connect, not a JSON encoding.
+        A body over MAX_BODY_BYTES goes as halves, in order; `delivered` then says how many leading events
+        were stored before a half failed, so that the caller resends only the rest (never twice)."""
+        self.delivered = 0
+        self.retry_after = None
+        result = self._post(events, timeout, common)
+        if result == SendResult.SENT:
+            self.delivered = len(events)
+        return result
+
+    def _post(self, events: Sequence[dict], timeout: float, common: Optional[dict]) -> str:
         try:
             connection = self._connect(timeout)
             if connection.sock is None:
@@ -65,9 +102,14 @@ class HttpTransport:
         if len(body) > MAX_BODY_BYTES and len(events) > 1:
             # Under the collector's body limit (1 MiB by default): big groups at 10k+ ranks add up.
             half = len(events) // 2
-            first = self.post(events[:half], timeout, common)
-            second = self.post(events[half:], timeout, common)
-            return first if first != SendResult.SENT else second
+            first = self._post(events[:half], timeout, common)
+            if first != SendResult.SENT:
+                return first
+            self.delivered = half
+            second = self._post(events[half:], timeout, common)
+            if second == SendResult.SENT:
+                self.delivered = len(events)
+            return second
         try:
             connection.request("POST", self._path, body=body, headers=self._headers)
             response = connection.getresponse()
@@ -82,6 +124,11 @@ class HttpTransport:
         if 200 <= response.status < 300:
             return SendResult.SENT
         self.last_error = f"HTTP {response.status}: {answer.decode('utf-8', 'replace')[:200]}"
+        if response.status in (429, 503):
+            try:
+                self.retry_after = parse_retry_after(response.getheader("Retry-After"), self._clock())
+            except Exception:
+                self.retry_after = None
         if 400 <= response.status < 500 and response.status not in (408, 429):
             return SendResult.REJECTED
         return SendResult.UNAVAILABLE
