@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
+  clang-14 libclang-rt-14-dev llvm-14   # fuzz/: libFuzzer + ASan/UBSan runtimes, llvm-symbolizer (scripts/fuzz.sh)
   # Qt 6.4 (Debian 12)
   qt6-base-dev qt6-declarative-dev qt6-httpserver-dev qt6-websockets-dev qt6-svg-dev
   libqt6sql6-sqlite qt6-qpa-plugins

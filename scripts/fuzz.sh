@@ -49,7 +49,7 @@ for target in build-fuzz/fuzz_*; do
       echo "fuzz: reproducer $reproducer ($(stat -c %s "$reproducer") bytes), base64:" >&2
       base64 -w 0 "$reproducer" >&2
       echo >&2
-      echo "fuzz: rerun with: $target <file holding those bytes>" >&2
+      echo "fuzz: rerun with: $target $reproducer" >&2
     done
   fi
 done

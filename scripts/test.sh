@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: core/ alone without Qt (-Werror), then the whole project (dev preset,
-# warnings as errors) under ctest, headless.
+# warnings as errors) under ctest, headless, then each libFuzzer target for 60 s (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -17,3 +17,6 @@ cmake --build --preset dev -j "$jobs"
 echo "== tests"
 export QT_QPA_PLATFORM=offscreen
 ctest --preset dev -j "$jobs" "$@"
+
+echo "== fuzz (clang-14, ASan + UBSan, 60 s per target)"
+bash scripts/fuzz.sh 60
