@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test (what CI runs): the format gate, core/ alone without Qt (-Werror), the
-# whole project (dev preset, warnings as errors) under ctest, headless, then the core, collector, simulator and
-# client tests again under ASan + UBSan (asan preset: no dashboard). Extra arguments go to the dev ctest.
+# whole project (dev preset, warnings as errors) under ctest, headless, each libFuzzer target for 60 s
+# (scripts/fuzz.sh), then the core, collector, simulator and client tests again under ASan + UBSan (asan
+# preset: no dashboard). Extra arguments go to the dev ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -21,6 +22,9 @@ cmake --build --preset dev -j "$jobs"
 echo "== tests"
 export QT_QPA_PLATFORM=offscreen
 ctest --preset dev -j "$jobs" "$@"
+
+echo "== fuzz (clang-14, ASan + UBSan, 60 s per target)"
+bash scripts/fuzz.sh 60
 
 echo "== ASan + UBSan: core, collector, relay, simulator and C++ client tests (asan preset, no dashboard)"
 cmake --preset asan >/dev/null

@@ -59,7 +59,9 @@ void write_ranks(std::ostream& out, const Plan& plan) {
     out << "\n  ]";
 }
 
-Error bad(const std::string& message) { return ValueError("invalid plan: " + message); }
+Error bad(const std::string& message) {
+    return ValueError("invalid plan: " + message);
+}
 
 Expected<std::int64_t> get_int(const json& object, const char* key, const std::string& where) {
     const auto it = object.find(key);
@@ -116,12 +118,19 @@ Expected<Plan> plan_from_json(const json& document) {
         if (!topology->contains(key)) continue;
         auto value = get_int(*topology, key, "topology");
         if (!value) return value.error();
-        const std::int64_t expected =
-            std::string_view(key) == "world" ? made->world() : (std::string_view(key) == "efsdp" ? made->efsdp : made->edp);
+        const std::int64_t expected = std::string_view(key) == "world"
+                                          ? made->world()
+                                          : (std::string_view(key) == "efsdp" ? made->efsdp : made->edp);
         if (*value != expected)
             return bad("\"topology." + std::string(key) + "\" is " + std::to_string(*value) + " but " +
                        made->tuple_string() + " implies " + std::to_string(expected));
     }
+    // Rebuilding costs time and memory in proportion to the world (every group of every dim is walked), and
+    // this reader serves the collector (an event's declared plan): past the live protocol's largest world a
+    // document would stall or abort it instead of being refused (found by fuzz/fuzz_plan_reader).
+    if (made->world() > max_read_plan_world)
+        return bad("\"topology\" " + made->tuple_string() + " covers " + std::to_string(made->world()) +
+                   " ranks; plans are read back up to " + std::to_string(max_read_plan_world));
     std::int64_t gpus_per_node = 8;
     if (const auto cluster = document.find("cluster"); cluster != document.end()) {
         if (!cluster->is_object()) return bad("\"cluster\" must be an object");
@@ -158,8 +167,8 @@ Expected<Plan> plan_from_json(const json& document) {
             for (std::size_t d = 0; d < names.size(); ++d) {
                 if (!groups.contains(names[d])) continue;
                 if (groups[names[d]] != json(pm->mesh.groups(d, order)))
-                    return bad("groups of " + name + "." + names[d] + " do not match topology " +
-                               made->tuple_string() + " in " + std::string(to_string(order)) + " order");
+                    return bad("groups of " + name + "." + names[d] + " do not match topology " + made->tuple_string() +
+                               " in " + std::string(to_string(order)) + " order");
             }
         }
     }

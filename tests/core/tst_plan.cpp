@@ -287,6 +287,14 @@ private slots:
                                          << R"(invalid plan: "topology.world" is 32 but (8, 2, 2) implies 16)";
         QTest::addRow("efsdp disagrees") << R"({"topology":{"efsdp":2}})"
                                          << R"(invalid plan: "topology.efsdp" is 2 but (8, 2, 2) implies 4)";
+        // Found by fuzz/fuzz_plan_reader: rebuilding a world this large asked for a 2^40-entry allocation
+        // (std::bad_alloc, ASan's allocation-size-too-big); 2^20 + 1 is the first world refused.
+        QTest::addRow("world of 2^40 (fuzz)")
+            << R"({"topology":{"world":null,"efsdp":null,"edp":null,"dp":1099511627776,"cp":1,"ep":1}})"
+            << R"(invalid plan: "topology" (1099511627776, 1, 1) covers 1099511627776 ranks; plans are read back up to 1048576)";
+        QTest::addRow("world of 2^20 + 1 (fuzz)")
+            << R"({"topology":{"world":null,"efsdp":null,"edp":null,"dp":1048577,"cp":1,"ep":1}})"
+            << R"(invalid plan: "topology" (1048577, 1, 1) covers 1048577 ranks; plans are read back up to 1048576)";
         QTest::addRow("gpus 0") << R"({"cluster":{"gpus_per_node":0}})"
                                 << "gpus_per_node must be positive, got 0.";
         QTest::addRow("cluster not object") << R"({"cluster":[]})"

@@ -223,6 +223,13 @@ void TestEventJson::refuses_data() {
         << QString(
                "event 0: field \"plan\" must be a meshscope.plan/1 document: dp_size must be divisible by ep_size, got "
                "8 % 3 != 0.");
+    // The plan reader's crash found by fuzz/fuzz_plan_reader, reached through one event: parse_events threw
+    // std::bad_alloc (a 2^40-entry allocation) instead of refusing the body.
+    QTest::addRow("plan of 2^40 ranks (fuzz)")
+        << q(with(R"("plan": {"schema": "meshscope.plan/1", "topology": {"dp": 1099511627776, "cp": 1, "ep": 1}})"))
+        << QString(
+               "event 0: field \"plan\" must be a meshscope.plan/1 document: \"topology\" (1099511627776, 1, 1) "
+               "covers 1099511627776 ranks; plans are read back up to 1048576");
     QTest::addRow("second array element") << q("[" + with("") + R"(, {"job": "j1", "rank": "x"}])")
                                           << QString("event 1: field \"rank\" must be a non-negative integer");
     QTest::addRow("pretty-printed object with a syntax error")
