@@ -32,6 +32,41 @@ double Collector::now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+namespace {
+// Replays the history into the monitor (docs/collector.md, "History"). Consecutive events received
+// together (one request, or one group commit) are ingested as one batch, as they were live. Returns how
+// many events were ingested (each rank's heartbeat summary counts once).
+std::int64_t rebuild(const EventStore& store, Monitor& monitor, const EventLimits& limits) {
+    std::int64_t rebuilt = 0;
+    std::vector<Event> batch;
+    double batch_received = 0;
+    auto flush = [&] {
+        monitor.ingest(batch, batch_received);
+        rebuilt += static_cast<std::int64_t>(batch.size());
+        batch.clear();
+    };
+    auto add = [&](const std::string& json, double received) {
+        const auto parsed = nlohmann::json::parse(json, nullptr, false);
+        if (parsed.is_discarded()) return;
+        auto event = event_from_json(parsed, limits);
+        if (!event) return;
+        if (!batch.empty() && received != batch_received) flush();
+        batch_received = received;
+        batch.push_back(std::move(event).value());
+    };
+    store.for_each("", [&](const StoredEvent& stored) {
+        add(stored.json, stored.received);
+        return true;
+    });
+    store.for_each_heartbeat("", [&](const StoredHeartbeat& heartbeat) {
+        add(heartbeat.json, heartbeat.last_received);
+        return true;
+    });
+    if (!batch.empty()) flush();
+    return rebuilt;
+}
+}  // namespace
+
 Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     std::unique_ptr<Collector> collector(new Collector());
     collector->options_ = std::move(options);
@@ -39,22 +74,12 @@ Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     auto store = EventStore::open(collector->path_, collector->options_.durability);
     if (!store) return store.error();
 
-    // Rebuild every job from the history before anything new arrives, in store order with the stored
-    // receive times, then let the first tick judge missing and stale ranks against the present.
+    // Rebuild every job from the history before anything new arrives: the events in store order with their
+    // stored receive times, then each rank's last heartbeat at its last receive time, then let the first
+    // tick judge missing and stale ranks against the present.
     Monitor monitor(collector->options_.monitor);
-    std::int64_t rebuilt = 0;
-    (*store)->for_each("", [&](const StoredEvent& stored) {
-        const auto json = nlohmann::json::parse(stored.json, nullptr, false);
-        if (json.is_discarded()) return true;
-        const auto event = event_from_json(json, collector->options_.limits);
-        if (event) {
-            monitor.ingest(*event, stored.received);
-            ++rebuilt;
-        }
-        return true;
-    });
+    collector->events_rebuilt_ = rebuild(**store, monitor, collector->options_.limits);
     monitor.tick(now());
-    collector->events_rebuilt_ = rebuilt;
 
     Collector* self = collector.get();
     monitor.set_change_listener([self](const Change& change) { self->notify(change); });
@@ -94,6 +119,9 @@ void Collector::submit(std::vector<Event> events, Done done) {
 
 void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done) {
     const double received = stored.front().received;
+    // Heartbeats update their rank's summary instead of adding a row (docs/collector.md, "History").
+    if (stored.size() == events.size())
+        for (std::size_t i = 0; i < events.size(); ++i) stored[i].heartbeat = events[i].phase == Phase::heartbeat;
     auto shared = std::make_shared<std::vector<Event>>(std::move(events));
     writer_->submit(std::move(stored),
                     [this, shared, received, done = std::move(done)](const std::optional<Error>& error) {
