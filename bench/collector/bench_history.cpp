@@ -142,8 +142,9 @@ int main(int argc, char** argv) {
     auto store = std::move(opened).value();
     print_sizes("empty", args.db);
 
-    // Lifecycle: every rank's events, in commits of about --batch events.
-    const double day_start = server::Collector::now() - 60;
+    // Lifecycle: every rank's events, in commits of about --batch events. Receive times are the
+    // collector's clock when the commit is made (the day is compressed; the sender ts says 5 s apart).
+    const double day_start = server::Collector::now();
     std::vector<StoredEvent> commit;
     std::int64_t lifecycle_events = 0;
     auto flush = [&] {
@@ -156,7 +157,7 @@ int main(int argc, char** argv) {
     };
     for (std::int64_t r = 0; r < world; ++r) {
         for (const Event& e : lifecycle(plan, topology, r, day_start))
-            commit.push_back({e.job, e.rank, day_start + static_cast<double>(r) * 1e-4, to_json(e).dump(), false});
+            commit.push_back({e.job, e.rank, server::Collector::now(), to_json(e).dump(), false});
         lifecycle_events += 9;
         if (commit.size() >= args.batch) flush();
     }
@@ -176,7 +177,7 @@ int main(int argc, char** argv) {
         const double at = day_start + 60 + static_cast<double>(rounds) * 5.0;
         for (std::int64_t r = 0; r < world; ++r) {
             const Event e = base_event(r, world, Phase::heartbeat, Status::done, at);
-            commit.push_back({e.job, e.rank, at + static_cast<double>(r) * 1e-4, to_json(e).dump(), true});
+            commit.push_back({e.job, e.rank, server::Collector::now(), to_json(e).dump(), true});
             if (commit.size() >= args.batch || r + 1 == world) {
                 const double cpu0 = thread_cpu_seconds();
                 const auto wall0 = std::chrono::steady_clock::now();
@@ -235,5 +236,12 @@ int main(int argc, char** argv) {
     std::printf("restart: Collector::open %.3f s; %lld events rebuilt; %lld ranks seen, %lld ready\n", open_seconds,
                 static_cast<long long>((*collector)->stats().events_rebuilt),
                 static_cast<long long>(job ? job->ranks_seen : 0), static_cast<long long>(job ? job->ranks_ready : 0));
+    if (job) {
+        std::printf("states:");
+        for (std::size_t i = 0; i < rank_state_kind_count; ++i)
+            std::printf(" %s %lld", std::string(to_string(static_cast<RankStateKind>(i))).c_str(),
+                        static_cast<long long>(job->states[i]));
+        std::printf("; findings %lld\n", static_cast<long long>(job->findings));
+    }
     return 0;
 }
