@@ -7,6 +7,7 @@
 // Commands and figures: docs/benchmarks.md.
 //
 //   bench_history [--db PATH] [--ranks-dp 4096] [--rounds 17280] [--seconds 180] [--batch 3300]
+//   bench_history --db PATH --reopen 1     # only the restart, on a history an earlier run left
 #include <time.h>
 
 #include <chrono>
@@ -27,6 +28,12 @@ using server::StoredEvent;
 double thread_cpu_seconds() {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
@@ -99,6 +106,7 @@ struct Args {
     std::int64_t rounds = 17280;
     double seconds = 180;
     std::size_t batch = 3300;
+    bool reopen = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -116,6 +124,8 @@ Args parse(int argc, char** argv) {
             a.seconds = std::atof(value);
         else if (key == "--batch")
             a.batch = static_cast<std::size_t>(std::atoll(value));
+        else if (key == "--reopen")
+            a.reopen = std::string(value) != "0";
         else {
             std::fprintf(stderr, "bench_history: unknown option %s\n", key.c_str());
             std::exit(2);
@@ -125,8 +135,11 @@ Args parse(int argc, char** argv) {
 }
 }  // namespace
 
+int restart(const std::string& path);
+
 int main(int argc, char** argv) {
     const Args args = parse(argc, argv);
+    if (args.reopen) return restart(args.db);
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(args.db + suffix);
     const auto topology = Topology::make(args.dp, 4, 32).value();
     const auto plan = Plan::make(topology, 8).value();
@@ -222,20 +235,28 @@ int main(int argc, char** argv) {
     store.reset();
     print_sizes("closed", args.db);
 
-    // Restart: Collector::open replays the events, then one heartbeat summary per rank, then ticks.
+    return restart(args.db);
+}
+
+// Restart: Collector::open replays the events, then one heartbeat summary per rank, then ticks.
+int restart(const std::string& path) {
+    print_sizes("before restart", path);
     server::CollectorOptions options;
-    options.database = args.db;
+    options.database = path;
+    const double cpu0 = process_cpu_seconds();  // the rebuild parses on several threads
     const auto open_start = std::chrono::steady_clock::now();
     auto collector = server::Collector::open(options);
     const double open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
+    const double open_cpu = process_cpu_seconds() - cpu0;
     if (!collector) {
         std::fprintf(stderr, "bench_history: %s\n", collector.error().message().c_str());
         return 1;
     }
     const auto job = (*collector)->call([](const Monitor& m) { return m.job("bench-history"); });
-    std::printf("restart: Collector::open %.3f s; %lld events rebuilt; %lld ranks seen, %lld ready\n", open_seconds,
-                static_cast<long long>((*collector)->stats().events_rebuilt),
-                static_cast<long long>(job ? job->ranks_seen : 0), static_cast<long long>(job ? job->ranks_ready : 0));
+    std::printf(
+        "restart: Collector::open %.3f s (%.3f s CPU, all threads); %lld events rebuilt; %lld ranks seen, %lld ready\n",
+        open_seconds, open_cpu, static_cast<long long>((*collector)->stats().events_rebuilt),
+        static_cast<long long>(job ? job->ranks_seen : 0), static_cast<long long>(job ? job->ranks_ready : 0));
     if (job) {
         std::printf("states:");
         for (std::size_t i = 0; i < rank_state_kind_count; ++i)
