@@ -81,7 +81,7 @@ int run_export(int argc, char** argv) {
         return exit_failure;
     }
     std::cerr << "meshscope export: " << lines << " events of \"" << job << "\" (" << heartbeats
-              << " heartbeats as one line per rank)\n";
+              << " heartbeats summarized in one line per rank)\n";
     return exit_ok;
 }
 
