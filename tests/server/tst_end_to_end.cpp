@@ -167,7 +167,8 @@ private slots:
         const QString jsonl = dir.filePath("hb.jsonl");
         const auto exported = test::run_meshscope({"export", "--db", db, "--job", "hb", "-o", jsonl});
         QVERIFY2(exported.exit_code == 0, exported.err.constData());
-        QVERIFY2(exported.err.contains("2 events of \"hb\" (3 heartbeats summarized in one line per rank)"), exported.err);
+        QVERIFY2(exported.err.contains("2 events of \"hb\" (3 heartbeats summarized in one line per rank)"),
+                 exported.err);
         QFile file(jsonl);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const auto lines = file.readAll().trimmed().split('\n');
