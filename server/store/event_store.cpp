@@ -230,14 +230,17 @@ std::vector<StoredJob> EventStore::jobs() const {
     return out;
 }
 
+// One statement, so both tables are read in one snapshot while the writer commits.
 std::int64_t EventStore::count(const std::string& job) const {
-    return single_integer(db_, "SELECT COUNT(*) FROM events WHERE job = ?1", job) +
-           single_integer(db_, "SELECT COALESCE(SUM(count), 0) FROM heartbeats WHERE job = ?1", job);
+    return single_integer(db_,
+                          "SELECT (SELECT COUNT(*) FROM events WHERE job = ?1) + "
+                          "(SELECT COALESCE(SUM(count), 0) FROM heartbeats WHERE job = ?1)",
+                          job);
 }
 
 std::int64_t EventStore::count_all() const {
-    return single_integer(db_, "SELECT COUNT(*) FROM events", {}) +
-           single_integer(db_, "SELECT COALESCE(SUM(count), 0) FROM heartbeats", {});
+    return single_integer(
+        db_, "SELECT (SELECT COUNT(*) FROM events) + (SELECT COALESCE(SUM(count), 0) FROM heartbeats)", {});
 }
 
 void EventStore::for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const {
