@@ -1,5 +1,7 @@
 // meshscope export: one stored job as JSONL (one protocol event per line, in stored order, with the
-// collector's receive time as "received"), which `meshscope replay --input` reads back.
+// collector's receive time as "received"), which `meshscope replay --input` reads back. Heartbeats are
+// kept as one summary per rank (docs/collector.md, "History"), so each rank's last heartbeat follows the
+// events, at its last receive time, with "heartbeats" (how many were stored) and "first_received".
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -51,12 +53,26 @@ int run_export(int argc, char** argv) {
     }
     std::ostream& out = output.empty() ? std::cout : file;
     std::int64_t lines = 0;
+    std::int64_t heartbeats = 0;
+    auto write = [&](nlohmann::json& line) {
+        out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        ++lines;
+    };
     (*store)->for_each(job, [&](const server::StoredEvent& e) {
         auto line = nlohmann::json::parse(e.json, nullptr, false);
         if (line.is_discarded()) return true;
         line["received"] = e.received;
-        out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-        ++lines;
+        write(line);
+        return true;
+    });
+    (*store)->for_each_heartbeat(job, [&](const server::StoredHeartbeat& h) {
+        auto line = nlohmann::json::parse(h.json, nullptr, false);
+        if (line.is_discarded()) return true;
+        line["received"] = h.last_received;
+        line["first_received"] = h.first_received;
+        line["heartbeats"] = h.count;
+        write(line);
+        heartbeats += h.count;
         return true;
     });
     out.flush();
@@ -64,7 +80,8 @@ int run_export(int argc, char** argv) {
         std::cerr << "meshscope export: write failed\n";
         return exit_failure;
     }
-    std::cerr << "meshscope export: " << lines << " events of \"" << job << "\"\n";
+    std::cerr << "meshscope export: " << lines << " events of \"" << job << "\" (" << heartbeats
+              << " heartbeats summarized in one line per rank)\n";
     return exit_ok;
 }
 

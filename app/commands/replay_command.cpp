@@ -59,15 +59,20 @@ Expected<std::vector<Recorded>> read_database(const std::string& db, const std::
     if (!store) return store.error();
     std::vector<Recorded> out;
     std::optional<Error> error;
-    (*store)->for_each(job, [&](const server::StoredEvent& e) {
-        auto event = event_from_json(nlohmann::json::parse(e.json, nullptr, false));
+    auto add = [&](const std::string& json, double received) {
+        auto event = event_from_json(nlohmann::json::parse(json, nullptr, false));
         if (!event) {
             error = event.error();
             return false;
         }
-        out.push_back({std::move(event).value(), e.received});
+        out.push_back({std::move(event).value(), received});
         return true;
-    });
+    };
+    // The events, then each rank's last heartbeat (the history keeps one per rank), as export writes them.
+    (*store)->for_each(job, [&](const server::StoredEvent& e) { return add(e.json, e.received); });
+    if (!error)
+        (*store)->for_each_heartbeat(job,
+                                     [&](const server::StoredHeartbeat& h) { return add(h.json, h.last_received); });
     if (error) return *error;
     if (out.empty()) return ValueError("no job named \"" + job + "\" in " + db);
     return out;

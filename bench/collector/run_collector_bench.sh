@@ -23,7 +23,11 @@ echo "== load: $ranks ranks x $events events, $connections connections -> $url"
 job=bench
 stored=$(python3 - "$work/history.db" "$job" <<'PY'
 import sqlite3, sys
-print(sqlite3.connect(sys.argv[1]).execute("select count(*) from events where job = ?", (sys.argv[2],)).fetchone()[0])
+# meshscope.history/2: heartbeats are one summary row per rank, holding how many were stored
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("select count(*) from events where job = ?", (sys.argv[2],)).fetchone()[0]
+beats = db.execute("select coalesce(sum(count), 0) from heartbeats where job = ?", (sys.argv[2],)).fetchone()[0]
+print(rows + beats)
 PY
 )
 ingested=$(curl -s --noproxy '*' "$url/metrics" | awk '/^meshscope_events_ingested_total/ {print $2}')

@@ -1,7 +1,10 @@
 #include "collector.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +35,89 @@ double Collector::now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+namespace {
+// Replays the history into the monitor (docs/collector.md, "History"): the events in store order, then each
+// rank's last heartbeat at its last receive time. Parsing the stored JSON is most of the cost, so each
+// window of rows is parsed on several threads, then ingested in order on this one; consecutive events
+// received together (one request, or one group commit) are ingested as one batch, as they were live.
+// Returns how many events were ingested (each rank's heartbeat summary counts once).
+class HistoryReplay {
+public:
+    HistoryReplay(Monitor& monitor, const EventLimits& limits) : monitor_(monitor), limits_(limits) {}
+
+    void add(const std::string& json, double received) {
+        window_.push_back({json, received, std::nullopt});
+        if (window_.size() == window_rows) flush();
+    }
+
+    std::int64_t finish() {
+        flush();
+        return rebuilt_;
+    }
+
+private:
+    static constexpr std::size_t window_rows = 32768;
+    struct Row {
+        std::string json;
+        double received = 0;
+        std::optional<Event> event;
+    };
+
+    void flush() {
+        // Up to 8 threads, each with at least 1,024 rows.
+        const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                            std::clamp<std::size_t>(window_.size() / 1024, 1, 8));
+        const std::size_t per_thread = (window_.size() + threads - 1) / threads;
+        auto parse = [this, per_thread](std::size_t part) {
+            const std::size_t end = std::min(window_.size(), (part + 1) * per_thread);
+            for (std::size_t i = part * per_thread; i < end; ++i) {
+                const auto json = nlohmann::json::parse(window_[i].json, nullptr, false);
+                if (json.is_discarded()) continue;
+                if (auto event = event_from_json(json, limits_)) window_[i].event = std::move(event).value();
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (std::size_t part = 1; part < threads; ++part) helpers.emplace_back(parse, part);
+        parse(0);
+        for (std::thread& t : helpers) t.join();
+
+        std::vector<Event> batch;
+        double batch_received = 0;
+        auto ingest = [&] {
+            monitor_.ingest(batch, batch_received);
+            rebuilt_ += static_cast<std::int64_t>(batch.size());
+            batch.clear();
+        };
+        for (Row& row : window_) {
+            if (!row.event) continue;  // a row that no longer parses is skipped, as before
+            if (!batch.empty() && row.received != batch_received) ingest();
+            batch_received = row.received;
+            batch.push_back(std::move(*row.event));
+        }
+        if (!batch.empty()) ingest();
+        window_.clear();
+    }
+
+    Monitor& monitor_;
+    const EventLimits& limits_;
+    std::vector<Row> window_;
+    std::int64_t rebuilt_ = 0;
+};
+
+std::int64_t rebuild(const EventStore& store, Monitor& monitor, const EventLimits& limits) {
+    HistoryReplay replay(monitor, limits);
+    store.for_each("", [&](const StoredEvent& stored) {
+        replay.add(stored.json, stored.received);
+        return true;
+    });
+    store.for_each_heartbeat("", [&](const StoredHeartbeat& heartbeat) {
+        replay.add(heartbeat.json, heartbeat.last_received);
+        return true;
+    });
+    return replay.finish();
+}
+}  // namespace
+
 Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     std::unique_ptr<Collector> collector(new Collector());
     collector->options_ = std::move(options);
@@ -39,22 +125,12 @@ Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     auto store = EventStore::open(collector->path_, collector->options_.durability);
     if (!store) return store.error();
 
-    // Rebuild every job from the history before anything new arrives, in store order with the stored
-    // receive times, then let the first tick judge missing and stale ranks against the present.
+    // Rebuild every job from the history before anything new arrives: the events in store order with their
+    // stored receive times, then each rank's last heartbeat at its last receive time, then let the first
+    // tick judge missing and stale ranks against the present.
     Monitor monitor(collector->options_.monitor);
-    std::int64_t rebuilt = 0;
-    (*store)->for_each("", [&](const StoredEvent& stored) {
-        const auto json = nlohmann::json::parse(stored.json, nullptr, false);
-        if (json.is_discarded()) return true;
-        const auto event = event_from_json(json, collector->options_.limits);
-        if (event) {
-            monitor.ingest(*event, stored.received);
-            ++rebuilt;
-        }
-        return true;
-    });
+    collector->events_rebuilt_ = rebuild(**store, monitor, collector->options_.limits);
     monitor.tick(now());
-    collector->events_rebuilt_ = rebuilt;
 
     Collector* self = collector.get();
     monitor.set_change_listener([self](const Change& change) { self->notify(change); });
@@ -94,6 +170,9 @@ void Collector::submit(std::vector<Event> events, Done done) {
 
 void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done) {
     const double received = stored.front().received;
+    // Heartbeats update their rank's summary instead of adding a row (docs/collector.md, "History").
+    if (stored.size() == events.size())
+        for (std::size_t i = 0; i < events.size(); ++i) stored[i].heartbeat = events[i].phase == Phase::heartbeat;
     auto shared = std::make_shared<std::vector<Event>>(std::move(events));
     writer_->submit(std::move(stored),
                     [this, shared, received, done = std::move(done)](const std::optional<Error>& error) {

@@ -91,6 +91,7 @@ public:
 
 private:
     Collector() = default;
+    // stored[i] is events[i] as stored (same order, same size): heartbeats are told apart by events[i].phase.
     void store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done);
     void notify(const Change& change);
 

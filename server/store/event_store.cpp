@@ -2,17 +2,25 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 namespace meshscope::server {
 
 namespace {
-constexpr const char* schema_sql = R"sql(
+// The WAL is reset after each checkpoint (every ~1,000 pages, SQLite's default), so it stays near the
+// size of the largest commit; a long reader (export) can hold a checkpoint back and let it grow, and this
+// limit truncates it again afterwards.
+constexpr const char* connection_sql = R"sql(
 PRAGMA journal_mode = WAL;
+PRAGMA journal_size_limit = 67108864;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', 'meshscope.history/1');
+)sql";
+
+constexpr const char* tables_sql = R"sql(
 CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY,
   job TEXT NOT NULL,
@@ -21,6 +29,35 @@ CREATE TABLE IF NOT EXISTS events (
   event TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_job ON events (job, id);
+CREATE TABLE IF NOT EXISTS heartbeats (
+  job TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  first_received REAL NOT NULL,
+  last_received REAL NOT NULL,
+  event TEXT NOT NULL,
+  PRIMARY KEY (job, rank)
+) WITHOUT ROWID;
+)sql";
+
+// meshscope.history/1 kept heartbeats as rows of `events`: fold them into one summary per rank (count,
+// first and last receive time, the latest one's JSON; the later in store order on a tie), as append would
+// have, and drop the rows.
+constexpr const char* migrate_from_1_sql = R"sql(
+CREATE TEMP VIEW old_heartbeats AS
+  SELECT id, job, rank, received, event FROM events
+  WHERE CASE WHEN json_valid(event) THEN json_extract(event, '$.phase') END = 'heartbeat';
+INSERT INTO heartbeats (job, rank, count, first_received, last_received, event)
+  SELECT job, rank, n, first, received, event FROM (
+    SELECT job, rank, received, event,
+           COUNT(*) OVER ranks AS n,
+           MIN(received) OVER ranks AS first,
+           ROW_NUMBER() OVER (PARTITION BY job, rank ORDER BY received DESC, id DESC) AS newest
+    FROM old_heartbeats WINDOW ranks AS (PARTITION BY job, rank))
+  WHERE newest = 1;
+DELETE FROM events WHERE id IN (SELECT id FROM old_heartbeats);
+DROP VIEW old_heartbeats;
+UPDATE meta SET value = 'meshscope.history/2' WHERE key = 'schema';
 )sql";
 
 // Prepared statement that finalizes itself.
@@ -45,6 +82,54 @@ std::string text_column(sqlite3_stmt* stmt, int column) {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
     return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
 }
+
+void bind_text(sqlite3_stmt* stmt, int index, const std::string& text) {
+    sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+}
+
+// Runs sql; nullopt when it succeeded, else SQLite's message.
+std::optional<std::string> exec(sqlite3* db, const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return std::nullopt;
+    std::string text = message ? message : sqlite3_errmsg(db);
+    sqlite3_free(message);
+    return text;
+}
+
+// The schema name in meta; nullopt for a database without one (new).
+std::optional<std::string> schema_name(sqlite3* db) {
+    Statement query(db, "SELECT value FROM meta WHERE key = 'schema'");
+    if (query && sqlite3_step(query.get()) == SQLITE_ROW) return text_column(query.get(), 0);
+    return std::nullopt;
+}
+
+// Creates the tables of a new database or migrates an older one, in one transaction. Nullopt when done,
+// else the reason.
+std::optional<std::string> prepare_schema(sqlite3* db) {
+    if (auto error = exec(db, connection_sql)) return error;
+    if (schema_name(db) == history_schema) return std::nullopt;  // the common case: no write lock taken
+    if (auto error = exec(db, "BEGIN IMMEDIATE")) return error;
+    const std::optional<std::string> name = schema_name(db);  // again, now that no one else can write
+    std::optional<std::string> error;
+    if (name && *name != "meshscope.history/1" && *name != history_schema) {
+        error = "schema " + *name + " is not meshscope.history/1 or /2";
+    } else if (!(error = exec(db, tables_sql))) {
+        if (!name)
+            error = exec(db, "INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/2')");
+        else if (*name == "meshscope.history/1")
+            error = exec(db, migrate_from_1_sql);
+    }
+    if (!error) error = exec(db, "COMMIT");
+    if (error) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    return error;
+}
+
+std::int64_t single_integer(sqlite3* db, const char* sql, const std::string& job) {
+    Statement query(db, sql);
+    if (!query) return 0;
+    if (!job.empty()) bind_text(query.get(), 1, job);
+    return sqlite3_step(query.get()) == SQLITE_ROW ? sqlite3_column_int64(query.get(), 0) : 0;
+}
 }  // namespace
 
 std::string default_database_path() {
@@ -66,12 +151,8 @@ Expected<std::unique_ptr<EventStore>> EventStore::open(const std::string& path, 
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) return sqlite_error(store->db_, "cannot open history database " + path);
     sqlite3_busy_timeout(store->db_, 5000);
-    char* message = nullptr;
-    if (sqlite3_exec(store->db_, schema_sql, nullptr, nullptr, &message) != SQLITE_OK) {
-        std::string text = message ? message : "unknown error";
-        sqlite3_free(message);
-        return RuntimeError("cannot open history database " + path + ": " + text);
-    }
+    if (auto error = prepare_schema(store->db_))
+        return RuntimeError("cannot open history database " + path + ": " + *error);
     const char* sync = durability == Durability::full ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";
     sqlite3_exec(store->db_, sync, nullptr, nullptr, nullptr);
     return store;
@@ -85,63 +166,88 @@ std::optional<Error> EventStore::append(std::span<const StoredEvent> events) {
     if (events.empty()) return std::nullopt;
     if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
         return sqlite_error(db_, "cannot store events");
+    std::optional<Error> error;
     {
         Statement insert(db_, "INSERT INTO events (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)");
-        if (!insert) {
-            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-            return sqlite_error(db_, "cannot store events");
-        }
+        // In an UPDATE every right-hand side reads the row as it was, so the order of the SETs is free.
+        Statement upsert(db_,
+                         "INSERT INTO heartbeats (job, rank, count, first_received, last_received, event) "
+                         "VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (job, rank) DO UPDATE SET "
+                         "count = count + 1, "
+                         "first_received = MIN(first_received, excluded.first_received), "
+                         "last_received = MAX(last_received, excluded.last_received), "
+                         "event = CASE WHEN excluded.last_received >= last_received "
+                         "THEN excluded.event ELSE event END");
+        if (!insert || !upsert) error = sqlite_error(db_, "cannot store events");
         for (const StoredEvent& e : events) {
-            sqlite3_bind_text(insert.get(), 1, e.job.data(), static_cast<int>(e.job.size()), SQLITE_STATIC);
-            sqlite3_bind_int64(insert.get(), 2, e.rank);
-            sqlite3_bind_double(insert.get(), 3, e.received);
-            sqlite3_bind_text(insert.get(), 4, e.json.data(), static_cast<int>(e.json.size()), SQLITE_STATIC);
-            if (sqlite3_step(insert.get()) != SQLITE_DONE) {
-                Error error = sqlite_error(db_, "cannot store events");
-                sqlite3_reset(insert.get());
-                sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-                return error;
-            }
-            sqlite3_reset(insert.get());
+            if (error) break;
+            sqlite3_stmt* stmt = e.heartbeat ? upsert.get() : insert.get();
+            bind_text(stmt, 1, e.job);
+            sqlite3_bind_int64(stmt, 2, e.rank);
+            sqlite3_bind_double(stmt, 3, e.received);
+            bind_text(stmt, 4, e.json);
+            if (sqlite3_step(stmt) != SQLITE_DONE) error = sqlite_error(db_, "cannot store events");
+            sqlite3_reset(stmt);
         }
     }
-    if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-        Error error = sqlite_error(db_, "cannot store events");
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        return error;
-    }
-    return std::nullopt;
+    if (!error && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
+        error = sqlite_error(db_, "cannot store events");
+    if (error) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return error;
 }
 
 std::vector<StoredJob> EventStore::jobs() const {
     std::vector<StoredJob> out;
-    Statement query(db_,
-                    "SELECT job, COUNT(*), MIN(received), MAX(received) FROM events GROUP BY job ORDER BY MIN(id)");
-    if (!query) return out;
-    while (sqlite3_step(query.get()) == SQLITE_ROW)
-        out.push_back({text_column(query.get(), 0), sqlite3_column_int64(query.get(), 1),
-                       sqlite3_column_double(query.get(), 2), sqlite3_column_double(query.get(), 3)});
+    std::map<std::string, std::size_t> index;
+    Statement events(db_,
+                     "SELECT job, COUNT(*), MIN(received), MAX(received) FROM events GROUP BY job ORDER BY MIN(id)");
+    if (!events) return out;
+    while (sqlite3_step(events.get()) == SQLITE_ROW) {
+        index[text_column(events.get(), 0)] = out.size();
+        out.push_back({text_column(events.get(), 0), sqlite3_column_int64(events.get(), 1), 0,
+                       sqlite3_column_double(events.get(), 2), sqlite3_column_double(events.get(), 3)});
+    }
+    Statement heartbeats(db_,
+                         "SELECT job, SUM(count), MIN(first_received), MAX(last_received) FROM heartbeats "
+                         "GROUP BY job ORDER BY job");
+    if (!heartbeats) return out;
+    while (sqlite3_step(heartbeats.get()) == SQLITE_ROW) {
+        const std::string job = text_column(heartbeats.get(), 0);
+        const std::int64_t n = sqlite3_column_int64(heartbeats.get(), 1);
+        const double first = sqlite3_column_double(heartbeats.get(), 2);
+        const double last = sqlite3_column_double(heartbeats.get(), 3);
+        const auto it = index.find(job);
+        if (it == index.end()) {
+            out.push_back({job, n, n, first, last});
+            continue;
+        }
+        StoredJob& j = out[it->second];
+        j.events += n;
+        j.heartbeats = n;
+        j.first_received = std::min(j.first_received, first);
+        j.last_received = std::max(j.last_received, last);
+    }
     return out;
 }
 
+// One statement, so both tables are read in one snapshot while the writer commits.
 std::int64_t EventStore::count(const std::string& job) const {
-    Statement query(db_, "SELECT COUNT(*) FROM events WHERE job = ?1");
-    if (!query) return 0;
-    sqlite3_bind_text(query.get(), 1, job.data(), static_cast<int>(job.size()), SQLITE_STATIC);
-    return sqlite3_step(query.get()) == SQLITE_ROW ? sqlite3_column_int64(query.get(), 0) : 0;
+    return single_integer(db_,
+                          "SELECT (SELECT COUNT(*) FROM events WHERE job = ?1) + "
+                          "(SELECT COALESCE(SUM(count), 0) FROM heartbeats WHERE job = ?1)",
+                          job);
 }
 
 std::int64_t EventStore::count_all() const {
-    Statement query(db_, "SELECT COUNT(*) FROM events");
-    if (!query) return 0;
-    return sqlite3_step(query.get()) == SQLITE_ROW ? sqlite3_column_int64(query.get(), 0) : 0;
+    return single_integer(
+        db_, "SELECT (SELECT COUNT(*) FROM events) + (SELECT COALESCE(SUM(count), 0) FROM heartbeats)", {});
 }
 
 void EventStore::for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const {
     Statement query(db_, job.empty() ? "SELECT job, rank, received, event FROM events ORDER BY id"
                                      : "SELECT job, rank, received, event FROM events WHERE job = ?1 ORDER BY id");
     if (!query) return;
-    if (!job.empty()) sqlite3_bind_text(query.get(), 1, job.data(), static_cast<int>(job.size()), SQLITE_STATIC);
+    if (!job.empty()) bind_text(query.get(), 1, job);
     StoredEvent e;
     while (sqlite3_step(query.get()) == SQLITE_ROW) {
         e.job = text_column(query.get(), 0);
@@ -149,6 +255,26 @@ void EventStore::for_each(const std::string& job, const std::function<bool(const
         e.received = sqlite3_column_double(query.get(), 2);
         e.json = text_column(query.get(), 3);
         if (!visit(e)) return;
+    }
+}
+
+void EventStore::for_each_heartbeat(const std::string& job,
+                                    const std::function<bool(const StoredHeartbeat&)>& visit) const {
+    Statement query(db_, job.empty() ? "SELECT job, rank, count, first_received, last_received, event "
+                                       "FROM heartbeats ORDER BY job, rank"
+                                     : "SELECT job, rank, count, first_received, last_received, event "
+                                       "FROM heartbeats WHERE job = ?1 ORDER BY job, rank");
+    if (!query) return;
+    if (!job.empty()) bind_text(query.get(), 1, job);
+    StoredHeartbeat h;
+    while (sqlite3_step(query.get()) == SQLITE_ROW) {
+        h.job = text_column(query.get(), 0);
+        h.rank = sqlite3_column_int64(query.get(), 1);
+        h.count = sqlite3_column_int64(query.get(), 2);
+        h.first_received = sqlite3_column_double(query.get(), 3);
+        h.last_received = sqlite3_column_double(query.get(), 4);
+        h.json = text_column(query.get(), 5);
+        if (!visit(h)) return;
     }
 }
 

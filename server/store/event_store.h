@@ -1,7 +1,13 @@
 // EventStore: the history of every job in one SQLite file (WAL). Each stored event is its protocol JSON
 // (meshscope::to_json) with the collector's receive time, so a restart, `replay` and `export` rebuild
-// exactly what the monitor saw. One EventStore is one connection: use it from one thread at a time
-// (the StoreWriter owns the collector's; readers open their own).
+// what the monitor saw. One EventStore is one connection: use it from one thread at a time (the
+// StoreWriter owns the collector's; readers open their own).
+//
+// Schema meshscope.history/2 (docs/collector.md, "History"): every event but heartbeats is one row of
+// `events`, in store order; heartbeats are not history rows but one row per rank in `heartbeats` (how many,
+// the first and last receive time, and the last one's JSON), upserted in the same transaction as the events
+// they arrived with. A 16,384-rank job heartbeating every 5 s for a day adds 16,384 rows, not 283 M.
+// A meshscope.history/1 file is migrated when opened.
 #pragma once
 
 #include <cstdint>
@@ -18,16 +24,30 @@ struct sqlite3;
 
 namespace meshscope::server {
 
+inline constexpr const char* history_schema = "meshscope.history/2";
+
 struct StoredEvent {
     std::string job;
     std::int64_t rank = 0;
-    double received = 0;  // collector clock, seconds since the Unix epoch
-    std::string json;     // the event as protocol JSON, one line
+    double received = 0;     // collector clock, seconds since the Unix epoch
+    std::string json;        // the event as protocol JSON, one line
+    bool heartbeat = false;  // phase heartbeat: kept as the rank's heartbeat summary, not as a row of events
+};
+
+// One rank's heartbeats: how many were stored, when the first and the last arrived, and the last one.
+struct StoredHeartbeat {
+    std::string job;
+    std::int64_t rank = 0;
+    std::int64_t count = 0;
+    double first_received = 0;
+    double last_received = 0;
+    std::string json;  // the last heartbeat (latest received; the later one in store order on a tie)
 };
 
 struct StoredJob {
     std::string job;
-    std::int64_t events = 0;
+    std::int64_t events = 0;      // every event stored, heartbeats included (as count())
+    std::int64_t heartbeats = 0;  // of which heartbeats
     double first_received = 0;
     double last_received = 0;
 };
@@ -39,23 +59,33 @@ enum class Durability {
 
 class EventStore {
 public:
-    // Opens or creates the database (and its parent folder) and its schema.
-    // RuntimeError "cannot open history database {path}: {sqlite message}".
+    // Opens or creates the database (and its parent folder) and its schema; migrates a
+    // meshscope.history/1 file (its heartbeat rows become the ranks' heartbeat summaries).
+    // RuntimeError "cannot open history database {path}: {sqlite message}", or
+    // "cannot open history database {path}: schema {name} is not meshscope.history/1 or /2".
     [[nodiscard]] static Expected<std::unique_ptr<EventStore>> open(const std::string& path,
                                                                     Durability durability = Durability::full);
     ~EventStore();
     EventStore(const EventStore&) = delete;
     EventStore& operator=(const EventStore&) = delete;
 
-    // Stores all events in one transaction: all or none. RuntimeError with SQLite's message on failure.
+    // Stores all events in one transaction: all or none. Events marked heartbeat update their rank's
+    // heartbeat summary (count + 1, first/last receive time, the latest JSON); the others are appended to
+    // the history. RuntimeError "cannot store events: {sqlite message}" on failure (nothing was stored).
     [[nodiscard]] std::optional<Error> append(std::span<const StoredEvent> events);
 
+    // Jobs in the order they were first stored (a job known only from heartbeats comes last).
     [[nodiscard]] std::vector<StoredJob> jobs() const;
+    // Events stored for `job` (all jobs: count_all), heartbeats included: the rows of `events` plus every
+    // rank's heartbeat count. This is how many events were acknowledged, not how many rows there are.
     [[nodiscard]] std::int64_t count(const std::string& job) const;
     [[nodiscard]] std::int64_t count_all() const;
-    // Every stored event of `job` (all jobs when empty) in the order it was stored; the visitor may stop
-    // the walk by returning false.
+    // Every stored event of `job` (all jobs when empty) but heartbeats, in the order it was stored; the
+    // visitor may stop the walk by returning false.
     void for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const;
+    // Every rank's heartbeat summary of `job` (all jobs when empty), by job then rank; the visitor may stop
+    // the walk by returning false. A rebuild replays these after for_each, each at its last_received.
+    void for_each_heartbeat(const std::string& job, const std::function<bool(const StoredHeartbeat&)>& visit) const;
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "server_test_support.h"
+#include "store/event_store.h"
 
 namespace {
 using Ranks = std::set<qint64>;
@@ -144,6 +145,50 @@ private slots:
                      }),
                      qPrintable(describe(original) + " / " + describe(found)));
         }
+    }
+
+    // The history keeps one heartbeat summary per rank; export writes it after the events as the rank's
+    // last heartbeat with how many it stands for, and replay accepts the file.
+    void export_summarizes_heartbeats() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("h.db");
+        {
+            auto store = meshscope::server::EventStore::open(db.toStdString());
+            QVERIFY(store);
+            auto event = [](const char* phase, double ts, bool heartbeat) {
+                const QJsonObject json{{"job", "hb"},    {"rank", 0},        {"world_size", 1},
+                                       {"phase", phase}, {"status", "done"}, {"ts", ts}};
+                return meshscope::server::StoredEvent{
+                    "hb", 0, 100 + ts, QJsonDocument(json).toJson(QJsonDocument::Compact).toStdString(), heartbeat};
+            };
+            QVERIFY(!(*store)->append(std::vector{event("launch", 1, false), event("heartbeat", 2, true)}));
+            QVERIFY(!(*store)->append(std::vector{event("heartbeat", 7, true), event("heartbeat", 12, true)}));
+        }
+        const QString jsonl = dir.filePath("hb.jsonl");
+        const auto exported = test::run_meshscope({"export", "--db", db, "--job", "hb", "-o", jsonl});
+        QVERIFY2(exported.exit_code == 0, exported.err.constData());
+        QVERIFY2(exported.err.contains("2 events of \"hb\" (3 heartbeats summarized in one line per rank)"),
+                 exported.err);
+        QFile file(jsonl);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const auto launch = QJsonDocument::fromJson(lines[0]).object();
+        QCOMPARE(launch.value("phase").toString(), "launch");
+        QCOMPARE(launch.value("received").toDouble(), 101.0);
+        QVERIFY(!launch.contains("heartbeats"));
+        const auto heartbeat = QJsonDocument::fromJson(lines[1]).object();
+        QCOMPARE(heartbeat.value("phase").toString(), "heartbeat");
+        QCOMPARE(heartbeat.value("ts").toDouble(), 12.0);
+        QCOMPARE(heartbeat.value("received").toDouble(), 112.0);
+        QCOMPARE(heartbeat.value("first_received").toDouble(), 102.0);
+        QCOMPARE(heartbeat.value("heartbeats").toInt(), 3);
+
+        test::ServeProcess target(QStringList{"--db", dir.filePath("t.db")});
+        const auto replayed =
+            test::run_meshscope({"replay", "--speed", "0", "--target", target.url(), "--input", jsonl});
+        QVERIFY2(replayed.exit_code == 0, replayed.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(replayed.out).object().value("acknowledged").toInteger(), 2);
     }
 
     void usage_errors_data() {

@@ -1,0 +1,370 @@
+// History store (docs/collector.md, "History"): heartbeats kept as one summary per rank, a body mixing
+// heartbeats and lifecycle events stored in one transaction (or not at all), migration of a
+// meshscope.history/1 file, and a restart after a long heartbeat history.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/collector.h"
+#include "store/event_store.h"
+
+using meshscope::server::Collector;
+using meshscope::server::CollectorOptions;
+using meshscope::server::Durability;
+using meshscope::server::EventStore;
+using meshscope::server::StoredEvent;
+using meshscope::server::StoredHeartbeat;
+
+namespace {
+// One heartbeat as the test sends it: its ts marks which heartbeat a summary kept.
+struct Beat {
+    std::int64_t rank = 0;
+    double received = 0;
+    double ts = 0;
+};
+// What the summary of one rank must hold afterwards (worked out by hand per row).
+struct Summary {
+    std::int64_t rank = 0;
+    std::int64_t count = 0;
+    double first = 0;
+    double last = 0;
+    double last_ts = 0;
+};
+using Commits = std::vector<std::vector<Beat>>;
+using Summaries = std::vector<Summary>;
+
+std::string event_json(const std::string& job, std::int64_t rank, std::int64_t world, const std::string& phase,
+                       double ts) {
+    return nlohmann::json{{"job", job},     {"rank", rank},     {"world_size", world},
+                          {"phase", phase}, {"status", "done"}, {"ts", ts}}
+        .dump();
+}
+StoredEvent lifecycle(const std::string& job, std::int64_t rank, double received, const std::string& phase,
+                      std::int64_t world = 4) {
+    return {job, rank, received, event_json(job, rank, world, phase, received), false};
+}
+StoredEvent heartbeat(const std::string& job, std::int64_t rank, double received, double ts, std::int64_t world = 4) {
+    return {job, rank, received, event_json(job, rank, world, "heartbeat", ts), true};
+}
+
+std::vector<StoredEvent> events_of(const EventStore& store, const std::string& job) {
+    std::vector<StoredEvent> out;
+    store.for_each(job, [&](const StoredEvent& e) {
+        out.push_back(e);
+        return true;
+    });
+    return out;
+}
+std::vector<StoredHeartbeat> heartbeats_of(const EventStore& store, const std::string& job) {
+    std::vector<StoredHeartbeat> out;
+    store.for_each_heartbeat(job, [&](const StoredHeartbeat& h) {
+        out.push_back(h);
+        return true;
+    });
+    return out;
+}
+std::string phase_of(const std::string& json) {
+    return nlohmann::json::parse(json).value("phase", "");
+}
+double ts_of(const std::string& json) {
+    return nlohmann::json::parse(json).value("ts", -1.0);
+}
+
+// SQL run on a connection of its own (what another process, or an older meshscope, would have done).
+bool run_sql(const QString& path, const char* sql) {
+    sqlite3* db = nullptr;
+    bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK;
+    char* message = nullptr;
+    ok = ok && sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK;
+    if (message) qWarning("%s", message);
+    sqlite3_free(message);
+    sqlite3_close(db);
+    return ok;
+}
+std::string single_text(const QString& path, const char* sql) {
+    sqlite3* db = nullptr;
+    sqlite3_stmt* stmt = nullptr;
+    std::string out;
+    if (sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW)
+        out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return out;
+}
+}  // namespace
+
+Q_DECLARE_METATYPE(Commits)
+Q_DECLARE_METATYPE(Summaries)
+
+class TestStore : public QObject {
+    Q_OBJECT
+private slots:
+    void heartbeats_are_summarized_per_rank_data() {
+        QTest::addColumn<Commits>("commits");
+        QTest::addColumn<Summaries>("expected");
+        QTest::addRow("one heartbeat") << Commits{{{0, 100, 1}}} << Summaries{{0, 1, 100, 100, 1}};
+        QTest::addRow("three commits") << Commits{{{0, 100, 1}}, {{0, 105, 2}}, {{0, 110, 3}}}
+                                       << Summaries{{0, 3, 100, 110, 3}};
+        QTest::addRow("two ranks in one commit")
+            << Commits{{{0, 100, 1}, {1, 101, 2}, {0, 105, 3}}} << Summaries{{0, 2, 100, 105, 3}, {1, 1, 101, 101, 2}};
+        // A heartbeat received earlier but committed later (another request of the same group) counts, but
+        // the summary keeps the one received last.
+        QTest::addRow("late commit keeps the latest")
+            << Commits{{{0, 110, 1}}, {{0, 100, 2}}, {{0, 105, 3}}} << Summaries{{0, 3, 100, 110, 1}};
+        QTest::addRow("same receive time: the later one")
+            << Commits{{{0, 100, 1}, {0, 100, 2}}} << Summaries{{0, 2, 100, 100, 2}};
+        QTest::addRow("ranks out of order") << Commits{{{3, 50, 1}, {1, 51, 2}}, {{3, 55, 3}, {2, 56, 4}}}
+                                            << Summaries{{1, 1, 51, 51, 2}, {2, 1, 56, 56, 4}, {3, 2, 50, 55, 3}};
+    }
+    void heartbeats_are_summarized_per_rank() {
+        QFETCH(Commits, commits);
+        QFETCH(Summaries, expected);
+        QTemporaryDir dir;
+        auto store = EventStore::open(dir.filePath("h.db").toStdString(), Durability::normal);
+        QVERIFY(store);
+        std::int64_t sent = 0;
+        for (const auto& commit : commits) {
+            std::vector<StoredEvent> events;
+            for (const Beat& b : commit) events.push_back(heartbeat("j", b.rank, b.received, b.ts));
+            sent += static_cast<std::int64_t>(events.size());
+            QVERIFY(!(*store)->append(events));
+        }
+        QVERIFY(events_of(**store, "j").empty());  // no history rows for heartbeats
+        const auto summaries = heartbeats_of(**store, "j");
+        QCOMPARE(summaries.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(summaries[i].job, std::string("j"));
+            QCOMPARE(summaries[i].rank, expected[i].rank);
+            QCOMPARE(summaries[i].count, expected[i].count);
+            QCOMPARE(summaries[i].first_received, expected[i].first);
+            QCOMPARE(summaries[i].last_received, expected[i].last);
+            QCOMPARE(ts_of(summaries[i].json), expected[i].last_ts);
+        }
+        QCOMPARE((*store)->count("j"), sent);
+    }
+
+    void a_mixed_body_stores_both() {
+        QTemporaryDir dir;
+        auto store = EventStore::open(dir.filePath("h.db").toStdString());
+        QVERIFY(store);
+        const std::vector<StoredEvent> body = {lifecycle("j", 0, 10, "launch"), heartbeat("j", 0, 10, 1),
+                                               lifecycle("j", 0, 10, "ready"), heartbeat("j", 1, 10, 2)};
+        QVERIFY(!(*store)->append(body));
+        const auto events = events_of(**store, "j");
+        QCOMPARE(events.size(), std::size_t{2});
+        QCOMPARE(phase_of(events[0].json), std::string("launch"));
+        QCOMPARE(phase_of(events[1].json), std::string("ready"));
+        const auto beats = heartbeats_of(**store, "j");
+        QCOMPARE(beats.size(), std::size_t{2});
+        QCOMPARE(beats[0].rank, std::int64_t{0});
+        QCOMPARE(beats[1].rank, std::int64_t{1});
+        QCOMPARE((*store)->count("j"), std::int64_t{4});
+        QCOMPARE((*store)->count_all(), std::int64_t{4});
+        const auto jobs = (*store)->jobs();
+        QCOMPARE(jobs.size(), std::size_t{1});
+        QCOMPARE(jobs[0].events, std::int64_t{4});
+        QCOMPARE(jobs[0].heartbeats, std::int64_t{2});
+    }
+
+    // A transaction that fails part-way (a trigger stands in for a full disk) stores neither the events
+    // nor the heartbeats that came with them, and says why.
+    void a_failed_transaction_stores_nothing_data() {
+        QTest::addColumn<QString>("trigger");
+        QTest::addRow("an event fails after the heartbeats")
+            << "CREATE TRIGGER fail BEFORE INSERT ON events WHEN NEW.rank = 3 BEGIN SELECT RAISE(ABORT, 'injected "
+               "failure'); END;";
+        QTest::addRow("a heartbeat fails after the events")
+            << "CREATE TRIGGER fail BEFORE INSERT ON heartbeats WHEN NEW.rank = 3 BEGIN SELECT RAISE(ABORT, "
+               "'injected failure'); END;";
+        QTest::addRow("a heartbeat update fails")
+            << "CREATE TRIGGER fail BEFORE UPDATE ON heartbeats WHEN NEW.rank = 2 BEGIN SELECT RAISE(ABORT, "
+               "'injected failure'); END;";
+    }
+    void a_failed_transaction_stores_nothing() {
+        QFETCH(QString, trigger);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("h.db");
+        auto store = EventStore::open(path.toStdString());
+        QVERIFY(store);
+        QVERIFY(!(*store)->append(std::vector<StoredEvent>{lifecycle("j", 0, 10, "launch"), heartbeat("j", 2, 11, 1)}));
+        QVERIFY(run_sql(path, trigger.toUtf8().constData()));
+        const std::vector<StoredEvent> body = {lifecycle("j", 1, 20, "launch"), heartbeat("j", 2, 20, 2),
+                                               heartbeat("j", 0, 20, 3), lifecycle("j", 3, 20, "launch"),
+                                               heartbeat("j", 3, 20, 4)};
+        const auto error = (*store)->append(body);
+        QVERIFY(error);
+        QCOMPARE(error->message(), std::string("cannot store events: injected failure"));
+        const auto events = events_of(**store, "j");
+        QCOMPARE(events.size(), std::size_t{1});
+        QCOMPARE(events[0].rank, std::int64_t{0});
+        const auto beats = heartbeats_of(**store, "j");
+        QCOMPARE(beats.size(), std::size_t{1});
+        QCOMPARE(beats[0].rank, std::int64_t{2});
+        QCOMPARE(beats[0].count, std::int64_t{1});
+        QCOMPARE(beats[0].last_received, 11.0);
+        QCOMPARE((*store)->count("j"), std::int64_t{2});
+        // The store is usable afterwards.
+        QVERIFY(run_sql(path, "DROP TRIGGER fail;"));
+        QVERIFY(!(*store)->append(body));
+        QCOMPARE((*store)->count("j"), std::int64_t{7});
+    }
+
+    // A file written by meshscope.history/1 (heartbeats as rows) is migrated when opened: each rank keeps
+    // its heartbeat count, first and last receive time and the latest heartbeat; other rows stay in order.
+    void history_1_is_migrated() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("old.db");
+        QVERIFY(run_sql(path, R"sql(
+PRAGMA journal_mode = WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/1');
+CREATE TABLE events (id INTEGER PRIMARY KEY, job TEXT NOT NULL, rank INTEGER NOT NULL, received REAL NOT NULL,
+                     event TEXT NOT NULL);
+CREATE INDEX events_by_job ON events (job, id);
+)sql"));
+        // id order = store order. Rank 0's heartbeat received at 14 was stored after the one received at 16.
+        const std::vector<StoredEvent> rows = {
+            lifecycle("j", 0, 10, "launch"), heartbeat("j", 0, 11, 11),      heartbeat("j", 1, 12, 12),
+            heartbeat("j", 0, 16, 16),       lifecycle("j", 0, 15, "ready"), heartbeat("j", 0, 14, 14),
+            heartbeat("other", 0, 20, 20),
+        };
+        std::string insert = "BEGIN;";
+        for (const StoredEvent& e : rows)
+            insert += "INSERT INTO events (job, rank, received, event) VALUES ('" + e.job + "', " +
+                      std::to_string(e.rank) + ", " + std::to_string(e.received) + ", '" + e.json + "');";
+        insert += "COMMIT;";
+        QVERIFY(run_sql(path, insert.c_str()));
+
+        for (int open = 0; open < 2; ++open) {  // the second open finds /2 and changes nothing
+            auto store = EventStore::open(path.toStdString());
+            QVERIFY2(store, store ? "" : store.error().message().c_str());
+            QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"),
+                     std::string("meshscope.history/2"));
+            const auto events = events_of(**store, "");
+            QCOMPARE(events.size(), std::size_t{2});
+            QCOMPARE(phase_of(events[0].json), std::string("launch"));
+            QCOMPARE(phase_of(events[1].json), std::string("ready"));
+            QCOMPARE(events[1].received, 15.0);
+            const auto beats = heartbeats_of(**store, "");
+            QCOMPARE(beats.size(), std::size_t{3});
+            QCOMPARE(beats[0].job, std::string("j"));
+            QCOMPARE(beats[0].rank, std::int64_t{0});
+            QCOMPARE(beats[0].count, std::int64_t{3});
+            QCOMPARE(beats[0].first_received, 11.0);
+            QCOMPARE(beats[0].last_received, 16.0);
+            QCOMPARE(ts_of(beats[0].json), 16.0);
+            QCOMPARE(beats[1].rank, std::int64_t{1});
+            QCOMPARE(beats[1].count, std::int64_t{1});
+            QCOMPARE(beats[1].first_received, 12.0);
+            QCOMPARE(beats[2].job, std::string("other"));
+            QCOMPARE(beats[2].count, std::int64_t{1});
+            QCOMPARE((*store)->count("j"), std::int64_t{6});
+            QCOMPARE((*store)->count("other"), std::int64_t{1});
+            QCOMPARE((*store)->count_all(), std::int64_t{7});
+        }
+        auto store = EventStore::open(path.toStdString());
+        QVERIFY(store);
+        QVERIFY(!(*store)->append(std::vector<StoredEvent>{heartbeat("j", 0, 30, 30)}));
+        QCOMPARE(heartbeats_of(**store, "j").front().count, std::int64_t{4});
+    }
+
+    void an_unknown_schema_is_refused() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("new.db");
+        QVERIFY(run_sql(path,
+                        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                        "INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/9');"));
+        auto store = EventStore::open(path.toStdString());
+        QVERIFY(!store);
+        QCOMPARE(store.error().message(), "cannot open history database " + path.toStdString() +
+                                              ": schema meshscope.history/9 is not meshscope.history/1 or /2");
+    }
+
+    // The collector's own path (submit -> group commit): heartbeats become summaries, other events rows.
+    void the_collector_stores_heartbeats_as_summaries() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("h.db").toStdString();
+        {
+            CollectorOptions options;
+            options.database = path;
+            auto collector = Collector::open(options);
+            QVERIFY(collector);
+            std::atomic<int> acknowledged{0};
+            auto count = [&](const meshscope::server::SubmitResult& r) {
+                if (r.status == 200) acknowledged += static_cast<int>(r.accepted);
+            };
+            (*collector)
+                ->submit(R"([{"job":"c","rank":0,"world_size":2,"phase":"launch","status":"done"},)"
+                         R"({"job":"c","rank":0,"world_size":2,"phase":"heartbeat","status":"done"}])",
+                         count);
+            QTRY_COMPARE(acknowledged.load(), 2);
+            (*collector)->submit(R"({"job":"c","rank":0,"world_size":2,"phase":"heartbeat","status":"done"})", count);
+            QTRY_COMPARE(acknowledged.load(), 3);
+        }
+        auto store = EventStore::open(path, Durability::normal);
+        QVERIFY(store);
+        QCOMPARE(events_of(**store, "c").size(), std::size_t{1});
+        const auto beats = heartbeats_of(**store, "c");
+        QCOMPARE(beats.size(), std::size_t{1});
+        QCOMPARE(beats[0].count, std::int64_t{2});
+        QVERIFY(beats[0].first_received < beats[0].last_received);
+    }
+
+    // 2,048 ranks x 200 heartbeats (5 s apart, the last about 3 s ago) through the store API, then a restart:
+    // every rank was last seen at its last heartbeat and none is stale.
+    void a_restart_after_a_long_heartbeat_history() {
+        constexpr std::int64_t world = 2048;
+        constexpr int rounds = 200;
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("long.db").toStdString();
+        const double base = Collector::now() - 1000;  // the last round is received at base + 997
+        auto last_received = [&](std::int64_t rank) { return base + 2 + (rounds - 1) * 5.0 + rank * 1e-4; };
+        {
+            auto store = EventStore::open(path, Durability::normal);
+            QVERIFY(store);
+            std::vector<StoredEvent> events;
+            for (std::int64_t r = 0; r < world; ++r) events.push_back(lifecycle("long", r, base, "launch", world));
+            for (std::int64_t r = 0; r < world; ++r) events.push_back(lifecycle("long", r, base + 1, "ready", world));
+            QVERIFY(!(*store)->append(events));
+            for (int round = 0; round < rounds; ++round) {
+                events.clear();
+                for (std::int64_t r = 0; r < world; ++r) {
+                    const double received = base + 2 + round * 5.0 + r * 1e-4;
+                    events.push_back(heartbeat("long", r, received, received, world));
+                }
+                QVERIFY(!(*store)->append(events));
+            }
+            // As many events as were acknowledged, though heartbeats are one row per rank.
+            QCOMPARE((*store)->count("long"), world * 2 + world * rounds);
+        }
+        CollectorOptions options;
+        options.database = path;
+        // Judged against lifecycle events alone (the last 999 s ago) every rank would be stale; the slack
+        // over the last heartbeat (3 s ago) covers a slow machine writing the history above.
+        options.monitor.stale_after = 300;
+        auto collector = Collector::open(options);
+        QVERIFY(collector);
+        QCOMPARE((*collector)->stats().events_rebuilt, world * 3);  // 2 events + 1 heartbeat summary per rank
+        const auto ranks = (*collector)->call([](const meshscope::Monitor& m) { return m.ranks("long"); });
+        QCOMPARE(static_cast<std::int64_t>(ranks.size()), world);
+        for (const meshscope::RankState& rank : ranks) {
+            QVERIFY(rank.last_seen);
+            QCOMPARE(*rank.last_seen, last_received(rank.rank));
+            QCOMPARE(rank.state, meshscope::RankStateKind::ready);
+            QCOMPARE(rank.events, std::int64_t{3});
+        }
+        const auto findings = (*collector)->call([](const meshscope::Monitor& m) { return m.findings("long"); });
+        for (const auto& f : findings) QVERIFY2(f.kind != meshscope::FindingKind::stale_rank, "no rank is stale");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStore)
+#include "tst_store.moc"
