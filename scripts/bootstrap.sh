@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
+  libboost1.81-dev       # Boost.Asio / Beast, header-only (the simulator's per-rank storm)
   # Qt 6.4 (Debian 12)
   qt6-base-dev qt6-declarative-dev qt6-httpserver-dev qt6-websockets-dev qt6-svg-dev
   libqt6sql6-sqlite qt6-qpa-plugins
