@@ -118,8 +118,10 @@ double percentile(std::vector<double> values, double p) {
     return values[std::min(values.size() - 1, at > 0 ? at - 1 : 0)];
 }
 
+// Rounded to `unit` (0.1, 0.001): divided by the scale, not multiplied by the unit, so that 6.8 prints as 6.8.
 double rounded(double v, double unit) {
-    return std::round(v / unit) * unit;
+    const double scale = std::round(1.0 / unit);
+    return std::round(v * scale) / scale;
 }
 
 nlohmann::json spread(const std::vector<double>& values, double unit) {

@@ -7,7 +7,8 @@
 # collector's CPU and memory from /proc and prints the figures (docs/benchmarks.md).
 #
 # Usage: storm.sh [--baseline] BUILD_DIR [ranks=16384] [window=3]
-# Environment: STORM_STEADY_S (60), STORM_DASHBOARDS (20), STORM_PROCESSES (automatic).
+# Environment: STORM_STEADY_S (60), STORM_ALLOWANCE_S (30: seconds the storm may take past the window),
+# STORM_DASHBOARDS (20), STORM_PROCESSES (automatic).
 set -euo pipefail
 baseline=0
 args=()
@@ -42,5 +43,5 @@ extra=()
 (( baseline )) && extra+=(--baseline)
 python3 "$here/storm_report.py" --meshscope "$build/bin/meshscope" --pid "$serve_pid" \
   --url "http://127.0.0.1:$port" --ranks "$ranks" --window "$window" \
-  --steady "${STORM_STEADY_S:-60}" --dashboards "${STORM_DASHBOARDS:-20}" \
+  --steady "${STORM_STEADY_S:-60}" --storm-allowance "${STORM_ALLOWANCE_S:-30}" --dashboards "${STORM_DASHBOARDS:-20}" \
   ${STORM_PROCESSES:+--processes "$STORM_PROCESSES"} "${extra[@]}"
