@@ -205,7 +205,10 @@ private:
         r.timer.async_wait([this, &r, epoch](boost::system::error_code ec) {
             if (ec || epoch != r.epoch) return;
             ++r.record.timeouts;
-            failed(r, "timed out after " + format_seconds(settings_.request_timeout), true);
+            failed(r,
+                   "timed out after " + format_seconds(settings_.request_timeout) +
+                       (r.connected ? " waiting for the answer" : " connecting"),
+                   true);
         });
         if (r.connected) {
             write(r, epoch);

@@ -54,6 +54,15 @@ def peak_rss_mib(samples, start, end):
     return round(max(inside) / 1024, 1) if inside else None
 
 
+def listen_overflows():
+    """The kernel's TcpExt ListenOverflows and ListenDrops (system-wide): SYNs dropped because an accept
+    queue was full, which a 1 s reporter timeout turns into timeouts."""
+    with open("/proc/net/netstat") as f:
+        lines = [line.split() for line in f if line.startswith("TcpExt:")]
+    values = dict(zip(lines[0][1:], (int(v) for v in lines[1][1:])))
+    return values.get("ListenOverflows", 0), values.get("ListenDrops", 0)
+
+
 def get(url):
     begin = time.monotonic()
     with urllib.request.urlopen(urllib.request.Request(url), timeout=60) as reply:
@@ -85,6 +94,7 @@ def main():
     if a.processes:
         command += ["--processes", str(a.processes)]
     print("==", " ".join(command), flush=True)
+    overflows_before = listen_overflows()
     samples = [sample(a.pid)]
     sim = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while sim.poll() is None:
@@ -92,6 +102,7 @@ def main():
         samples.append(sample(a.pid))
     out, err = sim.communicate()
     samples.append(sample(a.pid))
+    overflows_after = listen_overflows()
     if err.strip():
         print(err.strip(), file=sys.stderr)
     summary = json.loads(out.strip().splitlines()[-1])
@@ -113,6 +124,8 @@ def main():
         "retries": summary["retries"],
         "reconnects": summary["reconnects"],
         "heartbeats": summary["heartbeats"],
+        "listen_overflows": overflows_after[0] - overflows_before[0],
+        "listen_drops": overflows_after[1] - overflows_before[1],
     }
     if first is not None and last is not None:
         report["storm_cpu_percent"] = cpu_percent(samples, origin + first, origin + last + 0.5)
