@@ -45,9 +45,11 @@ std::vector<RankPlan> make_plans(const Scenario& scenario, const StormOptions& o
     }
     for (const ScheduledEvent& e : scenario.events) {
         RankPlan& p = plans[static_cast<std::size_t>(e.rank)];
-        const bool ready = e.event.value("phase", "") == "ready" && e.event.value("status", "") == "done";
-        p.items.push_back(
-            {p.start + e.at / speed, e.event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), ready});
+        const std::string phase = e.event.value("phase", "");
+        const bool ready = phase == "ready" && e.event.value("status", "") == "done";
+        p.items.push_back({p.start + e.at / speed,
+                           e.event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), ready,
+                           phase == "heartbeat"});
         if (p.items.size() == 1) p.host = e.event.value("host", p.host);
     }
     for (const std::int64_t r : scenario.heartbeating) plans[static_cast<std::size_t>(r)].heartbeats = true;

@@ -185,7 +185,7 @@ private:
         r.in_flight = true;
         r.sending = what;
         ++r.record.requests;
-        if (what == Sending::heartbeat) ++r.record.heartbeats_sent;
+        if (is_heartbeat(r, what)) ++r.record.heartbeats_sent;
         if (what == Sending::script && r.plan->items[r.next].ready && r.record.ready_due < 0)
             r.record.ready_due = r.plan->items[r.next].at;
         r.request = {};
@@ -336,6 +336,7 @@ private:
         switch (r.sending) {
             case Sending::script:
                 if (r.next < max_recorded_acks) r.record.acks[r.next] = t;
+                if (r.plan->items[r.next].heartbeat) ++r.record.heartbeats_acked;
                 if (r.plan->items[r.next].ready) {
                     r.record.ready_ack = t;
                     r.next_heartbeat = t + settings_.heartbeat_interval;
@@ -351,9 +352,20 @@ private:
         schedule(r);
     }
 
+    bool is_heartbeat(const Rank& r, Sending what) const {
+        return what == Sending::heartbeat || (what == Sending::script && r.plan->items[r.next].heartbeat);
+    }
+
     // A refused heartbeat is not retried (the next comes on time); an exit at the end is sent once.
     // Lifecycle events go again: after Retry-After x U(1, 1.5), else after the jittered backoff.
     void retry_later(Rank& r, bool refused, double retry_after) {
+        if (r.sending == Sending::script && r.plan->items[r.next].heartbeat) {
+            ++(refused ? r.record.heartbeats_refused : r.record.heartbeats_failed);
+            r.retry_at = -1;
+            if (++r.next == r.plan->items.size()) mark_script_done(r);
+            schedule(r);
+            return;
+        }
         if (r.sending == Sending::heartbeat) {
             if (refused)
                 ++r.record.heartbeats_refused;

@@ -18,7 +18,8 @@ using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC: one clock for the 
 struct ScriptItem {
     double at = 0;
     std::string body;
-    bool ready = false;  // the `ready` phase
+    bool ready = false;      // the `ready` phase
+    bool heartbeat = false;  // refused or failed: dropped, never retried
 };
 
 struct RankPlan {

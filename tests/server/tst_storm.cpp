@@ -7,6 +7,8 @@
 
 #include <sys/resource.h>
 
+#include <functional>
+
 #include "server_test_support.h"
 #include "storm_stream.h"
 
@@ -28,7 +30,9 @@ public:
         qint64 at_ms = 0;
         int connection = 0;
     };
-    explicit FakeCollector(QList<QByteArray> answers) : answers_(std::move(answers)) {
+    // The answer to the n-th request (from 0) with this body.
+    using Answers = std::function<QByteArray(qsizetype n, const QByteArray& body)>;
+    explicit FakeCollector(Answers answers) : answers_(std::move(answers)) {
         clock_.start();
         server_.listen(QHostAddress::LocalHost, 0);
         connect(&server_, &QTcpServer::newConnection, this, [this] {
@@ -47,9 +51,7 @@ public:
                         if (buffer->size() < end + 4 + length) return;
                         requests_.push_back({buffer->mid(end + 4, length), clock_.elapsed(), id});
                         buffer->remove(0, end + 4 + length);
-                        const QByteArray& answer =
-                            answers_[std::min<qsizetype>(requests_.size() - 1, answers_.size() - 1)];
-                        socket->write(answer);
+                        socket->write(answers_(requests_.size() - 1, requests_.back().body));
                     }
                 });
                 connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
@@ -63,7 +65,7 @@ public:
 private:
     QTcpServer server_;
     QElapsedTimer clock_;
-    QList<QByteArray> answers_;
+    Answers answers_;
     QList<Request> requests_;
     int connections_ = 0;
 };
@@ -219,8 +221,10 @@ private slots:
     // 503 + Retry-After: 1, then 200: the rank sends the same event again, on the same kept-alive
     // connection, no sooner than one second later; then the rest of its script in order.
     void retry_after_is_honoured() {
-        FakeCollector fake({answer(503, "Service Unavailable", R"({"error":"collector busy"})", "Retry-After: 1\r\n"),
-                            answer(200, "OK", R"({"accepted":1})")});
+        FakeCollector fake([](qsizetype n, const QByteArray&) {
+            return n == 0 ? answer(503, "Service Unavailable", R"({"error":"collector busy"})", "Retry-After: 1\r\n")
+                          : answer(200, "OK", R"({"accepted":1})");
+        });
         const auto run = run_serving(
             {"simulate", "--per-rank", "--target", fake.url(), "--dp", "1", "--job", "one", "--start-window", "0"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
@@ -244,6 +248,33 @@ private slots:
         QCOMPARE(summary.value("refusals").toInt(), 1);
         QCOMPARE(summary.value("retries").toInt(), 1);
         QCOMPARE(summary.value("ready_acked").toInt(), 1);
+    }
+
+    // Every heartbeat refused (503 + Retry-After): none is sent again; the next comes on time (5 s after
+    // ready), and the rank still exits at the end of the run.
+    void refused_heartbeats_are_not_retried() {
+        FakeCollector fake([](qsizetype, const QByteArray& body) {
+            return body.contains(R"("phase":"heartbeat")")
+                       ? answer(503, "Service Unavailable", R"({"error":"collector busy: heartbeat not stored"})",
+                                "Retry-After: 1\r\n")
+                       : answer(200, "OK", R"({"accepted":1})");
+        });
+        const auto run = run_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1", "--job", "one",
+                                      "--start-window", "0", "--duration", "7"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QStringList phases;
+        for (const auto& r : fake.requests())
+            phases << QJsonDocument::fromJson(r.body).object().value("phase").toString();
+        // ..., ready, heartbeat (scripted, refused), heartbeat (5 s after ready, refused), exit
+        QCOMPARE(phases.count("heartbeat"), 2);
+        QCOMPARE(phases.mid(phases.size() - 4), (QStringList{"ready", "heartbeat", "heartbeat", "exit"}));
+        const QJsonObject summary = last_json_line(run.out);
+        QCOMPARE(summary.value("retries").toInt(), 0);
+        QCOMPARE(summary.value("refusals").toInt(), 2);
+        const QJsonObject heartbeats = summary.value("heartbeats").toObject();
+        QCOMPARE(heartbeats.value("sent").toInt(), 2);
+        QCOMPARE(heartbeats.value("refused").toInt(), 2);
+        QCOMPARE(heartbeats.value("acked").toInt(), 0);
     }
 
     // What a dashboard takes from a stream message: both forms, only this job, only ready.
