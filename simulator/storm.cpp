@@ -324,6 +324,7 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
     double first_connect = std::numeric_limits<double>::max(), last_ready = -1;
     std::vector<double> latencies;
     std::vector<double> ready_ack(static_cast<std::size_t>(scenario.world_size), -1.0);
+    std::vector<double> ready_sent(static_cast<std::size_t>(scenario.world_size), -1.0);
     std::vector<std::int64_t> never_ready;
     std::string last_error;
     std::set<std::int64_t> reported;
@@ -350,6 +351,7 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
             last_ready = std::max(last_ready, r.ready_ack);
             latencies.push_back(r.ready_ack - r.ready_due);
             ready_ack[static_cast<std::size_t>(r.rank)] = r.ready_ack;
+            ready_sent[static_cast<std::size_t>(r.rank)] = r.ready_sent;
         } else {
             never_ready.push_back(r.rank);
             if (r.last_error[0] != '\0') last_error = r.last_error.data();
@@ -372,7 +374,7 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
         dashboards->stop();
         const double shift = std::chrono::duration<double>(origin - connect_at).count();
         for (const storm::DashboardReport& d : dashboards->reports()) {
-            std::vector<double> delays;
+            std::vector<double> delays, from_send;
             std::int64_t missed = 0;
             for (std::size_t r = 0; r < ready_ack.size(); ++r) {
                 if (ready_ack[r] < 0) continue;
@@ -381,12 +383,11 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
                     continue;
                 }
                 delays.push_back((d.ready_seen[r] - shift - ready_ack[r]) * 1000.0);
+                from_send.push_back((d.ready_seen[r] - shift - ready_sent[r]) * 1000.0);
             }
-            nlohmann::json one = {{"seen", delays.size()},
-                                  {"missed", missed},
-                                  {"messages", d.messages},
-                                  {"bytes", d.bytes},
-                                  {"delay_ms", spread(delays, 0.1)}};
+            nlohmann::json one = {{"seen", delays.size()},           {"missed", missed},
+                                  {"messages", d.messages},          {"bytes", d.bytes},
+                                  {"delay_ms", spread(delays, 0.1)}, {"delay_from_send_ms", spread(from_send, 0.1)}};
             if (!d.error.empty()) one["error"] = d.error;
             dashboard_json.push_back(std::move(one));
         }

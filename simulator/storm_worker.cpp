@@ -186,8 +186,10 @@ private:
         r.sending = what;
         ++r.record.requests;
         if (is_heartbeat(r, what)) ++r.record.heartbeats_sent;
-        if (what == Sending::script && r.plan->items[r.next].ready && r.record.ready_due < 0)
-            r.record.ready_due = r.plan->items[r.next].at;
+        if (what == Sending::script && r.plan->items[r.next].ready) {
+            if (r.record.ready_due < 0) r.record.ready_due = r.plan->items[r.next].at;
+            r.record.ready_sent = now();
+        }
         r.request = {};
         r.request.method(http::verb::post);
         r.request.target("/api/v1/events");

@@ -38,6 +38,7 @@ struct RankRecord {
     std::int64_t rank = 0;
     double first_connect = -1;  // run clock; -1: never connected
     double ready_due = -1;      // when its ready phase happened
+    double ready_sent = -1;     // when its last attempt was sent
     double ready_ack = -1;      // when the collector acknowledged it
     bool expects_ready = false;
     bool script_done = false;  // every scripted request acknowledged or finally refused

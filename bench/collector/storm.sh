@@ -8,7 +8,8 @@
 #
 # Usage: storm.sh [--baseline] BUILD_DIR [ranks=16384] [window=3]
 # Environment: STORM_STEADY_S (60), STORM_ALLOWANCE_S (30: seconds the storm may take past the window),
-# STORM_DASHBOARDS (20), STORM_PROCESSES (automatic).
+# STORM_DASHBOARDS (20), STORM_PROCESSES (automatic), STORM_SERVE_FLAGS (extra `meshscope serve` flags,
+# e.g. "--max-connections 19000"; empty: the defaults).
 set -euo pipefail
 baseline=0
 args=()
@@ -32,7 +33,9 @@ if (( baseline )); then
   for _ in $(seq 100); do [[ -s "$work/serve.out" ]] && break; sleep 0.1; done
   port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/serve.out")
 else
-  "$build/bin/meshscope" serve --listen 127.0.0.1:0 --db "$work/history.db" >"$work/serve.out" 2>"$work/serve.err" &
+  # shellcheck disable=SC2086 # STORM_SERVE_FLAGS is a list of words
+  "$build/bin/meshscope" serve --listen 127.0.0.1:0 --db "$work/history.db" ${STORM_SERVE_FLAGS:-} \
+    >"$work/serve.out" 2>"$work/serve.err" &
   serve_pid=$!
   for _ in $(seq 100); do [[ -s "$work/serve.out" ]] && break; sleep 0.1; done
   port=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["port"])' "$work/serve.out")

@@ -140,7 +140,7 @@ def main():
     ok = summary["ranks_never_ready"] == 0
     if not a.baseline:
         report["dashboards"] = [
-            {k: d.get(k) for k in ("seen", "missed", "delay_ms", "error") if d.get(k) is not None}
+            {k: d.get(k) for k in ("seen", "missed", "delay_ms", "delay_from_send_ms", "error") if d.get(k) is not None}
             for d in summary.get("dashboards", [])
         ]
         _, body = get(f"{a.url}/api/v1/jobs/{job}")
