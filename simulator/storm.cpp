@@ -258,9 +258,12 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
             ::close(w.go);  // without a go, a worker leaves at once
         }
 
-    // Gather the records; forward a stop to the workers; never wait past the run's end plus its grace.
+    // Gather the records; forward a stop to the workers; never wait past the run's end plus a grace. The
+    // grace is long: on loopback a worker's system calls carry the kernel's work for both ends of its
+    // connections (a flooded listener's SYN cookies included), so a worker behind a drowning collector
+    // can take many seconds to wind down.
     const auto give_up = origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                      settings.end_at + 2 * settings.request_timeout + 15));
+                                      settings.end_at + 2 * settings.request_timeout + 60));
     bool stop_forwarded = false, killed = false;
     while (true) {
         std::vector<pollfd> fds;
@@ -307,8 +310,11 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
         if (w.received.size() >= sizeof count) std::memcpy(&count, w.received.data(), sizeof count);
         if (w.received.size() != sizeof count + count * sizeof(RankRecord) || count == 0) {
             if (worker_problem.empty())
-                worker_problem =
-                    "worker " + std::to_string(k) + " (pid " + std::to_string(w.pid) + ") ended without a report";
+                worker_problem = "worker " + std::to_string(k) + " (pid " + std::to_string(w.pid) +
+                                 ") ended without a report (" +
+                                 (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                                      : "exit status " + std::to_string(WEXITSTATUS(status))) +
+                                 ")";
             continue;
         }
         const std::size_t first = records.size();

@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
+#include <memory>
 #include <random>
 
 #include "storm_worker.h"
@@ -32,15 +32,25 @@ using tcp = asio::ip::tcp;
 
 enum class Sending { script, heartbeat, exit };
 
+// A rank's connection and one request with its answer. Their handlers hold them, so an operation that is
+// aborted (a timeout closed the socket) still finds them alive when it completes, however the rank has
+// moved on.
+struct Connection {
+    explicit Connection(asio::io_context& io) : socket(io) {}
+    tcp::socket socket;
+    beast::flat_buffer buffer;
+};
+struct Exchange {
+    http::request<http::string_body> request;
+    http::response<http::string_body> response;
+};
+
 struct Rank {
-    Rank(asio::io_context& io, const RankPlan& p) : plan(&p), socket(io), timer(io) {}
+    Rank(asio::io_context& io, const RankPlan& p) : plan(&p), timer(io) {}
     const RankPlan* plan;
     RankRecord record;
-    tcp::socket socket;
     asio::steady_timer timer;
-    beast::flat_buffer buffer;
-    http::request<http::string_body> request;
-    std::optional<http::response<http::string_body>> response;
+    std::shared_ptr<Connection> connection;  // null or closed: connect before the next request
     std::uint64_t epoch = 0;
     std::size_t next = 0;        // next script item
     double retry_at = -1;        // run clock: when the refused or failed item goes again
@@ -126,8 +136,7 @@ private:
         r.finished = true;
         ++r.epoch;
         r.timer.cancel();
-        boost::system::error_code ignored;
-        r.socket.close(ignored);
+        drop_connection(r);
         if (++finished_ == ranks_.size()) {
             watch_.cancel();
             hard_stop_.cancel();
@@ -190,16 +199,17 @@ private:
             if (r.record.ready_due < 0) r.record.ready_due = r.plan->items[r.next].at;
             r.record.ready_sent = now();
         }
-        r.request = {};
-        r.request.method(http::verb::post);
-        r.request.target("/api/v1/events");
-        r.request.version(11);
-        r.request.set(http::field::host, hosts_[r.plan->target]);
-        r.request.set(http::field::content_type, "application/json");
-        if (!settings_.token.empty()) r.request.set(http::field::authorization, "Bearer " + settings_.token);
-        r.request.keep_alive(true);
-        r.request.body() = std::move(body);
-        r.request.prepare_payload();
+        auto exchange = std::make_shared<Exchange>();
+        http::request<http::string_body>& request = exchange->request;
+        request.method(http::verb::post);
+        request.target("/api/v1/events");
+        request.version(11);
+        request.set(http::field::host, hosts_[r.plan->target]);
+        request.set(http::field::content_type, "application/json");
+        if (!settings_.token.empty()) request.set(http::field::authorization, "Bearer " + settings_.token);
+        request.keep_alive(true);
+        request.body() = std::move(body);
+        request.prepare_payload();
 
         // The request timeout covers connect, write and answer.
         r.timer.expires_after(
@@ -213,43 +223,47 @@ private:
                    true);
         });
         if (r.connected) {
-            write(r, epoch);
+            write(r, epoch, r.connection, exchange);
             return;
         }
-        boost::system::error_code ignored;
-        r.socket.close(ignored);
-        r.socket.async_connect(endpoints_[r.plan->target], [this, &r, epoch](boost::system::error_code ec) {
-            if (epoch != r.epoch) return;
-            if (ec) {
-                failed(r, "connect: " + ec.message());
-                return;
-            }
-            if (r.record.first_connect < 0) r.record.first_connect = now();
-            if (r.ever_connected) ++r.record.reconnects;
-            r.ever_connected = true;
-            r.connected = true;
-            write(r, epoch);
-        });
+        drop_connection(r);
+        auto connection = std::make_shared<Connection>(io_);
+        r.connection = connection;
+        connection->socket.async_connect(endpoints_[r.plan->target],
+                                         [this, &r, epoch, connection, exchange](boost::system::error_code ec) {
+                                             if (epoch != r.epoch) return;
+                                             if (ec) {
+                                                 failed(r, "connect: " + ec.message());
+                                                 return;
+                                             }
+                                             if (r.record.first_connect < 0) r.record.first_connect = now();
+                                             if (r.ever_connected) ++r.record.reconnects;
+                                             r.ever_connected = true;
+                                             r.connected = true;
+                                             write(r, epoch, connection, exchange);
+                                         });
     }
 
-    void write(Rank& r, std::uint64_t epoch) {
-        http::async_write(r.socket, r.request, [this, &r, epoch](boost::system::error_code ec, std::size_t) {
-            if (epoch != r.epoch) return;
-            if (ec) {
-                failed(r, "write: " + ec.message());
-                return;
-            }
-            r.response.emplace();
-            http::async_read(r.socket, r.buffer, *r.response,
-                             [this, &r, epoch](boost::system::error_code ec2, std::size_t) {
-                                 if (epoch != r.epoch) return;
-                                 if (ec2) {
-                                     failed(r, "read: " + ec2.message());
-                                     return;
-                                 }
-                                 answered(r);
-                             });
-        });
+    void write(Rank& r, std::uint64_t epoch, std::shared_ptr<Connection> connection,
+               std::shared_ptr<Exchange> exchange) {
+        http::async_write(connection->socket, exchange->request,
+                          [this, &r, epoch, connection, exchange](boost::system::error_code ec, std::size_t) {
+                              if (epoch != r.epoch) return;
+                              if (ec) {
+                                  failed(r, "write: " + ec.message());
+                                  return;
+                              }
+                              http::async_read(
+                                  connection->socket, connection->buffer, exchange->response,
+                                  [this, &r, epoch, connection, exchange](boost::system::error_code ec2, std::size_t) {
+                                      if (epoch != r.epoch) return;
+                                      if (ec2) {
+                                          failed(r, "read: " + ec2.message());
+                                          return;
+                                      }
+                                      answered(r, exchange->response);
+                                  });
+                          });
     }
 
     static std::string format_seconds(double s) {
@@ -277,10 +291,12 @@ private:
     }
 
     void drop_connection(Rank& r) {
-        boost::system::error_code ignored;
-        r.socket.close(ignored);
+        if (r.connection) {
+            boost::system::error_code ignored;
+            r.connection->socket.close(ignored);
+            r.connection.reset();
+        }
         r.connected = false;
-        r.buffer.clear();
     }
 
     // No answer, a reset, a refused connection, a timeout, or a 5xx / 408 without Retry-After.
@@ -292,9 +308,8 @@ private:
         retry_later(r, false, 0);
     }
 
-    void answered(Rank& r) {
+    void answered(Rank& r, const http::response<http::string_body>& response) {
         settle(r);
-        const auto& response = *r.response;
         const unsigned status = response.result_int();
         if (!response.keep_alive()) drop_connection(r);
         if (status >= 200 && status < 300) {
