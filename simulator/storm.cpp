@@ -14,6 +14,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -124,6 +125,35 @@ double percentile(std::vector<double> values, double p) {
 double rounded(double v, double unit) {
     const double scale = std::round(1.0 / unit);
     return std::round(v * scale) / scale;
+}
+
+// One rank's record as a JSON line (run clock seconds; null: never happened).
+nlohmann::json record_json(const RankRecord& r, const RankPlan& plan) {
+    auto at = [](double t) { return t >= 0 ? nlohmann::json(rounded(t, 0.001)) : nlohmann::json(nullptr); };
+    nlohmann::json acks = nlohmann::json::array();
+    for (std::size_t i = 0; i < plan.items.size() && i < storm::max_recorded_acks; ++i)
+        acks.push_back(r.acks[i] > 0 ? nlohmann::json(rounded(r.acks[i], 0.001)) : nlohmann::json(nullptr));
+    return {{"rank", r.rank},
+            {"start_s", rounded(plan.start, 0.001)},
+            {"first_connect_s", at(r.first_connect)},
+            {"ready_due_s", at(r.ready_due)},
+            {"ready_sent_s", at(r.ready_sent)},
+            {"ready_ack_s", at(r.ready_ack)},
+            {"acks_s", std::move(acks)},
+            {"requests", r.requests},
+            {"acknowledged", r.acknowledged},
+            {"rejected", r.rejected},
+            {"refusals", r.refusals},
+            {"timeouts", r.timeouts},
+            {"failures", r.failures},
+            {"retries", r.retries},
+            {"reconnects", r.reconnects},
+            {"heartbeats",
+             {{"sent", r.heartbeats_sent},
+              {"acked", r.heartbeats_acked},
+              {"refused", r.heartbeats_refused},
+              {"failed", r.heartbeats_failed}}},
+            {"last_error", std::string(r.last_error.data())}};
 }
 
 nlohmann::json spread(const std::vector<double>& values, double unit) {
@@ -370,6 +400,14 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
             never_ready.push_back(p.rank);
         }
     std::sort(never_ready.begin(), never_ready.end());
+    if (!options.ranks_out.empty()) {
+        std::ofstream out(options.ranks_out);
+        for (const RankRecord& r : records)
+            out << record_json(r, plans[static_cast<std::size_t>(r.rank)])
+                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
+        if (!out) result.problem = "--ranks-out: cannot write '" + options.ranks_out + "'";
+    }
 
     nlohmann::json dashboard_json = nlohmann::json::array();
     if (dashboards) {

@@ -51,6 +51,7 @@ struct StormOptions {
     double backoff_max = 5;         // MESHSCOPE_BACKOFF_MAX_S
     int dashboards = 0;             // WebSocket clients on /api/v1/stream
     std::uint64_t seed = 1;         // start times and jitter
+    std::string ranks_out;          // non-empty: one JSON line per rank written here (what it did, when)
 };
 
 // The most ranks one worker process holds: its descriptor limit (hard RLIMIT_NOFILE) less a reserve.

@@ -32,6 +32,7 @@ struct PerRankArguments {
     int dashboards = 0;
     double request_timeout = 1;
     std::string dashboard_target;
+    std::string ranks_out;
 };
 
 int run_per_rank(const sim::Scenario& scenario, const std::string& target, const std::string& token, double speed,
@@ -75,6 +76,7 @@ int run_per_rank(const sim::Scenario& scenario, const std::string& target, const
     options.request_timeout = args.request_timeout;
     options.dashboards = args.dashboards;
     options.seed = seed;
+    options.ranks_out = args.ranks_out;
 
     std::signal(SIGINT, stop_simulation);
     std::signal(SIGTERM, stop_simulation);
@@ -136,6 +138,8 @@ int run_simulate(int argc, char** argv) {
     auto* request_timeout = cli.add_option("--request-timeout", per_rank.request_timeout,
                                            "--per-rank: seconds a request may take, connect included")
                                 ->capture_default_str();
+    auto* ranks_out = cli.add_option("--ranks-out", per_rank.ranks_out,
+                                     "--per-rank: write one JSON line per rank here (its times and counts)");
     auto* dashboard_target = cli.add_option("--dashboard-target", per_rank.dashboard_target,
                                             "--per-rank: where the dashboards connect (default: the first --target)");
     try {
@@ -151,7 +155,8 @@ int run_simulate(int argc, char** argv) {
             std::cerr << "meshscope simulate: --target: several URLs need --per-rank\n";
             return exit_usage;
         }
-        for (const CLI::Option* option : {window, processes, duration, dashboards, request_timeout, dashboard_target})
+        for (const CLI::Option* option :
+             {window, processes, duration, dashboards, request_timeout, dashboard_target, ranks_out})
             if (option->count() > 0) {
                 std::cerr << "meshscope simulate: " << option->get_name() << " needs --per-rank\n";
                 return exit_usage;

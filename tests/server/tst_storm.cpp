@@ -2,8 +2,11 @@
 // its own connection against a real `meshscope serve`; a collector nobody runs; a collector that refuses
 // with 503 + Retry-After (a fake in this test, which records what it is sent); bad values; and the stream
 // messages a dashboard reads.
+#include <QFile>
+#include <QSet>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 
 #include <sys/resource.h>
 
@@ -129,6 +132,8 @@ private slots:
             << "meshscope simulate: --target: 'http://127.0.0.1:70000' is not an http://HOST:PORT URL\n";
         QTest::addRow("start window without per-rank")
             << base + QStringList{"--start-window", "2"} << "meshscope simulate: --start-window needs --per-rank\n";
+        QTest::addRow("ranks-out without per-rank")
+            << base + QStringList{"--ranks-out", "x.jsonl"} << "meshscope simulate: --ranks-out needs --per-rank\n";
         QTest::addRow("dashboards without per-rank")
             << base + QStringList{"--dashboards", "2"} << "meshscope simulate: --dashboards needs --per-rank\n";
         QTest::addRow("several targets without per-rank")
@@ -169,10 +174,13 @@ private slots:
         QTemporaryDir dir;
         test::ServeProcess serve({"--db", dir.filePath("history.db")});
         QVERIFY(serve.port() != 0);
-        const auto run = test::run_meshscope(
-            {"simulate", "--per-rank", "--target", serve.url(), "--dp", "8", "--cp", "8", "--ep", "8", "--job",
-             "storm64", "--start-window", "1", "--dashboards", "2", "--processes", "2"},
-            90000);
+        const auto run =
+            test::run_meshscope({"simulate",       "--per-rank", "--target",     serve.url(),
+                                 "--dp",           "8",          "--cp",         "8",
+                                 "--ep",           "8",          "--job",        "storm64",
+                                 "--start-window", "1",          "--dashboards", "2",
+                                 "--processes",    "2",          "--ranks-out",  dir.filePath("ranks.jsonl")},
+                                90000);
         QVERIFY2(run.exit_code == 0, run.err.constData());
         const QJsonObject summary = last_json_line(run.out);
         QCOMPARE(summary.value("ranks").toInt(), 64);
@@ -187,6 +195,19 @@ private slots:
             QCOMPARE(d.toObject().value("seen").toInt(), 64);
             QCOMPARE(d.toObject().value("missed").toInt(), 0);
         }
+        // One line per rank: connected, ready sent and acknowledged in that order, every scripted request
+        // acknowledged.
+        QFile ranks(dir.filePath("ranks.jsonl"));
+        QVERIFY(ranks.open(QIODevice::ReadOnly));
+        QSet<int> seen;
+        for (const QByteArray& line : ranks.readAll().trimmed().split('\n')) {
+            const QJsonObject r = QJsonDocument::fromJson(line).object();
+            seen.insert(r.value("rank").toInt());
+            QVERIFY(r.value("first_connect_s").toDouble() <= r.value("ready_sent_s").toDouble());
+            QVERIFY(r.value("ready_sent_s").toDouble() <= r.value("ready_ack_s").toDouble());
+            for (const auto ack : r.value("acks_s").toArray()) QVERIFY(!ack.isNull());
+        }
+        QCOMPARE(seen.size(), 64);
         QNetworkAccessManager nam;
         const auto job = test::http(nam, "GET", serve.url() + "/api/v1/jobs/storm64");
         QCOMPARE(job.status, 200);
