@@ -12,11 +12,8 @@ packages=(
   clang-format-14        # the format gate (scripts/format-check.sh)
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
-<<<<<<< HEAD
   libboost1.81-dev       # Asio + Beast: the collector's HTTP/WebSocket engine, the relay and the storm simulator
-=======
   clang-14 libclang-rt-14-dev llvm-14   # fuzz/: libFuzzer + ASan/UBSan runtimes, llvm-symbolizer (scripts/fuzz.sh)
->>>>>>> fuzz
   # Qt 6.4 (Debian 12)
   qt6-base-dev qt6-declarative-dev qt6-httpserver-dev qt6-websockets-dev qt6-svg-dev
   libqt6sql6-sqlite qt6-qpa-plugins

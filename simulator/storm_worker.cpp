@@ -1,0 +1,434 @@
+// One storm worker: every rank a client with its own keep-alive connection, all on one Asio event loop.
+// Each rank is a small state machine driven by one timer: wait for the next request's time, send it
+// (connect first when the connection is gone), and either take the answer or give up at the request
+// timeout. Every asynchronous step carries the rank's `epoch`; a completion from an older epoch (an
+// answer that raced its timeout, a cancelled wait) is ignored, so exactly one path owns the rank at a time.
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "storm_worker.h"
+
+namespace meshscope::sim::storm {
+
+namespace {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+enum class Sending { script, heartbeat, exit };
+
+// A rank's connection and one request with its answer. Their handlers hold them, so an operation that is
+// aborted (a timeout closed the socket) still finds them alive when it completes, however the rank has
+// moved on.
+struct Connection {
+    explicit Connection(asio::io_context& io) : socket(io) {}
+    tcp::socket socket;
+    beast::flat_buffer buffer;
+};
+struct Exchange {
+    http::request<http::string_body> request;
+    http::response<http::string_body> response;
+};
+
+struct Rank {
+    Rank(asio::io_context& io, const RankPlan& p) : plan(&p), timer(io) {}
+    const RankPlan* plan;
+    RankRecord record;
+    asio::steady_timer timer;
+    std::shared_ptr<Connection> connection;  // null or closed: connect before the next request
+    std::uint64_t epoch = 0;
+    std::size_t next = 0;        // next script item
+    double retry_at = -1;        // run clock: when the refused or failed item goes again
+    double next_heartbeat = -1;  // run clock
+    int failures = 0;            // in a row, for the backoff
+    bool connected = false;
+    bool ever_connected = false;
+    bool in_flight = false;
+    bool exit_sent = false;
+    bool finished = false;
+    Sending sending = Sending::script;
+};
+
+class Worker {
+public:
+    Worker(std::span<const RankPlan> plans, const WorkerSettings& settings, const std::atomic<bool>& stop)
+        : settings_(settings), stop_(stop), rng_(settings.seed), watch_(io_), hard_stop_(io_) {
+        for (const StormTarget& t : settings.targets) {
+            tcp::resolver resolver(io_);
+            boost::system::error_code ec;
+            auto results = resolver.resolve(t.host, t.port, ec);
+            endpoints_.push_back(ec || results.empty() ? tcp::endpoint{} : results.begin()->endpoint());
+            hosts_.push_back(t.host + ":" + t.port);
+        }
+        ranks_.reserve(plans.size());
+        for (const RankPlan& p : plans) {
+            ranks_.emplace_back(io_, p);
+            Rank& r = ranks_.back();
+            r.record.rank = p.rank;
+            r.record.expects_ready = std::any_of(p.items.begin(), p.items.end(), [](auto& i) { return i.ready; });
+            if (p.items.empty()) mark_script_done(r);
+        }
+    }
+
+    std::vector<RankRecord> run() {
+        for (Rank& r : ranks_) schedule(r);
+        watch();
+        io_.run();
+        std::vector<RankRecord> out;
+        out.reserve(ranks_.size());
+        for (Rank& r : ranks_) out.push_back(r.record);
+        return out;
+    }
+
+private:
+    double now() const { return std::chrono::duration<double>(Clock::now() - settings_.origin).count(); }
+    Clock::time_point at(double t) const {
+        return settings_.origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t));
+    }
+    double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+
+    // Every 50 ms: has the run ended (time, stop, every script done)?
+    void watch() {
+        watch_.expires_after(std::chrono::milliseconds(50));
+        watch_.async_wait([this](boost::system::error_code ec) {
+            if (ec || ending_) return;
+            if (stop_.load() || now() >= settings_.end_at ||
+                (settings_.end_when_done && scripts_done_ == ranks_.size()))
+                end();
+            else
+                watch();
+        });
+    }
+
+    // The run ends: healthy ranks still heartbeating post `exit` once; everything else stops. Requests in
+    // flight finish or time out; whatever remains after that is cut off.
+    void end() {
+        ending_ = true;
+        for (Rank& r : ranks_)
+            if (!r.in_flight) {
+                ++r.epoch;
+                r.timer.cancel();
+                schedule(r);
+            }
+        hard_stop_.expires_after(std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(2 * settings_.request_timeout + 1)));
+        hard_stop_.async_wait([this](boost::system::error_code ec) {
+            if (!ec) io_.stop();
+        });
+    }
+
+    void finish(Rank& r) {
+        r.finished = true;
+        ++r.epoch;
+        r.timer.cancel();
+        drop_connection(r);
+        if (++finished_ == ranks_.size()) {
+            watch_.cancel();
+            hard_stop_.cancel();
+        }
+    }
+
+    void mark_script_done(Rank& r) {
+        if (r.record.script_done) return;
+        r.record.script_done = true;
+        ++scripts_done_;
+    }
+
+    // Decides the rank's next request and waits for its time.
+    void schedule(Rank& r) {
+        if (r.finished) return;
+        if (ending_) {
+            if (r.plan->heartbeats && r.record.script_done && r.record.ready_ack >= 0 && !r.exit_sent) {
+                r.exit_sent = true;
+                send(r, Sending::exit, lifecycle_body(*r.plan, "exit"));
+            } else {
+                finish(r);
+            }
+            return;
+        }
+        if (r.next < r.plan->items.size()) {
+            const double due = r.retry_at >= 0 ? r.retry_at : r.plan->items[r.next].at;
+            wait_until(r, due, [this, &r] { send(r, Sending::script, r.plan->items[r.next].body); });
+        } else if (r.plan->heartbeats && r.record.ready_ack >= 0) {
+            wait_until(r, r.next_heartbeat,
+                       [this, &r] { send(r, Sending::heartbeat, lifecycle_body(*r.plan, "heartbeat")); });
+        }
+        // else: nothing more to say until the run ends
+    }
+
+    template <typename F>
+    void wait_until(Rank& r, double t, F then) {
+        const std::uint64_t epoch = ++r.epoch;
+        r.timer.expires_at(at(t));
+        r.timer.async_wait([&r, epoch, then](boost::system::error_code ec) {
+            if (ec || epoch != r.epoch) return;
+            then();
+        });
+    }
+
+    std::string lifecycle_body(const RankPlan& p, const char* phase) const {
+        const double ts = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        nlohmann::json e = {{"job", settings_.job}, {"rank", p.rank},       {"world_size", settings_.world_size},
+                            {"phase", phase},       {"status", "done"},     {"ts", ts},
+                            {"host", p.host},       {"pid", 10000 + p.rank}};
+        return e.dump();
+    }
+
+    void send(Rank& r, Sending what, std::string body) {
+        const std::uint64_t epoch = ++r.epoch;
+        r.in_flight = true;
+        r.sending = what;
+        ++r.record.requests;
+        if (is_heartbeat(r, what)) ++r.record.heartbeats_sent;
+        if (what == Sending::script && r.plan->items[r.next].ready) {
+            if (r.record.ready_due < 0) r.record.ready_due = r.plan->items[r.next].at;
+            r.record.ready_sent = now();
+        }
+        auto exchange = std::make_shared<Exchange>();
+        http::request<http::string_body>& request = exchange->request;
+        request.method(http::verb::post);
+        request.target("/api/v1/events");
+        request.version(11);
+        request.set(http::field::host, hosts_[r.plan->target]);
+        request.set(http::field::content_type, "application/json");
+        if (!settings_.token.empty()) request.set(http::field::authorization, "Bearer " + settings_.token);
+        request.keep_alive(true);
+        request.body() = std::move(body);
+        request.prepare_payload();
+
+        // The request timeout covers connect, write and answer.
+        r.timer.expires_after(
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.request_timeout)));
+        r.timer.async_wait([this, &r, epoch](boost::system::error_code ec) {
+            if (ec || epoch != r.epoch) return;
+            ++r.record.timeouts;
+            failed(r,
+                   "timed out after " + format_seconds(settings_.request_timeout) +
+                       (r.connected ? " waiting for the answer" : " connecting"),
+                   true);
+        });
+        if (r.connected) {
+            write(r, epoch, r.connection, exchange);
+            return;
+        }
+        drop_connection(r);
+        auto connection = std::make_shared<Connection>(io_);
+        r.connection = connection;
+        connection->socket.async_connect(endpoints_[r.plan->target],
+                                         [this, &r, epoch, connection, exchange](boost::system::error_code ec) {
+                                             if (epoch != r.epoch) return;
+                                             if (ec) {
+                                                 failed(r, "connect: " + ec.message());
+                                                 return;
+                                             }
+                                             if (r.record.first_connect < 0) r.record.first_connect = now();
+                                             if (r.ever_connected) ++r.record.reconnects;
+                                             r.ever_connected = true;
+                                             r.connected = true;
+                                             write(r, epoch, connection, exchange);
+                                         });
+    }
+
+    void write(Rank& r, std::uint64_t epoch, std::shared_ptr<Connection> connection,
+               std::shared_ptr<Exchange> exchange) {
+        http::async_write(connection->socket, exchange->request,
+                          [this, &r, epoch, connection, exchange](boost::system::error_code ec, std::size_t) {
+                              if (epoch != r.epoch) return;
+                              if (ec) {
+                                  failed(r, "write: " + ec.message());
+                                  return;
+                              }
+                              http::async_read(
+                                  connection->socket, connection->buffer, exchange->response,
+                                  [this, &r, epoch, connection, exchange](boost::system::error_code ec2, std::size_t) {
+                                      if (epoch != r.epoch) return;
+                                      if (ec2) {
+                                          failed(r, "read: " + ec2.message());
+                                          return;
+                                      }
+                                      answered(r, exchange->response);
+                                  });
+                          });
+    }
+
+    static std::string format_seconds(double s) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g s", s);
+        return text;
+    }
+
+    static void set_error(Rank& r, const std::string& text) {
+        const std::size_t n = std::min(text.size(), r.record.last_error.size() - 1);
+        std::memcpy(r.record.last_error.data(), text.data(), n);
+        r.record.last_error[n] = '\0';
+    }
+
+    // A heartbeat thread ticks every interval; one that came late does not make the next ones bunch up.
+    void advance_heartbeat(Rank& r) {
+        r.next_heartbeat = std::max(r.next_heartbeat + settings_.heartbeat_interval, now());
+    }
+
+    // The request ends; this path owns the rank from here.
+    void settle(Rank& r) {
+        ++r.epoch;
+        r.in_flight = false;
+        r.timer.cancel();
+    }
+
+    void drop_connection(Rank& r) {
+        if (r.connection) {
+            boost::system::error_code ignored;
+            r.connection->socket.close(ignored);
+            r.connection.reset();
+        }
+        r.connected = false;
+    }
+
+    // No answer, a reset, a refused connection, a timeout, or a 5xx / 408 without Retry-After.
+    void failed(Rank& r, const std::string& why, bool timed_out = false) {
+        settle(r);
+        drop_connection(r);
+        set_error(r, why);
+        if (!timed_out) ++r.record.failures;
+        retry_later(r, false, 0);
+    }
+
+    void answered(Rank& r, const http::response<http::string_body>& response) {
+        settle(r);
+        const unsigned status = response.result_int();
+        if (!response.keep_alive()) drop_connection(r);
+        if (status >= 200 && status < 300) {
+            acknowledged(r);
+            return;
+        }
+        const auto retry_after = response.find(http::field::retry_after);
+        const bool has_retry_after = retry_after != response.end();
+        set_error(r, "HTTP " + std::to_string(status) + " " + std::string(response.body().substr(0, 60)));
+        if ((status == 503 || status == 429) && has_retry_after) {
+            ++r.record.refusals;
+            retry_later(r, true, std::strtod(std::string(retry_after->value()).c_str(), nullptr));
+            return;
+        }
+        if (status >= 400 && status < 500 && status != 408 && status != 429) {
+            // Final: these events are dropped, as the reporter drops them.
+            ++r.record.rejected;
+            r.failures = 0;
+            r.retry_at = -1;
+            if (r.sending == Sending::script) {
+                if (++r.next == r.plan->items.size()) mark_script_done(r);
+            } else if (r.sending == Sending::heartbeat) {
+                ++r.record.heartbeats_refused;
+                advance_heartbeat(r);
+            } else {
+                finish(r);
+                return;
+            }
+            schedule(r);
+            return;
+        }
+        ++r.record.failures;
+        retry_later(r, false, 0);
+    }
+
+    void acknowledged(Rank& r) {
+        const double t = now();
+        ++r.record.acknowledged;
+        r.failures = 0;
+        r.retry_at = -1;
+        switch (r.sending) {
+            case Sending::script:
+                if (r.next < max_recorded_acks) r.record.acks[r.next] = t;
+                if (r.plan->items[r.next].heartbeat) ++r.record.heartbeats_acked;
+                if (r.plan->items[r.next].ready) {
+                    r.record.ready_ack = t;
+                    r.next_heartbeat = t + settings_.heartbeat_interval;
+                }
+                if (++r.next == r.plan->items.size()) mark_script_done(r);
+                break;
+            case Sending::heartbeat:
+                ++r.record.heartbeats_acked;
+                advance_heartbeat(r);
+                break;
+            case Sending::exit: finish(r); return;
+        }
+        schedule(r);
+    }
+
+    bool is_heartbeat(const Rank& r, Sending what) const {
+        return what == Sending::heartbeat || (what == Sending::script && r.plan->items[r.next].heartbeat);
+    }
+
+    // A refused heartbeat is not retried (the next comes on time); an exit at the end is sent once.
+    // Lifecycle events go again: after Retry-After x U(1, 1.5), else after the jittered backoff.
+    void retry_later(Rank& r, bool refused, double retry_after) {
+        if (r.sending == Sending::script && r.plan->items[r.next].heartbeat) {
+            ++(refused ? r.record.heartbeats_refused : r.record.heartbeats_failed);
+            r.retry_at = -1;
+            if (++r.next == r.plan->items.size()) mark_script_done(r);
+            schedule(r);
+            return;
+        }
+        if (r.sending == Sending::heartbeat) {
+            if (refused)
+                ++r.record.heartbeats_refused;
+            else
+                ++r.record.heartbeats_failed;
+            advance_heartbeat(r);
+            schedule(r);
+            return;
+        }
+        if (r.sending == Sending::exit || ending_) {
+            finish(r);
+            return;
+        }
+        ++r.record.retries;
+        double wait = 0;
+        if (refused) {
+            wait = std::max(retry_after, 0.0) * uniform(1.0, 1.5);
+        } else {
+            ++r.failures;
+            const double base =
+                std::min(settings_.first_backoff * std::pow(2.0, std::min(r.failures - 1, 16)), settings_.backoff_max);
+            wait = base * uniform(0.5, 1.5);
+        }
+        r.retry_at = now() + wait;
+        schedule(r);
+    }
+
+    asio::io_context io_{1};
+    const WorkerSettings& settings_;
+    const std::atomic<bool>& stop_;
+    std::mt19937_64 rng_;
+    std::vector<tcp::endpoint> endpoints_;
+    std::vector<std::string> hosts_;
+    std::vector<Rank> ranks_;
+    asio::steady_timer watch_;
+    asio::steady_timer hard_stop_;
+    std::size_t scripts_done_ = 0;
+    std::size_t finished_ = 0;
+    bool ending_ = false;
+};
+}  // namespace
+
+std::vector<RankRecord> run_worker(std::span<const RankPlan> plans, const WorkerSettings& settings,
+                                   const std::atomic<bool>& stop) {
+    Worker worker(plans, settings, stop);
+    return worker.run();
+}
+
+}  // namespace meshscope::sim::storm

@@ -1,0 +1,334 @@
+// `meshscope simulate --per-rank` (the start-up storm, simulator/storm.h) as a user runs it: every rank
+// its own connection against a real `meshscope serve`; a collector nobody runs; a collector that refuses
+// with 503 + Retry-After (a fake in this test, which records what it is sent); bad values; and the stream
+// messages a dashboard reads.
+#include <QFile>
+#include <QSet>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+
+#include <functional>
+
+#include "server_test_support.h"
+#include "storm_stream.h"
+
+namespace {
+
+const QString bin = MESHSCOPE_BIN;
+
+QJsonObject last_json_line(const QByteArray& out) {
+    const auto lines = out.trimmed().split('\n');
+    return QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last()).object();
+}
+
+// A collector stand-in on loopback: answers each POST from a script of answers (the last one repeats) and
+// records every request's body, its arrival (ms since start) and the connection it came on.
+class FakeCollector : public QObject {
+public:
+    struct Request {
+        QByteArray body;
+        qint64 at_ms = 0;
+        int connection = 0;
+    };
+    // The answer to the n-th request (from 0) with this body.
+    using Answers = std::function<QByteArray(qsizetype n, const QByteArray& body)>;
+    explicit FakeCollector(Answers answers) : answers_(std::move(answers)) {
+        clock_.start();
+        server_.listen(QHostAddress::LocalHost, 0);
+        connect(&server_, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket* socket = server_.nextPendingConnection()) {
+                const int id = ++connections_;
+                auto buffer = std::make_shared<QByteArray>();
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket, id, buffer] {
+                    *buffer += socket->readAll();
+                    while (true) {
+                        const auto end = buffer->indexOf("\r\n\r\n");
+                        if (end < 0) return;
+                        const QByteArray head = buffer->left(end).toLower();
+                        const auto at = head.indexOf("content-length:");
+                        const int length =
+                            at >= 0 ? head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toInt() : 0;
+                        if (buffer->size() < end + 4 + length) return;
+                        requests_.push_back({buffer->mid(end + 4, length), clock_.elapsed(), id});
+                        buffer->remove(0, end + 4 + length);
+                        socket->write(answers_(requests_.size() - 1, requests_.back().body));
+                    }
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    [[nodiscard]] QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(server_.serverPort()); }
+    [[nodiscard]] const QList<Request>& requests() const { return requests_; }
+    [[nodiscard]] int connections() const { return connections_; }
+
+private:
+    QTcpServer server_;
+    QElapsedTimer clock_;
+    Answers answers_;
+    QList<Request> requests_;
+    int connections_ = 0;
+};
+
+QByteArray answer(int status, const QByteArray& reason, const QByteArray& body, const QByteArray& extra = {}) {
+    return "HTTP/1.1 " + QByteArray::number(status) + " " + reason +
+           "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n" + extra +
+           "\r\n" + body;
+}
+
+// Runs `meshscope` while this thread's event loop keeps serving (for the fake collector).
+test::CommandResult run_serving(const QStringList& arguments, int timeout_ms = 60000) {
+    QProcess process;
+    process.start(bin, arguments);
+    test::CommandResult result;
+    if (!test::eventually([&] { return process.state() == QProcess::NotRunning; }, timeout_ms, 20)) {
+        process.kill();
+        process.waitForFinished();
+        result.err = "timed out";
+        return result;
+    }
+    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+}  // namespace
+
+class TstStorm : public QObject {
+    Q_OBJECT
+
+private slots:
+    void bad_values_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("error");
+        const QStringList base{"simulate", "--target", "http://127.0.0.1:1", "--dp", "8"};
+        QTest::addRow("negative start window")
+            << base + QStringList{"--per-rank", "--start-window=-1"}
+            << "meshscope simulate: --start-window must be from 0 to 600 seconds, got -1\n";
+        QTest::addRow("start window too long")
+            << base + QStringList{"--per-rank", "--start-window", "601"}
+            << "meshscope simulate: --start-window must be from 0 to 600 seconds, got 601\n";
+        QTest::addRow("no processes") << base + QStringList{"--per-rank", "--processes", "0"}
+                                      << "meshscope simulate: --processes must be from 1 to 256, got 0\n";
+        QTest::addRow("negative duration")
+            << base + QStringList{"--per-rank", "--duration=-5"}
+            << "meshscope simulate: --duration must be from 0 to 604800 seconds, got -5\n";
+        QTest::addRow("negative dashboards") << base + QStringList{"--per-rank", "--dashboards=-2"}
+                                             << "meshscope simulate: --dashboards must be from 0 to 1000, got -2\n";
+        QTest::addRow("zero request timeout")
+            << base + QStringList{"--per-rank", "--request-timeout", "0"}
+            << "meshscope simulate: --request-timeout must be from 0.01 to 600 seconds, got 0\n";
+        QTest::addRow("not http") << QStringList{"simulate", "--target", "ftp://x:1", "--dp", "8", "--per-rank"}
+                                  << "meshscope simulate: --target: 'ftp://x:1' is not an http://HOST:PORT URL\n";
+        QTest::addRow("second target without port")
+            << QStringList{"simulate", "--target", "http://127.0.0.1:1,http://127.0.0.1", "--dp", "8", "--per-rank"}
+            << "meshscope simulate: --target: 'http://127.0.0.1' is not an http://HOST:PORT URL\n";
+        QTest::addRow("port out of range")
+            << QStringList{"simulate", "--target", "http://127.0.0.1:70000", "--dp", "8", "--per-rank"}
+            << "meshscope simulate: --target: 'http://127.0.0.1:70000' is not an http://HOST:PORT URL\n";
+        QTest::addRow("start window without per-rank")
+            << base + QStringList{"--start-window", "2"} << "meshscope simulate: --start-window needs --per-rank\n";
+        QTest::addRow("ranks-out without per-rank")
+            << base + QStringList{"--ranks-out", "x.jsonl"} << "meshscope simulate: --ranks-out needs --per-rank\n";
+        QTest::addRow("dashboards without per-rank")
+            << base + QStringList{"--dashboards", "2"} << "meshscope simulate: --dashboards needs --per-rank\n";
+        QTest::addRow("several targets without per-rank")
+            << QStringList{"simulate", "--target", "http://127.0.0.1:1,http://127.0.0.1:2", "--dp", "8"}
+            << "meshscope simulate: --target: several URLs need --per-rank\n";
+        QTest::addRow("hold with per-rank")
+            << base + QStringList{"--per-rank", "--hold"}
+            << "meshscope simulate: --hold cannot be combined with --per-rank: give --duration\n";
+        QTest::addRow("connections with per-rank")
+            << base + QStringList{"--per-rank", "--connections", "8"}
+            << "meshscope simulate: --connections cannot be combined with --per-rank (one connection a rank)\n";
+        // The descriptor limit comes from the OS: one process holds its hard limit less 64 ranks.
+        rlimit limit{};
+        getrlimit(RLIMIT_NOFILE, &limit);
+        const qint64 per_process = static_cast<qint64>(limit.rlim_max) - 64;
+        const qint64 world = per_process + 8 - per_process % 8 + 8;  // a multiple of 8 above the limit
+        QTest::addRow("more ranks than a process holds")
+            << QStringList{"simulate", "--target", "http://127.0.0.1:1", "--dp",        QString::number(world / 8),
+                           "--cp",     "8",        "--per-rank",         "--processes", "1"}
+            << QStringLiteral(
+                   "meshscope simulate: --processes 1: %1 ranks need more than %2 connections a process (the "
+                   "descriptor limit less 64); give --processes 2 or more\n")
+                   .arg(world)
+                   .arg(per_process);
+    }
+    void bad_values() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, error);
+        const auto run = test::run_meshscope(arguments, 30000);
+        QCOMPARE(QString::fromUtf8(run.err), error);
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY(run.out.isEmpty());
+    }
+
+    // 64 ranks, each its own connection, against the real collector: every ready acknowledged, no finding,
+    // and both dashboards see every rank turn ready.
+    void every_rank_ready_against_serve() {
+        QTemporaryDir dir;
+        test::ServeProcess serve({"--db", dir.filePath("history.db")});
+        QVERIFY(serve.port() != 0);
+        const auto run =
+            test::run_meshscope({"simulate",       "--per-rank", "--target",     serve.url(),
+                                 "--dp",           "8",          "--cp",         "8",
+                                 "--ep",           "8",          "--job",        "storm64",
+                                 "--start-window", "1",          "--dashboards", "2",
+                                 "--processes",    "2",          "--ranks-out",  dir.filePath("ranks.jsonl")},
+                                90000);
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject summary = last_json_line(run.out);
+        QCOMPARE(summary.value("ranks").toInt(), 64);
+        QCOMPARE(summary.value("processes").toInt(), 2);
+        QCOMPARE(summary.value("ready_expected").toInt(), 64);
+        QCOMPARE(summary.value("ready_acked").toInt(), 64);
+        QCOMPARE(summary.value("ranks_never_ready").toInt(), 0);
+        QCOMPARE(summary.value("rejected").toInt(), 0);
+        const QJsonArray dashboards = summary.value("dashboards").toArray();
+        QCOMPARE(dashboards.size(), 2);
+        for (const auto d : dashboards) {
+            QCOMPARE(d.toObject().value("seen").toInt(), 64);
+            QCOMPARE(d.toObject().value("missed").toInt(), 0);
+        }
+        // One line per rank: connected, ready sent and acknowledged in that order, every scripted request
+        // acknowledged.
+        QFile ranks(dir.filePath("ranks.jsonl"));
+        QVERIFY(ranks.open(QIODevice::ReadOnly));
+        QSet<int> seen;
+        for (const QByteArray& line : ranks.readAll().trimmed().split('\n')) {
+            const QJsonObject r = QJsonDocument::fromJson(line).object();
+            seen.insert(r.value("rank").toInt());
+            QVERIFY(r.value("first_connect_s").toDouble() <= r.value("ready_sent_s").toDouble());
+            QVERIFY(r.value("ready_sent_s").toDouble() <= r.value("ready_ack_s").toDouble());
+            for (const auto ack : r.value("acks_s").toArray()) QVERIFY(!ack.isNull());
+        }
+        QCOMPARE(seen.size(), 64);
+        QNetworkAccessManager nam;
+        const auto job = test::http(nam, "GET", serve.url() + "/api/v1/jobs/storm64");
+        QCOMPARE(job.status, 200);
+        QCOMPARE(job.json().value("ranks_seen").toInt(), 64);
+        QCOMPARE(job.json().value("findings").toInt(), 0);
+    }
+
+    // Nobody listens: the run ends at --duration with a clear message, never hangs.
+    void collector_away_ends_with_a_message() {
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        const auto run =
+            test::run_meshscope({"simulate", "--per-rank", "--target", QStringLiteral("http://127.0.0.1:%1").arg(port),
+                                 "--dp", "8", "--start-window", "0.5", "--duration", "2"},
+                                60000);
+        QCOMPARE(run.exit_code, 1);
+        QCOMPARE(QString::fromUtf8(run.err),
+                 QStringLiteral("meshscope simulate: 0 of 8 ranks got their ready acknowledged; last error: connect: "
+                                "Connection refused\n"));
+        const QJsonObject summary = last_json_line(run.out);
+        QCOMPARE(summary.value("ready_acked").toInt(), 0);
+        QCOMPARE(summary.value("ranks_never_ready").toInt(), 8);
+        QVERIFY(summary.value("failures").toInt() >= 8);
+        QVERIFY(summary.value("retries").toInt() >= 8);
+        QVERIFY(summary.value("first_connect_s").isNull());
+    }
+
+    // 503 + Retry-After: 1, then 200: the rank sends the same event again, on the same kept-alive
+    // connection, no sooner than one second later; then the rest of its script in order.
+    void retry_after_is_honoured() {
+        FakeCollector fake([](qsizetype n, const QByteArray&) {
+            return n == 0 ? answer(503, "Service Unavailable", R"({"error":"collector busy"})", "Retry-After: 1\r\n")
+                          : answer(200, "OK", R"({"accepted":1})");
+        });
+        const auto run = run_serving(
+            {"simulate", "--per-rank", "--target", fake.url(), "--dp", "1", "--job", "one", "--start-window", "0"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const auto& requests = fake.requests();
+        QVERIFY(requests.size() >= 3);
+        QCOMPARE(requests[1].body, requests[0].body);
+        QVERIFY(requests[1].at_ms - requests[0].at_ms >= 1000);
+        QCOMPARE(fake.connections(), 1);
+        QStringList phases;
+        for (const auto& r : requests) {
+            const auto e = QJsonDocument::fromJson(r.body).object();
+            phases << e.value("phase").toString() + "/" + e.value("status").toString();
+        }
+        QCOMPARE(phases.first(), QString("launch/started"));
+        QCOMPARE(phases[1], QString("launch/started"));
+        QCOMPARE(phases.count("launch/started"), 2);  // only the refused one went twice
+        QCOMPARE(phases.count("ready/done"), 1);
+        QVERIFY(phases.indexOf("ready/done") > phases.indexOf("communicator/done"));
+        QCOMPARE(phases.last(), QString("exit/done"));
+        const QJsonObject summary = last_json_line(run.out);
+        QCOMPARE(summary.value("refusals").toInt(), 1);
+        QCOMPARE(summary.value("retries").toInt(), 1);
+        QCOMPARE(summary.value("ready_acked").toInt(), 1);
+    }
+
+    // Every heartbeat refused (503 + Retry-After): none is sent again; the next comes on time (5 s after
+    // ready), and the rank still exits at the end of the run.
+    void refused_heartbeats_are_not_retried() {
+        FakeCollector fake([](qsizetype, const QByteArray& body) {
+            return body.contains(R"("phase":"heartbeat")")
+                       ? answer(503, "Service Unavailable", R"({"error":"collector busy: heartbeat not stored"})",
+                                "Retry-After: 1\r\n")
+                       : answer(200, "OK", R"({"accepted":1})");
+        });
+        const auto run = run_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1", "--job", "one",
+                                      "--start-window", "0", "--duration", "7"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QStringList phases;
+        for (const auto& r : fake.requests())
+            phases << QJsonDocument::fromJson(r.body).object().value("phase").toString();
+        // ..., ready, heartbeat (scripted, refused), heartbeat (5 s after ready, refused), exit
+        QCOMPARE(phases.count("heartbeat"), 2);
+        QCOMPARE(phases.mid(phases.size() - 4), (QStringList{"ready", "heartbeat", "heartbeat", "exit"}));
+        const QJsonObject summary = last_json_line(run.out);
+        QCOMPARE(summary.value("retries").toInt(), 0);
+        QCOMPARE(summary.value("refusals").toInt(), 2);
+        const QJsonObject heartbeats = summary.value("heartbeats").toObject();
+        QCOMPARE(heartbeats.value("sent").toInt(), 2);
+        QCOMPARE(heartbeats.value("refused").toInt(), 2);
+        QCOMPARE(heartbeats.value("acked").toInt(), 0);
+    }
+
+    // What a dashboard takes from a stream message: both forms, only this job, only ready.
+    void stream_messages_data() {
+        QTest::addColumn<QByteArray>("message");
+        QTest::addColumn<QList<qint64>>("ranks");
+        QTest::addRow("hello") << QByteArray(R"({"type":"hello","protocol":"meshscope.stream/1"})") << QList<qint64>{};
+        QTest::addRow("one change, ready")
+            << QByteArray(R"({"type":"rank_changed","job":"j","rank":5,"state":"ready","phase":"ready"})")
+            << QList<qint64>{5};
+        QTest::addRow("one change, not ready")
+            << QByteArray(R"({"type":"rank_changed","job":"j","rank":5,"state":"initializing","phase":"launch"})")
+            << QList<qint64>{};
+        QTest::addRow("other job")
+            << QByteArray(R"({"type":"rank_changed","job":"k","rank":5,"state":"ready","phase":"ready"})")
+            << QList<qint64>{};
+        QTest::addRow("batch")
+            << QByteArray(R"({"type":"changes","changes":[)"
+                          R"({"type":"rank_changed","job":"j","rank":1,"state":"ready","phase":"ready"},)"
+                          R"({"type":"finding_added","job":"j","id":"x"},)"
+                          R"({"type":"rank_changed","job":"j","rank":2,"state":"initializing","phase":"communicator"},)"
+                          R"({"type":"rank_changed","job":"k","rank":3,"state":"ready","phase":"ready"},)"
+                          R"({"type":"rank_changed","job":"j","rank":7,"state":"ready","phase":"heartbeat"}]})")
+            << QList<qint64>{1, 7};
+        QTest::addRow("not json") << QByteArray(R"({"state":"ready")") << QList<qint64>{};
+    }
+    void stream_messages() {
+        QFETCH(QByteArray, message);
+        QFETCH(QList<qint64>, ranks);
+        const auto got = meshscope::sim::storm::ready_ranks_in_message(message.toStdString(), "j");
+        QCOMPARE(QList<qint64>(got.begin(), got.end()), ranks);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstStorm)
+#include "tst_storm.moc"
