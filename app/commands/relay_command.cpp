@@ -55,6 +55,10 @@ int run_relay(int argc, char** argv) {
     cli.add_option("--batch-bodies", options.batch_bodies, "most bodies in one upstream batch")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    cli.add_option("--max-in-flight", options.max_in_flight,
+                   "batches waiting for the upstream at once (one upstream connection each)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -33,6 +33,13 @@ constexpr int unreachable_retry_after_s = 2;
 constexpr int busy_retry_after_s = 1;
 constexpr std::size_t upstream_answer_limit = 64u << 20;
 
+// The "error" of a {"error": ...} body, or "".
+std::string error_text(const std::string& body) {
+    const auto value = nlohmann::json::parse(body, nullptr, false);
+    return value.is_object() && value.contains("error") && value["error"].is_string() ? value["error"].get<std::string>()
+                                                                                      : "";
+}
+
 // A body that waits for its result, and what to do with the result (answer a rank, or fill one slot of
 // a batch that came from a relay below).
 struct Waiting {
@@ -502,14 +509,14 @@ void Relay::Impl::finished(std::shared_ptr<Upstream> /*upstream*/, Batch batch, 
             queue.push_front(std::move(*it));
         }
         due = true;
+    } else if (status == 413) {
+        // One body the upstream finds too large: the collector's own answer, as if the rank had sent it there.
+        deliver(batch, [&](std::size_t) { return make_result(413, error_text(body)); });
     } else {
         // The upstream's own refusal of the whole batch (503 shedding, 401, 404, ...): every rank keeps its
         // events and comes back later, because none of them is at fault.
         ++upstream_failures;
-        const auto text = nlohmann::json::parse(body, nullptr, false);
-        std::string message = text.is_object() && text.contains("error") && text["error"].is_string()
-                                  ? text["error"].get<std::string>()
-                                  : "";
+        const std::string message = error_text(body);
         if (status == 503 && !message.empty()) {
             same_for_all(make_result(503, message, retry_after.value_or(busy_retry_after_s)));
         } else {

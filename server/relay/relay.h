@@ -39,7 +39,10 @@ struct RelayOptions {
     int batch_ms = 20;
     int batch_bodies = 512;
     std::int64_t batch_bytes = 4 << 20;
-    int max_in_flight = 4;  // batches sent and not yet answered (one upstream connection each)
+    // Batches sent and not yet answered, one upstream connection each. 1 for a node relay: the collector
+    // then holds one connection per node (16,384 for 131,072 ranks); while a batch is out the next one
+    // fills. A relay at the top of a tree (few of them) may take more.
+    int max_in_flight = 1;
     int upstream_timeout_ms = 10000;       // connect + send + answer of one batch
     int upstream_idle_close_ms = 30000;    // idle upstream connections are closed before the collector does
     // Bodies waiting (queued or in flight) beyond these: the rank gets 503 + Retry-After at once.
