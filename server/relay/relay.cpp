@@ -36,8 +36,9 @@ constexpr std::size_t upstream_answer_limit = 64u << 20;
 // The "error" of a {"error": ...} body, or "".
 std::string error_text(const std::string& body) {
     const auto value = nlohmann::json::parse(body, nullptr, false);
-    return value.is_object() && value.contains("error") && value["error"].is_string() ? value["error"].get<std::string>()
-                                                                                      : "";
+    return value.is_object() && value.contains("error") && value["error"].is_string()
+               ? value["error"].get<std::string>()
+               : "";
 }
 
 // A body that waits for its result, and what to do with the result (answer a rank, or fill one slot of
@@ -111,7 +112,7 @@ struct Relay::Impl {
 class Session : public std::enable_shared_from_this<Session> {
 public:
     Session(Relay::Impl& relay, tcp::socket socket, bool counted)
-        : relay_(relay), stream_(std::move(socket)), counted_(counted) {
+        : relay_(relay), stream_(std::move(socket)), read_timer_(stream_.get_executor()), counted_(counted) {
         relay_.sessions.insert(this);
         if (counted_) ++relay_.connections;
     }
@@ -146,26 +147,37 @@ private:
         if (buffer_.size() > 0) return read_rest();
         // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
         stream_.expires_after(std::chrono::milliseconds(relay_.options.idle_timeout_ms));
-        stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-            if (ec) return self->close();
-            self->buffer_.commit(n);
-            self->read_rest();
-        });
+        stream_.async_read_some(buffer_.prepare(4096),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                                    if (ec) return self->close();
+                                    self->buffer_.commit(n);
+                                    self->read_rest();
+                                });
     }
 
-    // A request has started: all of it must arrive within the read timeout.
+    // A request has started: all of it must arrive within the read timeout. A timer of our own, not the
+    // stream's timeout, which would close the socket before the 408 is written.
     void read_rest() {
-        stream_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        stream_.expires_never();
+        timed_out_ = false;
+        read_timer_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        read_timer_.async_wait([weak = weak_from_this()](beast::error_code ec) {
+            auto self = weak.lock();
+            if (ec || !self) return;
+            self->timed_out_ = true;
+            beast::error_code ignored;
+            self->stream_.socket().cancel(ignored);
+        });
         http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->read_timer_.cancel();
             self->on_request(ec);
         });
     }
 
     void on_request(beast::error_code ec) {
         if (ec == http::error::body_limit)
-            return refuse(413,
-                          "request body larger than " + std::to_string(relay_.options.max_body_bytes) + " bytes");
-        if (ec == beast::error::timeout) return refuse(408, "request not received in time");
+            return refuse(413, "request body larger than " + std::to_string(relay_.options.max_body_bytes) + " bytes");
+        if (ec && timed_out_) return refuse(408, "request not received in time");
         if (ec == http::error::header_limit) return refuse(431, "request header too large");
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
             ec == net::error::connection_reset || ec == net::error::bad_descriptor)
@@ -245,11 +257,12 @@ private:
         if (drained_ > 64 * relay_.options.max_body_bytes) return close();
         buffer_.clear();
         stream_.expires_after(300ms);
-        stream_.async_read_some(buffer_.prepare(65536), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-            if (ec) return self->close();
-            self->drained_ += static_cast<std::int64_t>(n);
-            self->drain();
-        });
+        stream_.async_read_some(buffer_.prepare(65536),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                                    if (ec) return self->close();
+                                    self->drained_ += static_cast<std::int64_t>(n);
+                                    self->drain();
+                                });
     }
 
     void close() {
@@ -261,6 +274,8 @@ private:
 
     Relay::Impl& relay_;
     beast::tcp_stream stream_;
+    net::steady_timer read_timer_;
+    bool timed_out_ = false;
     bool counted_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
@@ -422,8 +437,9 @@ void Relay::Impl::submit_batch(std::vector<std::string> bodies, std::function<vo
     if (stopping || over_bounds(static_cast<std::int64_t>(bodies.size()), bytes)) {
         bodies_received += static_cast<std::int64_t>(bodies.size());
         bodies_refused_busy += static_cast<std::int64_t>(bodies.size());
-        const auto refused = make_result(503, stopping ? "relay stopping" : "relay busy: too many events waiting for the collector",
-                                         busy_retry_after_s);
+        const auto refused =
+            make_result(503, stopping ? "relay stopping" : "relay busy: too many events waiting for the collector",
+                        busy_retry_after_s);
         return finish(encode_results(std::vector<BodyResult>(bodies.size(), refused)));
     }
     struct Gather {
@@ -431,7 +447,8 @@ void Relay::Impl::submit_batch(std::vector<std::string> bodies, std::function<vo
         std::size_t remaining;
         std::function<void(std::string)> finish;
     };
-    auto gather = std::make_shared<Gather>(Gather{std::vector<BodyResult>(bodies.size()), bodies.size(), std::move(finish)});
+    auto gather =
+        std::make_shared<Gather>(Gather{std::vector<BodyResult>(bodies.size()), bodies.size(), std::move(finish)});
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         submit(std::move(bodies[i]), [gather, i](const BodyResult& result) {
             gather->results[i] = result;
@@ -443,14 +460,15 @@ void Relay::Impl::submit_batch(std::vector<std::string> bodies, std::function<vo
 // Sends batches while one is full or the oldest body has waited batch_ms, up to max_in_flight.
 void Relay::Impl::send_due_batches() {
     const auto max_bodies = static_cast<std::size_t>(std::max(1, options.batch_bodies));
-    const std::int64_t max_bytes = learned_batch_bytes > 0 ? std::min(learned_batch_bytes, options.batch_bytes)
-                                                           : options.batch_bytes;
+    const std::int64_t max_bytes =
+        learned_batch_bytes > 0 ? std::min(learned_batch_bytes, options.batch_bytes) : options.batch_bytes;
     while (!queue.empty() && in_flight < options.max_in_flight) {
         const bool full = queue.size() >= max_bodies || queued_bytes >= max_bytes;
         if (!full && !due && !stopping) break;
         Batch batch;
-        while (!queue.empty() && batch.items.size() < max_bodies &&
-               (batch.items.empty() || batch.bytes + static_cast<std::int64_t>(queue.front().body.size()) <= max_bytes)) {
+        while (
+            !queue.empty() && batch.items.size() < max_bodies &&
+            (batch.items.empty() || batch.bytes + static_cast<std::int64_t>(queue.front().body.size()) <= max_bytes)) {
             batch.bytes += static_cast<std::int64_t>(queue.front().body.size());
             batch.items.push_back(std::move(queue.front()));
             queue.pop_front();
@@ -499,7 +517,8 @@ void Relay::Impl::finished(std::shared_ptr<Upstream> /*upstream*/, Batch batch, 
             deliver(batch, [&](std::size_t i) { return (*results)[i]; });
         } else {
             ++upstream_failures;
-            same_for_all(make_result(503, "collector unreachable: " + results.error().message(), unreachable_retry_after_s));
+            same_for_all(
+                make_result(503, "collector unreachable: " + results.error().message(), unreachable_retry_after_s));
         }
     } else if (status == 413 && batch.items.size() > 1) {
         // The upstream takes smaller batches than ours: learn its size and send these again, in halves.

@@ -28,9 +28,9 @@ struct RelayOptions {
     std::string listen_host = "127.0.0.1";
     std::uint16_t listen_port = 7078;  // 0: any free port (Relay::port() says which)
     UpstreamUrl upstream;
-    std::string token;           // required from ranks as "Authorization: Bearer <token>" when not empty
-    std::string upstream_token;  // sent upstream as "Authorization: Bearer <token>" when not empty
-    int max_connections = 1024;  // rank connections beyond this get 503 "too many connections"
+    std::string token;                      // required from ranks as "Authorization: Bearer <token>" when not empty
+    std::string upstream_token;             // sent upstream as "Authorization: Bearer <token>" when not empty
+    int max_connections = 1024;             // rank connections beyond this get 503 "too many connections"
     std::int64_t max_body_bytes = 1 << 20;  // a rank's body larger -> 413 (as the collector)
     int read_timeout_ms = 10000;            // a started request must arrive within this (408)
     int idle_timeout_ms = 60000;            // keep-alive rank connections idle longer are closed
@@ -43,8 +43,8 @@ struct RelayOptions {
     // then holds one connection per node (16,384 for 131,072 ranks); while a batch is out the next one
     // fills. A relay at the top of a tree (few of them) may take more.
     int max_in_flight = 1;
-    int upstream_timeout_ms = 10000;       // connect + send + answer of one batch
-    int upstream_idle_close_ms = 30000;    // idle upstream connections are closed before the collector does
+    int upstream_timeout_ms = 10000;     // connect + send + answer of one batch
+    int upstream_idle_close_ms = 30000;  // idle upstream connections are closed before the collector does
     // Bodies waiting (queued or in flight) beyond these: the rank gets 503 + Retry-After at once.
     std::int64_t max_waiting_bodies = 65536;
     std::int64_t max_waiting_bytes = 256 << 20;
@@ -52,8 +52,8 @@ struct RelayOptions {
 
 // Counters for tests and the start line; read from any thread.
 struct RelayStats {
-    std::int64_t bodies_received = 0;   // from ranks (each body of an incoming batch counts)
-    std::int64_t batches_sent = 0;      // upstream requests, retries included
+    std::int64_t bodies_received = 0;      // from ranks (each body of an incoming batch counts)
+    std::int64_t batches_sent = 0;         // upstream requests, retries included
     std::int64_t bodies_refused_busy = 0;  // 503 at once: over the waiting bounds
     std::int64_t upstream_failures = 0;    // batches answered by no usable upstream answer
     std::int64_t waiting_bodies = 0;
