@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "batch_codec.h"
 #include "relay.h"
@@ -629,6 +630,25 @@ private slots:
             QCOMPARE(r->status(), 413);
             QCOMPARE(r->error(), QString("request body larger than 40 bytes"));
         }
+    }
+
+    // Stopping sends what is queued and answers the ranks before the relay closes.
+    void stop_delivers_what_is_queued() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto o = options_for(upstream.port());
+        o.batch_ms = 600000;  // only the stop sends it
+        auto relay = start(o);
+        Rank rank;
+        rank.post(relay->port(), body_n(42));
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().waiting_bodies, qint64(1), 15000);
+        QCOMPARE(upstream.received.size(), 0);
+        std::thread stopper([&] { relay->stop(); });  // blocks until done; the fake answers on this thread
+        QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+        stopper.join();
+        QCOMPARE(rank.status(), 200);
+        QCOMPARE(rank.json(), (QJsonObject{{"accepted", 42}}));
+        QCOMPARE(upstream.received.size(), 1);
     }
 
     void cli_starts_prints_and_stops() {
