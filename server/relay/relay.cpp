@@ -33,6 +33,11 @@ constexpr int unreachable_retry_after_s = 2;
 constexpr int busy_retry_after_s = 1;
 constexpr std::size_t upstream_answer_limit = 64u << 20;
 
+// The largest POST /api/v1/batches body taken from a lower relay: its batch_bytes of bodies, JSON-escaped.
+std::int64_t batch_body_limit(const RelayOptions& o) {
+    return std::max(o.max_body_bytes, 4 * o.batch_bytes);
+}
+
 // The "error" of a {"error": ...} body, or "".
 std::string error_text(const std::string& body) {
     const auto value = nlohmann::json::parse(body, nullptr, false);
@@ -143,7 +148,9 @@ private:
     void read_request() {
         state_ = State::reading;
         parser_.emplace();
-        parser_->body_limit(static_cast<std::uint64_t>(relay_.options.max_body_bytes));
+        // The header decides which limit applies (read_body); until then the larger one.
+        body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
+        parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
         if (buffer_.size() > 0) return read_rest();
         // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
         stream_.expires_after(std::chrono::milliseconds(relay_.options.idle_timeout_ms));
@@ -168,15 +175,30 @@ private:
             beast::error_code ignored;
             self->stream_.socket().cancel(ignored);
         });
+        http::async_read_header(stream_, buffer_, *parser_,
+                                [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                    if (ec) return self->on_request(ec);
+                                    self->read_body();
+                                });
+    }
+
+    // A rank's body is refused past max_body_bytes from its Content-Length, before it is read; a lower
+    // relay's batch may be larger.
+    void read_body() {
+        const bool batch = parser_->get().target().starts_with(api_batches);
+        body_limit_ = batch ? batch_body_limit(relay_.options) : relay_.options.max_body_bytes;
+        const auto length = parser_->content_length();
+        if (length && *length > static_cast<std::uint64_t>(body_limit_)) return on_request(http::error::body_limit);
+        parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
         http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            self->read_timer_.cancel();
             self->on_request(ec);
         });
     }
 
     void on_request(beast::error_code ec) {
+        read_timer_.cancel();
         if (ec == http::error::body_limit)
-            return refuse(413, "request body larger than " + std::to_string(relay_.options.max_body_bytes) + " bytes");
+            return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
         if (ec && timed_out_) return refuse(408, "request not received in time");
         if (ec == http::error::header_limit) return refuse(431, "request header too large");
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
@@ -276,6 +298,7 @@ private:
     beast::tcp_stream stream_;
     net::steady_timer read_timer_;
     bool timed_out_ = false;
+    std::int64_t body_limit_ = 0;
     bool counted_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;

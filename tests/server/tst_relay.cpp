@@ -528,6 +528,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(large.answered(), 15000);
         QCOMPARE(large.status(), 413);
         QCOMPARE(large.error(), QString("request body larger than 1000 bytes"));
+        Rank batch;  // a lower relay's batch may be larger than a rank's body (4 x batch_bytes)
+        batch.send_raw(relay->port(), "POST /api/v1/batches HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{");
+        QTRY_VERIFY_WITH_TIMEOUT(batch.answered(), 15000);
+        QCOMPARE(batch.status(), 408);  // not refused for its size: it waited for the rest of its body
         Rank slow;  // started, never finished
         slow.send_raw(relay->port(), "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{");
         QTRY_VERIFY_WITH_TIMEOUT(slow.answered(), 15000);
