@@ -190,9 +190,8 @@ private:
         const auto length = parser_->content_length();
         if (length && *length > static_cast<std::uint64_t>(body_limit_)) return on_request(http::error::body_limit);
         parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
-        http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            self->on_request(ec);
-        });
+        http::async_read(stream_, buffer_, *parser_,
+                         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
     }
 
     void on_request(beast::error_code ec) {

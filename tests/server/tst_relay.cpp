@@ -532,7 +532,7 @@ private slots:
         batch.send_raw(relay->port(), "POST /api/v1/batches HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{");
         QTRY_VERIFY_WITH_TIMEOUT(batch.answered(), 15000);
         QCOMPARE(batch.status(), 408);  // not refused for its size: it waited for the rest of its body
-        Rank slow;  // started, never finished
+        Rank slow;                      // started, never finished
         slow.send_raw(relay->port(), "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{");
         QTRY_VERIFY_WITH_TIMEOUT(slow.answered(), 15000);
         QCOMPARE(slow.status(), 408);
