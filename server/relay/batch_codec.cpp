@@ -16,7 +16,7 @@ std::string encode_batch(const std::vector<const std::string*>& bodies) {
 }
 
 Expected<std::vector<std::string>> decode_batch(std::string_view text) {
-    const auto bad = [] { return ValueError(R"(batch body must be {"bodies": [string, ...]})"); };
+    const auto bad = [] { return ValueError(R"(the body must be {"bodies": ["<request body>", ...]})"); };
     const auto value = nlohmann::json::parse(text, nullptr, false);
     if (!value.is_object() || !value.contains("bodies") || !value["bodies"].is_array()) return bad();
     std::vector<std::string> bodies;

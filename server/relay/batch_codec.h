@@ -21,7 +21,8 @@ using BodyResult = nlohmann::json;
 // {"bodies": ["<body>", ...]} for the given bodies, in order.
 [[nodiscard]] std::string encode_batch(const std::vector<const std::string*>& bodies);
 
-// The bodies of a batch request, or ValueError "batch body must be {\"bodies\": [string, ...]}".
+// The bodies of a batch request, or ValueError "the body must be {\"bodies\": [\"<request body>\", ...]}"
+// (the collector's text).
 [[nodiscard]] Expected<std::vector<std::string>> decode_batch(std::string_view text);
 
 // The results of an upstream answer to a batch of `count` bodies, or ValueError naming what is wrong

@@ -33,9 +33,10 @@ constexpr int unreachable_retry_after_s = 2;
 constexpr int busy_retry_after_s = 1;
 constexpr std::size_t upstream_answer_limit = 64u << 20;
 
-// The largest POST /api/v1/batches body taken from a lower relay: its batch_bytes of bodies, JSON-escaped.
+// The largest POST /api/v1/batches body taken from a lower relay: its batch_bytes of bodies (or one body of
+// max_body_bytes), JSON-escaped (at most twice as long).
 std::int64_t batch_body_limit(const RelayOptions& o) {
-    return std::max(o.max_body_bytes, 4 * o.batch_bytes);
+    return 2 * std::max(o.max_body_bytes, o.batch_bytes);
 }
 
 // The "error" of a {"error": ...} body, or "".

@@ -38,7 +38,9 @@ struct RelayOptions {
     // batch_bytes bytes, whichever comes first.
     int batch_ms = 20;
     int batch_bodies = 512;
-    std::int64_t batch_bytes = 4 << 20;
+    // 512 KiB of bodies stay under the collector's 1 MiB body limit once JSON-escaped (mostly); a batch
+    // the upstream still finds too large (413) is split.
+    std::int64_t batch_bytes = 512 << 10;
     // Batches sent and not yet answered, one upstream connection each. 1 for a node relay: the collector
     // then holds one connection per node (16,384 for 131,072 ranks); while a batch is out the next one
     // fills. A relay at the top of a tree (few of them) may take more.

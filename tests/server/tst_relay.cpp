@@ -280,7 +280,7 @@ private slots:
         const auto bodies = meshscope::relay::decode_batch(text.toStdString());
         QVERIFY(!bodies);
         QCOMPARE(QString::fromStdString(bodies.error().message()),
-                 QString(R"(batch body must be {"bodies": [string, ...]})"));
+                 QString(R"(the body must be {"bodies": ["<request body>", ...]})"));
     }
 
     // 100 ranks, batches of 25 and a batch window longer than the test: exactly 4 upstream requests, and
@@ -494,7 +494,7 @@ private slots:
         QTest::addRow("unknown") << QByteArray("GET") << QByteArray("/api/v1/jobs") << 404
                                  << "no such endpoint: /api/v1/jobs" << QByteArray();
         QTest::addRow("bad batch") << QByteArray("POST") << QByteArray("/api/v1/batches") << 400
-                                   << R"(batch body must be {"bodies": [string, ...]})" << QByteArray();
+                                   << R"(the body must be {"bodies": ["<request body>", ...]})" << QByteArray();
     }
     void answers_like_the_collector() {
         QFETCH(QByteArray, method);
