@@ -75,8 +75,8 @@ struct Relay::Impl {
     void submit_batch(std::vector<std::string> bodies, std::function<void(std::string)> finish);
     void send_due_batches();
     void send(Batch batch);
-    void finished(std::shared_ptr<Upstream> upstream, Batch batch, int status, const std::string& body,
-                  std::optional<int> retry_after, const std::string& failure);
+    void finished(Batch batch, int status, const std::string& body, std::optional<int> retry_after,
+                  const std::string& failure);
     void deliver(Batch& batch, const std::function<BodyResult(std::size_t)>& result_of);
     void begin_stop();
     void watch_stop(std::chrono::steady_clock::time_point deadline);
@@ -399,7 +399,7 @@ private:
                 if (auto self = weak.lock(); self && !ec && !self->busy_) self->close();
             });
         }
-        relay_.finished(shared_from_this(), std::move(batch_), status, body, retry_after, failure);
+        relay_.finished(std::move(batch_), status, body, retry_after, failure);
     }
 
     Relay::Impl& relay_;
@@ -527,8 +527,8 @@ void Relay::Impl::send(Batch batch) {
     upstreams.back()->run(std::move(batch));
 }
 
-void Relay::Impl::finished(std::shared_ptr<Upstream> /*upstream*/, Batch batch, int status, const std::string& body,
-                           std::optional<int> retry_after, const std::string& failure) {
+void Relay::Impl::finished(Batch batch, int status, const std::string& body, std::optional<int> retry_after,
+                           const std::string& failure) {
     --in_flight;
     const auto same_for_all = [&](const BodyResult& result) { deliver(batch, [&](std::size_t) { return result; }); };
     if (status == 0) {
