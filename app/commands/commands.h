@@ -10,6 +10,7 @@ inline constexpr int exit_usage = 2;
 
 int run_plan(int argc, char** argv);
 int run_serve(int argc, char** argv);     // the collector (docs/collector.md)
+int run_relay(int argc, char** argv);     // the node-local relay in front of the collector
 int run_simulate(int argc, char** argv);  // simulated ranks with injected faults
 int run_replay(int argc, char** argv);    // a recorded job into a collector
 int run_export(int argc, char** argv);    // a recorded job as JSONL

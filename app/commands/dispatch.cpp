@@ -16,6 +16,7 @@ struct Command {
 constexpr Command commands[] = {
     {"plan", run_plan, "print the meshes, groups and placement of a (dp, cp, ep) layout"},
     {"serve", run_serve, "collect live events from ranks, keep their history, report findings"},
+    {"relay", run_relay, "relay a node's ranks to the collector in batches (one per node)"},
     {"simulate", run_simulate, "run simulated ranks with injected faults against a collector"},
     {"replay", run_replay, "replay a recorded job into a collector or dashboard"},
     {"export", run_export, "write a recorded job as JSONL"},

@@ -1,0 +1,117 @@
+// meshscope relay: the node-local relay. A node's ranks report to it as to the collector; it forwards
+// their bodies upstream in batches over a few kept-alive connections and answers each rank once the
+// collector has stored its events (docs/collector.md "Relay", docs/live-at-scale.md).
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "listen_address.h"
+#include "relay.h"
+
+namespace meshscope::app {
+
+namespace {
+std::atomic<bool> relay_stop_requested{false};
+void request_relay_stop(int) {
+    relay_stop_requested = true;
+}
+
+bool read_token_file(const std::string& path, std::string& token) {
+    std::ifstream in(path);
+    if (!in || !std::getline(in, token) || token.empty()) return false;
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+    return !token.empty();
+}
+}  // namespace
+
+int run_relay(int argc, char** argv) {
+    CLI::App cli{"Relay a node's ranks to the collector: their events go upstream in batches.", "meshscope relay"};
+    const int open_files = relay::raise_open_file_limit();
+    relay::RelayOptions options;
+    options.max_connections = relay::default_max_connections(open_files);
+    std::string listen = "127.0.0.1:7078", upstream, token, token_file, upstream_token;
+    cli.add_option("--listen", listen, "HOST:PORT the ranks report to (port 0: any free port)")->capture_default_str();
+    cli.add_option("--upstream", upstream, "the collector (or a relay above this one): http://HOST:PORT")->required();
+    auto* token_opt = cli.add_option("--token", token, "require 'Authorization: Bearer TOKEN' from the ranks");
+    cli.add_option("--token-file", token_file, "read the token from FILE (first line)")->excludes(token_opt);
+    cli.add_option("--upstream-token", upstream_token, "send 'Authorization: Bearer TOKEN' upstream");
+    cli.add_option("--max-connections", options.max_connections, "rank connections beyond this get 503")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cli.add_option("--max-body", options.max_body_bytes, "largest request body in bytes (larger: 413)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cli.add_option("--batch-ms", options.batch_ms, "longest a body waits for its batch to fill, in ms")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cli.add_option("--batch-bodies", options.batch_bodies, "most bodies in one upstream batch")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cli.add_option("--max-in-flight", options.max_in_flight,
+                   "batches waiting for the upstream at once (one upstream connection each)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "meshscope relay: " << e.what() << "\nRun 'meshscope relay --help' for usage.\n";
+        return exit_usage;
+    }
+
+    const auto address = parse_listen_address(listen);
+    if (!address) {
+        std::cerr << "meshscope relay: " << address.error().message() << "\n";
+        return exit_usage;
+    }
+    auto upstream_url = relay::parse_upstream_url(upstream);
+    if (!upstream_url) {
+        std::cerr << "meshscope relay: " << upstream_url.error().message() << "\n";
+        return exit_usage;
+    }
+    if (!token_file.empty() && !read_token_file(token_file, token)) {
+        std::cerr << "meshscope relay: cannot read a token from " << token_file << "\n";
+        return exit_usage;
+    }
+    if (token.empty() && !address->host.isLoopback()) {
+        std::cerr << "meshscope relay: " << listen
+                  << " is not a loopback address: give --token or --token-file so that only your ranks can report\n";
+        return exit_usage;
+    }
+    options.listen_host = address->host.toString().toStdString();
+    options.listen_port = address->port;
+    options.upstream = std::move(upstream_url).value();
+    options.token = token;
+    options.upstream_token = upstream_token;
+
+    auto started = relay::Relay::start(options);
+    if (!started) {
+        std::cerr << "meshscope relay: " << started.error().message() << "\n";
+        return exit_failure;
+    }
+    auto service = std::move(started).value();
+    // One line for scripts and tests, as `meshscope serve` prints.
+    std::cout << nlohmann::json{{"listening", service->url()},
+                                {"port", service->port()},
+                                {"upstream", upstream},
+                                {"max_connections", options.max_connections}}
+                     .dump()
+              << std::endl;
+
+    std::signal(SIGINT, request_relay_stop);
+    std::signal(SIGTERM, request_relay_stop);
+    while (!relay_stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    service->stop();  // answers what is waiting (bounded), then closes
+    return exit_ok;
+}
+
+}  // namespace meshscope::app

@@ -1,0 +1,78 @@
+#include "batch_codec.h"
+
+namespace meshscope::relay {
+
+namespace {
+std::string dump(const nlohmann::json& value) {
+    // Bodies are what ranks sent: invalid UTF-8 is replaced, and the collector judges what remains.
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
+std::string encode_batch(const std::vector<const std::string*>& bodies) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const std::string* body : bodies) array.push_back(*body);
+    return dump(nlohmann::json{{"bodies", std::move(array)}});
+}
+
+Expected<std::vector<std::string>> decode_batch(std::string_view text) {
+    const auto bad = [] { return ValueError(R"(the body must be {"bodies": ["<request body>", ...]})"); };
+    const auto value = nlohmann::json::parse(text, nullptr, false);
+    if (!value.is_object() || !value.contains("bodies") || !value["bodies"].is_array()) return bad();
+    std::vector<std::string> bodies;
+    bodies.reserve(value["bodies"].size());
+    for (const auto& body : value["bodies"]) {
+        if (!body.is_string()) return bad();
+        bodies.push_back(body.get<std::string>());
+    }
+    return bodies;
+}
+
+Expected<std::vector<BodyResult>> decode_results(std::string_view text, std::size_t count) {
+    const auto value = nlohmann::json::parse(text, nullptr, false);
+    if (!value.is_object() || !value.contains("results") || !value["results"].is_array())
+        return ValueError(R"(upstream answer is not {"results": [...]})");
+    const auto& results = value["results"];
+    if (results.size() != count)
+        return ValueError("upstream answer has " + std::to_string(results.size()) + " results for " +
+                          std::to_string(count) + " bodies");
+    std::vector<BodyResult> out;
+    out.reserve(count);
+    for (const auto& result : results) {
+        if (!result.is_object() || !result.contains("status") || !result["status"].is_number_integer())
+            return ValueError(R"(upstream answer has a result without an integer "status")");
+        out.push_back(result);
+    }
+    return out;
+}
+
+std::string encode_results(const std::vector<BodyResult>& results) {
+    return dump(nlohmann::json{{"results", results}});
+}
+
+BodyResult make_result(int status, const std::string& message, std::optional<int> retry_after) {
+    BodyResult result{{"status", status}, {"error", message}};
+    if (retry_after) result["retry_after"] = *retry_after;
+    return result;
+}
+
+RankAnswer rank_answer(const BodyResult& result) {
+    RankAnswer answer;
+    answer.status = result.value("status", 502);
+    nlohmann::json body = result;
+    body.erase("status");
+    if (const auto it = result.find("retry_after"); it != result.end()) {
+        if (it->is_number()) answer.retry_after = std::max(1, static_cast<int>(it->get<double>() + 0.999));
+        body.erase("retry_after");
+    }
+    // A 503 always tells the reporter when to come back, so it keeps its events and retries.
+    if (answer.status == 503 && !answer.retry_after) answer.retry_after = 1;
+    answer.body = dump(body);
+    return answer;
+}
+
+std::string error_json(std::string_view message) {
+    return dump(nlohmann::json{{"error", message}});
+}
+
+}  // namespace meshscope::relay

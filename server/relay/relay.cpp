@@ -1,0 +1,661 @@
+// The relay's network side: rank connections (HTTP/1.1 keep-alive, the collector's limits and error
+// texts), the batch queue and the kept-alive upstream connections. Everything here runs on the relay's
+// one network thread, so the queue and the counters of waiting bodies need no lock.
+#include "relay.h"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <thread>
+#include <unordered_set>
+
+#include "batch_codec.h"
+
+namespace meshscope::relay {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr std::string_view api_events = "/api/v1/events";
+constexpr std::string_view api_batches = "/api/v1/batches";
+constexpr std::string_view api_health = "/api/v1/health";
+constexpr int unreachable_retry_after_s = 2;
+constexpr int busy_retry_after_s = 1;
+constexpr std::size_t upstream_answer_limit = 64u << 20;
+
+// The largest POST /api/v1/batches body taken from a lower relay: its batch_bytes of bodies (or one body of
+// max_body_bytes), JSON-escaped (at most twice as long).
+std::int64_t batch_body_limit(const RelayOptions& o) {
+    return 2 * std::max(o.max_body_bytes, o.batch_bytes);
+}
+
+// The "error" of a {"error": ...} body, or "".
+std::string error_text(const std::string& body) {
+    const auto value = nlohmann::json::parse(body, nullptr, false);
+    return value.is_object() && value.contains("error") && value["error"].is_string()
+               ? value["error"].get<std::string>()
+               : "";
+}
+
+// A body that waits for its result, and what to do with the result (answer a rank, or fill one slot of
+// a batch that came from a relay below).
+struct Waiting {
+    std::string body;
+    std::function<void(const BodyResult&)> done;
+};
+
+struct Batch {
+    std::vector<Waiting> items;
+    std::string request_body;
+    std::int64_t bytes = 0;
+    bool retried = false;  // sent once more on a fresh connection after a reused one failed
+};
+}  // namespace
+
+class Session;
+class Upstream;
+
+struct Relay::Impl {
+    explicit Impl(RelayOptions o) : options(std::move(o)) {}
+    ~Impl();
+
+    // Called on the network thread.
+    void accept();
+    void submit(std::string body, std::function<void(const BodyResult&)> done);
+    void submit_batch(std::vector<std::string> bodies, std::function<void(std::string)> finish);
+    void send_due_batches();
+    void send(Batch batch);
+    void finished(Batch batch, int status, const std::string& body, std::optional<int> retry_after,
+                  const std::string& failure);
+    void deliver(Batch& batch, const std::function<BodyResult(std::size_t)>& result_of);
+    void begin_stop();
+    void watch_stop(std::chrono::steady_clock::time_point deadline);
+    [[nodiscard]] bool over_bounds(std::int64_t bodies, std::int64_t bytes) const {
+        return waiting_bodies + bodies > options.max_waiting_bodies ||
+               waiting_bytes + bytes > options.max_waiting_bytes;
+    }
+
+    RelayOptions options;
+    std::uint16_t port = 0;
+    std::thread thread;
+
+    // Read from any thread (stats()).
+    std::atomic<std::int64_t> bodies_received{0}, batches_sent{0}, bodies_refused_busy{0}, upstream_failures{0};
+    std::atomic<std::int64_t> waiting_bodies_seen{0};
+    std::atomic<int> connections{0};
+
+    // Network thread only.
+    std::deque<Waiting> queue;
+    std::int64_t queued_bytes = 0;
+    std::int64_t waiting_bodies = 0;  // queued + in flight
+    std::int64_t waiting_bytes = 0;
+    std::int64_t learned_batch_bytes = 0;  // 0: none; else the upstream refused a larger batch with 413
+    bool due = false;                      // the oldest queued body has waited batch_ms
+    bool timer_armed = false;
+    bool stopping = false;
+    int in_flight = 0;
+    std::unordered_set<Session*> sessions;
+
+    // Declared last: destroyed first, with the handlers (and sessions) they still hold.
+    net::io_context io{1};
+    tcp::acceptor acceptor{io};
+    net::steady_timer batch_timer{io};
+    net::steady_timer stop_timer{io};
+    std::vector<std::shared_ptr<Upstream>> upstreams;
+};
+
+// One rank's (or one lower relay's) connection.
+class Session : public std::enable_shared_from_this<Session> {
+public:
+    Session(Relay::Impl& relay, tcp::socket socket, bool counted)
+        : relay_(relay), stream_(std::move(socket)), read_timer_(stream_.get_executor()), counted_(counted) {
+        relay_.sessions.insert(this);
+        if (counted_) ++relay_.connections;
+    }
+    ~Session() {
+        relay_.sessions.erase(this);
+        if (counted_) --relay_.connections;
+    }
+
+    void start() { read_request(); }
+
+    // Refused at accept: past --max-connections.
+    void refuse_connection() {
+        keep_alive_ = false;
+        refuse(503, "too many connections", 2);
+    }
+
+    // At stop: a connection that waits for no answer is closed now.
+    void close_if_idle() {
+        if (state_ == State::reading) {
+            beast::error_code ec;
+            stream_.socket().close(ec);
+        }
+    }
+
+private:
+    enum class State { reading, waiting, writing };
+
+    void read_request() {
+        state_ = State::reading;
+        parser_.emplace();
+        // The header decides which limit applies (read_body); until then the larger one.
+        body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
+        parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
+        if (buffer_.size() > 0) return read_rest();
+        // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
+        stream_.expires_after(std::chrono::milliseconds(relay_.options.idle_timeout_ms));
+        stream_.async_read_some(buffer_.prepare(4096),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                                    if (ec) return self->close();
+                                    self->buffer_.commit(n);
+                                    self->read_rest();
+                                });
+    }
+
+    // A request has started: all of it must arrive within the read timeout. A timer of our own, not the
+    // stream's timeout, which would close the socket before the 408 is written.
+    void read_rest() {
+        stream_.expires_never();
+        timed_out_ = false;
+        read_timer_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        read_timer_.async_wait([weak = weak_from_this()](beast::error_code ec) {
+            auto self = weak.lock();
+            if (ec || !self) return;
+            self->timed_out_ = true;
+            beast::error_code ignored;
+            self->stream_.socket().cancel(ignored);
+        });
+        http::async_read_header(stream_, buffer_, *parser_,
+                                [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                    if (ec) return self->on_request(ec);
+                                    self->read_body();
+                                });
+    }
+
+    // A rank's body is refused past max_body_bytes from its Content-Length, before it is read; a lower
+    // relay's batch may be larger.
+    void read_body() {
+        const bool batch = parser_->get().target().starts_with(api_batches);
+        body_limit_ = batch ? batch_body_limit(relay_.options) : relay_.options.max_body_bytes;
+        const auto length = parser_->content_length();
+        if (length && *length > static_cast<std::uint64_t>(body_limit_)) return on_request(http::error::body_limit);
+        parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
+        http::async_read(stream_, buffer_, *parser_,
+                         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
+    }
+
+    void on_request(beast::error_code ec) {
+        read_timer_.cancel();
+        if (ec == http::error::body_limit)
+            return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
+        if (ec && timed_out_) return refuse(408, "request not received in time");
+        if (ec == http::error::header_limit) return refuse(431, "request header too large");
+        if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
+            ec == net::error::connection_reset || ec == net::error::bad_descriptor)
+            return close();
+        if (ec) return refuse(400, "bad HTTP request: " + ec.message());
+        handle(parser_->release());
+    }
+
+    void handle(http::request<http::string_body> request) {
+        keep_alive_ = request.keep_alive() && !relay_.stopping;
+        const std::string& token = relay_.options.token;
+        if (!token.empty() && request[http::field::authorization] != "Bearer " + token)
+            return answer(401, error_json("missing or wrong bearer token"), {}, "Bearer");
+        std::string_view path = request.target();
+        if (const auto q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
+        const bool post = request.method() == http::verb::post;
+        if (path == api_events || path == api_batches) {
+            if (!post) return answer(405, error_json("use POST"), {}, {}, "POST");
+            state_ = State::waiting;
+            if (path == api_events) {
+                relay_.submit(std::move(request.body()), [self = shared_from_this()](const BodyResult& result) {
+                    const RankAnswer a = rank_answer(result);
+                    self->answer(a.status, a.body, a.retry_after);
+                });
+                return;
+            }
+            auto bodies = decode_batch(request.body());
+            if (!bodies) return answer(400, error_json(bodies.error().message()));
+            relay_.submit_batch(std::move(bodies).value(), [self = shared_from_this()](std::string results) {
+                self->answer(200, std::move(results));
+            });
+            return;
+        }
+        if (request.method() != http::verb::get) return answer(405, error_json("use GET"), {}, {}, "GET");
+        if (path == api_health) return answer(200, R"({"status":"ok"})");
+        answer(404, error_json("no such endpoint: " + std::string(path)));
+    }
+
+    void answer(int status, std::string body, std::optional<int> retry_after = {}, std::string_view authenticate = {},
+                std::string_view allow = {}) {
+        state_ = State::writing;
+        response_.emplace(static_cast<http::status>(status), 11);
+        response_->set(http::field::content_type, "application/json");
+        if (retry_after) response_->set(http::field::retry_after, std::to_string(*retry_after));
+        if (!authenticate.empty()) response_->set(http::field::www_authenticate, authenticate);
+        if (!allow.empty()) response_->set(http::field::allow, allow);
+        response_->keep_alive(keep_alive_ && !relay_.stopping);
+        response_->body() = std::move(body);
+        response_->prepare_payload();
+        stream_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec || !self->response_->keep_alive()) return self->close();
+            self->read_request();
+        });
+    }
+
+    // An answer after which the connection closes; what the client still sends is read and dropped (closing
+    // while it sends would reset the connection before it reads the answer), within a bound.
+    void refuse(int status, const std::string& message, std::optional<int> retry_after = {}) {
+        state_ = State::writing;
+        response_.emplace(static_cast<http::status>(status), 11);
+        response_->set(http::field::content_type, "application/json");
+        if (retry_after) response_->set(http::field::retry_after, std::to_string(*retry_after));
+        response_->keep_alive(false);
+        response_->body() = error_json(message);
+        response_->prepare_payload();
+        stream_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec) return self->close();
+            beast::error_code ignored;
+            self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+            self->drain();
+        });
+    }
+
+    void drain() {
+        if (drained_ > 64 * relay_.options.max_body_bytes) return close();
+        buffer_.clear();
+        stream_.expires_after(300ms);
+        stream_.async_read_some(buffer_.prepare(65536),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                                    if (ec) return self->close();
+                                    self->drained_ += static_cast<std::int64_t>(n);
+                                    self->drain();
+                                });
+    }
+
+    void close() {
+        state_ = State::writing;  // nothing more to close at stop
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream_.socket().close(ignored);
+    }
+
+    Relay::Impl& relay_;
+    beast::tcp_stream stream_;
+    net::steady_timer read_timer_;
+    bool timed_out_ = false;
+    std::int64_t body_limit_ = 0;
+    bool counted_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    std::optional<http::response<http::string_body>> response_;
+    bool keep_alive_ = true;
+    State state_ = State::reading;
+    std::int64_t drained_ = 0;
+};
+
+// One kept-alive connection to the upstream (collector or relay), carrying one batch at a time.
+class Upstream : public std::enable_shared_from_this<Upstream> {
+public:
+    explicit Upstream(Relay::Impl& relay) : relay_(relay), stream_(relay.io), resolver_(relay.io), idle_(relay.io) {}
+
+    [[nodiscard]] bool busy() const { return busy_; }
+
+    void run(Batch batch) {
+        busy_ = true;
+        idle_.cancel();
+        batch_ = std::move(batch);
+        reused_ = connected_;
+        const auto& o = relay_.options;
+        request_.emplace(http::verb::post, o.upstream.prefix + std::string(api_batches), 11);
+        request_->set(http::field::host, o.upstream.host + ":" + o.upstream.port);
+        request_->set(http::field::content_type, "application/json");
+        if (!o.upstream_token.empty()) request_->set(http::field::authorization, "Bearer " + o.upstream_token);
+        request_->keep_alive(true);
+        request_->body() = batch_.request_body;
+        request_->prepare_payload();
+        ++relay_.batches_sent;
+        stream_.expires_after(std::chrono::milliseconds(o.upstream_timeout_ms));
+        if (connected_) return write();
+        resolver_.async_resolve(o.upstream.host, o.upstream.port,
+                                [self = shared_from_this()](beast::error_code ec, tcp::resolver::results_type r) {
+                                    if (ec) return self->fail(ec);
+                                    self->stream_.async_connect(r, [self](beast::error_code ec2, const auto&) {
+                                        if (ec2) return self->fail(ec2);
+                                        self->connected_ = true;
+                                        self->write();
+                                    });
+                                });
+    }
+
+    void close() {
+        connected_ = false;
+        idle_.cancel();
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream_.socket().close(ignored);
+        buffer_.clear();
+    }
+
+private:
+    void write() {
+        http::async_write(stream_, *request_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec) return self->fail(ec);
+            self->parser_.emplace();
+            self->parser_->body_limit(upstream_answer_limit);
+            http::async_read(self->stream_, self->buffer_, *self->parser_,
+                             [self](beast::error_code ec2, std::size_t) { self->on_answer(ec2); });
+        });
+    }
+
+    void on_answer(beast::error_code ec) {
+        if (ec) return fail(ec);
+        auto& response = parser_->get();
+        if (!response.keep_alive()) close();
+        std::optional<int> retry_after;
+        if (const auto it = response.find(http::field::retry_after); it != response.end()) {
+            int seconds = 0;
+            const auto value = it->value();
+            if (std::from_chars(value.data(), value.data() + value.size(), seconds).ec == std::errc{})
+                retry_after = seconds;
+        }
+        done(response.result_int(), response.body(), retry_after, {});
+    }
+
+    void fail(beast::error_code ec) {
+        const bool retry = reused_ && !batch_.retried && ec != beast::error::timeout;
+        close();
+        if (retry) {
+            // The upstream may have closed this kept-alive connection while it was idle: try a fresh one.
+            Batch batch = std::move(batch_);
+            batch.retried = true;
+            return run(std::move(batch));
+        }
+        const std::string why = ec == beast::error::timeout
+                                    ? "no answer within " + std::to_string(relay_.options.upstream_timeout_ms) + " ms"
+                                    : ec.message();
+        done(0, {}, {}, why);
+    }
+
+    void done(int status, const std::string& body, std::optional<int> retry_after, const std::string& failure) {
+        busy_ = false;
+        if (connected_) {
+            idle_.expires_after(std::chrono::milliseconds(relay_.options.upstream_idle_close_ms));
+            idle_.async_wait([weak = weak_from_this()](beast::error_code ec) {
+                if (auto self = weak.lock(); self && !ec && !self->busy_) self->close();
+            });
+        }
+        relay_.finished(std::move(batch_), status, body, retry_after, failure);
+    }
+
+    Relay::Impl& relay_;
+    beast::tcp_stream stream_;
+    tcp::resolver resolver_;
+    net::steady_timer idle_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request<http::string_body>> request_;
+    std::optional<http::response_parser<http::string_body>> parser_;
+    Batch batch_;
+    bool busy_ = false;
+    bool connected_ = false;
+    bool reused_ = false;
+};
+
+Relay::Impl::~Impl() {
+    // Drop what still holds sockets while the io_context that made them is alive.
+    queue.clear();
+    for (auto& upstream : upstreams) upstream->close();
+    upstreams.clear();
+}
+
+void Relay::Impl::accept() {
+    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+        if (!ec) {
+            if (connections.load() >= options.max_connections) {
+                std::make_shared<Session>(*this, std::move(socket), false)->refuse_connection();
+            } else {
+                std::make_shared<Session>(*this, std::move(socket), true)->start();
+            }
+        }
+        accept();  // an error (out of descriptors) refuses one connection, never the listener
+    });
+}
+
+void Relay::Impl::submit(std::string body, std::function<void(const BodyResult&)> done) {
+    ++bodies_received;
+    const auto size = static_cast<std::int64_t>(body.size());
+    if (stopping) return done(make_result(503, "relay stopping", busy_retry_after_s));
+    if (over_bounds(1, size)) {
+        ++bodies_refused_busy;
+        return done(make_result(503, "relay busy: too many events waiting for the collector", busy_retry_after_s));
+    }
+    waiting_bodies += 1;
+    waiting_bytes += size;
+    waiting_bodies_seen = waiting_bodies;
+    queued_bytes += size;
+    queue.push_back({std::move(body), std::move(done)});
+    send_due_batches();
+}
+
+void Relay::Impl::submit_batch(std::vector<std::string> bodies, std::function<void(std::string)> finish) {
+    if (bodies.empty()) return finish(encode_results({}));
+    std::int64_t bytes = 0;
+    for (const auto& b : bodies) bytes += static_cast<std::int64_t>(b.size());
+    // All or none: a lower relay gets one answer for its whole batch.
+    if (stopping || over_bounds(static_cast<std::int64_t>(bodies.size()), bytes)) {
+        bodies_received += static_cast<std::int64_t>(bodies.size());
+        bodies_refused_busy += static_cast<std::int64_t>(bodies.size());
+        const auto refused =
+            make_result(503, stopping ? "relay stopping" : "relay busy: too many events waiting for the collector",
+                        busy_retry_after_s);
+        return finish(encode_results(std::vector<BodyResult>(bodies.size(), refused)));
+    }
+    struct Gather {
+        std::vector<BodyResult> results;
+        std::size_t remaining;
+        std::function<void(std::string)> finish;
+    };
+    auto gather =
+        std::make_shared<Gather>(Gather{std::vector<BodyResult>(bodies.size()), bodies.size(), std::move(finish)});
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        submit(std::move(bodies[i]), [gather, i](const BodyResult& result) {
+            gather->results[i] = result;
+            if (--gather->remaining == 0) gather->finish(encode_results(gather->results));
+        });
+    }
+}
+
+// Sends batches while one is full or the oldest body has waited batch_ms, up to max_in_flight.
+void Relay::Impl::send_due_batches() {
+    const auto max_bodies = static_cast<std::size_t>(std::max(1, options.batch_bodies));
+    const std::int64_t max_bytes =
+        learned_batch_bytes > 0 ? std::min(learned_batch_bytes, options.batch_bytes) : options.batch_bytes;
+    while (!queue.empty() && in_flight < options.max_in_flight) {
+        const bool full = queue.size() >= max_bodies || queued_bytes >= max_bytes;
+        if (!full && !due && !stopping) break;
+        Batch batch;
+        while (
+            !queue.empty() && batch.items.size() < max_bodies &&
+            (batch.items.empty() || batch.bytes + static_cast<std::int64_t>(queue.front().body.size()) <= max_bytes)) {
+            batch.bytes += static_cast<std::int64_t>(queue.front().body.size());
+            batch.items.push_back(std::move(queue.front()));
+            queue.pop_front();
+        }
+        queued_bytes -= batch.bytes;
+        send(std::move(batch));
+    }
+    if (queue.empty()) {
+        due = false;
+        if (timer_armed) batch_timer.cancel();
+        timer_armed = false;
+    } else if (!timer_armed && !due) {
+        timer_armed = true;
+        batch_timer.expires_after(std::chrono::milliseconds(options.batch_ms));
+        batch_timer.async_wait([this](beast::error_code ec) {
+            if (ec) return;
+            timer_armed = false;
+            due = true;
+            send_due_batches();
+        });
+    }
+}
+
+void Relay::Impl::send(Batch batch) {
+    std::vector<const std::string*> bodies;
+    bodies.reserve(batch.items.size());
+    for (const auto& item : batch.items) bodies.push_back(&item.body);
+    batch.request_body = encode_batch(bodies);
+    ++in_flight;
+    for (auto& upstream : upstreams)
+        if (!upstream->busy()) return upstream->run(std::move(batch));
+    upstreams.push_back(std::make_shared<Upstream>(*this));
+    upstreams.back()->run(std::move(batch));
+}
+
+void Relay::Impl::finished(Batch batch, int status, const std::string& body, std::optional<int> retry_after,
+                           const std::string& failure) {
+    --in_flight;
+    const auto same_for_all = [&](const BodyResult& result) { deliver(batch, [&](std::size_t) { return result; }); };
+    if (status == 0) {
+        ++upstream_failures;
+        same_for_all(make_result(503, "collector unreachable: " + failure, unreachable_retry_after_s));
+    } else if (status == 200) {
+        auto results = decode_results(body, batch.items.size());
+        if (results) {
+            deliver(batch, [&](std::size_t i) { return (*results)[i]; });
+        } else {
+            ++upstream_failures;
+            same_for_all(
+                make_result(503, "collector unreachable: " + results.error().message(), unreachable_retry_after_s));
+        }
+    } else if (status == 413 && batch.items.size() > 1) {
+        // The upstream takes smaller batches than ours: learn its size and send these again, in halves.
+        learned_batch_bytes = std::max<std::int64_t>(1, batch.bytes / 2);
+        for (auto it = batch.items.rbegin(); it != batch.items.rend(); ++it) {
+            queued_bytes += static_cast<std::int64_t>(it->body.size());
+            queue.push_front(std::move(*it));
+        }
+        due = true;
+    } else if (status == 413) {
+        // One body the upstream finds too large: the collector's own answer, as if the rank had sent it there.
+        deliver(batch, [&](std::size_t) { return make_result(413, error_text(body)); });
+    } else {
+        // The upstream's own refusal of the whole batch (503 shedding, 401, 404, ...): every rank keeps its
+        // events and comes back later, because none of them is at fault.
+        ++upstream_failures;
+        const std::string message = error_text(body);
+        if (status == 503 && !message.empty()) {
+            same_for_all(make_result(503, message, retry_after.value_or(busy_retry_after_s)));
+        } else {
+            same_for_all(make_result(503,
+                                     "collector unreachable: upstream answered " + std::to_string(status) +
+                                         (message.empty() ? "" : " " + message),
+                                     retry_after.value_or(unreachable_retry_after_s)));
+        }
+    }
+    send_due_batches();
+}
+
+void Relay::Impl::deliver(Batch& batch, const std::function<BodyResult(std::size_t)>& result_of) {
+    for (std::size_t i = 0; i < batch.items.size(); ++i) {
+        waiting_bodies -= 1;
+        waiting_bytes -= static_cast<std::int64_t>(batch.items[i].body.size());
+        batch.items[i].done(result_of(i));
+    }
+    waiting_bodies_seen = waiting_bodies;
+}
+
+void Relay::Impl::begin_stop() {
+    if (stopping) return;
+    stopping = true;
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    send_due_batches();
+    for (Session* s : std::vector<Session*>(sessions.begin(), sessions.end())) s->close_if_idle();
+    watch_stop(std::chrono::steady_clock::now() + std::chrono::milliseconds(options.upstream_timeout_ms) + 2s);
+}
+
+// The network thread ends once every waiting body is answered and written, or at the deadline.
+void Relay::Impl::watch_stop(std::chrono::steady_clock::time_point deadline) {
+    send_due_batches();
+    for (Session* s : std::vector<Session*>(sessions.begin(), sessions.end())) s->close_if_idle();
+    if ((queue.empty() && in_flight == 0 && sessions.empty()) || std::chrono::steady_clock::now() >= deadline) {
+        for (auto& upstream : upstreams) upstream->close();
+        io.stop();
+        return;
+    }
+    stop_timer.expires_after(10ms);
+    stop_timer.async_wait([this, deadline](beast::error_code ec) {
+        if (!ec) watch_stop(deadline);
+    });
+}
+
+Relay::Relay(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Relay::~Relay() {
+    stop();
+}
+
+Expected<std::unique_ptr<Relay>> Relay::start(RelayOptions options) {
+    auto impl = std::make_unique<Impl>(std::move(options));
+    const auto where = impl->options.listen_host + ":" + std::to_string(impl->options.listen_port);
+    beast::error_code ec;
+    const auto address = net::ip::make_address(impl->options.listen_host, ec);
+    if (ec) return RuntimeError("cannot listen on " + where + ": " + ec.message());
+    const tcp::endpoint endpoint(address, impl->options.listen_port);
+    auto& acceptor = impl->acceptor;
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return RuntimeError("cannot listen on " + where + ": " + ec.message());
+    impl->port = acceptor.local_endpoint().port();
+    impl->accept();
+    Impl* raw = impl.get();
+    impl->thread = std::thread([raw] { raw->io.run(); });
+    return std::unique_ptr<Relay>(new Relay(std::move(impl)));
+}
+
+void Relay::stop() {
+    if (!impl_ || !impl_->thread.joinable()) return;
+    net::post(impl_->io, [impl = impl_.get()] { impl->begin_stop(); });
+    impl_->thread.join();
+}
+
+std::uint16_t Relay::port() const {
+    return impl_->port;
+}
+
+std::string Relay::url() const {
+    const auto& host = impl_->options.listen_host;
+    const bool v6 = host.find(':') != std::string::npos;
+    return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(impl_->port);
+}
+
+RelayStats Relay::stats() const {
+    RelayStats s;
+    s.bodies_received = impl_->bodies_received;
+    s.batches_sent = impl_->batches_sent;
+    s.bodies_refused_busy = impl_->bodies_refused_busy;
+    s.upstream_failures = impl_->upstream_failures;
+    s.waiting_bodies = impl_->waiting_bodies_seen;
+    s.connections = impl_->connections;
+    return s;
+}
+
+}  // namespace meshscope::relay

@@ -1,0 +1,695 @@
+// meshscope relay (server/relay): ranks' bodies go upstream as POST /api/v1/batches and each rank gets its
+// own result, only once the upstream has answered. The upstream here is a fake on a real loopback socket
+// that records what it received and answers with the statuses a test chooses (or holds its answer).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPointer>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "batch_codec.h"
+#include "relay.h"
+#include "server_test_support.h"
+
+using meshscope::relay::Relay;
+using meshscope::relay::RelayOptions;
+
+namespace {
+
+// Completeness of one HTTP message in `data` (head + Content-Length body); -1 while incomplete.
+qsizetype message_end(const QByteArray& data) {
+    const auto head_end = data.indexOf("\r\n\r\n");
+    if (head_end < 0) return -1;
+    const QByteArray head = data.left(head_end).toLower();
+    const auto at = head.indexOf("content-length:");
+    const int length = at >= 0 ? head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toInt() : 0;
+    return data.size() >= head_end + 4 + length ? head_end + 4 + length : -1;
+}
+
+QByteArray header_of(const QByteArray& head, const QByteArray& name) {
+    for (const QByteArray& line : head.split('\n')) {
+        const auto colon = line.indexOf(':');
+        if (colon > 0 && line.left(colon).trimmed().toLower() == name.toLower()) return line.mid(colon + 1).trimmed();
+    }
+    return {};
+}
+
+// The collector's side of /api/v1/batches, faked: by default every body {"n": k} is accepted with
+// {"status": 200, "accepted": k}, so a rank can tell its own result from a neighbour's.
+class FakeUpstream : public QObject {
+public:
+    struct Batch {
+        QByteArray authorization;
+        QByteArray target;
+        QStringList bodies;
+    };
+    std::function<QJsonObject(const QString&)> judge = [](const QString& body) {
+        return QJsonObject{{"status", 200}, {"accepted", QJsonDocument::fromJson(body.toUtf8()).object()["n"].toInt()}};
+    };
+    int whole_status = 0;  // answer every batch with this status and whole_body instead
+    QByteArray whole_body;
+    QByteArray retry_after;
+    bool hold = false;               // keep answers until release()
+    qsizetype max_bodies = 1 << 20;  // a batch of more bodies: 413
+    QList<Batch> received;
+
+    bool listen(quint16 port = 0) {
+        connect(&server_, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket* s = server_.nextPendingConnection()) {
+                connect(s, &QTcpSocket::readyRead, this, [this, s] { on_ready(s); });
+                connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+            }
+        });
+        return server_.listen(QHostAddress::LocalHost, port);
+    }
+    [[nodiscard]] quint16 port() const { return server_.serverPort(); }
+    [[nodiscard]] int bodies_received() const {
+        int n = 0;
+        for (const auto& b : received) n += static_cast<int>(b.bodies.size());
+        return n;
+    }
+    void release() {
+        hold = false;
+        for (auto& [socket, response] : held_)
+            if (socket) socket->write(response);
+        held_.clear();
+    }
+
+private:
+    void on_ready(QTcpSocket* s) {
+        QByteArray& data = buffers_[s];
+        data += s->readAll();
+        for (qsizetype end = message_end(data); end >= 0; end = message_end(data)) {
+            const QByteArray message = data.left(end);
+            data.remove(0, end);
+            const auto head_end = message.indexOf("\r\n\r\n");
+            const QByteArray head = message.left(head_end);
+            Batch batch;
+            batch.authorization = header_of(head, "authorization");
+            batch.target = head.split(' ').value(1);
+            QJsonArray results;
+            for (const auto& body : QJsonDocument::fromJson(message.mid(head_end + 4)).object()["bodies"].toArray()) {
+                batch.bodies << body.toString();
+                results.append(judge(body.toString()));
+            }
+            received << batch;
+            QByteArray body = QJsonDocument(QJsonObject{{"results", results}}).toJson(QJsonDocument::Compact);
+            int status = 200;
+            if (batch.bodies.size() > max_bodies) {
+                status = 413;
+                body = R"({"error":"request body larger than 40 bytes"})";
+            } else if (whole_status != 0) {
+                status = whole_status;
+                body = whole_body;
+            }
+            QByteArray response =
+                "HTTP/1.1 " + QByteArray::number(status) +
+                " X\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+            if (!retry_after.isEmpty()) response += "Retry-After: " + retry_after + "\r\n";
+            response += "\r\n" + body;
+            if (hold)
+                held_.push_back({QPointer<QTcpSocket>(s), response});
+            else
+                s->write(response);
+        }
+    }
+
+    QTcpServer server_;
+    std::map<QTcpSocket*, QByteArray> buffers_;
+    std::vector<std::pair<QPointer<QTcpSocket>, QByteArray>> held_;
+};
+
+// One rank's request on its own connection, answered whenever the relay answers.
+class Rank {
+public:
+    void post(quint16 port, const QByteArray& body, const QByteArray& token = {},
+              const QByteArray& path = "/api/v1/events", const QByteArray& method = "POST") {
+        QByteArray request = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+        if (!token.isEmpty()) request += "Authorization: Bearer " + token + "\r\n";
+        request += "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+        send_raw(port, request);
+    }
+    void send_raw(quint16 port, const QByteArray& bytes) {
+        QObject::connect(&socket_, &QTcpSocket::connected, &socket_, [this, bytes] { socket_.write(bytes); });
+        QObject::connect(&socket_, &QTcpSocket::readyRead, &socket_, [this] { data_ += socket_.readAll(); });
+        socket_.connectToHost(QHostAddress::LocalHost, port);
+    }
+    [[nodiscard]] bool answered() const { return message_end(data_) >= 0; }
+    [[nodiscard]] int status() const { return data_.startsWith("HTTP/1.1 ") ? data_.mid(9, 3).toInt() : 0; }
+    [[nodiscard]] QJsonObject json() const {
+        return QJsonDocument::fromJson(data_.mid(data_.indexOf("\r\n\r\n") + 4)).object();
+    }
+    [[nodiscard]] QString error() const { return json()["error"].toString(); }
+    [[nodiscard]] QByteArray header(const QByteArray& name) const {
+        return header_of(data_.left(data_.indexOf("\r\n\r\n")), name);
+    }
+
+private:
+    QTcpSocket socket_;
+    QByteArray data_;
+};
+
+QByteArray body_n(int n) {
+    return "{\"n\":" + QByteArray::number(n) + "}";
+}
+
+RelayOptions options_for(quint16 upstream_port) {
+    RelayOptions o;
+    o.listen_port = 0;
+    o.upstream = meshscope::relay::parse_upstream_url("http://127.0.0.1:" + std::to_string(upstream_port)).value();
+    o.batch_ms = 5;
+    return o;
+}
+
+std::unique_ptr<Relay> start(const RelayOptions& o) {
+    return meshscope::relay::Relay::start(o).value();
+}
+
+bool all_answered(const std::vector<std::unique_ptr<Rank>>& ranks) {
+    for (const auto& r : ranks)
+        if (!r->answered()) return false;
+    return true;
+}
+
+}  // namespace
+
+class TestRelay : public QObject {
+    Q_OBJECT
+private slots:
+    void upstream_url_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<QString>("port");
+        QTest::addColumn<QString>("prefix");
+        QTest::addColumn<QString>("error");
+        QTest::addRow("plain") << "http://head:7077"
+                               << "head"
+                               << "7077"
+                               << ""
+                               << "";
+        QTest::addRow("prefix") << "http://10.0.0.1:80/meshscope/"
+                                << "10.0.0.1"
+                                << "80"
+                                << "/meshscope"
+                                << "";
+        QTest::addRow("ipv6") << "http://[::1]:7077"
+                              << "::1"
+                              << "7077"
+                              << ""
+                              << "";
+        QTest::addRow("no scheme") << "head:7077"
+                                   << ""
+                                   << ""
+                                   << ""
+                                   << "--upstream must be http://HOST:PORT, got 'head:7077'";
+        QTest::addRow("https") << "https://head:7077"
+                               << ""
+                               << ""
+                               << ""
+                               << "--upstream must be http://HOST:PORT, got 'https://head:7077'";
+        QTest::addRow("no port") << "http://head"
+                                 << ""
+                                 << ""
+                                 << ""
+                                 << "--upstream must be http://HOST:PORT, got 'http://head'";
+        QTest::addRow("bad port") << "http://head:70770"
+                                  << ""
+                                  << ""
+                                  << ""
+                                  << "--upstream must be http://HOST:PORT, got 'http://head:70770'";
+    }
+    void upstream_url() {
+        QFETCH(QString, text);
+        QFETCH(QString, host);
+        QFETCH(QString, port);
+        QFETCH(QString, prefix);
+        QFETCH(QString, error);
+        const auto url = meshscope::relay::parse_upstream_url(text.toStdString());
+        if (!error.isEmpty()) {
+            QVERIFY(!url);
+            QCOMPARE(QString::fromStdString(url.error().message()), error);
+            return;
+        }
+        QVERIFY(url);
+        QCOMPARE(QString::fromStdString(url->host), host);
+        QCOMPARE(QString::fromStdString(url->port), port);
+        QCOMPARE(QString::fromStdString(url->prefix), prefix);
+    }
+
+    // A result from {"results": [...]} -> the HTTP answer of that rank.
+    void rank_answer_data() {
+        QTest::addColumn<QString>("result");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<int>("retry_after");  // 0: no header
+        QTest::addRow("accepted") << R"({"status":200,"accepted":3})" << 200 << R"({"accepted":3})" << 0;
+        QTest::addRow("refused") << R"({"status":400,"error":"event 1: bad"})" << 400 << R"({"error":"event 1: bad"})"
+                                 << 0;
+        QTest::addRow("shed") << R"({"status":503,"error":"collector busy: heartbeat not stored","retry_after":5})"
+                              << 503 << R"({"error":"collector busy: heartbeat not stored"})" << 5;
+        QTest::addRow("503 without retry_after") << R"({"status":503,"error":"x"})" << 503 << R"({"error":"x"})" << 1;
+    }
+    void rank_answer() {
+        QFETCH(QString, result);
+        QFETCH(int, status);
+        QFETCH(QString, body);
+        QFETCH(int, retry_after);
+        const auto answer = meshscope::relay::rank_answer(nlohmann::json::parse(result.toStdString()));
+        QCOMPARE(answer.status, status);
+        QCOMPARE(QString::fromStdString(answer.body), body);
+        QCOMPARE(answer.retry_after.value_or(0), retry_after);
+    }
+
+    void batch_body_must_be_bodies_of_strings_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addRow("not json") << "nope";
+        QTest::addRow("array") << R"(["a"])";
+        QTest::addRow("no bodies") << R"({"events":[]})";
+        QTest::addRow("not strings") << R"({"bodies":[{"n":1}]})";
+    }
+    void batch_body_must_be_bodies_of_strings() {
+        QFETCH(QString, text);
+        const auto bodies = meshscope::relay::decode_batch(text.toStdString());
+        QVERIFY(!bodies);
+        QCOMPARE(QString::fromStdString(bodies.error().message()),
+                 QString(R"(the body must be {"bodies": ["<request body>", ...]})"));
+    }
+
+    // 100 ranks, batches of 25 and a batch window longer than the test: exactly 4 upstream requests, and
+    // every rank gets the result of its own body.
+    void many_ranks_go_up_in_few_batches() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto o = options_for(upstream.port());
+        o.batch_ms = 600000;
+        o.batch_bodies = 25;
+        auto relay = start(o);
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 100; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(relay->port(), body_n(i));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        for (int i = 0; i < 100; ++i) {
+            QCOMPARE(ranks[i]->status(), 200);
+            QCOMPARE(ranks[i]->json(), (QJsonObject{{"accepted", i}}));
+        }
+        QCOMPARE(upstream.received.size(), 4);
+        for (const auto& batch : upstream.received) {
+            QCOMPARE(batch.bodies.size(), 25);
+            QCOMPARE(batch.target, QByteArray("/api/v1/batches"));
+        }
+        QCOMPARE(upstream.bodies_received(), 100);
+    }
+
+    // The acknowledgement means "stored upstream": no answer while the upstream holds its own.
+    void rank_is_answered_only_after_the_upstream() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto relay = start(options_for(upstream.port()));
+        Rank rank;
+        rank.post(relay->port(), body_n(7));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
+        QVERIFY(!rank.answered());  // the upstream has not answered: the relay cannot have
+        upstream.release();
+        QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+        QCOMPARE(rank.status(), 200);
+        QCOMPARE(rank.json(), (QJsonObject{{"accepted", 7}}));
+    }
+
+    // At most max_in_flight batches wait for the upstream; the rest wait in the relay.
+    void batches_in_flight_are_bounded() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto o = options_for(upstream.port());
+        o.batch_bodies = 1;
+        o.max_in_flight = 2;
+        auto relay = start(o);
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 5; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(relay->port(), body_n(i));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().bodies_received, qint64(5), 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 2, 15000);
+        QCOMPARE(relay->stats().waiting_bodies, qint64(5));
+        upstream.release();
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        QCOMPARE(upstream.bodies_received(), 5);
+        for (int i = 0; i < 5; ++i) QCOMPARE(ranks[i]->json(), (QJsonObject{{"accepted", i}}));
+    }
+
+    // One bad event refuses its own rank, with the collector's text, never its neighbours.
+    void a_bad_body_refuses_only_its_rank() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        const QString text = R"(event 1: field "rank" must be an integer)";
+        upstream.judge = [text](const QString& body) {
+            const int n = QJsonDocument::fromJson(body.toUtf8()).object()["n"].toInt();
+            if (n == 13) return QJsonObject{{"status", 400}, {"error", text}};
+            return QJsonObject{{"status", 200}, {"accepted", n}};
+        };
+        auto o = options_for(upstream.port());
+        o.batch_ms = 600000;
+        o.batch_bodies = 20;
+        auto relay = start(o);
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 20; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(relay->port(), body_n(i));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        QCOMPARE(upstream.received.size(), 1);
+        for (int i = 0; i < 20; ++i) {
+            if (i == 13) {
+                QCOMPARE(ranks[i]->status(), 400);
+                QCOMPARE(ranks[i]->error(), text);
+            } else {
+                QCOMPARE(ranks[i]->status(), 200);
+            }
+        }
+    }
+
+    // Nobody listens upstream: 503 + Retry-After (the reporter keeps its events); once the collector is
+    // there, the same relay delivers.
+    void upstream_down_then_back() {
+        quint16 port = 0;
+        {
+            QTcpServer probe;  // a port nobody listens on (until the fake takes it below)
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        auto relay = start(options_for(port));
+        Rank first;
+        first.post(relay->port(), body_n(1));
+        QTRY_VERIFY_WITH_TIMEOUT(first.answered(), 15000);
+        QCOMPARE(first.status(), 503);
+        QVERIFY2(first.error().startsWith("collector unreachable: "), qPrintable(first.error()));
+        QCOMPARE(first.header("Retry-After"), QByteArray("2"));
+
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen(port));
+        Rank again;
+        again.post(relay->port(), body_n(1));
+        QTRY_VERIFY_WITH_TIMEOUT(again.answered(), 15000);
+        QCOMPARE(again.status(), 200);
+        QCOMPARE(again.json(), (QJsonObject{{"accepted", 1}}));
+    }
+
+    // The collector sheds the whole batch: every rank gets its 503, its text and its Retry-After.
+    void upstream_503_reaches_every_rank() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.whole_status = 503;
+        upstream.whole_body = R"({"error":"collector busy: too many events waiting"})";
+        upstream.retry_after = "3";
+        auto relay = start(options_for(upstream.port()));
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 3; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(relay->port(), body_n(i));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        for (const auto& r : ranks) {
+            QCOMPARE(r->status(), 503);
+            QCOMPARE(r->error(), QString("collector busy: too many events waiting"));
+            QCOMPARE(r->header("Retry-After"), QByteArray("3"));
+        }
+    }
+
+    // Past the bound of waiting bodies a rank is refused at once, while the others still wait.
+    void over_the_bound_is_refused_at_once() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto o = options_for(upstream.port());
+        o.max_waiting_bodies = 3;
+        auto relay = start(o);
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 3; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(relay->port(), body_n(i));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().waiting_bodies, qint64(3), 15000);
+        Rank extra;
+        extra.post(relay->port(), body_n(3));
+        QTRY_VERIFY_WITH_TIMEOUT(extra.answered(), 15000);
+        QCOMPARE(extra.status(), 503);
+        QCOMPARE(extra.error(), QString("relay busy: too many events waiting for the collector"));
+        QCOMPARE(extra.header("Retry-After"), QByteArray("1"));
+        QVERIFY(!all_answered(ranks));
+        upstream.release();
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        for (const auto& r : ranks) QCOMPARE(r->status(), 200);
+    }
+
+    // With --token every request needs it; --upstream-token goes upstream.
+    void token_is_required_when_set() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto o = options_for(upstream.port());
+        o.token = "s3cret";
+        o.upstream_token = "up-token";
+        auto relay = start(o);
+        for (const QByteArray& token : {QByteArray(), QByteArray("wrong")}) {
+            Rank rank;
+            rank.post(relay->port(), body_n(1), token);
+            QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+            QCOMPARE(rank.status(), 401);
+            QCOMPARE(rank.error(), QString("missing or wrong bearer token"));
+            QCOMPARE(rank.header("WWW-Authenticate"), QByteArray("Bearer"));
+        }
+        QCOMPARE(upstream.received.size(), 0);
+        Rank rank;
+        rank.post(relay->port(), body_n(1), "s3cret");
+        QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+        QCOMPARE(rank.status(), 200);
+        QCOMPARE(upstream.received.value(0).authorization, QByteArray("Bearer up-token"));
+    }
+
+    // The collector's answers for what is not an event: same statuses and texts.
+    void answers_like_the_collector_data() {
+        QTest::addColumn<QByteArray>("method");
+        QTest::addColumn<QByteArray>("path");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("error");
+        QTest::addColumn<QByteArray>("allow");
+        QTest::addRow("GET events") << QByteArray("GET") << QByteArray("/api/v1/events") << 405 << "use POST"
+                                    << QByteArray("POST");
+        QTest::addRow("PUT batches") << QByteArray("PUT") << QByteArray("/api/v1/batches") << 405 << "use POST"
+                                     << QByteArray("POST");
+        QTest::addRow("POST health") << QByteArray("POST") << QByteArray("/api/v1/health") << 405 << "use GET"
+                                     << QByteArray("GET");
+        QTest::addRow("health") << QByteArray("GET") << QByteArray("/api/v1/health") << 200 << "" << QByteArray();
+        QTest::addRow("unknown") << QByteArray("GET") << QByteArray("/api/v1/jobs") << 404
+                                 << "no such endpoint: /api/v1/jobs" << QByteArray();
+        QTest::addRow("bad batch") << QByteArray("POST") << QByteArray("/api/v1/batches") << 400
+                                   << R"(the body must be {"bodies": ["<request body>", ...]})" << QByteArray();
+    }
+    void answers_like_the_collector() {
+        QFETCH(QByteArray, method);
+        QFETCH(QByteArray, path);
+        QFETCH(int, status);
+        QFETCH(QString, error);
+        QFETCH(QByteArray, allow);
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto relay = start(options_for(upstream.port()));
+        Rank rank;
+        rank.post(relay->port(), "[1]", {}, path, method);
+        QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+        QCOMPARE(rank.status(), status);
+        if (status == 200)
+            QCOMPARE(rank.json(), (QJsonObject{{"status", "ok"}}));
+        else
+            QCOMPARE(rank.error(), error);
+        QCOMPARE(rank.header("Allow"), allow);
+    }
+
+    void body_too_large_and_slow_requests() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto o = options_for(upstream.port());
+        o.max_body_bytes = 1000;
+        o.read_timeout_ms = 300;
+        auto relay = start(o);
+        Rank large;  // refused from its Content-Length, before the body comes
+        large.send_raw(relay->port(), "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{");
+        QTRY_VERIFY_WITH_TIMEOUT(large.answered(), 15000);
+        QCOMPARE(large.status(), 413);
+        QCOMPARE(large.error(), QString("request body larger than 1000 bytes"));
+        Rank batch;  // a lower relay's batch may be larger than a rank's body (4 x batch_bytes)
+        batch.send_raw(relay->port(), "POST /api/v1/batches HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{");
+        QTRY_VERIFY_WITH_TIMEOUT(batch.answered(), 15000);
+        QCOMPARE(batch.status(), 408);  // not refused for its size: it waited for the rest of its body
+        Rank slow;                      // started, never finished
+        slow.send_raw(relay->port(), "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{");
+        QTRY_VERIFY_WITH_TIMEOUT(slow.answered(), 15000);
+        QCOMPARE(slow.status(), 408);
+        QCOMPARE(slow.error(), QString("request not received in time"));
+        QCOMPARE(upstream.received.size(), 0);
+    }
+
+    // Past --max-connections: accepted, answered 503 "too many connections" with Retry-After, closed.
+    void too_many_connections() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto o = options_for(upstream.port());
+        o.max_connections = 2;
+        auto relay = start(o);
+        QTcpSocket a, b;
+        a.connectToHost(QHostAddress::LocalHost, relay->port());
+        b.connectToHost(QHostAddress::LocalHost, relay->port());
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().connections, 2, 15000);
+        Rank third;
+        third.post(relay->port(), body_n(1));
+        QTRY_VERIFY_WITH_TIMEOUT(third.answered(), 15000);
+        QCOMPARE(third.status(), 503);
+        QCOMPARE(third.error(), QString("too many connections"));
+        QCOMPARE(third.header("Retry-After"), QByteArray("2"));
+    }
+
+    // ranks -> lower relay -> upper relay -> collector: the upper one flattens the lower one's batch into
+    // its own, and each result finds its way back to its rank.
+    void relays_chain() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.judge = [](const QString& body) {
+            const int n = QJsonDocument::fromJson(body.toUtf8()).object()["n"].toInt();
+            if (n == 4) return QJsonObject{{"status", 400}, {"error", "event 1: bad"}};
+            return QJsonObject{{"status", 200}, {"accepted", n}};
+        };
+        auto upper_options = options_for(upstream.port());
+        upper_options.batch_ms = 600000;
+        upper_options.batch_bodies = 10;
+        auto upper = start(upper_options);
+        std::vector<std::unique_ptr<Relay>> lowers;
+        for (int i = 0; i < 2; ++i) {
+            auto o = options_for(upper->port());
+            o.batch_ms = 600000;
+            o.batch_bodies = 5;
+            lowers.push_back(start(o));
+        }
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 10; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(lowers[i % 2]->port(), body_n(i));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        QCOMPARE(upstream.received.size(), 1);
+        QStringList got = upstream.received[0].bodies;
+        got.sort();
+        QStringList expected;
+        for (int i = 0; i < 10; ++i) expected << QString::fromUtf8(body_n(i));
+        expected.sort();
+        QCOMPARE(got, expected);  // the rank bodies themselves, not nested batches
+        for (int i = 0; i < 10; ++i) {
+            if (i == 4) {
+                QCOMPARE(ranks[i]->status(), 400);
+                QCOMPARE(ranks[i]->error(), QString("event 1: bad"));
+            } else {
+                QCOMPARE(ranks[i]->json(), (QJsonObject{{"accepted", i}}));
+            }
+        }
+    }
+
+    // A batch larger than the upstream takes (413) is sent again in halves; a single body it refuses gets
+    // the collector's 413, as if the rank had sent it there.
+    void a_batch_too_large_upstream_is_split() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.max_bodies = 2;
+        auto o = options_for(upstream.port());
+        o.batch_ms = 600000;
+        o.batch_bodies = 4;
+        auto relay = start(o);
+        std::vector<std::unique_ptr<Rank>> ranks;
+        for (int i = 0; i < 4; ++i) {
+            ranks.push_back(std::make_unique<Rank>());
+            ranks.back()->post(relay->port(), body_n(i));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
+        QCOMPARE(upstream.received.size(), 3);  // 4 refused, then 2 + 2
+        for (int i = 0; i < 4; ++i) QCOMPARE(ranks[i]->json(), (QJsonObject{{"accepted", i}}));
+
+        upstream.max_bodies = 0;  // now not even one body: each rank gets the upstream's 413
+        auto second = start(options_for(upstream.port()));
+        std::vector<std::unique_ptr<Rank>> alone;
+        for (int i = 0; i < 4; ++i) {
+            alone.push_back(std::make_unique<Rank>());
+            alone.back()->post(second->port(), body_n(10 + i));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(all_answered(alone), 15000);
+        for (const auto& r : alone) {
+            QCOMPARE(r->status(), 413);
+            QCOMPARE(r->error(), QString("request body larger than 40 bytes"));
+        }
+    }
+
+    // Stopping sends what is queued and answers the ranks before the relay closes.
+    void stop_delivers_what_is_queued() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto o = options_for(upstream.port());
+        o.batch_ms = 600000;  // only the stop sends it
+        auto relay = start(o);
+        Rank rank;
+        rank.post(relay->port(), body_n(42));
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().waiting_bodies, qint64(1), 15000);
+        QCOMPARE(upstream.received.size(), 0);
+        std::thread stopper([&] { relay->stop(); });  // blocks until done; the fake answers on this thread
+        QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+        stopper.join();
+        QCOMPARE(rank.status(), 200);
+        QCOMPARE(rank.json(), (QJsonObject{{"accepted", 42}}));
+        QCOMPARE(upstream.received.size(), 1);
+    }
+
+    void cli_starts_prints_and_stops() {
+#ifdef MESHSCOPE_BIN
+        const auto bad = test::run_meshscope({"relay", "--upstream", "head:7077"});
+        QCOMPARE(bad.exit_code, 2);
+        QCOMPARE(bad.err, QByteArray("meshscope relay: --upstream must be http://HOST:PORT, got 'head:7077'\n"));
+        const auto open = test::run_meshscope({"relay", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1"});
+        QCOMPARE(open.exit_code, 2);
+        QCOMPARE(open.err, QByteArray("meshscope relay: 0.0.0.0:0 is not a loopback address: give --token or "
+                                      "--token-file so that only your ranks can report\n"));
+
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        QProcess process;
+        const QString url = QStringLiteral("http://127.0.0.1:%1").arg(upstream.port());
+        process.start(MESHSCOPE_BIN, {"relay", "--listen", "127.0.0.1:0", "--upstream", url});
+        QTRY_VERIFY_WITH_TIMEOUT(process.canReadLine(), 15000);
+        const auto line = QJsonDocument::fromJson(process.readLine()).object();
+        QCOMPARE(line["upstream"].toString(), url);
+        const int port = line["port"].toInt();
+        QVERIFY(port > 0);
+        QCOMPARE(line["listening"].toString(), QStringLiteral("http://127.0.0.1:%1").arg(port));
+        QVERIFY(line["max_connections"].toInt() > 0);
+        Rank rank;
+        rank.post(static_cast<quint16>(port), body_n(5));
+        QTRY_VERIFY_WITH_TIMEOUT(rank.answered(), 15000);
+        QCOMPARE(rank.json(), (QJsonObject{{ "accepted", 5 }}));
+        process.terminate();
+        QVERIFY(process.waitForFinished(15000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 0);
+#else
+        QSKIP("meshscope is not built");
+#endif
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRelay)
+#include "tst_relay.moc"
