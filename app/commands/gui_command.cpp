@@ -19,6 +19,7 @@
 #include "live_startup.h"
 
 // The QML modules are static libraries: their plugins must be imported by hand.
+Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopeLivePlugin)

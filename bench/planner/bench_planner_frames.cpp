@@ -22,6 +22,7 @@
 #include "plan_controller.h"
 #include "preferences.h"
 
+Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
 

@@ -83,14 +83,6 @@ void LiveGridItem::geometryChange(const QRectF& new_geometry, const QRectF& old_
     if (new_geometry.size() != old_geometry.size()) rebuild_geometry();
 }
 
-QVariantMap LiveGridItem::stateColors() const {
-    QVariantMap colors;
-    const LivePalette p = palette();
-    for (const char* state : rank_state_names)
-        colors.insert(QString::fromLatin1(state), p.state(QString::fromLatin1(state)));
-    return colors;
-}
-
 QString LiveGridItem::axesText() const {
     return geometry_ ? geometry_->axes_text() : QString();
 }
@@ -195,7 +187,7 @@ void LiveGridItem::paint(QPainter& painter) const {
         }
         if (numbers) {
             // Dark text on light fills, light text on dark ones (pending in the dark theme).
-            const QColor ink = fill.lightnessF() < 0.4 ? QColor("#eceff1") : QColor("#1f2328");
+            const QColor ink = fill.lightnessF() < 0.4 ? colors.ink_on_dark : colors.ink_on_light;
             painter.setPen(keep < 1 ? faded(ink, colors.background, std::min(1.0, keep + 0.2)) : ink);
             painter.drawText(rect, Qt::AlignCenter, QString::number(rank));
         }

@@ -9,7 +9,6 @@
 #include <QImage>
 #include <QPointer>
 #include <QQuickItem>
-#include <QVariantMap>
 
 #include <memory>
 
@@ -29,10 +28,6 @@ class LiveGridItem : public QQuickItem {
     Q_PROPERTY(QString hoverText READ hoverText NOTIFY hoveredRankChanged)
     Q_PROPERTY(QString axesText READ axesText NOTIFY layoutChanged)
     Q_PROPERTY(double lastPaintMs READ lastPaintMs NOTIFY painted)
-    // The colours the grid uses, for legends: state name -> colour, and the finding mark and highlight.
-    Q_PROPERTY(QVariantMap stateColors READ stateColors NOTIFY darkChanged)
-    Q_PROPERTY(QColor findingColor READ findingColor NOTIFY darkChanged)
-    Q_PROPERTY(QColor highlightColor READ highlightColor NOTIFY darkChanged)
 
 public:
     explicit LiveGridItem(QQuickItem* parent = nullptr);
@@ -46,9 +41,6 @@ public:
     [[nodiscard]] QString axesText() const;
     [[nodiscard]] double lastPaintMs() const { return last_paint_ms_; }
 
-    [[nodiscard]] QVariantMap stateColors() const;
-    [[nodiscard]] QColor findingColor() const { return palette().finding; }
-    [[nodiscard]] QColor highlightColor() const { return palette().highlight; }
     [[nodiscard]] Q_INVOKABLE int rankAt(double x, double y) const;
     [[nodiscard]] Q_INVOKABLE QRectF cellRect(int rank) const;  // item coordinates
 

@@ -17,11 +17,13 @@
 #include <cstdint>
 
 #include "grid_geometry.h"
+#include "palette.h"
 
 class QPainter;
 
 namespace meshscope::ui {
 
+// The planner grid's colours, from the one palette table (ui/style/palette_table.h).
 struct GridPalette {
     QColor background;
     QColor text;
@@ -30,11 +32,12 @@ struct GridPalette {
     QColor selection_fill;
     QColor selection_text;
     QColor hover;
-    std::array<QColor, 6> node_fills;   // node n uses node_fills[n % 6]
-    std::array<QColor, 8> group_fills;  // "show all groups": group g uses group_fills[g % 8]
+    std::array<QColor, grid_node_colour_count> node_fills;    // node n uses node_fills[n % 6]
+    std::array<QColor, grid_group_colour_count> group_fills;  // "show all groups": group g uses group_fills[g % 8]
 
-    [[nodiscard]] static GridPalette light();
-    [[nodiscard]] static GridPalette dark();
+    [[nodiscard]] static GridPalette of(ColourScheme scheme);
+    [[nodiscard]] static GridPalette light() { return of(ColourScheme::light); }
+    [[nodiscard]] static GridPalette dark() { return of(ColourScheme::dark); }
 };
 
 // screen = content * scale + offset

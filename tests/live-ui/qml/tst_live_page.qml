@@ -131,14 +131,14 @@ TestCase {
             const cell = grid.cellRect(rank);
             // Just outside the cell's left edge: the highlight outline, or the grid's background.
             const edge = gridPixel(page, grid, image, cell.x - 1.5, cell.y + cell.height / 2);
-            compare(distance(edge, grid.highlightColor) < 0.35, data.ranks.includes(rank),
+            compare(distance(edge, Qt.rgba(0x09 / 255, 0x69 / 255, 0xda / 255, 1)) < 0.35, data.ranks.includes(rank),  // the light theme's accent
                     "outline of rank " + rank);
         }
         // Ranks outside the finding fade: a ready rank's cell is no longer its full state colour.
         const other = data.ranks.includes(0) ? 1 : 0;
         const cell = grid.cellRect(other);
         const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
-        verify(distance(fill, grid.stateColors["ready"]) > 0.2, "rank " + other + " fades");
+        verify(distance(fill, Qt.rgba(0x5c / 255, 0xb1 / 255, 0x76 / 255, 1)) > 0.2, "rank " + other + " fades");  // ready, light theme
         // Clicking the finding again clears the highlight.
         mouseClick(item);
         compare(session.selectedFinding, -1);
@@ -173,7 +173,8 @@ TestCase {
         const hidden = data.ranks.includes(0) ? 1 : 0;
         const cell = grid.cellRect(hidden);
         const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
-        verify(distance(fill, grid.stateColors[session.stateOf(hidden)]) > 0.3, "rank " + hidden + " fades");
+        const stateColor = Theme.colors.stateColors[session.stateNames.indexOf(session.stateOf(hidden))];
+        verify(distance(fill, stateColor) > 0.3, "rank " + hidden + " fades");
         mouseClick(findChild(page, "clearFilters"));
         compare(session.filteredRanks.count, 16);
         compare(stateBox.currentText, "any state");
