@@ -60,7 +60,7 @@ private slots:
         const QString set = dark ? QStringLiteral("MeshPalette.dark") : QStringLiteral("MeshPalette.light");
         QCOMPARE(qml_colour(set + QStringLiteral(".stateColors[2]")), QColor(expected));  // ready
         QCOMPARE(LivePalette::of(scheme).ready, QColor(expected));
-        QCOMPARE(LivePalette::of(scheme).state(QStringLiteral("ready")), QColor(expected));
+        QCOMPARE(LivePalette::of(scheme).state(meshscope::RankStateKind::ready), QColor(expected));
         QVERIFY(css_declares(scheme, "--ms-state-ready: " + expected.toStdString() + ";"));
     }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "frame_node.h"
+#include "live_enums.h"
 #include "meshscope/plan.h"
 
 namespace meshscope::ui {
@@ -91,7 +92,7 @@ QString LiveGridItem::hoverText() const {
     if (!session_ || hovered_ < 0) return {};
     const RankRow* r = session_->rankRows().find(hovered_);
     if (!r) return tr("rank %1").arg(hovered_);
-    QStringList parts{tr("rank %1").arg(r->rank), r->state};
+    QStringList parts{tr("rank %1").arg(r->rank), name_of(r->state)};
     if (!r->host.isEmpty()) parts << r->host;
     if (!r->phase.isEmpty()) parts << r->phase;
     if (!r->findings.isEmpty()) parts << r->findings.join(QStringLiteral(", "));
@@ -162,7 +163,7 @@ void LiveGridItem::paint(QPainter& painter) const {
     for (std::int64_t rank = 0; rank < world; ++rank) {
         const QRectF rect = view_.to_screen(geometry_->cell_rect(rank));
         const RankRow* row = ranks.find(static_cast<int>(rank));
-        const QString state = row ? row->state : QStringLiteral("pending");
+        const RankStateKind state = row ? row->state : RankStateKind::pending;
         double keep = 1.0;
         if (filtering && (!row || !filter.matches(*row)))
             keep = 0.18;

@@ -2,12 +2,15 @@
 
 namespace meshscope::ui {
 
-QColor LivePalette::state(const QString& state) const {
-    if (state == QLatin1String("ready")) return ready;
-    if (state == QLatin1String("initializing")) return initializing;
-    if (state == QLatin1String("failed")) return failed;
-    if (state == QLatin1String("stale")) return stale;
-    if (state == QLatin1String("exited")) return exited;
+QColor LivePalette::state(RankStateKind state) const {
+    switch (state) {
+        case RankStateKind::pending: return pending;
+        case RankStateKind::initializing: return initializing;
+        case RankStateKind::ready: return ready;
+        case RankStateKind::failed: return failed;
+        case RankStateKind::stale: return stale;
+        case RankStateKind::exited: return exited;
+    }
     return pending;
 }
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <QColor>
-#include <QString>
 
+#include "meshscope/rank_state.h"
 #include "palette.h"
 
 namespace meshscope::ui {
@@ -25,7 +25,7 @@ struct LivePalette {
     QColor ink_on_dark;   // rank numbers on dark fills
     QColor ink_on_light;  // rank numbers on light fills
 
-    [[nodiscard]] QColor state(const QString& state) const;
+    [[nodiscard]] QColor state(RankStateKind state) const;
     [[nodiscard]] static LivePalette of(ColourScheme scheme);
     [[nodiscard]] static LivePalette light() { return of(ColourScheme::light); }
     [[nodiscard]] static LivePalette dark() { return of(ColourScheme::dark); }

@@ -147,9 +147,9 @@ TestCase {
 
     function test_filters_data() {
         return [
-            {tag: "failed", state: "failed", host: "", ranks: [9]},
-            {tag: "pending", state: "pending", host: "", ranks: [15]},
-            {tag: "ready on node-1", state: "ready", host: "node-1", ranks: [8, 10, 11, 12, 13, 14]},
+            {tag: "failed", state: RankState.Failed, name: "failed", host: "", ranks: [9]},
+            {tag: "pending", state: RankState.Pending, name: "pending", host: "", ranks: [15]},
+            {tag: "ready on node-1", state: RankState.Ready, name: "ready", host: "node-1", ranks: [8, 10, 11, 12, 13, 14]},
         ];
     }
 
@@ -158,11 +158,12 @@ TestCase {
         const session = page.session;
         const stateBox = findChild(page, "stateFilter");
         const hostBox = findChild(page, "hostFilter");
-        stateBox.activated(data.state === "" ? 0 : session.stateNames.indexOf(data.state) + 1);
+        stateBox.activated(session.stateNames.indexOf(data.name) + 1);  // entry 0 is "any state"
         hostBox.activated(data.host === "" ? 0 : session.hosts.indexOf(data.host) + 1);
         compare(session.stateFilter, data.state);
+        compare(session.stateNames[data.state], data.name);
         compare(session.hostFilter, data.host);
-        compare(stateBox.currentText, data.state === "" ? "any state" : data.state);
+        compare(stateBox.currentText, data.name);
         const list = findChild(page, "liveRankList");
         compare(list.count, data.ranks.length);
         compare(session.filteredRanks.count, data.ranks.length);
@@ -178,6 +179,7 @@ TestCase {
         mouseClick(findChild(page, "clearFilters"));
         compare(session.filteredRanks.count, 16);
         compare(stateBox.currentText, "any state");
+        compare(session.stateFilter, -1);
     }
 
     function test_clicking_a_rank_shows_its_timeline() {
