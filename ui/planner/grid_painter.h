@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "grid_geometry.h"
+#include "grid_view.h"
 #include "palette.h"
 
 class QPainter;
@@ -38,21 +39,6 @@ struct GridPalette {
     [[nodiscard]] static GridPalette of(ColourScheme scheme);
     [[nodiscard]] static GridPalette light() { return of(ColourScheme::light); }
     [[nodiscard]] static GridPalette dark() { return of(ColourScheme::dark); }
-};
-
-// screen = content * scale + offset
-struct GridView {
-    double scale = 1.0;
-    QPointF offset;
-
-    [[nodiscard]] QRectF to_screen(const QRectF& content) const {
-        return {content.x() * scale + offset.x(), content.y() * scale + offset.y(), content.width() * scale,
-                content.height() * scale};
-    }
-    [[nodiscard]] QPointF to_content(QPointF screen) const { return (screen - offset) / scale; }
-    [[nodiscard]] QRectF to_content(const QRectF& screen) const {
-        return {to_content(screen.topLeft()), to_content(screen.bottomRight())};
-    }
 };
 
 struct GridOverlayState {
