@@ -1,26 +1,33 @@
 pragma Singleton
 
 import QtQuick
+import MeshScope.Style
 
-// Colours and sizes of the window, light and dark. The grid's own colours live in C++ (GridPalette) so
-// that the PNG and SVG exports match the screen; `dark` is set from the application's Preferences.
+// Colours and sizes of the window, light and dark. Every colour comes from the one palette table in C++
+// (ui/style/palette_table.h, as MeshPalette), which also colours the grids' painters, their PNG and SVG
+// exports and the web page's CSS; `dark` is set from the application's Preferences.
 QtObject {
-    property bool dark: false
+    id: theme
 
-    readonly property color window: dark ? "#1b1c1f" : "#f3f4f6"
-    readonly property color panel: dark ? "#25272b" : "#ffffff"
-    readonly property color panelBorder: dark ? "#3a3d42" : "#d9dce1"
-    readonly property color gridBackground: dark ? "#1e1f22" : "#fafafa"
-    readonly property color text: dark ? "#eceff1" : "#1f2328"
-    readonly property color mutedText: dark ? "#a9b1ba" : "#59636e"
-    readonly property color accent: dark ? "#6cb6ff" : "#0969da"
-    readonly property color accentText: dark ? "#0d1117" : "#ffffff"
-    readonly property color error: dark ? "#ff7b72" : "#cf222e"
-    readonly property color errorBackground: dark ? "#3d1f20" : "#ffebe9"
-    readonly property color warning: dark ? "#e3b341" : "#9a6700"
-    readonly property color warningBackground: dark ? "#3a2e12" : "#fff8c5"
-    readonly property color button: dark ? "#2f3237" : "#f6f8fa"
-    readonly property color selection: dark ? "#fafafa" : "#212121"  // GridPalette::selection_fill
+    property bool dark: false
+    // the whole scheme; rank states: theme.colors.stateColors[RankState.Ready]
+    readonly property PaletteColors colors: theme.dark ? MeshPalette.dark : MeshPalette.light
+
+    readonly property color window: theme.colors.window
+    readonly property color panel: theme.colors.panel
+    readonly property color panelBorder: theme.colors.panelBorder
+    readonly property color gridBackground: theme.colors.gridBackground
+    readonly property color text: theme.colors.text
+    readonly property color mutedText: theme.colors.mutedText
+    readonly property color accent: theme.colors.accent
+    readonly property color accentText: theme.colors.accentText
+    readonly property color error: theme.colors.error
+    readonly property color errorBackground: theme.colors.errorBackground
+    readonly property color warning: theme.colors.warning
+    readonly property color warningBackground: theme.colors.warningBackground
+    readonly property color button: theme.colors.button
+    readonly property color selection: theme.colors.selection  // the planner's selected cell
+    readonly property color finding: theme.colors.finding      // the Live grid's mark on ranks a finding names
 
     readonly property int spacing: 8
     readonly property int panelWidth: 310

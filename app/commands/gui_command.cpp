@@ -19,6 +19,7 @@
 #include "live_startup.h"
 
 // The QML modules are static libraries: their plugins must be imported by hand.
+Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopeLivePlugin)
@@ -132,7 +133,7 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
                  .arg(option.names().first(), allowed.join(QStringLiteral(" or ")), *value));
         return false;
     };
-    if (!choice(order, {QStringLiteral("torch29"), QStringLiteral("torch28")}, out.order) ||
+    if (!choice(order, PlanController::orderNames(), out.order) ||  // core's names
         !choice(view, {QStringLiteral("expert"), QStringLiteral("data")}, out.view) ||
         !choice(theme, {QStringLiteral("light"), QStringLiteral("dark")}, out.theme))
         return exit_usage;
@@ -188,8 +189,8 @@ void apply(const GuiOptions& o, PlanController& controller, Preferences& prefere
         controller.setNodes(*o.nodes);
     }
     if (o.experts) controller.setExperts(*o.experts);
-    if (o.order) controller.setOrder(*o.order);
-    if (o.view) controller.setViewMesh(*o.view);
+    if (o.order) controller.setOrder(static_cast<int>(ui::creation_order_named(*o.order).value()));
+    if (o.view) controller.setViewMesh(static_cast<int>(ui::grid_mesh_named(*o.view).value()));
     if (o.show_dim) controller.setShownDim(*o.show_dim);
     if (o.select_rank) controller.setSelectedRank(*o.select_rank);
     if (o.theme) preferences.setDarkTheme(*o.theme == QLatin1String("dark"));

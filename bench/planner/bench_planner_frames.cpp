@@ -22,6 +22,7 @@
 #include "plan_controller.h"
 #include "preferences.h"
 
+Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
 
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
     }
     if (const qsizetype shot = args.indexOf(QStringLiteral("--shot")); shot >= 0 && shot + 1 < args.size()) {
         preferences.setDarkTheme(args.contains(QStringLiteral("--dark")));
-        if (args.contains(QStringLiteral("--data"))) controller.setViewMesh(QStringLiteral("data"));
+        if (args.contains(QStringLiteral("--data"))) controller.setViewMesh(meshscope::ui::MeshViewQml::Data);
         if (const qsizetype d = args.indexOf(QStringLiteral("--show-dim")); d >= 0 && d + 1 < args.size())
             controller.setShownDim(args[d + 1]);
         controller.setSelectedRank(arg_int(args, QStringLiteral("--select"), -1));
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
     grid->zoomBy(1.0 / grid->zoom());  // cells at 44 px, with rank labels
     run("expert mesh, zoom 100%, arrow right", walk);
     grid->fitToView();
-    controller.setViewMesh(QStringLiteral("data"));
+    controller.setViewMesh(meshscope::ui::MeshViewQml::Data);
     run("data mesh, fit, random ranks (dp group = all)", jump);
     return 0;
 }

@@ -27,7 +27,7 @@ RowLayout {
         checked: root.controller.showingExpertMesh
         highlighted: checked  // Fusion's sunken "checked" reads as unchecked in the dark theme
         ButtonGroup.group: meshButtons
-        onClicked: root.controller.viewMesh = "expert"
+        onClicked: root.controller.viewMesh = MeshView.Expert
     }
 
     Button {
@@ -37,7 +37,7 @@ RowLayout {
         checked: !root.controller.showingExpertMesh
         highlighted: checked
         ButtonGroup.group: meshButtons
-        onClicked: root.controller.viewMesh = "data"
+        onClicked: root.controller.viewMesh = MeshView.Data
     }
 
     Label {

@@ -51,7 +51,7 @@ Frame {
             visible: !root.controller.useWorld
             label: qsTr("Nodes")
             value: root.controller.nodes
-            invalid: root.controller.errorField === "nodes"
+            invalid: root.controller.errorField === PlanInput.Nodes
             onEdited: value => root.controller.nodes = value
         }
 
@@ -61,7 +61,7 @@ Frame {
             visible: root.controller.useWorld
             label: qsTr("World size")
             value: root.controller.world
-            invalid: root.controller.errorField === "world"
+            invalid: root.controller.errorField === PlanInput.World
             onEdited: value => root.controller.world = value
         }
 
@@ -70,7 +70,7 @@ Frame {
             Layout.fillWidth: true
             label: qsTr("GPUs per node")
             value: root.controller.gpusPerNode
-            invalid: root.controller.errorField === "gpusPerNode"
+            invalid: root.controller.errorField === PlanInput.GpusPerNode
             onEdited: value => root.controller.gpusPerNode = value
         }
 
@@ -79,7 +79,7 @@ Frame {
             Layout.fillWidth: true
             label: qsTr("cp (context)")
             value: root.controller.cp
-            invalid: root.controller.errorField === "cp"
+            invalid: root.controller.errorField === PlanInput.Cp
             onEdited: value => root.controller.cp = value
         }
 
@@ -88,7 +88,7 @@ Frame {
             Layout.fillWidth: true
             label: qsTr("ep (expert)")
             value: root.controller.ep
-            invalid: root.controller.errorField === "ep"
+            invalid: root.controller.errorField === PlanInput.Ep
             onEdited: value => root.controller.ep = value
         }
 
@@ -125,10 +125,10 @@ Frame {
 
                 objectName: "orderBox"
                 Layout.fillWidth: true
-                model: ["torch29", "torch28"]
-                currentIndex: root.controller.order === "torch28" ? 1 : 0
-                displayText: orderBox.currentIndex === 1 ? qsTr("PyTorch ≤ 2.8") : qsTr("PyTorch ≥ 2.9")
-                onActivated: index => root.controller.order = orderBox.model[index]
+                model: root.controller.orderNames  // core's names; entry i is CreationOrder value i
+                currentIndex: root.controller.order
+                displayText: orderBox.currentIndex === CreationOrder.Torch28 ? qsTr("PyTorch ≤ 2.8") : qsTr("PyTorch ≥ 2.9")
+                onActivated: index => root.controller.order = index
             }
         }
     }

@@ -26,8 +26,9 @@ RowLayout {
         objectName: "stateFilter"
         Layout.preferredWidth: 150
         model: [qsTr("any state")].concat(root.session.stateNames)
-        currentIndex: root.session.stateFilter === "" ? 0 : root.session.stateNames.indexOf(root.session.stateFilter) + 1
-        onActivated: index => root.session.stateFilter = index === 0 ? "" : root.session.stateNames[index - 1]
+        // stateNames[i] is RankState value i; the filter's -1 is "any state", the box's first entry
+        currentIndex: root.session.stateFilter + 1
+        onActivated: index => root.session.stateFilter = index - 1
     }
 
     Label {

@@ -6,7 +6,7 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Live
 
-// What the grid's colours and marks mean, in the grid's own colours.
+// What the grid's colours and marks mean, in the grid's own colours (one palette: Theme).
 Flow {
     id: root
 
@@ -21,6 +21,7 @@ Flow {
         delegate: Row {
             id: entry
 
+            required property int index  // the RankState value
             required property string modelData
 
             spacing: 5
@@ -30,7 +31,7 @@ Flow {
                 height: 14
                 radius: 3
                 anchors.verticalCenter: parent.verticalCenter
-                color: root.grid.stateColors[entry.modelData] ?? Theme.mutedText
+                color: Theme.colors.stateColors[entry.index]
             }
 
             Label {
@@ -55,7 +56,7 @@ Flow {
                 ctx.reset()
                 ctx.fillStyle = Theme.panelBorder
                 ctx.fillRect(0, 0, 14, 14)
-                ctx.fillStyle = root.grid.findingColor
+                ctx.fillStyle = Theme.finding
                 ctx.beginPath()
                 ctx.moveTo(14, 0)
                 ctx.lineTo(7, 0)
@@ -89,7 +90,7 @@ Flow {
             radius: 3
             anchors.verticalCenter: parent.verticalCenter
             color: "transparent"
-            border.color: root.grid.highlightColor
+            border.color: Theme.accent
             border.width: 2
         }
 

@@ -70,7 +70,7 @@ LivePanel {
                         height: 10
                         radius: 2
                         anchors.verticalCenter: parent.verticalCenter
-                        color: root.grid.stateColors[stateCount.modelData] ?? Theme.mutedText
+                        color: Theme.colors.stateColors[stateCount.index]
                     }
 
                     Label {

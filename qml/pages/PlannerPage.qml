@@ -104,7 +104,10 @@ Page {
             }
 
             GridLegend {
+                // A Flow's implicit width follows the width it gets; ignoring it keeps the row's layout from
+                // chasing it (a polish loop while the page is hidden behind the Live page).
                 Layout.fillWidth: true
+                Layout.preferredWidth: 0
                 controller: root.controller
             }
 

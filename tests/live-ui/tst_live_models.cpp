@@ -9,6 +9,7 @@
 #include "findings_model.h"
 #include "jobs_model.h"
 #include "large_snapshot.h"
+#include "live_enums.h"
 #include "live_rows.h"
 #include "phase_histogram_model.h"
 #include "rank_filter_model.h"
@@ -22,7 +23,7 @@ namespace {
 RankRow rank_row(int rank, const char* state, const char* host, const char* phase) {
     RankRow r;
     r.rank = rank;
-    r.state = QString::fromLatin1(state);
+    r.state = meshscope::parse_rank_state_kind(state).value();
     r.host = QString::fromLatin1(host);
     r.phase = QString::fromLatin1(phase);
     return r;
@@ -104,7 +105,7 @@ private slots:
         const LiveChange c = meshscope::ui::parse_change(json::parse(message.toStdString()));
         QCOMPARE(int(c.type), type);
         QCOMPARE(c.rank, rank);
-        if (c.type == LiveChange::Type::rank_changed) QCOMPARE(c.state, detail);
+        if (c.type == LiveChange::Type::rank_changed) QCOMPARE(c.state ? name_of(*c.state) : QString(), detail);
         if (c.type == LiveChange::Type::finding_added || c.type == LiveChange::Type::finding_removed)
             QCOMPARE(c.finding.id, detail);
     }
@@ -124,6 +125,8 @@ private slots:
         QCOMPARE(rows[0].timings[0].phase, QStringLiteral("launch"));
         QCOMPARE(*rows[0].timings[0].done, 10.5);
         QVERIFY(rows[0].topology && rows[0].topology->ep == 2);
+        QCOMPARE(rows[0].state, meshscope::RankStateKind::ready);
+        QCOMPARE(rows[1].state, meshscope::RankStateKind::failed);
         QCOMPARE(rows[1].error, QStringLiteral("RuntimeError: boom"));
         QCOMPARE(rows[1].local_rank, -1);
         QVERIFY(parse_ranks(json::parse(R"({"ranks":3})")).empty());
@@ -157,9 +160,11 @@ private slots:
         QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
         model.setRanks(eight_ranks());
         QCOMPARE(model.count(), 8);
-        QVERIFY(model.applyRankChange(7, QStringLiteral("initializing"), QStringLiteral("launch")));
+        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::initializing, QStringLiteral("launch")));
         QCOMPARE(model.index(7).data(RanksModel::StateRole).toString(), QStringLiteral("initializing"));
-        QVERIFY(!model.applyRankChange(99, QStringLiteral("ready"), QString()));
+        QVERIFY(!model.applyRankChange(99, meshscope::RankStateKind::ready, QString()));
+        QVERIFY(model.applyRankChange(7, std::nullopt, QStringLiteral("device_mesh")));  // no state: it stays
+        QCOMPARE(model.index(7).data(RanksModel::StateRole).toString(), QStringLiteral("initializing"));
         model.setFindingKinds({{3, {QStringLiteral("rank_error")}}});
         QCOMPARE(model.index(3).data(RanksModel::FindingsTextRole).toString(), QStringLiteral("rank_error"));
         model.setRanks(eight_ranks());  // same ranks: in place
@@ -189,13 +194,14 @@ private slots:
         filter.setSourceModel(&source);
         QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
         source.setRanks(eight_ranks());
-        filter.setStateFilter(state);
+        filter.setStateFilter(state.isEmpty() ? -1
+                                              : int(meshscope::parse_rank_state_kind(state.toStdString()).value()));
         filter.setHostFilter(host);
         QCOMPARE(ranks_of(filter), ranks);
         QCOMPARE(filter.count(), ranks.size());
         QCOMPARE(filter.active(), !state.isEmpty() || !host.isEmpty());
         // A rank that changes state moves in or out of the filter.
-        source.applyRankChange(7, QStringLiteral("ready"), QStringLiteral("ready"));
+        source.applyRankChange(7, meshscope::RankStateKind::ready, QStringLiteral("ready"));
         const bool seven_matches =
             (state.isEmpty() || state == QLatin1String("ready")) && (host.isEmpty() || host == QLatin1String("node-1"));
         QCOMPARE(ranks_of(filter).contains(7), seven_matches);
@@ -258,7 +264,7 @@ private slots:
         model.setRanks(rows);
         histogram.setRanks(model.ranks());
         const double first_ms = clock.nsecsElapsed() / 1e6;
-        rows[5].state = QStringLiteral("stale");
+        rows[5].state = meshscope::RankStateKind::stale;
         clock.restart();
         model.setRanks(rows);  // same ranks, one changed: in place
         histogram.setRanks(model.ranks());

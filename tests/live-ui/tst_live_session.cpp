@@ -144,7 +144,9 @@ private slots:
         session.setSettleMs(300);
         session.setUrl(server.url());
         wait_for_standard_job(session);
-        session.setStateFilter(state);
+        session.setStateFilter(state.isEmpty() ? -1
+                                               : int(meshscope::parse_rank_state_kind(state.toStdString()).value()));
+        QCOMPARE(session.stateFilter() < 0 ? QString() : session.stateNames().value(session.stateFilter()), state);
         session.setHostFilter(host);
         QCOMPARE(filtered_ranks(*session.filteredRanks()), ranks);
         session.clearFilters();

@@ -11,6 +11,10 @@
 #include "plan_controller.h"
 
 using meshscope::ui::PlanController;
+using meshscope::ui::PlanInput;
+namespace CreationOrderQml = meshscope::ui::CreationOrderQml;
+namespace MeshViewQml = meshscope::ui::MeshViewQml;
+using meshscope::ui::name_of;
 
 namespace {
 QString suggestion_list(const meshscope::ui::SuggestionModel& model) {
@@ -112,7 +116,7 @@ private slots:
         set_inputs(c, useWorld, size, gpus, cp, ep);
         QCOMPARE(c.errorText(), error);
         QCOMPARE(c.valid(), error.isEmpty());
-        QCOMPARE(c.errorField(), field);
+        QCOMPARE(name_of(static_cast<PlanInput>(c.errorField())), field);
         QCOMPARE(suggestion_list(*c.suggestions()), suggestions);
         if (!suggestions.isEmpty()) QCOMPARE(suggestion_field(*c.suggestions()), field);
     }
@@ -155,7 +159,7 @@ private slots:
         QCOMPARE(c.shownDim(), QStringLiteral("efsdp"));
         c.setEp(1);  // no expert mesh: the data mesh is shown and efsdp is not one of its dims
         QVERIFY(!c.showingExpertMesh());
-        QCOMPARE(c.viewMesh(), QStringLiteral("expert"));  // the choice stays for when ep > 1 again
+        QCOMPARE(c.viewMesh(), int(MeshViewQml::Expert));  // the choice stays for when ep > 1 again
         QCOMPARE(c.shownDim(), QString());
         c.toggleShownDim(QStringLiteral("dp"));
         QCOMPARE(c.shownDim(), QStringLiteral("dp"));
@@ -163,8 +167,12 @@ private slots:
         QCOMPARE(c.shownDim(), QString());
         c.setEp(2);
         QVERIFY(c.showingExpertMesh());
-        c.setViewMesh(QStringLiteral("nonsense"));
-        QCOMPARE(c.viewMesh(), QStringLiteral("expert"));
+        c.setViewMesh(7);  // no MeshView value
+        QCOMPARE(c.viewMesh(), int(MeshViewQml::Expert));
+        c.setViewMesh(MeshViewQml::Data);
+        QVERIFY(!c.showingExpertMesh());
+        c.setOrder(-1);  // no CreationOrder value
+        QCOMPARE(c.order(), int(CreationOrderQml::Torch29));
     }
 
     void experts_data() {
@@ -278,8 +286,8 @@ private slots:
             PlanController c;
             set_inputs(c, false, 4, 8, 2, 4);
             c.setExperts(64);
-            c.setOrder(QStringLiteral("torch28"));
-            c.setViewMesh(QStringLiteral("data"));
+            c.setOrder(CreationOrderQml::Torch28);
+            c.setViewMesh(MeshViewQml::Data);
             c.setEp(3);  // invalid at exit: the last valid plan is what is remembered
             QSettings settings(ini, QSettings::IniFormat);
             c.save(settings);
@@ -292,8 +300,10 @@ private slots:
         QCOMPARE(restored.cp(), 2);
         QCOMPARE(restored.ep(), 4);
         QCOMPARE(restored.experts(), 64);
-        QCOMPARE(restored.order(), QStringLiteral("torch28"));
-        QCOMPARE(restored.viewMesh(), QStringLiteral("data"));
+        QCOMPARE(restored.order(), int(CreationOrderQml::Torch28));
+        QCOMPARE(restored.viewMesh(), int(MeshViewQml::Data));
+        QCOMPARE(settings.value(QStringLiteral("planner/order")).toString(), QStringLiteral("torch28"));  // names
+        QCOMPARE(settings.value(QStringLiteral("planner/viewMesh")).toString(), QStringLiteral("data"));
 
         // A damaged file keeps the defaults.
         QSettings broken(dir.filePath(QStringLiteral("broken.ini")), QSettings::IniFormat);

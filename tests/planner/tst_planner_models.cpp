@@ -10,6 +10,7 @@
 using meshscope::ui::DimsModel;
 using meshscope::ui::InspectorModel;
 using meshscope::ui::PlanController;
+namespace MeshViewQml = meshscope::ui::MeshViewQml;
 
 namespace {
 QString role_text(const QAbstractItemModel& model, int row, int role) {
@@ -51,7 +52,7 @@ private slots:
         c.setEp(4);
         c.setSelectedRank(5);
         c.setShownDim(QStringLiteral("ep"));
-        c.setViewMesh(QStringLiteral("data"));
+        c.setViewMesh(MeshViewQml::Data);
         c.setShownDim(QStringLiteral("dp"));
         c.setSelectedRank(15);
         c.setExperts(6);
@@ -68,21 +69,21 @@ private slots:
         QCOMPARE(c.legend()->rowCount(), 4);
         QCOMPARE(role_text(*c.legend(), 2, DimsModel::DimRole), QStringLiteral("ep"));
         QCOMPARE(c.dims()->rowCount(), 6);
-        c.setViewMesh(QStringLiteral("data"));
+        c.setViewMesh(MeshViewQml::Data);
         QCOMPARE(c.legend()->rowCount(), 2);
         QCOMPARE(role_text(*c.legend(), 0, DimsModel::DimRole), QStringLiteral("dp"));
         c.setShownDim(QStringLiteral("cp"));
         QCOMPARE(c.legend()->data(c.legend()->index(1), DimsModel::ShownRole).toBool(), true);
         QCOMPARE(c.legend()->data(c.legend()->index(0), DimsModel::ShownRole).toBool(), false);
         // Cross-node facts come from the core's DimSpan.
-        c.setViewMesh(QStringLiteral("expert"));
+        c.setViewMesh(MeshViewQml::Expert);
         c.setNodes(4);
         c.setGpusPerNode(4);
         c.setEp(8);  // world 16 on nodes of 4: every ep group spans 2 nodes
         QCOMPARE(role_text(*c.legend(), 2, DimsModel::SpanTextRole),
                  QStringLiteral("2 of 2 leave a node (up to 2 nodes)"));
         QCOMPARE(role_text(*c.legend(), 3, DimsModel::SpanTextRole), QStringLiteral("each within one node"));
-        c.setViewMesh(QStringLiteral("data"));  // the one dp group of 16 ranks leaves its node
+        c.setViewMesh(MeshViewQml::Data);  // the one dp group of 16 ranks leaves its node
         QCOMPARE(role_text(*c.legend(), 0, DimsModel::SpanTextRole),
                  QStringLiteral("1 of 1 leaves a node (up to 4 nodes)"));
     }

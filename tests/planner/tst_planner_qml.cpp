@@ -6,6 +6,7 @@
 #include <QQuickStyle>
 #include <QtQuickTest>
 
+Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
 

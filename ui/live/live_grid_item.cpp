@@ -1,14 +1,11 @@
 #include "live_grid_item.h"
 
-#include <QElapsedTimer>
 #include <QPainter>
 #include <QPainterPath>
-#include <QQuickWindow>
-#include <QSGImageNode>
 
 #include <algorithm>
 
-#include "frame_node.h"
+#include "live_enums.h"
 #include "meshscope/plan.h"
 
 namespace meshscope::ui {
@@ -35,93 +32,34 @@ QColor faded(QColor color, const QColor& background, double keep) {
 }
 }  // namespace
 
-LiveGridItem::LiveGridItem(QQuickItem* parent) : QQuickItem(parent) {
-    setFlag(ItemHasContents, true);
-    setAcceptedMouseButtons(Qt::LeftButton);
-    setAcceptHoverEvents(true);
-}
+LiveGridItem::LiveGridItem(QQuickItem* parent) : GridItem(parent) {}
 
 void LiveGridItem::setSession(LiveSession* session) {
     if (session == session_) return;
     if (session_) disconnect(session_, nullptr, this, nullptr);
     session_ = session;
     if (session_) {
-        connect(session_, &LiveSession::layoutChanged, this, &LiveGridItem::rebuild_geometry);
+        connect(session_, &LiveSession::layoutChanged, this, &LiveGridItem::relayout);
         connect(session_, &LiveSession::gridChanged, this, &QQuickItem::update);
     }
-    rebuild_geometry();
+    relayout();
     emit sessionChanged();
 }
 
-void LiveGridItem::setDark(bool dark) {
-    if (dark == dark_) return;
-    dark_ = dark;
-    update();
-    emit darkChanged();
+std::unique_ptr<GridGeometry> LiveGridItem::make_geometry(double aspect) const {
+    if (!session_) return nullptr;
+    auto plan = plan_for(session_->gridLayout());
+    return plan ? std::make_unique<GridGeometry>(std::move(plan), GridMesh::expert, aspect) : nullptr;
 }
 
-void LiveGridItem::rebuild_geometry() {
-    geometry_.reset();
-    if (session_) {
-        if (auto plan = plan_for(session_->gridLayout())) {
-            const double aspect = width() > 0 && height() > 0 ? width() / height() : 1.6;
-            geometry_ = std::make_unique<GridGeometry>(std::move(plan), GridMesh::expert, aspect);
-        }
-    }
-    if (geometry_ && width() > 0 && height() > 0) {
-        const QRectF c = geometry_->content_rect();
-        const double scale = std::min({width() / c.width(), height() / c.height(), 1.5});
-        view_ = {scale, QPointF((width() - c.width() * scale) / 2, (height() - c.height() * scale) / 2)};
-    }
-    set_hovered(-1);
-    update();
-    emit layoutChanged();
-}
-
-void LiveGridItem::geometryChange(const QRectF& new_geometry, const QRectF& old_geometry) {
-    QQuickItem::geometryChange(new_geometry, old_geometry);
-    if (new_geometry.size() != old_geometry.size()) rebuild_geometry();
-}
-
-QVariantMap LiveGridItem::stateColors() const {
-    QVariantMap colors;
-    const LivePalette p = palette();
-    for (const char* state : rank_state_names)
-        colors.insert(QString::fromLatin1(state), p.state(QString::fromLatin1(state)));
-    return colors;
-}
-
-QString LiveGridItem::axesText() const {
-    return geometry_ ? geometry_->axes_text() : QString();
-}
-
-QString LiveGridItem::hoverText() const {
-    if (!session_ || hovered_ < 0) return {};
-    const RankRow* r = session_->rankRows().find(hovered_);
-    if (!r) return tr("rank %1").arg(hovered_);
-    QStringList parts{tr("rank %1").arg(r->rank), r->state};
+QString LiveGridItem::hover_text(int rank) const {
+    const RankRow* r = session_ ? session_->rankRows().find(rank) : nullptr;
+    if (!r) return tr("rank %1").arg(rank);
+    QStringList parts{tr("rank %1").arg(r->rank), name_of(r->state)};
     if (!r->host.isEmpty()) parts << r->host;
     if (!r->phase.isEmpty()) parts << r->phase;
     if (!r->findings.isEmpty()) parts << r->findings.join(QStringLiteral(", "));
     return parts.join(QStringLiteral(" · "));
-}
-
-int LiveGridItem::rankAt(double x, double y) const {
-    if (!geometry_) return -1;
-    const auto rank = geometry_->hit(view_.to_content(QPointF(x, y)));
-    return rank ? static_cast<int>(*rank) : -1;
-}
-
-QRectF LiveGridItem::cellRect(int rank) const {
-    if (!geometry_ || rank < 0 || rank >= geometry_->world()) return {};
-    return view_.to_screen(geometry_->cell_rect(rank));
-}
-
-void LiveGridItem::set_hovered(int rank) {
-    if (rank == hovered_) return;
-    hovered_ = rank;
-    update();
-    emit hoveredRankChanged();
 }
 
 void LiveGridItem::mousePressEvent(QMouseEvent* event) {
@@ -130,25 +68,27 @@ void LiveGridItem::mousePressEvent(QMouseEvent* event) {
     event->accept();
 }
 
-void LiveGridItem::hoverMoveEvent(QHoverEvent* event) {
-    set_hovered(rankAt(event->position().x(), event->position().y()));
-}
-
-void LiveGridItem::hoverLeaveEvent(QHoverEvent*) {
-    set_hovered(-1);
+QImage LiveGridItem::paint_frame(QSize pixels, double dpr) {
+    QImage frame(pixels, QImage::Format_ARGB32_Premultiplied);
+    frame.setDevicePixelRatio(dpr);
+    QPainter painter(&frame);
+    paint(painter);
+    painter.end();
+    return frame;
 }
 
 void LiveGridItem::paint(QPainter& painter) const {
     const LivePalette colors = palette();
     painter.fillRect(QRectF(0, 0, width(), height()), colors.background);
-    if (!geometry_ || !session_) return;
+    if (!geometry() || !session_) return;
     painter.setRenderHint(QPainter::Antialiasing, true);
     const RanksModel& ranks = session_->rankRows();
     const RankFilterModel& filter = session_->rankFilter();
     const bool filtering = filter.active();
     const QList<int> highlighted = session_->highlightedRanks();
     const bool highlighting = session_->selectedFinding() >= 0;
-    const double cell = GridMetrics::cell * view_.scale;
+    const double cell = GridMetrics::cell * view().scale;
+    const int hovered = hoveredRank();
     const bool rounded = cell >= 8;
     const bool numbers = cell >= 20;
 
@@ -158,19 +98,19 @@ void LiveGridItem::paint(QPainter& painter) const {
         font.setPixelSize(11);
         painter.setFont(font);
         painter.setPen(colors.muted_text);
-        for (std::int64_t b = 0; b < geometry_->blocks(); ++b)
-            painter.drawText(view_.to_screen(geometry_->block_label_rect(b)), Qt::AlignLeft | Qt::AlignVCenter,
-                             geometry_->block_label(b));
+        for (std::int64_t b = 0; b < geometry()->blocks(); ++b)
+            painter.drawText(view().to_screen(geometry()->block_label_rect(b)), Qt::AlignLeft | Qt::AlignVCenter,
+                             geometry()->block_label(b));
     }
     QFont number_font = painter.font();
     number_font.setPixelSize(std::clamp(static_cast<int>(cell * 0.32), 8, 12));
     painter.setFont(number_font);
 
-    const std::int64_t world = geometry_->world();
+    const std::int64_t world = geometry()->world();
     for (std::int64_t rank = 0; rank < world; ++rank) {
-        const QRectF rect = view_.to_screen(geometry_->cell_rect(rank));
+        const QRectF rect = view().to_screen(geometry()->cell_rect(rank));
         const RankRow* row = ranks.find(static_cast<int>(rank));
-        const QString state = row ? row->state : QStringLiteral("pending");
+        const RankStateKind state = row ? row->state : RankStateKind::pending;
         double keep = 1.0;
         if (filtering && (!row || !filter.matches(*row)))
             keep = 0.18;
@@ -195,7 +135,7 @@ void LiveGridItem::paint(QPainter& painter) const {
         }
         if (numbers) {
             // Dark text on light fills, light text on dark ones (pending in the dark theme).
-            const QColor ink = fill.lightnessF() < 0.4 ? QColor("#eceff1") : QColor("#1f2328");
+            const QColor ink = fill.lightnessF() < 0.4 ? colors.ink_on_dark : colors.ink_on_light;
             painter.setPen(keep < 1 ? faded(ink, colors.background, std::min(1.0, keep + 0.2)) : ink);
             painter.drawText(rect, Qt::AlignCenter, QString::number(rank));
         }
@@ -206,40 +146,18 @@ void LiveGridItem::paint(QPainter& painter) const {
         painter.setPen(QPen(colors.highlight, std::clamp(cell * 0.08, 1.5, 3.0)));
         for (int rank : highlighted)
             if (rank >= 0 && rank < world)
-                painter.drawRoundedRect(view_.to_screen(geometry_->cell_rect(rank)).adjusted(-1.5, -1.5, 1.5, 1.5), 4,
+                painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(rank)).adjusted(-1.5, -1.5, 1.5, 1.5), 4,
                                         4);
     }
     const int selected = session_->selectedRank();
     if (selected >= 0 && selected < world) {
         painter.setPen(QPen(colors.selection, 2.0));
-        painter.drawRoundedRect(view_.to_screen(geometry_->cell_rect(selected)).adjusted(-2.5, -2.5, 2.5, 2.5), 4, 4);
+        painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(selected)).adjusted(-2.5, -2.5, 2.5, 2.5), 4, 4);
     }
-    if (hovered_ >= 0 && hovered_ < world && hovered_ != selected) {
+    if (hovered >= 0 && hovered < world && hovered != selected) {
         painter.setPen(QPen(colors.muted_text, 1.0));
-        painter.drawRoundedRect(view_.to_screen(geometry_->cell_rect(hovered_)).adjusted(-1.5, -1.5, 1.5, 1.5), 4, 4);
+        painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(hovered)).adjusted(-1.5, -1.5, 1.5, 1.5), 4, 4);
     }
-}
-
-QSGNode* LiveGridItem::updatePaintNode(QSGNode* old, UpdatePaintNodeData*) {
-    auto* node = static_cast<QSGImageNode*>(old);
-    const double dpr = window() ? window()->effectiveDevicePixelRatio() : 1.0;
-    const QSize pixels = (size() * dpr).toSize();
-    if (pixels.isEmpty() || !window()) {
-        delete node;
-        return nullptr;
-    }
-    QElapsedTimer timer;
-    timer.start();
-    QImage frame(pixels, QImage::Format_ARGB32_Premultiplied);
-    frame.setDevicePixelRatio(dpr);
-    {
-        QPainter painter(&frame);
-        paint(painter);
-    }
-    node = show_frame(*window(), node, frame, QRectF(0, 0, width(), height()));
-    last_paint_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    emit painted();
-    return node;
 }
 
 }  // namespace meshscope::ui

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "live_enums.h"
+
 namespace meshscope::ui {
 
 namespace {
@@ -39,9 +41,8 @@ const json* array_at(const json& object, const char* key) {
 }  // namespace
 
 int phase_index(const QString& phase) {
-    for (std::size_t i = 0; i < phase_names.size(); ++i)
-        if (phase == QLatin1String(phase_names[i])) return static_cast<int>(i);
-    return -1;
+    const auto p = phase_named(phase);
+    return p ? static_cast<int>(index_of(*p)) : -1;
 }
 
 std::optional<JobRow> parse_job(const json& value) {
@@ -75,7 +76,7 @@ std::vector<RankRow> parse_ranks(const json& body) {
         if (!r.is_object() || !r.contains("rank")) continue;
         RankRow row;
         row.rank = static_cast<int>(int_at(r, "rank"));
-        row.state = string_at(r, "state");
+        row.state = rank_state_named(string_at(r, "state")).value_or(RankStateKind::pending);
         row.host = string_at(r, "host");
         row.local_rank = static_cast<int>(int_at(r, "local_rank", -1));
         row.phase = string_at(r, "phase");
@@ -90,11 +91,12 @@ std::vector<RankRow> parse_ranks(const json& body) {
             row.error = type.isEmpty() ? message : message.isEmpty() ? type : type + QStringLiteral(": ") + message;
         }
         if (const auto t = r.find("timings"); t != r.end() && t->is_object()) {
-            for (const char* phase : phase_names) {
-                const auto p = t->find(phase);
+            for (std::size_t i = 0; i < phase_count; ++i) {
+                const auto phase = static_cast<Phase>(i);
+                const auto p = t->find(std::string(to_string(phase)));
                 if (p == t->end() || !p->is_object()) continue;
-                row.timings.push_back({QString::fromLatin1(phase), number_at(*p, "started"), number_at(*p, "done"),
-                                       number_at(*p, "failed")});
+                row.timings.push_back(
+                    {name_of(phase), number_at(*p, "started"), number_at(*p, "done"), number_at(*p, "failed")});
             }
         }
         rows.push_back(std::move(row));
@@ -134,7 +136,7 @@ LiveChange parse_change(const json& value) {
     } else if (type == QLatin1String("rank_changed")) {
         change.type = LiveChange::Type::rank_changed;
         change.rank = static_cast<int>(int_at(value, "rank", -1));
-        change.state = string_at(value, "state");
+        change.state = rank_state_named(string_at(value, "state"));
         change.phase = string_at(value, "phase");
     } else if (type == QLatin1String("finding_added") || type == QLatin1String("finding_updated")) {
         change.type = type == QLatin1String("finding_added") ? LiveChange::Type::finding_added

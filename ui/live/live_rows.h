@@ -8,23 +8,18 @@
 #include <QString>
 #include <QStringList>
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "meshscope/rank_state.h"
+
 namespace meshscope::ui {
 
-// The six RankState kinds in the API's order (core's RankStateKind).
-inline constexpr std::array<const char*, 6> rank_state_names = {"pending", "initializing", "ready",
-                                                                "failed",  "stale",        "exited"};
-// The phases in the order a healthy rank reports them (core's Phase).
-inline constexpr std::array<const char*, 9> phase_names = {
-    "launch", "process_group", "device_mesh", "parallel_state", "communicator", "ready", "heartbeat", "error", "exit"};
-
-[[nodiscard]] int phase_index(const QString& phase);  // -1 when unknown
+// Where a phase sits in the order a healthy rank reports them (core's Phase); -1 when unknown.
+[[nodiscard]] int phase_index(const QString& phase);
 
 struct LiveTopology {
     std::int64_t dp = 1;
@@ -54,7 +49,7 @@ struct PhaseSpan {
 
 struct RankRow {
     int rank = 0;
-    QString state = QStringLiteral("pending");
+    RankStateKind state = RankStateKind::pending;  // an unknown name reads as pending
     QString host;
     int local_rank = -1;
     QString phase;
@@ -81,7 +76,7 @@ struct LiveChange {
     Type type = Type::unknown;
     QString job;
     int rank = -1;
-    QString state;
+    std::optional<RankStateKind> state;  // absent or unknown: the rank keeps its state
     QString phase;
     FindingRow finding;  // finding_added/updated: all of it; finding_removed: id and kind
 };

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "live_enums.h"
+
 namespace meshscope::ui {
 
-LiveSession::LiveSession(QObject* parent)
-    : QObject(parent), state_counts_(static_cast<int>(rank_state_names.size()), 0) {
+LiveSession::LiveSession(QObject* parent) : QObject(parent), state_counts_(static_cast<int>(rank_state_kind_count), 0) {
     filtered_.setSourceModel(&ranks_);
     connect(&filtered_, &RankFilterModel::filterChanged, this, [this] {
         emit filterChanged();
@@ -254,13 +255,12 @@ void LiveSession::flush() {
 
 void LiveSession::after_ranks_changed(bool snapshot) {
     const auto& rows = ranks_.ranks();
-    QList<int> counts(static_cast<int>(rank_state_names.size()), 0);
+    QList<int> counts(static_cast<int>(rank_state_kind_count), 0);
     int seen = 0;
     int gpus = 0;
     for (const RankRow& r : rows) {
-        for (std::size_t i = 0; i < rank_state_names.size(); ++i)
-            if (r.state == QLatin1String(rank_state_names[i])) ++counts[static_cast<int>(i)];
-        if (r.state != QLatin1String("pending")) ++seen;
+        ++counts[static_cast<int>(r.state)];
+        if (r.state != RankStateKind::pending) ++seen;
         gpus = std::max(gpus, r.local_rank + 1);
     }
     histogram_.setRanks(rows);
@@ -320,9 +320,7 @@ QString LiveSession::topologyText() const {
 }
 
 QStringList LiveSession::stateNames() const {
-    QStringList names;
-    for (const char* n : rank_state_names) names << QString::fromLatin1(n);
-    return names;
+    return rank_state_names();
 }
 
 void LiveSession::selectRank(int rank) {
@@ -340,7 +338,8 @@ QString LiveSession::selectedRankText() const {
     QStringList parts{tr("rank %1").arg(r->rank)};
     if (!r->host.isEmpty()) parts << r->host;
     if (r->local_rank >= 0) parts << tr("local rank %1").arg(r->local_rank);
-    parts << (r->phase.isEmpty() ? r->state : tr("%1 (%2 %3)").arg(r->state, r->phase, r->status));
+    const QString state = name_of(r->state);
+    parts << (r->phase.isEmpty() ? state : tr("%1 (%2 %3)").arg(state, r->phase, r->status));
     QString text = parts.join(QStringLiteral(" · "));
     if (r->topology)
         text += tr("\nreports dp %1 · cp %2 · ep %3").arg(r->topology->dp).arg(r->topology->cp).arg(r->topology->ep);
@@ -381,11 +380,11 @@ bool LiveSession::isHighlighted(int rank) const {
 
 QString LiveSession::stateOf(int rank) const {
     const RankRow* r = ranks_.find(rank);
-    return r ? r->state : QString();
+    return r ? name_of(r->state) : QString();
 }
 
 void LiveSession::clearFilters() {
-    filtered_.setStateFilter(QString());
+    filtered_.setStateFilter(-1);
     filtered_.setHostFilter(QString());
 }
 

@@ -52,10 +52,10 @@ class LiveSession : public QObject {
     Q_PROPERTY(double progress READ progress NOTIFY progressChanged)            // ready / world, 0..1
     Q_PROPERTY(QString progressText READ progressText NOTIFY progressChanged)   // "58 / 64 ready · 63 seen"
     Q_PROPERTY(QString topologyText READ topologyText NOTIFY progressChanged)   // "dp 32 · cp 2 · ep 8"
-    Q_PROPERTY(QList<int> stateCounts READ stateCounts NOTIFY progressChanged)  // by stateNames
-    Q_PROPERTY(QStringList stateNames READ stateNames CONSTANT)
+    Q_PROPERTY(QList<int> stateCounts READ stateCounts NOTIFY progressChanged)  // index: RankState value
+    Q_PROPERTY(QStringList stateNames READ stateNames CONSTANT)                 // core's, index: RankState value
     Q_PROPERTY(QStringList hosts READ hosts NOTIFY hostsChanged)
-    Q_PROPERTY(QString stateFilter READ stateFilter WRITE setStateFilter NOTIFY filterChanged)
+    Q_PROPERTY(int stateFilter READ stateFilter WRITE setStateFilter NOTIFY filterChanged)  // RankState; -1: any
     Q_PROPERTY(QString hostFilter READ hostFilter WRITE setHostFilter NOTIFY filterChanged)
     Q_PROPERTY(int selectedRank READ selectedRank WRITE selectRank NOTIFY selectedRankChanged)
     Q_PROPERTY(QString selectedRankText READ selectedRankText NOTIFY selectedRankChanged)
@@ -94,7 +94,7 @@ public:
     void setCurrentJob(const QString& job);
 
     [[nodiscard]] int worldSize() const { return world_; }
-    [[nodiscard]] int readyCount() const { return state_counts_.value(2); }
+    [[nodiscard]] int readyCount() const { return state_counts_.value(static_cast<int>(RankStateKind::ready)); }
     [[nodiscard]] int seenCount() const { return seen_; }
     [[nodiscard]] double progress() const { return world_ > 0 ? static_cast<double>(readyCount()) / world_ : 0.0; }
     [[nodiscard]] QString progressText() const;
@@ -102,8 +102,8 @@ public:
     [[nodiscard]] QList<int> stateCounts() const { return state_counts_; }
     [[nodiscard]] QStringList stateNames() const;
     [[nodiscard]] QStringList hosts() const { return hosts_; }
-    [[nodiscard]] QString stateFilter() const { return filtered_.stateFilter(); }
-    void setStateFilter(const QString& state) { filtered_.setStateFilter(state); }
+    [[nodiscard]] int stateFilter() const { return filtered_.stateFilter(); }
+    void setStateFilter(int state) { filtered_.setStateFilter(state); }
     [[nodiscard]] QString hostFilter() const { return filtered_.hostFilter(); }
     void setHostFilter(const QString& host) { filtered_.setHostFilter(host); }
 
@@ -134,7 +134,7 @@ public:
 
     Q_INVOKABLE void refresh();
     Q_INVOKABLE void clearFilters();
-    [[nodiscard]] Q_INVOKABLE QString stateOf(int rank) const;
+    [[nodiscard]] Q_INVOKABLE QString stateOf(int rank) const;  // core's name; "" for no such rank
 
 signals:
     void serverChanged();

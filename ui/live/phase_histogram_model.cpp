@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "live_enums.h"
+
 namespace meshscope::ui {
 
 namespace {
 QString phase_of_bucket(int bucket) {
-    return bucket == 0 ? QString() : QString::fromLatin1(phase_names[bucket - 1]);
+    return bucket == 0 ? QString() : name_of(static_cast<Phase>(bucket - 1));
 }
 }  // namespace
 

@@ -21,7 +21,7 @@ class PhaseHistogramModel : public QAbstractListModel {
 public:
     enum Role { PhaseRole = Qt::UserRole + 1, LabelRole, CountRole, FractionRole };
     Q_ENUM(Role)
-    static constexpr int bucket_count = static_cast<int>(phase_names.size()) + 1;
+    static constexpr int bucket_count = static_cast<int>(phase_count) + 1;  // "not seen", then core's Phase
 
     using QAbstractListModel::QAbstractListModel;
 

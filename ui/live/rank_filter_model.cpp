@@ -13,7 +13,8 @@ RankFilterModel::RankFilterModel(QObject* parent) : QSortFilterProxyModel(parent
     connect(this, &QAbstractItemModel::layoutChanged, this, &RankFilterModel::countChanged);
 }
 
-void RankFilterModel::setStateFilter(const QString& state) {
+void RankFilterModel::setStateFilter(int value) {
+    const std::optional<RankStateKind> state = rank_state_of(value);
     if (state == state_) return;
     state_ = state;
     invalidateFilter();

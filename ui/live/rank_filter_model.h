@@ -5,6 +5,7 @@
 #include <QtQml/qqmlregistration.h>
 #include <QSortFilterProxyModel>
 
+#include "live_enums.h"
 #include "live_rows.h"
 
 namespace meshscope::ui {
@@ -13,7 +14,8 @@ class RankFilterModel : public QSortFilterProxyModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RankFilterModel belongs to a LiveSession")
-    Q_PROPERTY(QString stateFilter READ stateFilter WRITE setStateFilter NOTIFY filterChanged)
+    // A RankState value; -1 (or any other value that is no state) means any state.
+    Q_PROPERTY(int stateFilter READ stateFilter WRITE setStateFilter NOTIFY filterChanged)
     Q_PROPERTY(QString hostFilter READ hostFilter WRITE setHostFilter NOTIFY filterChanged)
     Q_PROPERTY(bool active READ active NOTIFY filterChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
@@ -21,15 +23,15 @@ class RankFilterModel : public QSortFilterProxyModel {
 public:
     explicit RankFilterModel(QObject* parent = nullptr);
 
-    [[nodiscard]] QString stateFilter() const { return state_; }
-    void setStateFilter(const QString& state);
+    [[nodiscard]] int stateFilter() const { return state_ ? static_cast<int>(*state_) : -1; }
+    void setStateFilter(int state);
     [[nodiscard]] QString hostFilter() const { return host_; }
     void setHostFilter(const QString& host);
-    [[nodiscard]] bool active() const { return !state_.isEmpty() || !host_.isEmpty(); }
+    [[nodiscard]] bool active() const { return state_ || !host_.isEmpty(); }
     [[nodiscard]] int count() const { return rowCount(); }
 
     [[nodiscard]] bool matches(const RankRow& row) const {
-        return (state_.isEmpty() || row.state == state_) && (host_.isEmpty() || row.host == host_);
+        return (!state_ || row.state == *state_) && (host_.isEmpty() || row.host == host_);
     }
 
 signals:
@@ -40,7 +42,7 @@ protected:
     [[nodiscard]] bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
 
 private:
-    QString state_;
+    std::optional<RankStateKind> state_;
     QString host_;
 };
 

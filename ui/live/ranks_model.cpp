@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "live_enums.h"
+
 namespace meshscope::ui {
 
 int RanksModel::rowCount(const QModelIndex& parent) const {
@@ -14,7 +16,7 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole:
         case RankRole: return row.rank;
-        case StateRole: return row.state;
+        case StateRole: return name_of(row.state);
         case HostRole: return row.host;
         case LocalRankRole: return row.local_rank;
         case PhaseRole: return row.phase;
@@ -59,12 +61,12 @@ void RanksModel::setRanks(std::vector<RankRow> rows) {
     if (first >= 0) emit dataChanged(index(first), index(last));
 }
 
-bool RanksModel::applyRankChange(int rank, const QString& state, const QString& phase) {
+bool RanksModel::applyRankChange(int rank, std::optional<RankStateKind> state, const QString& phase) {
     const int row = rowOf(rank);
     if (row < 0) return false;
     RankRow& r = rows_[static_cast<std::size_t>(row)];
-    if (r.state == state && (phase.isEmpty() || r.phase == phase)) return true;
-    r.state = state;
+    if ((!state || r.state == *state) && (phase.isEmpty() || r.phase == phase)) return true;
+    if (state) r.state = *state;
     if (!phase.isEmpty()) r.phase = phase;
     emit_row_changed(row);
     return true;

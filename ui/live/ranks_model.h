@@ -7,6 +7,7 @@
 #include <QAbstractListModel>
 #include <QHash>
 
+#include <optional>
 #include <vector>
 
 #include "live_rows.h"
@@ -22,7 +23,7 @@ class RanksModel : public QAbstractListModel {
 public:
     enum Role {
         RankRole = Qt::UserRole + 1,
-        StateRole,
+        StateRole,  // core's name: "ready"
         HostRole,
         LocalRankRole,
         PhaseRole,
@@ -42,8 +43,9 @@ public:
 
     void setRanks(std::vector<RankRow> rows);
     void clear() { setRanks({}); }
-    // A rank_changed delta. Returns false when the rank is not in the model (a snapshot will bring it).
-    bool applyRankChange(int rank, const QString& state, const QString& phase);
+    // A rank_changed delta (no state: keep it). Returns false when the rank is not in the model (a snapshot
+    // will bring it).
+    bool applyRankChange(int rank, std::optional<RankStateKind> state, const QString& phase);
     // Finding kinds per rank, recomputed from the findings list (the stream sends findings, not ranks).
     void setFindingKinds(const QHash<int, QStringList>& kinds);
 

@@ -1,9 +1,11 @@
-// The colours of rank states and findings, shared by the live grid, its legend (QML asks the grid item)
-// and the screenshot test, so a state has one colour everywhere.
+// The Live grid's colours of rank states and findings, from the one palette table
+// (ui/style/palette_table.h) that also gives QML (Theme.stateColors) and CSS theirs.
 #pragma once
 
 #include <QColor>
-#include <QString>
+
+#include "meshscope/rank_state.h"
+#include "palette.h"
 
 namespace meshscope::ui {
 
@@ -17,13 +19,16 @@ struct LivePalette {
     QColor failed;
     QColor stale;
     QColor exited;
-    QColor finding;    // the corner mark of a rank that a finding names
-    QColor highlight;  // outline of the selected finding's ranks
-    QColor selection;  // outline of the selected rank
+    QColor finding;       // the corner mark of a rank that a finding names
+    QColor highlight;     // outline of the selected finding's ranks
+    QColor selection;     // outline of the selected rank
+    QColor ink_on_dark;   // rank numbers on dark fills
+    QColor ink_on_light;  // rank numbers on light fills
 
-    [[nodiscard]] QColor state(const QString& state) const;
-    [[nodiscard]] static LivePalette light();
-    [[nodiscard]] static LivePalette dark();
+    [[nodiscard]] QColor state(RankStateKind state) const;
+    [[nodiscard]] static LivePalette of(ColourScheme scheme);
+    [[nodiscard]] static LivePalette light() { return of(ColourScheme::light); }
+    [[nodiscard]] static LivePalette dark() { return of(ColourScheme::dark); }
 };
 
 }  // namespace meshscope::ui

@@ -17,11 +17,14 @@
 #include <cstdint>
 
 #include "grid_geometry.h"
+#include "grid_view.h"
+#include "palette.h"
 
 class QPainter;
 
 namespace meshscope::ui {
 
+// The planner grid's colours, from the one palette table (ui/style/palette_table.h).
 struct GridPalette {
     QColor background;
     QColor text;
@@ -30,26 +33,12 @@ struct GridPalette {
     QColor selection_fill;
     QColor selection_text;
     QColor hover;
-    std::array<QColor, 6> node_fills;   // node n uses node_fills[n % 6]
-    std::array<QColor, 8> group_fills;  // "show all groups": group g uses group_fills[g % 8]
+    std::array<QColor, grid_node_colour_count> node_fills;    // node n uses node_fills[n % 6]
+    std::array<QColor, grid_group_colour_count> group_fills;  // "show all groups": group g uses group_fills[g % 8]
 
-    [[nodiscard]] static GridPalette light();
-    [[nodiscard]] static GridPalette dark();
-};
-
-// screen = content * scale + offset
-struct GridView {
-    double scale = 1.0;
-    QPointF offset;
-
-    [[nodiscard]] QRectF to_screen(const QRectF& content) const {
-        return {content.x() * scale + offset.x(), content.y() * scale + offset.y(), content.width() * scale,
-                content.height() * scale};
-    }
-    [[nodiscard]] QPointF to_content(QPointF screen) const { return (screen - offset) / scale; }
-    [[nodiscard]] QRectF to_content(const QRectF& screen) const {
-        return {to_content(screen.topLeft()), to_content(screen.bottomRight())};
-    }
+    [[nodiscard]] static GridPalette of(ColourScheme scheme);
+    [[nodiscard]] static GridPalette light() { return of(ColourScheme::light); }
+    [[nodiscard]] static GridPalette dark() { return of(ColourScheme::dark); }
 };
 
 struct GridOverlayState {

@@ -13,7 +13,7 @@
 namespace meshscope::ui {
 
 namespace {
-std::vector<SuggestionModel::Suggestion> values_for(const QString& field, const std::vector<std::int64_t>& values) {
+std::vector<SuggestionModel::Suggestion> values_for(PlanInput field, const std::vector<std::int64_t>& values) {
     std::vector<SuggestionModel::Suggestion> out;
     for (std::int64_t v : values) out.push_back({field, v});
     return out;
@@ -82,14 +82,20 @@ void PlanController::setExperts(int value) {
     update_experts();
 }
 
-void PlanController::setOrder(const QString& value) {
-    if (value == order_ || !parse_creation_order(value.toStdString())) return;
-    order_ = value;
+QStringList PlanController::orderNames() {
+    static_assert(static_cast<int>(CreationOrder::torch29) == 0 && static_cast<int>(CreationOrder::torch28) == 1);
+    return {name_of(CreationOrder::torch29), name_of(CreationOrder::torch28)};
+}
+
+void PlanController::setOrder(int value) {
+    const std::optional<CreationOrder> order = creation_order_of(value);
+    if (!order || *order == order_) return;
+    order_ = *order;
     emit inputsChanged();
     recompute();
 }
 
-void PlanController::set_error(const QString& text, const QString& field, const QString& title,
+void PlanController::set_error(const QString& text, PlanInput field, const QString& title,
                                std::vector<SuggestionModel::Suggestion> suggestions) {
     suggestions_.set(std::move(suggestions));
     if (text == error_text_ && field == error_field_ && title == suggestion_title_) return;
@@ -100,11 +106,11 @@ void PlanController::set_error(const QString& text, const QString& field, const 
 }
 
 void PlanController::recompute() {
-    const QString world_field = use_world_ ? QStringLiteral("world") : QStringLiteral("nodes");
+    const PlanInput world_field = use_world_ ? PlanInput::world : PlanInput::nodes;
     // gpus per node first: without it "nodes" means no world at all.
     if (auto placement = Placement::make(1, gpus_per_node_); !placement) {
-        set_error(QString::fromStdString(placement.error().message()), QStringLiteral("gpusPerNode"),
-                  QStringLiteral("GPUs per node:"), values_for(QStringLiteral("gpusPerNode"), {8, 4, 2, 1}));
+        set_error(QString::fromStdString(placement.error().message()), PlanInput::gpus_per_node,
+                  QStringLiteral("GPUs per node:"), values_for(PlanInput::gpus_per_node, {8, 4, 2, 1}));
         update_experts();
         return;
     }
@@ -124,11 +130,11 @@ void PlanController::recompute() {
         const QString text = QString::fromStdString(message);
         if (starts_with(message, "ep_size") || starts_with(message, "dp_size must be divisible")) {
             const std::int64_t dp = world / cp_;
-            set_error(text, QStringLiteral("ep"), QStringLiteral("valid ep (divides dp = %1):").arg(dp),
-                      values_for(QStringLiteral("ep"), valid_ep_sizes(dp)));
+            set_error(text, PlanInput::ep, QStringLiteral("valid ep (divides dp = %1):").arg(dp),
+                      values_for(PlanInput::ep, valid_ep_sizes(dp)));
         } else if (starts_with(message, "cp_size") || message.find("cp_size (") != std::string::npos) {
-            set_error(text, QStringLiteral("cp"), QStringLiteral("valid cp (divides world = %1):").arg(world),
-                      values_for(QStringLiteral("cp"), valid_cp_sizes(world)));
+            set_error(text, PlanInput::cp, QStringLiteral("valid cp (divides world = %1):").arg(world),
+                      values_for(PlanInput::cp, valid_cp_sizes(world)));
         } else if (use_world_) {
             set_error(text, world_field, QStringLiteral("world size:"),
                       values_for(world_field, {gpus_per_node_, 2LL * gpus_per_node_}));
@@ -138,13 +144,13 @@ void PlanController::recompute() {
         update_experts();
         return;
     }
-    auto plan = Plan::make(*topology, gpus_per_node_, *parse_creation_order(order_.toStdString()));
+    auto plan = Plan::make(*topology, gpus_per_node_, order_);
     if (!plan) {
         set_error(QString::fromStdString(plan.error().message()), world_field, {}, {});
         update_experts();
         return;
     }
-    set_error({}, {}, {}, {});
+    set_error({}, PlanInput::none, {}, {});
     plan_ = std::make_shared<const Plan>(std::move(plan).value());
     ++revision_;
     if (selected_rank_ >= planWorld()) {
@@ -174,7 +180,7 @@ void PlanController::update_experts() {
             // ep values that divide both dp (a valid plan) and the experts (whole experts per rank).
             if (experts_ > 0)
                 for (std::int64_t e : valid_ep_sizes(std::gcd(t.dp, std::int64_t{experts_})))
-                    suggestions.push_back({QStringLiteral("ep"), e});
+                    suggestions.push_back({PlanInput::ep, e});
         }
     }
     experts_suggestions_.set(std::move(suggestions));
@@ -238,15 +244,16 @@ QStringList PlanController::warnings() const {
     return out;
 }
 
-void PlanController::setViewMesh(const QString& mesh) {
-    if (mesh == view_mesh_ || (mesh != QLatin1String("expert") && mesh != QLatin1String("data"))) return;
-    view_mesh_ = mesh;
+void PlanController::setViewMesh(int value) {
+    const std::optional<GridMesh> mesh = grid_mesh_of(value);
+    if (!mesh || *mesh == view_mesh_) return;
+    view_mesh_ = *mesh;
     refresh_view_models();
     emit viewChanged();
 }
 
 bool PlanController::showingExpertMesh() const {
-    return view_mesh_ == QLatin1String("expert") && hasExpertMesh();
+    return view_mesh_ == GridMesh::expert && hasExpertMesh();
 }
 
 void PlanController::setShownDim(const QString& dim) {
@@ -285,16 +292,14 @@ void PlanController::applySuggestion(int row) {
     if (s == nullptr) return;
     const auto field = s->field;  // the model changes under us once the input is set
     const auto value = static_cast<int>(s->value);
-    if (field == QLatin1String("ep"))
-        setEp(value);
-    else if (field == QLatin1String("cp"))
-        setCp(value);
-    else if (field == QLatin1String("nodes"))
-        setNodes(value);
-    else if (field == QLatin1String("world"))
-        setWorld(value);
-    else if (field == QLatin1String("gpusPerNode"))
-        setGpusPerNode(value);
+    switch (field) {
+        case PlanInput::ep: setEp(value); break;
+        case PlanInput::cp: setCp(value); break;
+        case PlanInput::nodes: setNodes(value); break;
+        case PlanInput::world: setWorld(value); break;
+        case PlanInput::gpus_per_node: setGpusPerNode(value); break;
+        case PlanInput::none: break;
+    }
 }
 
 void PlanController::applyExpertsSuggestion(int row) {
@@ -351,12 +356,15 @@ void PlanController::restore(QSettings& settings) {
     const int cp = settings.value(QStringLiteral("cp"), cp_).toInt();
     const int ep = settings.value(QStringLiteral("ep"), ep_).toInt();
     const int experts = settings.value(QStringLiteral("experts"), experts_).toInt();
-    const QString order = settings.value(QStringLiteral("order"), order_).toString();
-    const QString view = settings.value(QStringLiteral("viewMesh"), view_mesh_).toString();
+    // Settings keep names (core's for the order), so a file stays readable and survives enum changes.
+    const std::optional<CreationOrder> order =
+        creation_order_named(settings.value(QStringLiteral("order"), name_of(order_)).toString());
+    const std::optional<GridMesh> view =
+        grid_mesh_named(settings.value(QStringLiteral("viewMesh"), name_of(view_mesh_)).toString());
     settings.endGroup();
     const std::int64_t w = use_world ? std::int64_t{world} : std::int64_t{nodes} * gpus;
     const auto topology = Topology::from_world(w, cp, ep);
-    if (!topology || gpus < 1 || w > max_drawn_world || !parse_creation_order(order.toStdString())) return;
+    if (!topology || gpus < 1 || w > max_drawn_world || !order) return;
     use_world_ = use_world;
     nodes_ = nodes;
     gpus_per_node_ = gpus;
@@ -364,10 +372,10 @@ void PlanController::restore(QSettings& settings) {
     cp_ = cp;
     ep_ = ep;
     experts_ = std::max(0, experts);
-    order_ = order;
+    order_ = *order;
     emit inputsChanged();
     recompute();
-    setViewMesh(view);
+    if (view) setViewMesh(static_cast<int>(*view));
 }
 
 void PlanController::save(QSettings& settings) const {
@@ -380,10 +388,8 @@ void PlanController::save(QSettings& settings) const {
     settings.setValue(QStringLiteral("cp"), static_cast<int>(t.cp));
     settings.setValue(QStringLiteral("ep"), static_cast<int>(t.ep));
     settings.setValue(QStringLiteral("experts"), experts_);
-    settings.setValue(
-        QStringLiteral("order"),
-        QString::fromUtf8(to_string(plan_->order()).data(), static_cast<qsizetype>(to_string(plan_->order()).size())));
-    settings.setValue(QStringLiteral("viewMesh"), view_mesh_);
+    settings.setValue(QStringLiteral("order"), name_of(plan_->order()));
+    settings.setValue(QStringLiteral("viewMesh"), name_of(view_mesh_));
     settings.endGroup();
 }
 

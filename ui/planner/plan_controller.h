@@ -15,6 +15,7 @@
 #include "dims_model.h"
 #include "inspector_model.h"
 #include "meshscope/plan.h"
+#include "planner_enums.h"
 #include "suggestion_model.h"
 
 class QSettings;
@@ -33,12 +34,13 @@ class PlanController : public QObject {
     Q_PROPERTY(int cp READ cp WRITE setCp NOTIFY inputsChanged)
     Q_PROPERTY(int ep READ ep WRITE setEp NOTIFY inputsChanged)
     Q_PROPERTY(int experts READ experts WRITE setExperts NOTIFY inputsChanged)  // 0: not given
-    Q_PROPERTY(QString order READ order WRITE setOrder NOTIFY inputsChanged)    // "torch29" or "torch28"
+    Q_PROPERTY(int order READ order WRITE setOrder NOTIFY inputsChanged)        // a CreationOrder value
+    Q_PROPERTY(QStringList orderNames READ orderNames CONSTANT)                 // core's, index: CreationOrder value
 
     // The verdict on the inputs.
     Q_PROPERTY(bool valid READ valid NOTIFY validityChanged)
     Q_PROPERTY(QString errorText READ errorText NOTIFY validityChanged)
-    Q_PROPERTY(QString errorField READ errorField NOTIFY validityChanged)
+    Q_PROPERTY(int errorField READ errorField NOTIFY validityChanged)  // a PlanInput value (None when valid)
     Q_PROPERTY(QString suggestionTitle READ suggestionTitle NOTIFY validityChanged)
     Q_PROPERTY(SuggestionModel* suggestions READ suggestions CONSTANT)
     Q_PROPERTY(QString expertsText READ expertsText NOTIFY expertsChanged)
@@ -63,7 +65,7 @@ class PlanController : public QObject {
     Q_PROPERTY(QString torchrunCommand READ torchrunCommand NOTIFY planChanged)
 
     // What the grid shows.
-    Q_PROPERTY(QString viewMesh READ viewMesh WRITE setViewMesh NOTIFY viewChanged)  // "expert" or "data"
+    Q_PROPERTY(int viewMesh READ viewMesh WRITE setViewMesh NOTIFY viewChanged)  // a MeshView value
     Q_PROPERTY(bool showingExpertMesh READ showingExpertMesh NOTIFY viewChanged)
     Q_PROPERTY(QString shownDim READ shownDim WRITE setShownDim NOTIFY viewChanged)  // all its groups drawn
     Q_PROPERTY(int selectedRank READ selectedRank WRITE setSelectedRank NOTIFY selectedRankChanged)
@@ -85,7 +87,7 @@ public:
     [[nodiscard]] int cp() const { return cp_; }
     [[nodiscard]] int ep() const { return ep_; }
     [[nodiscard]] int experts() const { return experts_; }
-    [[nodiscard]] QString order() const { return order_; }
+    [[nodiscard]] int order() const { return static_cast<int>(order_); }
     void setNodes(int value);
     void setGpusPerNode(int value);
     void setWorld(int value);
@@ -93,11 +95,12 @@ public:
     void setCp(int value);
     void setEp(int value);
     void setExperts(int value);
-    void setOrder(const QString& value);
+    void setOrder(int value);  // anything but a CreationOrder value is ignored
+    [[nodiscard]] static QStringList orderNames();
 
     [[nodiscard]] bool valid() const { return error_text_.isEmpty(); }
     [[nodiscard]] QString errorText() const { return error_text_; }
-    [[nodiscard]] QString errorField() const { return error_field_; }
+    [[nodiscard]] int errorField() const { return static_cast<int>(error_field_); }
     [[nodiscard]] QString suggestionTitle() const { return suggestion_title_; }
     [[nodiscard]] SuggestionModel* suggestions() { return &suggestions_; }
     [[nodiscard]] QString expertsText() const { return experts_text_; }
@@ -120,8 +123,8 @@ public:
     [[nodiscard]] QString llamaFactoryYaml() const { return exportText(QStringLiteral("yaml")); }
     [[nodiscard]] QString torchrunCommand() const { return exportText(QStringLiteral("torchrun")); }
 
-    [[nodiscard]] QString viewMesh() const { return view_mesh_; }
-    void setViewMesh(const QString& mesh);
+    [[nodiscard]] int viewMesh() const { return static_cast<int>(view_mesh_); }
+    void setViewMesh(int mesh);  // anything but a MeshView value is ignored
     [[nodiscard]] bool showingExpertMesh() const;
     [[nodiscard]] QString shownDim() const { return shown_dim_; }
     void setShownDim(const QString& dim);
@@ -163,7 +166,7 @@ signals:
 private:
     void recompute();
     void update_experts();
-    void set_error(const QString& text, const QString& field, const QString& title,
+    void set_error(const QString& text, PlanInput field, const QString& title,
                    std::vector<SuggestionModel::Suggestion> suggestions);
     void refresh_view_models();
     void set_status(const QString& text);
@@ -175,10 +178,10 @@ private:
     int cp_ = 1;
     int ep_ = 8;
     int experts_ = 0;
-    QString order_ = QStringLiteral("torch29");
+    CreationOrder order_ = CreationOrder::torch29;
 
     QString error_text_;
-    QString error_field_;
+    PlanInput error_field_ = PlanInput::none;
     QString suggestion_title_;
     SuggestionModel suggestions_;
     QString experts_text_;
@@ -187,7 +190,7 @@ private:
 
     std::shared_ptr<const Plan> plan_;
     int revision_ = 0;
-    QString view_mesh_ = QStringLiteral("expert");
+    GridMesh view_mesh_ = GridMesh::expert;
     QString shown_dim_;
     int selected_rank_ = -1;
     DimsModel legend_;

@@ -10,7 +10,7 @@ QVariant SuggestionModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const Suggestion& s = items_[static_cast<std::size_t>(index.row())];
     switch (role) {
-        case FieldRole: return s.field;
+        case FieldRole: return name_of(s.field);
         case ValueRole: return QVariant::fromValue<qint64>(s.value);
         case LabelRole:
         case Qt::DisplayRole: return QString::number(s.value);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "planner_enums.h"
+
 namespace meshscope::ui {
 
 class SuggestionModel : public QAbstractListModel {
@@ -17,11 +19,11 @@ class SuggestionModel : public QAbstractListModel {
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
-    enum Role { FieldRole = Qt::UserRole + 1, ValueRole, LabelRole };
+    enum Role { FieldRole = Qt::UserRole + 1, ValueRole, LabelRole };  // field: the input's name, "gpusPerNode"
     Q_ENUM(Role)
 
     struct Suggestion {
-        QString field;  // the input it sets: "ep", "cp", "nodes", "world", "gpusPerNode"
+        PlanInput field = PlanInput::none;  // the input it sets
         std::int64_t value = 0;
     };
 

@@ -131,14 +131,14 @@ TestCase {
             const cell = grid.cellRect(rank);
             // Just outside the cell's left edge: the highlight outline, or the grid's background.
             const edge = gridPixel(page, grid, image, cell.x - 1.5, cell.y + cell.height / 2);
-            compare(distance(edge, grid.highlightColor) < 0.35, data.ranks.includes(rank),
+            compare(distance(edge, Qt.rgba(0x09 / 255, 0x69 / 255, 0xda / 255, 1)) < 0.35, data.ranks.includes(rank),  // the light theme's accent
                     "outline of rank " + rank);
         }
         // Ranks outside the finding fade: a ready rank's cell is no longer its full state colour.
         const other = data.ranks.includes(0) ? 1 : 0;
         const cell = grid.cellRect(other);
         const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
-        verify(distance(fill, grid.stateColors["ready"]) > 0.2, "rank " + other + " fades");
+        verify(distance(fill, Qt.rgba(0x5c / 255, 0xb1 / 255, 0x76 / 255, 1)) > 0.2, "rank " + other + " fades");  // ready, light theme
         // Clicking the finding again clears the highlight.
         mouseClick(item);
         compare(session.selectedFinding, -1);
@@ -147,9 +147,9 @@ TestCase {
 
     function test_filters_data() {
         return [
-            {tag: "failed", state: "failed", host: "", ranks: [9]},
-            {tag: "pending", state: "pending", host: "", ranks: [15]},
-            {tag: "ready on node-1", state: "ready", host: "node-1", ranks: [8, 10, 11, 12, 13, 14]},
+            {tag: "failed", state: RankState.Failed, name: "failed", host: "", ranks: [9]},
+            {tag: "pending", state: RankState.Pending, name: "pending", host: "", ranks: [15]},
+            {tag: "ready on node-1", state: RankState.Ready, name: "ready", host: "node-1", ranks: [8, 10, 11, 12, 13, 14]},
         ];
     }
 
@@ -158,11 +158,12 @@ TestCase {
         const session = page.session;
         const stateBox = findChild(page, "stateFilter");
         const hostBox = findChild(page, "hostFilter");
-        stateBox.activated(data.state === "" ? 0 : session.stateNames.indexOf(data.state) + 1);
+        stateBox.activated(session.stateNames.indexOf(data.name) + 1);  // entry 0 is "any state"
         hostBox.activated(data.host === "" ? 0 : session.hosts.indexOf(data.host) + 1);
         compare(session.stateFilter, data.state);
+        compare(session.stateNames[data.state], data.name);
         compare(session.hostFilter, data.host);
-        compare(stateBox.currentText, data.state === "" ? "any state" : data.state);
+        compare(stateBox.currentText, data.name);
         const list = findChild(page, "liveRankList");
         compare(list.count, data.ranks.length);
         compare(session.filteredRanks.count, data.ranks.length);
@@ -173,10 +174,12 @@ TestCase {
         const hidden = data.ranks.includes(0) ? 1 : 0;
         const cell = grid.cellRect(hidden);
         const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
-        verify(distance(fill, grid.stateColors[session.stateOf(hidden)]) > 0.3, "rank " + hidden + " fades");
+        const stateColor = Theme.colors.stateColors[session.stateNames.indexOf(session.stateOf(hidden))];
+        verify(distance(fill, stateColor) > 0.3, "rank " + hidden + " fades");
         mouseClick(findChild(page, "clearFilters"));
         compare(session.filteredRanks.count, 16);
         compare(stateBox.currentText, "any state");
+        compare(session.stateFilter, -1);
     }
 
     function test_clicking_a_rank_shows_its_timeline() {

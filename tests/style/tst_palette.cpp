@@ -1,0 +1,122 @@
+// The palette table reaches QML (MeshPalette), the painters (GridPalette, LivePalette) and CSS with the same
+// colour. Expected colours are written out here by hand, not read from the table.
+#include <QtQml/qqmlextensionplugin.h>
+#include <QQmlComponent>
+#include <QQmlEngine>
+#include <QtTest>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "grid_painter.h"
+#include "palette.h"
+#include "palette_table.h"
+#include "state_style.h"
+
+Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
+
+using namespace meshscope::ui;
+
+namespace {
+// A property of the MeshPalette singleton as QML sees it: `expression` is evaluated in a QtObject.
+QColor qml_colour(const QString& expression) {
+    QQmlEngine engine;
+    engine.addImportPath(QStringLiteral("qrc:/qt/qml"));  // where the static modules keep their qmldir
+    QQmlComponent component(&engine);
+    component.setData(QStringLiteral("import QtQuick\nimport MeshScope.Style\n"
+                                     "QtObject { readonly property color value: %1 }")
+                          .arg(expression)
+                          .toUtf8(),
+                      QUrl());
+    const std::unique_ptr<QObject> object(component.create());
+    if (!object) {
+        qWarning() << component.errors();
+        return {};
+    }
+    return object->property("value").value<QColor>();
+}
+
+bool css_declares(ColourScheme scheme, const std::string& declaration) {
+    return palette_css_properties(scheme).find("  " + declaration + "\n") != std::string::npos;
+}
+}  // namespace
+
+class TestPalette : public QObject {
+    Q_OBJECT
+
+private slots:
+    // One Live state colour: the QML singleton, the Live grid's painter and the CSS agree.
+    void state_ready_everywhere_data() {
+        QTest::addColumn<bool>("dark");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("light") << false << QStringLiteral("#5cb176");
+        QTest::addRow("dark") << true << QStringLiteral("#3f9a5c");
+    }
+    void state_ready_everywhere() {
+        QFETCH(bool, dark);
+        QFETCH(QString, expected);
+        const ColourScheme scheme = dark ? ColourScheme::dark : ColourScheme::light;
+        const QString set = dark ? QStringLiteral("MeshPalette.dark") : QStringLiteral("MeshPalette.light");
+        QCOMPARE(qml_colour(set + QStringLiteral(".stateColors[2]")), QColor(expected));  // ready
+        QCOMPARE(LivePalette::of(scheme).ready, QColor(expected));
+        QCOMPARE(LivePalette::of(scheme).state(meshscope::RankStateKind::ready), QColor(expected));
+        QVERIFY(css_declares(scheme, "--ms-state-ready: " + expected.toStdString() + ";"));
+    }
+
+    // One planner colour: the selected cell (painter and exports) is the colour QML's legend shows.
+    void selection_everywhere_data() {
+        QTest::addColumn<bool>("dark");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("light") << false << QStringLiteral("#212121");
+        QTest::addRow("dark") << true << QStringLiteral("#fafafa");
+    }
+    void selection_everywhere() {
+        QFETCH(bool, dark);
+        QFETCH(QString, expected);
+        const ColourScheme scheme = dark ? ColourScheme::dark : ColourScheme::light;
+        const QString set = dark ? QStringLiteral("MeshPalette.dark") : QStringLiteral("MeshPalette.light");
+        QCOMPARE(qml_colour(set + QStringLiteral(".selection")), QColor(expected));
+        QCOMPARE(GridPalette::of(scheme).selection_fill, QColor(expected));
+        QVERIFY(css_declares(scheme, "--ms-selection: " + expected.toStdString() + ";"));
+    }
+
+    // Both grids sit on one background, the window's panels on another.
+    void shared_colours() {
+        QCOMPARE(GridPalette::light().background, QColor("#fafafa"));
+        QCOMPARE(LivePalette::light().background, QColor("#fafafa"));
+        QCOMPARE(qml_colour(QStringLiteral("MeshPalette.light.gridBackground")), QColor("#fafafa"));
+        QCOMPARE(GridPalette::dark().background, QColor("#1e1f22"));
+        QCOMPARE(LivePalette::dark().background, QColor("#1e1f22"));
+        QCOMPARE(qml_colour(QStringLiteral("MeshPalette.dark.gridBackground")), QColor("#1e1f22"));
+        QCOMPARE(qml_colour(QStringLiteral("MeshPalette.dark.window")), QColor("#1b1c1f"));
+        QCOMPARE(GridPalette::dark().node_fills[1], QColor("#4a3622"));
+        QCOMPARE(GridPalette::light().group_fills[7], QColor("#d7ccc8"));
+    }
+
+    void stylesheet() {
+        const std::string css = palette_stylesheet();
+        QVERIFY(css.starts_with(":root {\n  --ms-window: #f3f4f6;\n"));
+        QVERIFY(css.find(":root[data-theme=\"dark\"] {\n  --ms-window: #1b1c1f;\n") != std::string::npos);
+        QVERIFY(css.ends_with("  --ms-ink-on-light: #1f2328;\n}\n"));
+        QCOMPARE(css_hex(0x0969da), std::string("#0969da"));
+        QCOMPARE(css_hex(0x000000), std::string("#000000"));
+    }
+
+    // One entry per colour, each a distinct CSS name made of lower-case letters, digits and dashes.
+    void table_is_complete() {
+        QCOMPARE(palette_table().size(), colour_count);
+        std::set<std::string_view> names;
+        for (const PaletteEntry& e : palette_table()) {
+            QVERIFY2(names.insert(e.name).second, e.name.data());
+            for (const char c : e.name) QVERIFY((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+            QCOMPARE(to_string(e.colour), e.name);
+        }
+        QCOMPARE(to_string(state_colour(meshscope::RankStateKind::failed)), std::string_view("state-failed"));
+        QCOMPARE(to_string(grid_node_colour(7)), std::string_view("grid-node-1"));
+        QCOMPARE(to_string(grid_group_colour(8)), std::string_view("grid-group-0"));
+    }
+};
+
+QTEST_MAIN(TestPalette)
+#include "tst_palette.moc"
