@@ -28,13 +28,13 @@ std::unique_ptr<Running> start(QByteArray token = {}, int max_connections = 64, 
     collector.database = running->dir.filePath("history.db").toStdString();
     meshscope::server::HttpOptions http;
     http.port = 0;
-    http.token = token;
+    http.token = token.toStdString();
     http.limits.max_connections = max_connections;
     http.limits.read_timeout_ms = read_timeout_ms;
     auto service = CollectorService::start(collector, http);
     if (!service) return nullptr;
     running->service = std::move(service).value();
-    running->url = running->service->url();
+    running->url = QString::fromStdString(running->service->url());
     return running;
 }
 }  // namespace
