@@ -83,7 +83,6 @@ private:
     std::size_t max_backlog_bytes_;
     std::vector<std::shared_ptr<StreamSession>> sessions_;
     std::atomic<std::size_t> subscribers_{0};
-    std::chrono::steady_clock::time_point last_flush_{};
     std::mutex mutex_;  // guards what the monitor thread hands over:
     std::vector<Change> pending_;
     bool flush_posted_ = false;

@@ -114,8 +114,9 @@ void StreamHub::on_change(const Change& change) {
 }
 
 void StreamHub::schedule_flush() {
-    // At most one message per window: the first change after a quiet spell waits out the rest of it.
-    timer_.expires_at(std::max(std::chrono::steady_clock::now(), last_flush_ + window));
+    // One message per window, counted from its first change: what one request changes (a rank's phases
+    // in one body) lands in one message, and a rank that moves fast is sent once per window.
+    timer_.expires_after(window);
     timer_.async_wait([self = shared_from_this()](beast::error_code error) {
         if (!error) self->flush();
     });
@@ -128,7 +129,6 @@ void StreamHub::flush() {
         changes.swap(pending_);
         flush_posted_ = false;
     }
-    last_flush_ = std::chrono::steady_clock::now();
     const auto message = changes_message(changes);
     if (!message) return;
     const auto sessions = sessions_;  // send() may drop a session
