@@ -8,8 +8,10 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
+  libboost1.81-dev       # the collector's HTTP/WebSocket engine (Beast/Asio, header-only)
   # Qt 6.4 (Debian 12)
-  qt6-base-dev qt6-declarative-dev qt6-httpserver-dev qt6-websockets-dev qt6-svg-dev
+  qt6-base-dev qt6-declarative-dev qt6-websockets-dev qt6-svg-dev
+  qt6-httpserver-dev     # only bench/collector/qhttpserver_baseline
   libqt6sql6-sqlite qt6-qpa-plugins
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-templates
   qml6-module-qtquick-layouts qml6-module-qtquick-shapes qml6-module-qtquick-window

@@ -39,8 +39,9 @@ int run_serve(int argc, char** argv) {
                        std::to_string(server::reserved_descriptors) + ")")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    cli.add_option("--heartbeat-shed-at", shedding.heartbeat_shed_at,
-                   "events waiting for the store at which heartbeat-only bodies get 503 (the rank still counts as seen)")
+    cli.add_option(
+           "--heartbeat-shed-at", shedding.heartbeat_shed_at,
+           "events waiting for the store at which heartbeat-only bodies get 503 (the rank still counts as seen)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     cli.add_option("--shed-all-at", shedding.shed_all_at, "events waiting for the store at which every body gets 503")

@@ -72,14 +72,14 @@ void Collector::submit_bodies(std::vector<std::string> bodies, BatchDone done) {
     stored.reserve(events.size());
     for (const Event& e : events) stored.push_back({e.job, e.rank, received, to_json(e).dump()});
     const auto total = static_cast<std::int64_t>(events.size());
-    store_and_ingest(std::move(events), std::move(stored),
-                     counted(total, [results, accepted = std::move(accepted), done = std::move(done)](
-                                        SubmitResult commit) mutable {
-                         // One commit: if it failed, every body in it failed the same way.
-                         if (commit.status != 200)
-                             for (const std::size_t i : accepted) (*results)[i] = commit;
-                         done(std::move(*results));
-                     }));
+    store_and_ingest(
+        std::move(events), std::move(stored),
+        counted(total, [results, accepted = std::move(accepted), done = std::move(done)](SubmitResult commit) mutable {
+            // One commit: if it failed, every body in it failed the same way.
+            if (commit.status != 200)
+                for (const std::size_t i : accepted) (*results)[i] = commit;
+            done(std::move(*results));
+        }));
 }
 
 }  // namespace meshscope::server

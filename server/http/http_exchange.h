@@ -22,8 +22,8 @@ struct HttpReply {
     std::string body;
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Allow, Retry-After ...)
-    bool close = false;            // the connection closes after this answer
-    bool accept_stream = false;    // not an answer: accept the WebSocket upgrade (GET /api/v1/stream)
+    bool close = false;                                        // the connection closes after this answer
+    bool accept_stream = false;  // not an answer: accept the WebSocket upgrade (GET /api/v1/stream)
 };
 
 // {"error": message} with `status`, plus the given headers.

@@ -20,8 +20,8 @@ struct ConnectionLimits {
 
 struct HttpOptions {
     std::string address = "127.0.0.1";  // an IP address ("::1", "0.0.0.0" ...)
-    std::uint16_t port = 7077;           // 0: any free port (CollectorService::port() tells it)
-    std::string token;                   // required as "Authorization: Bearer <token>" when not empty
+    std::uint16_t port = 7077;          // 0: any free port (CollectorService::port() tells it)
+    std::string token;                  // required as "Authorization: Bearer <token>" when not empty
     ConnectionLimits limits;
     std::size_t max_stream_backlog_bytes = 8 << 20;  // a WebSocket subscriber further behind is dropped
 };

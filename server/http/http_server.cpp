@@ -121,8 +121,9 @@ void HttpSession::read_request() {
     parser_->body_limit(limits.max_body_bytes);  // Beast checks Content-Length against it before the body
     timed_out_ = false;
     arm(Deadline::request, std::chrono::milliseconds(limits.read_timeout_ms));
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_header(error); });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_header(error); });
 }
 
 void HttpSession::on_header(beast::error_code error) {
@@ -221,12 +222,12 @@ void HttpSession::drain() {
     if (steady_clock::now() >= drain_until_ || drained_ > 64 * server_.options.limits.max_body_bytes) return close();
     arm(Deadline::drain, milliseconds(300));
     buffer_.clear();
-    stream_.async_read_some(buffer_.prepare(64 * 1024), [self = shared_from_this()](beast::error_code error,
-                                                                                    std::size_t n) {
-        if (error) return self->close();
-        self->drained_ += n + 1;
-        self->drain();
-    });
+    stream_.async_read_some(buffer_.prepare(64 * 1024),
+                            [self = shared_from_this()](beast::error_code error, std::size_t n) {
+                                if (error) return self->close();
+                                self->drained_ += n + 1;
+                                self->drain();
+                            });
 }
 
 void HttpSession::close() {
@@ -250,25 +251,27 @@ public:
             beast::error_code ignored;
             self->socket_.close(ignored);
         });
-        asio::async_write(socket_, asio::buffer(answer), [self = shared_from_this()](beast::error_code error, std::size_t) {
-            if (error) return;
-            beast::error_code ignored;
-            self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
-            self->discard();
-        });
+        asio::async_write(socket_, asio::buffer(answer),
+                          [self = shared_from_this()](beast::error_code error, std::size_t) {
+                              if (error) return;
+                              beast::error_code ignored;
+                              self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
+                              self->discard();
+                          });
     }
 
 private:
     void discard() {  // until the client closes, or the timer does
-        socket_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](beast::error_code error, std::size_t) {
-            if (error) {
-                self->timer_.cancel();
-                beast::error_code ignored;
-                self->socket_.close(ignored);
-                return;
-            }
-            self->discard();
-        });
+        socket_.async_read_some(asio::buffer(scratch_),
+                                [self = shared_from_this()](beast::error_code error, std::size_t) {
+                                    if (error) {
+                                        self->timer_.cancel();
+                                        beast::error_code ignored;
+                                        self->socket_.close(ignored);
+                                        return;
+                                    }
+                                    self->discard();
+                                });
     }
     tcp::socket socket_;
     asio::steady_timer timer_;

@@ -29,7 +29,7 @@ public:
     HttpServer& operator=(const HttpServer&) = delete;
 
     [[nodiscard]] std::uint16_t port() const noexcept;
-    [[nodiscard]] std::size_t max_connections() const noexcept;  // in force (the option, or the default)
+    [[nodiscard]] std::size_t max_connections() const noexcept;   // in force (the option, or the default)
     [[nodiscard]] std::size_t open_connections() const noexcept;  // HTTP and WebSocket, refused ones not counted
 
     struct Impl;

@@ -21,9 +21,8 @@ public:
     void start(http::request<http::string_body> request) {
         // Pings an idle subscriber and drops one that stops answering.
         ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-        ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
-            response.set(http::field::server, "meshscope");
-        }));
+        ws_.set_option(websocket::stream_base::decorator(
+            [](websocket::response_type& response) { response.set(http::field::server, "meshscope"); }));
         ws_.text(true);
         ws_.async_accept(request, [self = shared_from_this()](beast::error_code error) {
             if (error) return;
@@ -52,7 +51,8 @@ public:
 
 private:
     static std::shared_ptr<const std::string> hello() {
-        static const auto message = std::make_shared<const std::string>(R"({"type":"hello","protocol":"meshscope.stream/1"})");
+        static const auto message =
+            std::make_shared<const std::string>(R"({"type":"hello","protocol":"meshscope.stream/1"})");
         return message;
     }
 

@@ -10,9 +10,9 @@
 namespace meshscope::server {
 
 struct UrlParts {
-    std::string path;                      // as sent (still encoded): error texts quote it
-    std::vector<std::string> segments;     // decoded, without the leading empty one
-    std::string query;                     // after '?', still encoded
+    std::string path;                   // as sent (still encoded): error texts quote it
+    std::vector<std::string> segments;  // decoded, without the leading empty one
+    std::string query;                  // after '?', still encoded
 };
 
 [[nodiscard]] UrlParts split_target(std::string_view target);

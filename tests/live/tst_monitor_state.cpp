@@ -35,7 +35,8 @@ Monitor play(const QString& script, MonitorOptions options = {}) {
         }
         const auto phase = parse_phase(what.section(':', 0, 0).toStdString()).value();
         const auto status = parse_status(what.section(':', 1, 1).toStdString()).value();
-        monitor.ingest(make_event(0, phase, status, when.isEmpty() ? std::nullopt : std::optional(when.toDouble())), at);
+        monitor.ingest(make_event(0, phase, status, when.isEmpty() ? std::nullopt : std::optional(when.toDouble())),
+                       at);
         at += 1;
     }
     return monitor;
@@ -169,8 +170,10 @@ void TestMonitorState::changeFeed() {
     QCOMPARE(changes.size(), std::size_t{4});
     QCOMPARE(seen.size(), 4);
     QCOMPARE(seen[0], QString(R"({"job":"job","type":"job_added"})"));
-    QCOMPARE(seen[1], QString(R"({"job":"job","phase":"launch","rank":0,"state":"initializing","type":"rank_changed"})"));
-    QCOMPARE(seen[2], QString(R"({"job":"job","phase":"communicator","rank":0,"state":"failed","type":"rank_changed"})"));
+    QCOMPARE(seen[1],
+             QString(R"({"job":"job","phase":"launch","rank":0,"state":"initializing","type":"rank_changed"})"));
+    QCOMPARE(seen[2],
+             QString(R"({"job":"job","phase":"communicator","rank":0,"state":"failed","type":"rank_changed"})"));
     QCOMPARE(changes[3].kind, ChangeKind::finding_added);
     QCOMPARE(changes[3].finding->id, std::string("rank_error/0"));
     QVERIFY(seen[3].startsWith(R"({"finding":{"fix":)"));

@@ -80,17 +80,19 @@ private slots:
         const QString busy_heartbeat = "collector busy: heartbeat not stored";
         const QString busy = "collector busy: try again later";
         QTest::addRow("heartbeat below the low watermark") << 1 << 10 << heartbeat0 << 200 << QByteArray() << "";
-        QTest::addRow("heartbeat at the low watermark") << 0 << 10 << heartbeat0 << 503 << QByteArray("5")
-                                                        << busy_heartbeat;
-        QTest::addRow("heartbeats only") << 0 << 10 << QByteArray(heartbeat0 + "\n" + rank_event(1, "heartbeat", "done"))
-                                         << 503 << QByteArray("5") << busy_heartbeat;
-        QTest::addRow("lifecycle at the low watermark") << 0 << 10 << rank_event(0, "launch") << 200 << QByteArray() << "";
-        QTest::addRow("lifecycle with a heartbeat") << 0 << 10 << QByteArray("[" + rank_event(0, "launch") + "," +
-                                                                              heartbeat0 + "]")
-                                                    << 200 << QByteArray() << "";
+        QTest::addRow("heartbeat at the low watermark")
+            << 0 << 10 << heartbeat0 << 503 << QByteArray("5") << busy_heartbeat;
+        QTest::addRow("heartbeats only") << 0 << 10
+                                         << QByteArray(heartbeat0 + "\n" + rank_event(1, "heartbeat", "done")) << 503
+                                         << QByteArray("5") << busy_heartbeat;
+        QTest::addRow("lifecycle at the low watermark")
+            << 0 << 10 << rank_event(0, "launch") << 200 << QByteArray() << "";
+        QTest::addRow("lifecycle with a heartbeat")
+            << 0 << 10 << QByteArray("[" + rank_event(0, "launch") + "," + heartbeat0 + "]") << 200 << QByteArray()
+            << "";
         QTest::addRow("bad body at the low watermark") << 0 << 10 << QByteArray("{") << 400 << QByteArray() << "";
-        QTest::addRow("lifecycle at the high watermark") << 0 << 0 << rank_event(0, "launch") << 503 << QByteArray("1")
-                                                         << busy;
+        QTest::addRow("lifecycle at the high watermark")
+            << 0 << 0 << rank_event(0, "launch") << 503 << QByteArray("1") << busy;
         QTest::addRow("heartbeat at the high watermark") << 0 << 0 << heartbeat0 << 503 << QByteArray("1") << busy;
     }
     void shedding() {
@@ -187,8 +189,8 @@ private slots:
         QTest::addRow("offset past the end") << "?offset=99&limit=5" << 200 << "";
         QTest::addRow("limit 0") << "?limit=0" << 200 << "";
         QTest::addRow("negative offset") << "?offset=-1" << 400 << R"(offset must be a whole number >= 0, got "-1")";
-        QTest::addRow("fractional offset") << "?offset=1.5" << 400
-                                           << R"(offset must be a whole number >= 0, got "1.5")";
+        QTest::addRow("fractional offset")
+            << "?offset=1.5" << 400 << R"(offset must be a whole number >= 0, got "1.5")";
         QTest::addRow("word limit") << "?limit=ten" << 400 << R"(limit must be a whole number >= 0, got "ten")";
         QTest::addRow("empty limit") << "?limit=" << 400 << R"(limit must be a whole number >= 0, got "")";
         QTest::addRow("plus sign") << "?limit=%2B2" << 400 << R"(limit must be a whole number >= 0, got "+2")";
@@ -200,9 +202,10 @@ private slots:
         auto s = test::start_collector();
         QVERIFY(s);
         QNetworkAccessManager nam;
-        QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", rank_event(0, "launch") + "\n" + rank_event(2, "launch"))
-                     .status,
-                 200);
+        QCOMPARE(
+            test::http(nam, "POST", s->url + "/api/v1/events", rank_event(0, "launch") + "\n" + rank_event(2, "launch"))
+                .status,
+            200);
         const auto reply = test::http(nam, "GET", s->url + "/api/v1/jobs/api/ranks" + query);
         QCOMPARE(reply.status, status);
         if (status != 200) {
@@ -344,9 +347,8 @@ private slots:
         QCOMPARE(reply.status, 200);
         const auto results = reply.json()["results"].toArray();
         QCOMPARE(results[0].toObject(), QJsonObject({{"status", 200}, {"accepted", 1}}));
-        QCOMPARE(results[1].toObject(), QJsonObject({{"status", 503},
-                                                     {"error", "collector busy: heartbeat not stored"},
-                                                     {"retry_after", 5}}));
+        QCOMPARE(results[1].toObject(),
+                 QJsonObject({{"status", 503}, {"error", "collector busy: heartbeat not stored"}, {"retry_after", 5}}));
     }
 
     void batches_refused_data() {
@@ -382,9 +384,8 @@ private slots:
             return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
         };
         QTest::addRow("two chunks") << QByteArray(chunk(e.left(10)) + chunk(e.mid(10)) + "0\r\n\r\n") << 200;
-        QTest::addRow("over the body limit") << QByteArray(chunk(QByteArray(700000, ' ')) +
-                                                           chunk(QByteArray(700000, ' ')) + "0\r\n\r\n")
-                                             << 413;
+        QTest::addRow("over the body limit")
+            << QByteArray(chunk(QByteArray(700000, ' ')) + chunk(QByteArray(700000, ' ')) + "0\r\n\r\n") << 413;
     }
     void chunked_body() {
         QFETCH(QByteArray, chunks);
