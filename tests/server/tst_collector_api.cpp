@@ -226,6 +226,7 @@ private slots:
         QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", good).status, 200);
         QVERIFY(test::eventually([&] { return messages.join('\n').contains("\"rank_changed\""); }, 5000));
         QVERIFY(messages.join('\n').contains("\"job_added\""));
+        QVERIFY(messages[1].startsWith(R"({"type":"changes","changes":[)"));  // batched (tst_collector_scale)
     }
 };
 
