@@ -314,10 +314,19 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     const auto address = asio::ip::make_address(options.address, error);
     if (error) return RuntimeError("cannot listen on " + where + ": not an IP address");
     const tcp::endpoint endpoint(address, options.port);
-    impl.acceptor.open(endpoint.protocol(), error);
-    if (!error) impl.acceptor.set_option(asio::socket_base::reuse_address(true), error);
-    if (!error) impl.acceptor.bind(endpoint, error);
-    if (!error) impl.acceptor.listen(asio::socket_base::max_listen_connections, error);
+    // SO_REUSEADDR lets a restarted collector take its port back while old connections sit in TIME_WAIT.
+    // Not for port 0: there Linux may hand out a port another SO_REUSEADDR socket holds, and listen() then
+    // fails with EADDRINUSE (seen under load tests); and a busy port-0 pick is simply tried again.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        error.clear();
+        beast::error_code ignored;
+        impl.acceptor.close(ignored);
+        impl.acceptor.open(endpoint.protocol(), error);
+        if (!error && options.port != 0) impl.acceptor.set_option(asio::socket_base::reuse_address(true), error);
+        if (!error) impl.acceptor.bind(endpoint, error);
+        if (!error) impl.acceptor.listen(asio::socket_base::max_listen_connections, error);
+        if (error != asio::error::address_in_use || options.port != 0) break;
+    }
     if (error) return RuntimeError("cannot listen on " + where + ": " + error.message());
     impl.port = impl.acceptor.local_endpoint().port();
 
