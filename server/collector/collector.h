@@ -1,6 +1,6 @@
 // Collector: the live data path without the network. A body is parsed and validated (meshscope::parse_events,
 // the one parser), stored durably (StoreWriter, group commit), handed to the monitor (MonitorThread), and
-// only then acknowledged. `meshscope serve` puts HTTP in front of it (CollectorHttpServer); the desktop can
+// only then acknowledged. `meshscope serve` puts HTTP in front of it (HttpServer, server/http); the desktop can
 // embed it in-process and feed it directly. Qt-free.
 //
 //   auto collector = Collector::open({.database = "/tmp/h.db"}).value();
