@@ -15,7 +15,8 @@ packages=(
   libboost1.81-dev       # Asio + Beast: the collector's HTTP/WebSocket engine, the relay and the storm simulator
   clang-14 libclang-rt-14-dev llvm-14   # fuzz/: libFuzzer + ASan/UBSan runtimes, llvm-symbolizer (scripts/fuzz.sh)
   # Qt 6.4 (Debian 12)
-  qt6-base-dev qt6-declarative-dev qt6-httpserver-dev qt6-websockets-dev qt6-svg-dev
+  qt6-base-dev qt6-declarative-dev qt6-websockets-dev qt6-svg-dev
+  qt6-httpserver-dev     # only bench/collector/qhttpserver_baseline
   libqt6sql6-sqlite qt6-qpa-plugins
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-templates
   qml6-module-qtquick-layouts qml6-module-qtquick-shapes qml6-module-qtquick-window

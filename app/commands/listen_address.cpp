@@ -1,5 +1,10 @@
 #include "listen_address.h"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstring>
+
 namespace meshscope::app {
 
 Expected<ListenAddress> parse_listen_address(const std::string& text) {
@@ -9,18 +14,25 @@ Expected<ListenAddress> parse_listen_address(const std::string& text) {
     std::string host = text.substr(0, colon);
     const std::string port_text = text.substr(colon + 1);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    bool ok = false;
-    const uint port = QString::fromStdString(port_text).toUInt(&ok);
-    if (!ok || port > 65535) return bad();
+    if (port_text.empty() || port_text.size() > 5 ||
+        !std::all_of(port_text.begin(), port_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return bad();
+    const unsigned long port = std::stoul(port_text);
+    if (port > 65535) return bad();
     ListenAddress address;
-    address.port = static_cast<quint16>(port);
-    if (host == "localhost") {
-        address.host = QHostAddress(QHostAddress::LocalHost);
-    } else if (host == "*" || host == "0.0.0.0") {
-        address.host = QHostAddress(QHostAddress::AnyIPv4);
-    } else if (!address.host.setAddress(QString::fromStdString(host))) {
+    address.port = static_cast<std::uint16_t>(port);
+    if (host == "localhost") host = "127.0.0.1";
+    if (host == "*") host = "0.0.0.0";
+    in_addr v4{};
+    in6_addr v6{};
+    if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+        address.loopback = (ntohl(v4.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+        address.loopback = std::memcmp(&v6, &in6addr_loopback, sizeof v6) == 0;
+    } else {
         return ValueError("--listen: unknown host '" + host + "' (give an IP address)");
     }
+    address.host = host;
     return address;
 }
 

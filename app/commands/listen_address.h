@@ -1,7 +1,7 @@
 // HOST:PORT as `--listen` and `--target` take it ("127.0.0.1:7077", "[::1]:7077", "localhost:0").
 #pragma once
 
-#include <QHostAddress>
+#include <cstdint>
 #include <string>
 
 #include "meshscope/error.h"
@@ -9,8 +9,9 @@
 namespace meshscope::app {
 
 struct ListenAddress {
-    QHostAddress host;
-    quint16 port = 0;
+    std::string host;  // an IP address as HttpOptions::address takes it: "127.0.0.1", "::1", "0.0.0.0"
+    std::uint16_t port = 0;
+    bool loopback = false;  // 127.0.0.0/8 or ::1
 };
 
 // ValueError "--listen must be HOST:PORT, got '{text}'" or "... unknown host '{host}'".

@@ -1,11 +1,7 @@
 // meshscope serve: the collector. Events in over HTTP, durably stored (SQLite WAL), watched by the
 // monitor; jobs, ranks and findings out over HTTP, a WebSocket stream and /metrics (docs/collector.md).
 #include <CLI/CLI.hpp>
-#include <QCoreApplication>
-#include <QHostAddress>
-#include <QTimer>
 
-#include <atomic>
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -18,19 +14,14 @@
 
 namespace meshscope::app {
 
-namespace {
-std::atomic<bool> stop_requested{false};
-void request_stop(int) {
-    stop_requested = true;
-}
-}  // namespace
-
 int run_serve(int argc, char** argv) {
     CLI::App cli{"Collect live events from training ranks, keep their history and report findings.", "meshscope serve"};
     std::string listen = "127.0.0.1:7077", token, token_file, db;
     double missing_after = 30, stale_after = 60;
-    std::int64_t max_body = 1 << 20;
-    int max_connections = 1024;
+    std::size_t max_body = 1 << 20;
+    // Every rank holds its own connection: as many as the descriptor limit allows (docs/live-at-scale.md).
+    std::size_t max_connections = server::default_max_connections();
+    server::Shedding shedding;
     cli.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     auto* token_opt = cli.add_option("--token", token, "require 'Authorization: Bearer TOKEN' on every request");
     cli.add_option("--token-file", token_file, "read the token from FILE (first line)")->excludes(token_opt);
@@ -43,7 +34,19 @@ int run_serve(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     cli.add_option("--max-body", max_body, "largest request body in bytes (larger: 413)")->capture_default_str();
-    cli.add_option("--max-connections", max_connections, "open connections beyond this get 503")->capture_default_str();
+    cli.add_option("--max-connections", max_connections,
+                   "open connections beyond this get 503 + Retry-After (default: the raised RLIMIT_NOFILE less " +
+                       std::to_string(server::reserved_descriptors) + ")")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cli.add_option(
+           "--heartbeat-shed-at", shedding.heartbeat_shed_at,
+           "events waiting for the store at which heartbeat-only bodies get 503 (the rank still counts as seen)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cli.add_option("--shed-all-at", shedding.shed_all_at, "events waiting for the store at which every body gets 503")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -66,22 +69,29 @@ int run_serve(int argc, char** argv) {
         }
         while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
     }
-    if (token.empty() && !address->host.isLoopback()) {
+    if (token.empty() && !address->loopback) {
         std::cerr << "meshscope serve: " << listen
                   << " is not a loopback address: give --token or --token-file so that only your ranks can report\n";
         return exit_usage;
     }
 
-    int qt_argc = 1;
-    QCoreApplication app(qt_argc, argv);
+    // SIGINT/SIGTERM are taken by sigwait below, not by a handler: block them before any thread starts
+    // (threads inherit the mask), so that none of the collector's threads is interrupted by them.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
     server::CollectorOptions collector;
     collector.database = db;
     collector.monitor.missing_after = missing_after;
     collector.monitor.stale_after = stale_after;
+    collector.shedding = shedding;
     server::HttpOptions http;
     http.address = address->host;
     http.port = address->port;
-    http.token = QByteArray::fromStdString(token);
+    http.token = token;
     http.limits.max_body_bytes = max_body;
     http.limits.max_connections = max_connections;
 
@@ -92,21 +102,15 @@ int run_serve(int argc, char** argv) {
     }
     const auto stats = (*service)->collector().stats();
     // One line for scripts and tests: where to reach it and what it rebuilt.
-    std::cout << nlohmann::json{{"listening", (*service)->url().toStdString()},
+    std::cout << nlohmann::json{{"listening", (*service)->url()},
                                 {"port", (*service)->port()},
                                 {"db", (*service)->collector().database_path()},
                                 {"events_rebuilt", stats.events_rebuilt}}
                      .dump()
               << std::endl;
 
-    std::signal(SIGINT, request_stop);
-    std::signal(SIGTERM, request_stop);
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &app, [] {
-        if (stop_requested) QCoreApplication::quit();
-    });
-    poll.start(100);
-    app.exec();
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
     std::move(service).value().reset();  // stop listening, commit what is in flight
     return exit_ok;
 }

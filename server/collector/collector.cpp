@@ -147,12 +147,15 @@ Collector::~Collector() {
 }
 
 void Collector::submit(std::string_view body, Done done) {
+    // Past the high watermark nothing is parsed: shedding must cost less than storing.
+    if (auto shed = shed_all()) return done(std::move(*shed));
     auto events = parse_events(body, options_.limits);
     if (!events) {
         ++bodies_refused_;
         done({400, error_body(events.error().message()), 0});
         return;
     }
+    if (auto shed = shed_heartbeats(*events, now())) return done(std::move(*shed));
     submit(std::move(events).value(), std::move(done));
 }
 
@@ -165,7 +168,8 @@ void Collector::submit(std::vector<Event> events, Done done) {
     std::vector<StoredEvent> stored;
     stored.reserve(events.size());
     for (const Event& e : events) stored.push_back({e.job, e.rank, received, to_json(e).dump()});
-    store_and_ingest(std::move(events), std::move(stored), std::move(done));
+    const auto n = static_cast<std::int64_t>(events.size());
+    store_and_ingest(std::move(events), std::move(stored), counted(n, std::move(done)));
 }
 
 void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done) {
@@ -212,6 +216,8 @@ CollectorStats Collector::stats() const {
     s.events_refused = events_refused_.load();
     s.bodies_refused = bodies_refused_.load();
     s.events_rebuilt = events_rebuilt_;
+    s.events_pending = events_pending_.load();
+    s.bodies_shed = bodies_shed_.load();
     s.commits = writer_->stats();
     return s;
 }
@@ -230,6 +236,12 @@ std::string Collector::metrics_text() {
         << "# HELP meshscope_bodies_refused_total Request bodies refused with 400.\n"
            "# TYPE meshscope_bodies_refused_total counter\n"
         << "meshscope_bodies_refused_total " << s.bodies_refused << "\n"
+        << "# HELP meshscope_bodies_shed_total Request bodies answered 503 to shed load.\n"
+           "# TYPE meshscope_bodies_shed_total counter\n"
+        << "meshscope_bodies_shed_total " << s.bodies_shed << "\n"
+        << "# HELP meshscope_events_pending Events accepted but not yet committed and ingested.\n"
+           "# TYPE meshscope_events_pending gauge\n"
+        << "meshscope_events_pending " << s.events_pending << "\n"
         << "# HELP meshscope_jobs Jobs the monitor knows.\n# TYPE meshscope_jobs gauge\n"
         << "meshscope_jobs " << jobs.size() << "\n";
     out << "# HELP meshscope_ranks Ranks of each job by state.\n# TYPE meshscope_ranks gauge\n";

@@ -1,6 +1,6 @@
 // Collector: the live data path without the network. A body is parsed and validated (meshscope::parse_events,
 // the one parser), stored durably (StoreWriter, group commit), handed to the monitor (MonitorThread), and
-// only then acknowledged. `meshscope serve` puts HTTP in front of it (CollectorHttpServer); the desktop can
+// only then acknowledged. `meshscope serve` puts HTTP in front of it (HttpServer, server/http); the desktop can
 // embed it in-process and feed it directly. Qt-free.
 //
 //   auto collector = Collector::open({.database = "/tmp/h.db"}).value();
@@ -25,25 +25,41 @@
 
 namespace meshscope::server {
 
+// Load shedding (docs/live-at-scale.md): watermarks on the events accepted but not yet committed and
+// ingested. At or above heartbeat_shed_at, bodies made only of heartbeats are refused with 503 (the ranks
+// still count as seen); at or above shed_all_at, every body is.
+struct Shedding {
+    std::int64_t heartbeat_shed_at = 50000;
+    std::int64_t shed_all_at = 200000;
+};
+
 struct CollectorOptions {
     std::string database;  // empty: default_database_path()
     Durability durability = Durability::full;
     MonitorOptions monitor;
     EventLimits limits;
     double tick_interval = 0.25;  // seconds between monitor ticks
+    Shedding shedding;
 };
 
 struct SubmitResult {
-    int status = 200;  // 200 stored; 400 refused (nothing stored); 503 the store failed
+    int status = 200;  // 200 stored; 400 refused (nothing stored); 503 shed or the store failed
     std::string body;  // {"accepted": n} or {"error": "..."}
     std::int64_t accepted = 0;
+    int retry_after = 0;  // seconds, for a 503 the sender should retry (the Retry-After header); 0: none
 };
+
+// The texts of the 503 answers that shed load.
+inline constexpr std::string_view heartbeat_shed_error = "collector busy: heartbeat not stored";
+inline constexpr std::string_view all_shed_error = "collector busy: try again later";
 
 struct CollectorStats {
     std::int64_t events_stored = 0;   // acknowledged since start
     std::int64_t events_refused = 0;  // in bodies answered 4xx (counted per body, not per event)
     std::int64_t bodies_refused = 0;
     std::int64_t events_rebuilt = 0;  // read back from the database at start
+    std::int64_t events_pending = 0;  // accepted, not yet committed and ingested (what shedding watches)
+    std::int64_t bodies_shed = 0;     // answered 503 by the watermarks
     CommitStats commits;
 };
 
@@ -74,6 +90,14 @@ public:
     auto call(F fn) {
         return monitor_->call([fn = std::move(fn)](Monitor& m) { return fn(static_cast<const Monitor&>(m)); });
     }
+    // Runs fn(monitor) on the monitor thread and hands its result to then(result) there, without waiting
+    // (the network thread's queries).
+    template <typename F, typename Then>
+    void query(F fn, Then then) {
+        monitor_->post([fn = std::move(fn), then = std::move(then)](Monitor& m) mutable {
+            then(fn(static_cast<const Monitor&>(m)));
+        });
+    }
 
     // Every monitor change, called on the monitor thread (keep it short: copy and hand over). Returns an
     // id for unsubscribe().
@@ -94,6 +118,10 @@ private:
     // stored[i] is events[i] as stored (same order, same size): heartbeats are told apart by events[i].phase.
     void store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done);
     void notify(const Change& change);
+    // collector_batch.cpp: the watermarks, and the pending-event count they watch.
+    [[nodiscard]] std::optional<SubmitResult> shed_all();
+    [[nodiscard]] std::optional<SubmitResult> shed_heartbeats(const std::vector<Event>& events, double received);
+    [[nodiscard]] Done counted(std::int64_t events, Done done);
 
     CollectorOptions options_;
     std::string path_;
@@ -105,6 +133,8 @@ private:
     std::atomic<std::int64_t> events_stored_{0};
     std::atomic<std::int64_t> events_refused_{0};
     std::atomic<std::int64_t> bodies_refused_{0};
+    std::atomic<std::int64_t> events_pending_{0};
+    std::atomic<std::int64_t> bodies_shed_{0};
     std::int64_t events_rebuilt_ = 0;
 };
 

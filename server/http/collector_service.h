@@ -1,21 +1,19 @@
 // CollectorService: a running collector — the Collector (store + monitor threads) with its HTTP API and
-// WebSocket stream on a network thread of their own. `meshscope serve` runs one; the desktop embeds one
-// so that its GUI thread never does network or disk I/O:
+// WebSocket stream on a network thread of their own (HttpServer, Boost.Beast). `meshscope serve` runs one;
+// the desktop embeds one so that its GUI thread never does network or disk I/O. Qt-free:
 //
 //   auto service = CollectorService::start({.database = path}, {.port = 0}).value();
 //   service->url();                    // "http://127.0.0.1:43123" for the simulator's Reporter
 //   service->collector().subscribe(...);  // the change feed, in-process
-//
-// Needs a QCoreApplication (or QGuiApplication) to exist.
 #pragma once
 
-#include <QString>
-#include <QThread>
-
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "collector/collector.h"
-#include "collector_http_server.h"
+#include "http_options.h"
+#include "http_server.h"
 
 namespace meshscope::server {
 
@@ -25,22 +23,22 @@ public:
     // "cannot open history database ..." or "cannot listen on {address}:{port}: {reason}".
     [[nodiscard]] static Expected<std::unique_ptr<CollectorService>> start(CollectorOptions collector,
                                                                            HttpOptions http);
-    ~CollectorService();  // stops listening, then finishes and closes the collector
+    // Stops listening and closes every connection, then finishes (commits what was submitted) and closes
+    // the collector.
+    ~CollectorService();
     CollectorService(const CollectorService&) = delete;
     CollectorService& operator=(const CollectorService&) = delete;
 
     [[nodiscard]] Collector& collector() noexcept { return *collector_; }
-    [[nodiscard]] quint16 port() const noexcept { return port_; }
-    [[nodiscard]] QString url() const;  // http://address:port
+    [[nodiscard]] std::uint16_t port() const noexcept { return server_->port(); }
+    [[nodiscard]] std::string url() const;  // http://address:port (a wildcard address reads as loopback)
+    [[nodiscard]] const HttpServer& server() const noexcept { return *server_; }
 
 private:
     CollectorService() = default;
     std::unique_ptr<Collector> collector_;
-    QThread thread_;
-    QObject* context_ = nullptr;             // lives on thread_
-    CollectorHttpServer* server_ = nullptr;  // created, used and deleted on thread_
+    std::unique_ptr<HttpServer> server_;
     HttpOptions http_;
-    quint16 port_ = 0;
 };
 
 }  // namespace meshscope::server

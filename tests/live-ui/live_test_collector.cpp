@@ -12,7 +12,7 @@ LiveTestCollector::~LiveTestCollector() = default;
 
 QString LiveTestCollector::url() const {
     if (demo_) return demo_->url();
-    return service_ ? service_->url() : QString();
+    return service_ ? QString::fromStdString(service_->url()) : QString();
 }
 
 QString LiveTestCollector::standardJob() const {

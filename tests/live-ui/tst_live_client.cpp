@@ -1,13 +1,16 @@
 // LiveClient's off-GUI-thread snapshots (getRows / getConverted) against a scripted HTTP server on loopback:
 // answers finishing out of order (an older one never overwrites a newer one), one parse in flight per kind
 // with only the newest body waiting, exact error texts, a client or session destroyed while a parse runs,
-// and how long the GUI thread stalls for a 16,384-rank snapshot before (parse on the GUI thread) and after.
+// and how long the GUI thread stalls for a 16,384-rank snapshot before (parse on the GUI thread) and after;
+// the stream's batched {"type":"changes"} messages, emitted one change at a time.
 #include <QElapsedTimer>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSemaphore>
 #include <QThreadPool>
 #include <QTimer>
+#include <QWebSocket>
+#include <QWebSocketServer>
 #include <QtTest>
 
 #include <atomic>
@@ -87,6 +90,35 @@ class TestLiveClient : public QObject {
     Q_OBJECT
 
 private slots:
+    // The collector sends {"type":"changes","changes":[...]} (docs/live-at-scale.md); the client emits each
+    // change as if it had come alone, in order, skipping entries that are not objects. Single messages
+    // (hello, an older collector's one change per message) still pass through as they are.
+    void stream_changes_are_emitted_one_by_one() {
+        QWebSocketServer server(QStringLiteral("scripted collector"), QWebSocketServer::NonSecureMode);
+        QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+        connect(&server, &QWebSocketServer::newConnection, this, [&server] {
+            QWebSocket* socket = server.nextPendingConnection();
+            socket->sendTextMessage(R"({"type":"hello","protocol":"meshscope.stream/1"})");
+            socket->sendTextMessage(R"({"type":"changes","changes":[{"type":"job_added","job":"j"},7,)"
+                                    R"({"type":"rank_changed","job":"j","rank":3,"state":"ready","phase":"ready"}]})");
+            socket->sendTextMessage(
+                R"({"type":"finding_removed","job":"j","id":"missing_rank","kind":"missing_rank"})");
+        });
+        LiveClient client;
+        QStringList seen;
+        connect(&client, &LiveClient::changeReceived, this, [&seen](const json& message) {
+            const LiveChange change = parse_change(message);
+            QString item = QString::fromStdString(message.value("type", std::string()));
+            if (change.type == LiveChange::Type::rank_changed)
+                item += QStringLiteral(" %1 %2").arg(change.rank).arg(change.state);
+            seen << item;
+        });
+        client.setServer(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort())), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(seen.size(), 4, 10000);
+        QCOMPARE(seen, QStringList({"hello", "job_added", "rank_changed 3 ready", "finding_removed"}));
+        QCOMPARE(client.changesReceived(), std::uint64_t{4});
+    }
+
     // Two requests of one kind; the server answers them in the order the row says. Whatever reaches the client
     // after a newer answer was delivered is dropped: the page never goes back to an older snapshot.
     void out_of_order_answers_data() {

@@ -28,7 +28,7 @@ struct Server {
         options.tick_interval = 0.1;
         server::HttpOptions http;
         http.port = 0;
-        http.token = std::move(token);
+        http.token = token.toStdString();
         service = server::CollectorService::start(std::move(options), http).value();
     }
     int post(const std::string& body) {
@@ -37,7 +37,7 @@ struct Server {
         service->collector().submit(body, [&status](server::SubmitResult r) { status.set_value(r.status); });
         return result.get();
     }
-    QString url() const { return service->url(); }
+    QString url() const { return QString::fromStdString(service->url()); }
 };
 
 QStringList kinds_of(const FindingsModel& model) {

@@ -18,7 +18,8 @@ Event make_event(std::int64_t rank, Phase phase, Status status, std::optional<do
     return e;
 }
 
-// "phase:status@ts" items separated by spaces, sent in this order by rank 0; "tick@T" runs tick(T).
+// "phase:status@ts" items separated by spaces, sent in this order by rank 0; "tick@T" runs tick(T);
+// "seen@T" runs seen("job", 0, T) (a shed heartbeat).
 Monitor play(const QString& script, MonitorOptions options = {}) {
     Monitor monitor(options);
     double at = 0;
@@ -28,9 +29,14 @@ Monitor play(const QString& script, MonitorOptions options = {}) {
             monitor.tick(when.toDouble());
             continue;
         }
+        if (what == "seen") {
+            monitor.seen("job", 0, when.toDouble());
+            continue;
+        }
         const auto phase = parse_phase(what.section(':', 0, 0).toStdString()).value();
         const auto status = parse_status(what.section(':', 1, 1).toStdString()).value();
-        monitor.ingest(make_event(0, phase, status, when.isEmpty() ? std::nullopt : std::optional(when.toDouble())), at);
+        monitor.ingest(make_event(0, phase, status, when.isEmpty() ? std::nullopt : std::optional(when.toDouble())),
+                       at);
         at += 1;
     }
     return monitor;
@@ -43,6 +49,7 @@ private slots:
     void states_data();
     void states();
     void timings();
+    void seenUnknownAndStaleFinding();
     void changeFeed();
     void queries();
 };
@@ -93,6 +100,16 @@ void TestMonitorState::states_data() {
     QTest::addRow("stale, then alive again") << "ready:done@1 tick@100 heartbeat:done@101"
                                              << "ready"
                                              << "ready";
+    // Events arrive at received_at 0, 1, 2 ...; stale_after is 60 s.
+    QTest::addRow("seen keeps it alive") << "ready:done@1 seen@50 tick@100"
+                                         << "ready"
+                                         << "ready";
+    QTest::addRow("stale, then seen") << "ready:done@1 tick@100 seen@101"
+                                      << "ready"
+                                      << "ready";
+    QTest::addRow("seen long ago does not help") << "ready:done@1 seen@30 tick@100"
+                                                 << "stale"
+                                                 << "ready";
     QTest::addRow("exited is never stale") << "exit:done@1 tick@1000"
                                            << "exited"
                                            << "exit";
@@ -109,6 +126,21 @@ void TestMonitorState::states() {
     QCOMPARE(q(std::string(to_string(*rank->phase))), phase);
     // The other ranks of the world were never seen.
     QCOMPARE(monitor.rank("job", 3)->state, RankStateKind::pending);
+}
+
+void TestMonitorState::seenUnknownAndStaleFinding() {
+    Monitor monitor;
+    QVERIFY(!monitor.seen("job", 0, 5));  // no such job
+    monitor.ingest(make_event(0, Phase::ready, Status::done, 1), 0);
+    QVERIFY(!monitor.seen("job", 2, 5));  // never seen: stays pending, not created
+    QCOMPARE(monitor.rank("job", 2)->state, RankStateKind::pending);
+    QVERIFY(!monitor.rank("job", 2)->last_seen.has_value());
+    monitor.tick(100);
+    QCOMPARE(live_test::summary(monitor.findings("job")).contains("stale_rank:[0]"), true);
+    QVERIFY(monitor.seen("job", 0, 101));
+    QCOMPARE(*monitor.rank("job", 0)->last_seen, 101.0);
+    QCOMPARE(monitor.rank("job", 0)->events, std::int64_t{1});  // not an event
+    QCOMPARE(live_test::summary(monitor.findings("job")).contains("stale_rank"), false);
 }
 
 void TestMonitorState::timings() {
@@ -138,8 +170,10 @@ void TestMonitorState::changeFeed() {
     QCOMPARE(changes.size(), std::size_t{4});
     QCOMPARE(seen.size(), 4);
     QCOMPARE(seen[0], QString(R"({"job":"job","type":"job_added"})"));
-    QCOMPARE(seen[1], QString(R"({"job":"job","phase":"launch","rank":0,"state":"initializing","type":"rank_changed"})"));
-    QCOMPARE(seen[2], QString(R"({"job":"job","phase":"communicator","rank":0,"state":"failed","type":"rank_changed"})"));
+    QCOMPARE(seen[1],
+             QString(R"({"job":"job","phase":"launch","rank":0,"state":"initializing","type":"rank_changed"})"));
+    QCOMPARE(seen[2],
+             QString(R"({"job":"job","phase":"communicator","rank":0,"state":"failed","type":"rank_changed"})"));
     QCOMPARE(changes[3].kind, ChangeKind::finding_added);
     QCOMPARE(changes[3].finding->id, std::string("rank_error/0"));
     QVERIFY(seen[3].startsWith(R"({"finding":{"fix":)"));

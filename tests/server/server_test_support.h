@@ -22,8 +22,14 @@ namespace test {
 struct HttpReply {
     int status = 0;  // 0: no answer
     QByteArray body;
+    QList<QPair<QByteArray, QByteArray>> headers;
     [[nodiscard]] QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
     [[nodiscard]] QString error() const { return json().value("error").toString(); }
+    [[nodiscard]] QByteArray header(const QByteArray& name) const {
+        for (const auto& [key, value] : headers)
+            if (key.toLower() == name.toLower()) return value;
+        return {};
+    }
 };
 
 inline HttpReply http(QNetworkAccessManager& nam, const QByteArray& method, const QString& url,
@@ -39,6 +45,7 @@ inline HttpReply http(QNetworkAccessManager& nam, const QByteArray& method, cons
     HttpReply out;
     out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     out.body = reply->readAll();
+    out.headers = reply->rawHeaderPairs();
     reply->deleteLater();
     return out;
 }
@@ -67,6 +74,11 @@ inline HttpReply raw_http(quint16 port, const QByteArray& bytes, int timeout_ms 
     if (data.startsWith("HTTP/1.1 ")) out.status = data.mid(9, 3).toInt();
     const auto end = data.indexOf("\r\n\r\n");
     if (end >= 0) out.body = data.mid(end + 4);
+    const QList<QByteArray> lines = data.left(end).split('\n');
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const auto colon = lines[i].indexOf(':');
+        if (colon > 0) out.headers.append({lines[i].left(colon).trimmed(), lines[i].mid(colon + 1).trimmed()});
+    }
     return out;
 }
 

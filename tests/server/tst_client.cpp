@@ -446,7 +446,7 @@ private slots:
         auto service = meshscope::server::CollectorService::start(collector, http);
         QVERIFY(service);
         ReporterOptions options;
-        options.url = (*service)->url().toStdString();
+        options.url = (*service)->url();
         Reporter reporter(options);
         for (int i = 0; i < 400; ++i)
             reporter.enqueue(i % 20, event_json("deliver", i % 20, i < 20 ? "launch" : "heartbeat"));
@@ -467,7 +467,7 @@ private slots:
         auto service = meshscope::server::CollectorService::start(collector, http);
         QVERIFY(service);
         ReporterOptions options;
-        options.url = (*service)->url().toStdString();
+        options.url = (*service)->url();
         Reporter reporter(options);
         reporter.enqueue(1, R"({"job":"r","rank":1,"world_size":4,"phase":"launch"})");  // no status
         QVERIFY(reporter.flush(std::chrono::seconds(10)));

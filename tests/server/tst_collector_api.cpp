@@ -7,7 +7,7 @@
 #include <QTest>
 #include <QWebSocket>
 
-#include "http/collector_service.h"
+#include "collector_fixture.h"
 #include "server_test_support.h"
 
 using meshscope::server::CollectorService;
@@ -16,26 +16,13 @@ namespace {
 const QByteArray good =
     R"({"job":"api","rank":0,"world_size":4,"phase":"launch","status":"started","host":"n0","pid":1})";
 
-struct Running {
-    QTemporaryDir dir;
-    std::unique_ptr<CollectorService> service;
-    QString url;
-};
-
-std::unique_ptr<Running> start(QByteArray token = {}, int max_connections = 64, int read_timeout_ms = 10000) {
-    auto running = std::make_unique<Running>();
-    meshscope::server::CollectorOptions collector;
-    collector.database = running->dir.filePath("history.db").toStdString();
-    meshscope::server::HttpOptions http;
-    http.port = 0;
-    http.token = token;
-    http.limits.max_connections = max_connections;
-    http.limits.read_timeout_ms = read_timeout_ms;
-    auto service = CollectorService::start(collector, http);
-    if (!service) return nullptr;
-    running->service = std::move(service).value();
-    running->url = running->service->url();
-    return running;
+std::unique_ptr<test::RunningCollector> start(QByteArray token = {}, std::size_t max_connections = 64,
+                                              int read_timeout_ms = 10000) {
+    test::CollectorConfig config;
+    config.token = std::move(token);
+    config.max_connections = max_connections;
+    config.read_timeout_ms = read_timeout_ms;
+    return test::start_collector(config);
 }
 }  // namespace
 
@@ -239,6 +226,7 @@ private slots:
         QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", good).status, 200);
         QVERIFY(test::eventually([&] { return messages.join('\n').contains("\"rank_changed\""); }, 5000));
         QVERIFY(messages.join('\n').contains("\"job_added\""));
+        QVERIFY(messages[1].startsWith(R"({"type":"changes","changes":[)"));  // batched (tst_collector_scale)
     }
 };
 

@@ -31,6 +31,18 @@ LiveClient::LiveClient(QObject* parent) : QObject(parent) {
         const QByteArray utf8 = text.toUtf8();
         auto message = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size(), nullptr, false);
         if (!message.is_object()) return;
+        // The collector batches its changes: {"type":"changes","changes":[...]} at most every 100 ms
+        // (docs/live-at-scale.md). Each change is emitted on its own, as single messages are.
+        const auto type = message.find("type");
+        const auto changes = message.find("changes");
+        if (type != message.end() && *type == "changes" && changes != message.end() && changes->is_array()) {
+            for (const auto& change : *changes) {
+                if (!change.is_object()) continue;
+                ++changes_received_;
+                emit changeReceived(change);
+            }
+            return;
+        }
         ++changes_received_;
         emit changeReceived(message);
     });

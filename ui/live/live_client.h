@@ -6,7 +6,7 @@
 //   client.setServer(QUrl("http://127.0.0.1:7077"), "token");
 //   client.getRows<std::vector<RankRow>>("ranks", "/api/v1/jobs/x/ranks", this, parse_ranks,
 //       [](std::vector<RankRow> rows, const QString& error, std::uint64_t streamMark) { ... });
-//   connect(&client, &LiveClient::changeReceived, ...);  // parsed stream messages
+//   connect(&client, &LiveClient::changeReceived, ...);  // parsed stream messages, one per change
 //
 // The stream reconnects by itself (every `reconnectMs`) after it drops; GET answers arrive on the thread
 // that owns the client. Answers to requests made for an older server are dropped.
@@ -75,7 +75,7 @@ public:
             });
     }
 
-    // Stream messages emitted as changeReceived so far.
+    // Changes emitted as changeReceived so far (a {"type":"changes"} message counts each of its changes).
     [[nodiscard]] std::uint64_t changesReceived() const { return changes_received_; }
     // Parses started on worker threads so far (all kinds); for tests and benchmarks.
     [[nodiscard]] int parsesStarted() const { return parses_started_; }

@@ -37,7 +37,7 @@ Expected<std::unique_ptr<LiveDemo>> LiveDemo::start(LiveDemoOptions options) {
     demo->service_ = std::move(service).value();
 
     client::ReporterOptions reporter;
-    reporter.url = demo->service_->url().toStdString();
+    reporter.url = demo->service_->url();
     demo->reporter_ = std::make_unique<client::Reporter>(reporter);
     sim::RunOptions run;
     run.time_scale = options.time_scale;
@@ -57,7 +57,7 @@ LiveDemo::~LiveDemo() {
 }
 
 QString LiveDemo::url() const {
-    return service_ ? service_->url() : QString();
+    return service_ ? QString::fromStdString(service_->url()) : QString();
 }
 
 }  // namespace meshscope::ui

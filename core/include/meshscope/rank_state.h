@@ -65,6 +65,7 @@ struct RankState {
     std::int64_t events = 0;
     // Kinds of the findings that name this rank (filled by Monitor queries), sorted, distinct.
     std::vector<FindingKind> findings;
+    friend bool operator==(const RankState&, const RankState&) = default;
 };
 
 // {"rank", "state", "host", "pid", "local_rank", "device", "device_uuid", "phase", "status", "world_size",

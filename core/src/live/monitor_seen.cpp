@@ -1,0 +1,27 @@
+// Monitor::seen: a rank proved it is alive without an event the collector keeps (a heartbeat shed under
+// load, docs/live-at-scale.md). Shedding must never make a false stale_rank.
+#include <algorithm>
+
+#include "live/monitor_impl.h"
+
+namespace meshscope {
+
+bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at) {
+    const auto it = impl_->jobs.find(job);
+    if (it == impl_->jobs.end()) return false;
+    live::Job& j = *it->second;
+    live::RankRecord* record = j.find(rank);
+    if (!record) return false;
+    RankState& s = record->state;
+    if (!s.last_seen || received_at > *s.last_seen) s.last_seen = received_at;
+    if (record->stale) {
+        record->stale = false;
+        auto stale = j.stale;
+        stale.erase(std::remove(stale.begin(), stale.end(), rank), stale.end());
+        impl_->set_rank_list_finding(j, j.stale, std::move(stale), FindingKind::stale_rank);
+        impl_->update_state(j, *record, s.phase);
+    }
+    return true;
+}
+
+}  // namespace meshscope

@@ -1,0 +1,182 @@
+#include "api_router.h"
+
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/collector.h"
+#include "ranks_cache.h"
+#include "url_parts.h"
+
+namespace meshscope::server {
+
+namespace {
+constexpr std::string_view api_events = "/api/v1/events";
+constexpr std::string_view api_batches = "/api/v1/batches";
+constexpr std::string_view api_stream = "/api/v1/stream";
+
+std::string dump(const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+HttpReply json_reply(std::string body) {
+    HttpReply reply;
+    reply.body = std::move(body);
+    return reply;
+}
+
+// Whole numbers >= 0 only ("10", not "+10", "1e3" or "-1").
+std::optional<std::size_t> whole_number(std::string_view text) {
+    std::size_t value = 0;
+    if (text.empty() || text.size() > 15) return std::nullopt;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+HttpReply submit_reply(const SubmitResult& result) {
+    HttpReply reply = json_reply(result.body);
+    reply.status = result.status;
+    if (result.retry_after > 0) reply.headers.emplace_back("Retry-After", std::to_string(result.retry_after));
+    return reply;
+}
+
+// One entry of POST /api/v1/batches' "results".
+nlohmann::json batch_result(const SubmitResult& result) {
+    if (result.status == 200) return {{"status", 200}, {"accepted", result.accepted}};
+    auto parsed = nlohmann::json::parse(result.body, nullptr, false);
+    nlohmann::json out = {{"status", result.status},
+                          {"error", parsed.is_object() && parsed.contains("error") ? parsed["error"] : ""}};
+    if (result.retry_after > 0) out["retry_after"] = result.retry_after;
+    return out;
+}
+}  // namespace
+
+HttpReply error_reply(int status, std::string_view message, std::vector<std::pair<std::string, std::string>> headers) {
+    HttpReply reply;
+    reply.status = status;
+    reply.body = error_body(message);
+    reply.headers = std::move(headers);
+    return reply;
+}
+
+ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
+    : collector_(collector), options_(std::move(options)), ranks_cache_(std::make_shared<RanksCache>()) {}
+
+ApiRouter::~ApiRouter() = default;
+
+bool ApiRouter::authorized(const HttpRequest& request, std::string_view path, std::string_view query) const {
+    if (options_.token.empty()) return true;
+    if (request.authorization == "Bearer " + options_.token) return true;
+    // Browsers cannot set headers on a WebSocket: the stream also takes ?token=.
+    return path == api_stream && query_value(query, "token") == options_.token;
+}
+
+void ApiRouter::handle(HttpRequest request, Reply reply) {
+    const UrlParts url = split_target(request.target);
+    const std::string& path = url.path;
+    if (!authorized(request, path, url.query))
+        return reply(error_reply(401, "missing or wrong bearer token", {{"WWW-Authenticate", "Bearer"}}));
+    const bool post = request.method == "POST";
+    if (path == api_events || path == api_batches) {
+        if (!post) return reply(error_reply(405, "use POST", {{"Allow", "POST"}}));
+        if (path == api_events) return answer_events(std::move(request.body), std::move(reply));
+        return answer_batches(request.body, std::move(reply));
+    }
+    if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
+    if (path == api_stream) {
+        if (!request.upgrade_websocket)
+            return reply(error_reply(400, "/api/v1/stream is a WebSocket: send an upgrade request"));
+        HttpReply accept;
+        accept.accept_stream = true;
+        return reply(std::move(accept));
+    }
+    if (path == "/metrics") {
+        HttpReply metrics;
+        metrics.body = collector_.metrics_text();
+        metrics.content_type = "text/plain; version=0.0.4";
+        return reply(std::move(metrics));
+    }
+    if (path == "/api/v1/health") return reply(json_reply(R"({"status":"ok"})"));
+    if (path == "/api/v1/jobs")
+        return collector_.query([](const Monitor& m) { return dump(m.jobs_json()); },
+                                [reply = std::move(reply)](std::string body) { reply(json_reply(std::move(body))); });
+    if (url.segments.size() >= 4 && url.segments[0] == "api" && url.segments[1] == "v1" && url.segments[2] == "jobs")
+        return answer_job(url.segments, url.query, std::move(reply));
+    reply(error_reply(404, "no such endpoint: " + path));
+}
+
+void ApiRouter::answer_job(const std::vector<std::string>& segments, std::string_view query, Reply reply) {
+    // segments: api v1 jobs {job} [ranks [{rank}] | findings]
+    const std::string job = segments[3];
+    const std::string what = segments.size() >= 5 ? segments[4] : std::string();
+    const bool one_rank = segments.size() == 6 && what == "ranks";
+    if (job.empty() || segments.size() > 6 || (segments.size() == 6 && !one_rank) ||
+        (segments.size() == 5 && what != "ranks" && what != "findings"))
+        return reply(error_reply(404, "no such endpoint"));
+    const auto no_job = [job] { return error_reply(404, "no job named \"" + job + "\""); };
+
+    if (one_rank) {
+        const auto rank = whole_number(segments[5]);
+        if (!rank) return reply(error_reply(400, "rank must be a whole number >= 0, got \"" + segments[5] + "\""));
+        return collector_.query(
+            [job, rank = static_cast<std::int64_t>(*rank)](const Monitor& m) -> HttpReply {
+                if (!m.job(job)) return error_reply(404, "no job named \"" + job + "\"");
+                const auto state = m.rank(job, rank);
+                if (!state) return error_reply(404, "no rank " + std::to_string(rank) + " in job \"" + job + "\"");
+                return json_reply(dump(to_json(*state)));
+            },
+            std::move(reply));
+    }
+    if (what == "ranks") {
+        std::size_t offset = 0;
+        std::optional<std::size_t> limit;
+        if (const auto text = query_value(query, "offset")) {
+            const auto value = whole_number(*text);
+            if (!value) return reply(error_reply(400, "offset must be a whole number >= 0, got \"" + *text + "\""));
+            offset = *value;
+        }
+        if (const auto text = query_value(query, "limit")) {
+            limit = whole_number(*text);
+            if (!limit) return reply(error_reply(400, "limit must be a whole number >= 0, got \"" + *text + "\""));
+        }
+        return collector_.query(
+            [cache = ranks_cache_, job, offset, limit](const Monitor& m) { return cache->page(m, job, offset, limit); },
+            [reply = std::move(reply), no_job](std::optional<std::string> body) {
+                reply(body ? json_reply(std::move(*body)) : no_job());
+            });
+    }
+    collector_.query(
+        [job, what](const Monitor& m) -> std::optional<std::string> {
+            const auto answer = what == "findings" ? m.findings_json(job) : m.job_json(job);
+            if (!answer) return std::nullopt;
+            return dump(*answer);
+        },
+        [reply = std::move(reply), no_job](std::optional<std::string> body) {
+            reply(body ? json_reply(std::move(*body)) : no_job());
+        });
+}
+
+void ApiRouter::answer_events(std::string body, Reply reply) {
+    collector_.submit(body, [reply = std::move(reply)](SubmitResult result) { reply(submit_reply(result)); });
+}
+
+void ApiRouter::answer_batches(const std::string& body, Reply reply) {
+    static constexpr std::string_view shape = R"(the body must be {"bodies": ["<request body>", ...]})";
+    const auto parsed = nlohmann::json::parse(body, nullptr, false);
+    if (!parsed.is_object() || !parsed.contains("bodies") || !parsed["bodies"].is_array())
+        return reply(error_reply(400, shape));
+    std::vector<std::string> bodies;
+    bodies.reserve(parsed["bodies"].size());
+    for (const auto& item : parsed["bodies"]) {
+        if (!item.is_string()) return reply(error_reply(400, shape));
+        bodies.push_back(item.get<std::string>());
+    }
+    collector_.submit_bodies(std::move(bodies), [reply = std::move(reply)](std::vector<SubmitResult> results) {
+        auto list = nlohmann::json::array();
+        for (const SubmitResult& r : results) list.push_back(batch_result(r));
+        reply(json_reply(dump(nlohmann::json{{"results", std::move(list)}})));
+    });
+}
+
+}  // namespace meshscope::server

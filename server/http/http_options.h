@@ -1,0 +1,38 @@
+// HttpOptions: where the collector listens and what it lets one client cost (docs/collector.md,
+// docs/live-at-scale.md). Plain std types: server/ links no Qt.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace meshscope::server {
+
+struct ConnectionLimits {
+    // Open connections (HTTP and WebSocket) beyond this are answered 503 + Retry-After and closed.
+    // 0: the soft RLIMIT_NOFILE once raised to the hard limit, less a reserve (default_max_connections()).
+    std::size_t max_connections = 0;
+    std::size_t max_body_bytes = std::size_t{1} << 20;  // 1 MiB; larger bodies get 413
+    std::size_t max_header_bytes = 64 * 1024;           // request line + headers; more gets 431
+    int read_timeout_ms = 10000;                        // a started request must arrive within this (408)
+    int idle_timeout_ms = 60000;                        // keep-alive connections idle longer are closed
+};
+
+struct HttpOptions {
+    std::string address = "127.0.0.1";  // an IP address ("::1", "0.0.0.0" ...)
+    std::uint16_t port = 7077;          // 0: any free port (CollectorService::port() tells it)
+    std::string token;                  // required as "Authorization: Bearer <token>" when not empty
+    ConnectionLimits limits;
+    std::size_t max_stream_backlog_bytes = 8 << 20;  // a WebSocket subscriber further behind is dropped
+};
+
+// File descriptors kept back from connections: the database, its WAL, the listening socket, logs.
+inline constexpr std::size_t reserved_descriptors = 64;
+
+// Raises the soft RLIMIT_NOFILE to the hard limit (once per process; later calls only read it) and
+// returns the soft limit now in force.
+std::size_t raise_descriptor_limit();
+// raise_descriptor_limit() less reserved_descriptors (at least 1): the default --max-connections.
+std::size_t default_max_connections();
+
+}  // namespace meshscope::server

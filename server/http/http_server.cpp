@@ -1,0 +1,367 @@
+// The listener and the HTTP/1.1 sessions (see http_server.h). Each session reads one request at a time:
+// wait for its first byte (idle timeout), read the header (read timeout starts), refuse an oversized body
+// from Content-Length, read the body, hand the request to ApiRouter, write the answer, repeat.
+#include "http_server.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include <thread>
+#include <unordered_set>
+
+#include "api_router.h"
+#include "beast_engine.h"
+#include "collector/collector.h"
+
+namespace meshscope::server {
+
+namespace {
+
+std::string limit_text(std::size_t bytes) {
+    return std::to_string(bytes) + " bytes";
+}
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+public:
+    HttpSession(tcp::socket socket, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot);
+    void start() { wait_for_request(); }
+
+private:
+    enum class Deadline { none, idle, request, drain };
+    void arm(Deadline kind, std::chrono::milliseconds after);
+    void wait_for_request();
+    void read_request();
+    void on_header(beast::error_code error);
+    void read_body();
+    void on_request(beast::error_code error);
+    void refuse(beast::error_code error);
+    void answer(HttpReply reply);
+    void drain();
+    void close();
+
+    beast::tcp_stream stream_;
+    HttpServer::Impl& server_;
+    std::shared_ptr<ConnectionSlot> slot_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    std::shared_ptr<http::response<http::string_body>> response_;
+    asio::steady_timer timer_;
+    Deadline deadline_ = Deadline::none;
+    bool timed_out_ = false;
+    std::size_t drained_ = 0;
+    std::chrono::steady_clock::time_point drain_until_{};
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+    Impl(Collector& c, HttpOptions o)
+        : collector(c),
+          options(std::move(o)),
+          gate(std::make_shared<Gate>(io)),
+          router(c, options),
+          acceptor(io),
+          retry_timer(io),
+          open(std::make_shared<std::atomic<std::size_t>>(0)) {}
+
+    void accept();
+    void refuse_connection(tcp::socket socket);
+
+    Collector& collector;
+    HttpOptions options;
+    asio::io_context io{1};
+    std::shared_ptr<Gate> gate;
+    ApiRouter router;
+    tcp::acceptor acceptor;
+    asio::steady_timer retry_timer;
+    std::shared_ptr<std::atomic<std::size_t>> open;
+    std::shared_ptr<StreamHub> hub;
+    std::unordered_set<std::shared_ptr<HttpSession>> waiting;  // for an answer from the collector
+    int subscription = 0;
+    std::uint16_t port = 0;
+    std::thread thread;
+};
+
+namespace {
+
+HttpSession::HttpSession(tcp::socket socket, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot)
+    : stream_(std::move(socket)), server_(server), slot_(std::move(slot)), timer_(stream_.get_executor()) {}
+
+// One timer per connection: idle (close quietly), request (cancel the read: 408), drain (close).
+void HttpSession::arm(Deadline kind, std::chrono::milliseconds after) {
+    deadline_ = kind;
+    timer_.expires_after(after);
+    timer_.async_wait([self = shared_from_this(), kind](beast::error_code error) {
+        if (error || self->deadline_ != kind) return;
+        if (kind == Deadline::request) {
+            self->timed_out_ = true;
+            beast::error_code ignored;
+            self->stream_.socket().cancel(ignored);
+        } else {
+            self->close();
+        }
+    });
+}
+
+void HttpSession::wait_for_request() {
+    if (buffer_.size() > 0) return read_request();  // a pipelined request is already here
+    arm(Deadline::idle, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
+    stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](beast::error_code error, std::size_t n) {
+        if (error) return self->close();
+        self->buffer_.commit(n);
+        self->read_request();
+    });
+}
+
+void HttpSession::read_request() {
+    const auto& limits = server_.options.limits;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header_bytes, UINT32_MAX)));
+    parser_->body_limit(limits.max_body_bytes);  // Beast checks Content-Length against it before the body
+    timed_out_ = false;
+    arm(Deadline::request, std::chrono::milliseconds(limits.read_timeout_ms));
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_header(error); });
+}
+
+void HttpSession::on_header(beast::error_code error) {
+    if (error) return refuse(error);
+    const auto& request = parser_->get();
+    if (beast::iequals(request[http::field::expect], "100-continue") && !parser_->is_done()) {
+        // curl waits up to a second for this before it sends a body.
+        static const std::string proceed = "HTTP/1.1 100 Continue\r\n\r\n";
+        return asio::async_write(stream_, asio::buffer(proceed),
+                                 [self = shared_from_this()](beast::error_code e, std::size_t) {
+                                     if (e) return self->close();
+                                     self->read_body();
+                                 });
+    }
+    read_body();
+}
+
+void HttpSession::read_body() {
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_request(error); });
+}
+
+void HttpSession::on_request(beast::error_code error) {
+    if (error) return refuse(error);
+    deadline_ = Deadline::none;  // the collector may take its time: no timeout while it works
+    timer_.cancel();
+    auto& message = parser_->get();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    request.authorization = std::string(message[http::field::authorization]);
+    request.upgrade_websocket = beast::websocket::is_upgrade(message);
+    request.body = std::move(message.body());
+    const bool keep_alive = message.keep_alive();
+    // While the collector works, the server keeps the session; the collector's threads hold only a weak
+    // reference, so a session is never destroyed there (its socket belongs to the network thread).
+    server_.waiting.insert(shared_from_this());
+    server_.router.handle(std::move(request), [weak = weak_from_this(), server = &server_, gate = server_.gate,
+                                               keep_alive](HttpReply reply) mutable {
+        reply.close = reply.close || !keep_alive;
+        gate->post([weak, server, reply = std::move(reply)]() mutable {
+            const auto self = weak.lock();
+            if (!self) return;
+            server->waiting.erase(self);
+            self->answer(std::move(reply));
+        });
+    });
+}
+
+// A request that cannot be served: answer what went wrong (when there is someone to tell) and close.
+void HttpSession::refuse(beast::error_code error) {
+    const auto& limits = server_.options.limits;
+    if (timed_out_) return answer(error_reply(408, "request not received in time"));
+    if (error == http::error::body_limit)
+        return answer(error_reply(413, "request body larger than " + limit_text(limits.max_body_bytes)));
+    if (error == http::error::header_limit)
+        return answer(error_reply(431, "request headers larger than " + limit_text(limits.max_header_bytes)));
+    if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||
+        error == asio::error::operation_aborted)
+        return close();
+    answer(error_reply(400, "bad HTTP request: " + error.message()));
+}
+
+void HttpSession::answer(HttpReply reply) {
+    if (reply.accept_stream) {
+        // The connection leaves HTTP: the WebSocket session takes the socket and the connection's slot.
+        deadline_ = Deadline::none;
+        timer_.cancel();
+        return accept_stream(server_.hub, std::move(stream_), parser_->release(), std::move(slot_));
+    }
+    const bool refused = reply.status == 408 || reply.status == 413 || reply.status == 431 ||
+                         (reply.status == 400 && (!parser_ || !parser_->is_done()));
+    reply.close = reply.close || refused;
+    response_ = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(reply.status), 11);
+    response_->set(http::field::content_type, reply.content_type);
+    for (const auto& [name, value] : reply.headers) response_->set(name, value);
+    response_->keep_alive(!reply.close);
+    response_->body() = std::move(reply.body);
+    response_->prepare_payload();
+    arm(Deadline::drain, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
+    http::async_write(stream_, *response_,
+                      [self = shared_from_this(), close = reply.close, refused](beast::error_code error, std::size_t) {
+                          self->response_.reset();
+                          if (error) return self->close();
+                          if (refused) return self->drain();
+                          if (close) return self->close();
+                          self->wait_for_request();
+                      });
+}
+
+// After refusing a request the client may still be sending it: read and discard until it goes quiet
+// (closing with unread data would reset the connection before the client reads the answer), within bounds.
+void HttpSession::drain() {
+    using namespace std::chrono;
+    if (drained_ == 0) drain_until_ = steady_clock::now() + seconds(10);
+    if (steady_clock::now() >= drain_until_ || drained_ > 64 * server_.options.limits.max_body_bytes) return close();
+    arm(Deadline::drain, milliseconds(300));
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(64 * 1024),
+                            [self = shared_from_this()](beast::error_code error, std::size_t n) {
+                                if (error) return self->close();
+                                self->drained_ += n + 1;
+                                self->drain();
+                            });
+}
+
+void HttpSession::close() {
+    deadline_ = Deadline::none;
+    timer_.cancel();
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+}
+
+// Past max_connections: a refusal the reporter understands (503 + Retry-After), never a silent drop.
+class RefusedConnection : public std::enable_shared_from_this<RefusedConnection> {
+public:
+    explicit RefusedConnection(tcp::socket socket) : socket_(std::move(socket)), timer_(socket_.get_executor()) {}
+    void start() {
+        static const std::string answer =
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 2\r\n"
+            "Connection: close\r\nContent-Length: 33\r\n\r\n{\"error\":\"too many connections\"}";
+        timer_.expires_after(std::chrono::milliseconds(500));
+        timer_.async_wait([self = shared_from_this()](beast::error_code) {
+            beast::error_code ignored;
+            self->socket_.close(ignored);
+        });
+        asio::async_write(socket_, asio::buffer(answer),
+                          [self = shared_from_this()](beast::error_code error, std::size_t) {
+                              if (error) return;
+                              beast::error_code ignored;
+                              self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
+                              self->discard();
+                          });
+    }
+
+private:
+    void discard() {  // until the client closes, or the timer does
+        socket_.async_read_some(asio::buffer(scratch_),
+                                [self = shared_from_this()](beast::error_code error, std::size_t) {
+                                    if (error) {
+                                        self->timer_.cancel();
+                                        beast::error_code ignored;
+                                        self->socket_.close(ignored);
+                                        return;
+                                    }
+                                    self->discard();
+                                });
+    }
+    tcp::socket socket_;
+    asio::steady_timer timer_;
+    std::array<char, 4096> scratch_{};
+};
+
+}  // namespace
+
+void HttpServer::Impl::accept() {
+    acceptor.async_accept([this](beast::error_code error, tcp::socket socket) {
+        if (error == asio::error::operation_aborted || !acceptor.is_open()) return;
+        if (error) {
+            // Out of descriptors (EMFILE) or a transient failure: try again shortly instead of spinning.
+            retry_timer.expires_after(std::chrono::milliseconds(50));
+            retry_timer.async_wait([this](beast::error_code e) {
+                if (!e) accept();
+            });
+            return;
+        }
+        if (open->load() >= options.limits.max_connections) {
+            std::make_shared<RefusedConnection>(std::move(socket))->start();
+        } else {
+            beast::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            auto slot = std::make_shared<ConnectionSlot>(open);
+            std::make_shared<HttpSession>(std::move(socket), *this, std::move(slot))->start();
+        }
+        accept();
+    });
+}
+
+Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, HttpOptions options) {
+    if (options.limits.max_connections == 0) options.limits.max_connections = default_max_connections();
+    raise_descriptor_limit();
+    const std::string where = options.address + ":" + std::to_string(options.port);
+    std::unique_ptr<HttpServer> server(new HttpServer());
+    server->impl_ = std::make_unique<Impl>(collector, options);
+    Impl& impl = *server->impl_;
+    beast::error_code error;
+    const auto address = asio::ip::make_address(options.address, error);
+    if (error) return RuntimeError("cannot listen on " + where + ": not an IP address");
+    const tcp::endpoint endpoint(address, options.port);
+    // SO_REUSEADDR lets a restarted collector take its port back while old connections sit in TIME_WAIT.
+    // Not for port 0: there Linux may hand out a port another SO_REUSEADDR socket holds, and listen() then
+    // fails with EADDRINUSE (seen under load tests); and a busy port-0 pick is simply tried again.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        error.clear();
+        beast::error_code ignored;
+        impl.acceptor.close(ignored);
+        impl.acceptor.open(endpoint.protocol(), error);
+        if (!error && options.port != 0) impl.acceptor.set_option(asio::socket_base::reuse_address(true), error);
+        if (!error) impl.acceptor.bind(endpoint, error);
+        if (!error) impl.acceptor.listen(asio::socket_base::max_listen_connections, error);
+        if (error != asio::error::address_in_use || options.port != 0) break;
+    }
+    if (error) return RuntimeError("cannot listen on " + where + ": " + error.message());
+    impl.port = impl.acceptor.local_endpoint().port();
+
+    impl.hub = std::make_shared<StreamHub>(impl.io, impl.gate, options.max_stream_backlog_bytes);
+    impl.subscription = collector.subscribe([hub = impl.hub](const Change& change) { hub->on_change(change); });
+    impl.accept();
+    impl.thread = std::thread([&impl] { impl.io.run(); });
+    return server;
+}
+
+HttpServer::~HttpServer() {
+    if (!impl_) return;
+    impl_->collector.unsubscribe(impl_->subscription);
+    asio::post(impl_->io, [impl = impl_.get()] {
+        beast::error_code ignored;
+        impl->acceptor.close(ignored);
+        impl->retry_timer.cancel();
+        impl->hub->close_all();
+    });
+    impl_->gate->close();  // answers still coming from the collector go nowhere now
+    // Let the closes run, then stop whatever is still waiting (idle keep-alive connections).
+    asio::post(impl_->io, [impl = impl_.get()] { impl->io.stop(); });
+    if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+std::uint16_t HttpServer::port() const noexcept {
+    return impl_->port;
+}
+
+std::size_t HttpServer::max_connections() const noexcept {
+    return impl_->options.limits.max_connections;
+}
+
+std::size_t HttpServer::open_connections() const noexcept {
+    return impl_->open->load();
+}
+
+}  // namespace meshscope::server

@@ -1,0 +1,50 @@
+// A CollectorService in-process on a free loopback port with a temporary database, configured per test.
+#pragma once
+
+#include <QTemporaryDir>
+
+#include <memory>
+
+#include "http/collector_service.h"
+
+namespace test {
+
+struct CollectorConfig {
+    QByteArray token;
+    std::size_t max_connections = 64;
+    int read_timeout_ms = 10000;
+    int idle_timeout_ms = 60000;
+    meshscope::server::Shedding shedding;
+    double stale_after = 60;
+    double tick_interval = 0.25;
+};
+
+struct RunningCollector {
+    QTemporaryDir dir;
+    std::unique_ptr<meshscope::server::CollectorService> service;
+    QString url;
+    [[nodiscard]] QString database() const { return dir.filePath("history.db"); }
+    [[nodiscard]] quint16 port() const { return service->port(); }
+};
+
+inline std::unique_ptr<RunningCollector> start_collector(const CollectorConfig& config = {}) {
+    auto running = std::make_unique<RunningCollector>();
+    meshscope::server::CollectorOptions collector;
+    collector.database = running->database().toStdString();
+    collector.shedding = config.shedding;
+    collector.monitor.stale_after = config.stale_after;
+    collector.tick_interval = config.tick_interval;
+    meshscope::server::HttpOptions http;
+    http.port = 0;
+    http.token = config.token.toStdString();
+    http.limits.max_connections = config.max_connections;
+    http.limits.read_timeout_ms = config.read_timeout_ms;
+    http.limits.idle_timeout_ms = config.idle_timeout_ms;
+    auto service = meshscope::server::CollectorService::start(collector, http);
+    if (!service) return nullptr;
+    running->service = std::move(service).value();
+    running->url = QString::fromStdString(running->service->url());
+    return running;
+}
+
+}  // namespace test
