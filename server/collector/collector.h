@@ -38,7 +38,7 @@ struct CollectorOptions {
     Durability durability = Durability::full;
     MonitorOptions monitor;
     EventLimits limits;
-    double tick_interval = 0.25;  // seconds between monitor ticks
+    double tick_interval = 1.0;  // seconds between monitor ticks (a tick scans every rank of every job)
     Shedding shedding;
 };
 

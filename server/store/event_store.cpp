@@ -159,40 +159,56 @@ Expected<std::unique_ptr<EventStore>> EventStore::open(const std::string& path, 
 }
 
 EventStore::~EventStore() {
+    for (sqlite3_stmt* stmt : {begin_, commit_, rollback_, insert_, upsert_}) sqlite3_finalize(stmt);
     sqlite3_close_v2(db_);
 }
 
+namespace {
+// Prepares `sql` into `stmt` once (SQLITE_PREPARE_PERSISTENT: it lives as long as the store); reset after use.
+bool prepared(sqlite3* db, sqlite3_stmt*& stmt, const char* sql) {
+    if (stmt) return true;
+    return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) == SQLITE_OK;
+}
+
+// Runs a prepared statement that returns no rows.
+bool run(sqlite3_stmt* stmt) {
+    const bool done = sqlite3_step(stmt) == SQLITE_DONE;
+    sqlite3_reset(stmt);
+    return done;
+}
+}  // namespace
+
 std::optional<Error> EventStore::append(std::span<const StoredEvent> events) {
     if (events.empty()) return std::nullopt;
-    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+    // In an UPDATE every right-hand side reads the row as it was, so the order of the SETs is free.
+    if (!prepared(db_, begin_, "BEGIN IMMEDIATE") || !prepared(db_, commit_, "COMMIT") ||
+        !prepared(db_, rollback_, "ROLLBACK") ||
+        !prepared(db_, insert_, "INSERT INTO events (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)") ||
+        !prepared(db_, upsert_,
+                  "INSERT INTO heartbeats (job, rank, count, first_received, last_received, event) "
+                  "VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (job, rank) DO UPDATE SET "
+                  "count = count + 1, "
+                  "first_received = MIN(first_received, excluded.first_received), "
+                  "last_received = MAX(last_received, excluded.last_received), "
+                  "event = CASE WHEN excluded.last_received >= last_received "
+                  "THEN excluded.event ELSE event END"))
         return sqlite_error(db_, "cannot store events");
+    if (!run(begin_)) return sqlite_error(db_, "cannot store events");
     std::optional<Error> error;
-    {
-        Statement insert(db_, "INSERT INTO events (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)");
-        // In an UPDATE every right-hand side reads the row as it was, so the order of the SETs is free.
-        Statement upsert(db_,
-                         "INSERT INTO heartbeats (job, rank, count, first_received, last_received, event) "
-                         "VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (job, rank) DO UPDATE SET "
-                         "count = count + 1, "
-                         "first_received = MIN(first_received, excluded.first_received), "
-                         "last_received = MAX(last_received, excluded.last_received), "
-                         "event = CASE WHEN excluded.last_received >= last_received "
-                         "THEN excluded.event ELSE event END");
-        if (!insert || !upsert) error = sqlite_error(db_, "cannot store events");
-        for (const StoredEvent& e : events) {
-            if (error) break;
-            sqlite3_stmt* stmt = e.heartbeat ? upsert.get() : insert.get();
-            bind_text(stmt, 1, e.job);
-            sqlite3_bind_int64(stmt, 2, e.rank);
-            sqlite3_bind_double(stmt, 3, e.received);
-            bind_text(stmt, 4, e.json);
-            if (sqlite3_step(stmt) != SQLITE_DONE) error = sqlite_error(db_, "cannot store events");
-            sqlite3_reset(stmt);
-        }
+    for (const StoredEvent& e : events) {
+        sqlite3_stmt* stmt = e.heartbeat ? upsert_ : insert_;
+        bind_text(stmt, 1, e.job);
+        sqlite3_bind_int64(stmt, 2, e.rank);
+        sqlite3_bind_double(stmt, 3, e.received);
+        bind_text(stmt, 4, e.json);
+        const bool stored = sqlite3_step(stmt) == SQLITE_DONE;
+        if (!stored) error = sqlite_error(db_, "cannot store events");
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+        if (error) break;
     }
-    if (!error && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
-        error = sqlite_error(db_, "cannot store events");
-    if (error) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (!error && !run(commit_)) error = sqlite_error(db_, "cannot store events");
+    if (error) run(rollback_);
     return error;
 }
 
