@@ -360,6 +360,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(simulate.canReadLine() || simulate.state() == QProcess::NotRunning, 60000);
         const auto summary = QJsonDocument::fromJson(simulate.readLine()).object();
         QCOMPARE(summary.value("job").toString(), QString("shed"));
+        // Nothing pending or rejected then: whatever was not acknowledged was a heartbeat.
+        const auto early = summary.value("heartbeats").toObject();
+        QCOMPARE(summary.value("events").toInteger(), summary.value("acknowledged").toInteger() +
+                                                          early.value("refused").toInteger() +
+                                                          early.value("evicted").toInteger());
         // Held heartbeats (one a second a rank, each body heartbeats only) are shed: wait until the collector
         // refused at least three bodies, then stop the ranks.
         QNetworkAccessManager nam;
