@@ -409,6 +409,23 @@ private slots:
         QCOMPARE(lifecycle, qint64{14});
         QCOMPARE(stopped.value("acknowledged").toInteger(), lifecycle + stored_heartbeats);
     }
+
+    // The other side of the rule: a lifecycle event the collector refuses (401 here: no token) fails the run.
+    // The last error is the client's: the status and the collector's body as it came.
+    // dp 2 without experts, not held: 9 events a rank (7 lifecycle, 1 heartbeat, exit), all 18 rejected.
+    void refused_lifecycle_events_fail_the_run() {
+        QTemporaryDir dir;
+        test::ServeProcess serve(QStringList{"--db", dir.filePath("h.db"), "--token", "s3cret"});
+        QVERIFY2(serve.port(), serve.errors().constData());
+        const auto run = test::run_meshscope({"simulate", "--target", serve.url(), "--dp", "2", "--job", "refused"});
+        QCOMPARE(run.exit_code, 1);
+        QCOMPARE(QString::fromUtf8(run.err),
+                 QString("meshscope simulate: not every lifecycle event was acknowledged (18 events rejected, 0 still "
+                         "pending); last error: HTTP 401: {\"error\":\"missing or wrong bearer token\"}\n"));
+        const auto summary = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(summary.value("events").toInteger(), 18);
+        QCOMPARE(summary.value("acknowledged").toInteger(), 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEndToEnd)
