@@ -426,6 +426,27 @@ private slots:
         QCOMPARE(summary.value("events").toInteger(), 18);
         QCOMPARE(summary.value("acknowledged").toInteger(), 0);
     }
+
+    // replay into a collector that sheds every heartbeat-only body: rank 1's recorded heartbeat is refused
+    // (each rank's events go in their own request), rank 0's launch is stored, and the replay succeeds.
+    void replay_counts_shed_heartbeats() {
+        QTemporaryDir dir;
+        const QString jsonl = dir.filePath("rec.jsonl");
+        QFile file(jsonl);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"job":"rec","rank":0,"world_size":2,"phase":"launch","status":"started","received":100})"
+                   "\n"
+                   R"({"job":"rec","rank":1,"world_size":2,"phase":"heartbeat","status":"done","received":101})"
+                   "\n");
+        file.close();
+        test::ServeProcess target(QStringList{"--db", dir.filePath("t.db"), "--heartbeat-shed-at", "0"});
+        QVERIFY2(target.port(), target.errors().constData());
+        const auto run = test::run_meshscope({"replay", "--speed", "0", "--target", target.url(), "--input", jsonl});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QCOMPARE(
+            QJsonDocument::fromJson(run.out).object(),
+            QJsonDocument::fromJson(R"({"job":"rec","events":2,"acknowledged":1,"heartbeats_refused":1})").object());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEndToEnd)
