@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
 #include "meshscope/client/reporter.h"
 #include "simulation.h"
@@ -19,6 +21,12 @@ namespace {
 std::atomic<bool> simulate_stop{false};
 void stop_simulation(int) {
     simulate_stop = true;
+}
+
+// Heartbeats the collector never stored: refused (a shed 503 or no answer; not retried), evicted from the
+// queue for newer events, or dropped by enqueue() for want of room. Counts, not failures.
+nlohmann::json heartbeat_counts(const client::ReporterStats& stats) {
+    return {{"refused", stats.heartbeats_refused}, {"evicted", stats.heartbeats_evicted}, {"dropped", stats.dropped}};
 }
 }  // namespace
 
@@ -224,28 +232,46 @@ int run_simulate(int argc, char** argv) {
 
     std::signal(SIGINT, stop_simulation);
     std::signal(SIGTERM, stop_simulation);
-    bool all_acknowledged = false;
+    bool lifecycle_acknowledged = false;
     sim::RunOptions run;
     run.time_scale = speed;
     run.hold = hold;
     run.on_script_sent = [&] {
-        // Every scripted event must be acknowledged before we say what was injected.
+        // Every scripted lifecycle event must be acknowledged before we say what was injected. Heartbeats are
+        // not retried when the collector sheds them (503) or the queue evicts them, so those are counted, not
+        // failures: with nothing pending and nothing rejected, every event not acknowledged was a heartbeat
+        // (ReporterStats: enqueued = acknowledged + rejected + evicted + refused + abandoned + pending).
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
         while (!reporter.flush(std::chrono::milliseconds(200)))
             if (simulate_stop || std::chrono::steady_clock::now() > deadline) break;
         const auto stats = reporter.stats();
-        all_acknowledged = stats.acknowledged == stats.enqueued && stats.dropped == 0;
+        lifecycle_acknowledged = stats.pending == 0 && stats.rejected == 0 && stats.abandoned == 0;
         auto summary = sim::summary_json(*scenario);
         summary["events"] = stats.enqueued;
         summary["acknowledged"] = stats.acknowledged;
+        summary["heartbeats"] = heartbeat_counts(stats);
         std::cout << summary.dump() << std::endl;
-        if (!all_acknowledged)
-            std::cerr << "meshscope simulate: " << stats.acknowledged << " of " << stats.enqueued
-                      << " events acknowledged; last error: " << stats.last_error << "\n";
+        if (!lifecycle_acknowledged)
+            std::cerr << "meshscope simulate: not every lifecycle event was acknowledged (" << stats.rejected
+                      << " events rejected, " << stats.pending << " still pending); last error: " << stats.last_error
+                      << "\n";
     };
     sim::run_scenario(*scenario, reporter, run, simulate_stop);
     reporter.shutdown(std::chrono::seconds(2));
-    return all_acknowledged ? exit_ok : exit_failure;
+    if (hold) {
+        // Held ranks kept heartbeating after the summary: how those fared, once the reporter has stopped.
+        const auto stats = reporter.stats();
+        std::cout << nlohmann::json{{"job", scenario->job},
+                                    {"stopped", true},
+                                    {"events", stats.enqueued},
+                                    {"acknowledged", stats.acknowledged},
+                                    {"rejected", stats.rejected},
+                                    {"abandoned", stats.abandoned},
+                                    {"heartbeats", heartbeat_counts(stats)}}
+                         .dump()
+                  << std::endl;
+    }
+    return lifecycle_acknowledged ? exit_ok : exit_failure;
 }
 
 }  // namespace meshscope::app

@@ -293,8 +293,17 @@ private slots:
                                 rank_event(0, "device_mesh") + "\n" + rank_event(1, "launch");
         QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", body).status, 200);
         QVERIFY(test::eventually([&] { return a.size() >= 2 && b.size() >= 2; }, 5000, 10));
-        QTest::qWait(300);  // nothing else may follow
-        QCOMPARE(a.size(), 2);
+        // Nothing else may follow from that body: a marker body (rank 2) comes after anything it could still
+        // send, and its own message must be the next one and hold rank 2 alone.
+        QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", rank_event(2, "launch")).status, 200);
+        QVERIFY(test::eventually([&] { return a.size() >= 3 && b.size() >= 3; }, 5000, 10));
+        QCOMPARE(a.size(), 3);
+        QCOMPARE(a[2], b[2]);
+        QCOMPARE(
+            QJsonDocument::fromJson(a[2].toUtf8()).object(),
+            QJsonDocument::fromJson(
+                R"({"type":"changes","changes":[{"type":"rank_changed","job":"api","rank":2,"state":"initializing","phase":"launch"}]})")
+                .object());
         QCOMPARE(a[1], b[1]);
         const auto message = QJsonDocument::fromJson(a[1].toUtf8()).object();
         QCOMPARE(message["type"].toString(), QString("changes"));
