@@ -1,4 +1,5 @@
 // meshscope (no sub-command): the dashboard window, or with --screenshot a PNG of it rendered offscreen.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -7,16 +8,15 @@
 #include <QQuickWindow>
 #include <QSettings>
 #include <QTimer>
-#include <QtQml/qqmlextensionplugin.h>
 
 #include <iostream>
 #include <optional>
 
 #include "commands.h"
-#include "plan_controller.h"
-#include "preferences.h"
 #include "live_session.h"
 #include "live_startup.h"
+#include "plan_controller.h"
+#include "preferences.h"
 
 // The QML modules are static libraries: their plugins must be imported by hand.
 Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
@@ -86,8 +86,10 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
                                      QStringLiteral("URL"));
     const QCommandLineOption token(QStringLiteral("token"), QStringLiteral("Bearer token for --connect."),
                                    QStringLiteral("T"));
-    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("planner or live: the page to open (default live; planner with plan flags or --screenshot)."),
-                                  QStringLiteral("PAGE"));
+    const QCommandLineOption page(
+        QStringLiteral("page"),
+        QStringLiteral("planner or live: the page to open (default live; planner with plan flags or --screenshot)."),
+        QStringLiteral("PAGE"));
     parser.addOptions({connect, token, page});
     if (!parser.parse(args)) {
         fail(parser.errorText());
@@ -111,8 +113,8 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
         return exit_usage;
     }
     const std::pair<const QCommandLineOption*, std::optional<int>*> ints[] = {
-        {&dp, &out.dp},       {&world, &out.world},        {&nodes, &out.nodes},      {&cp, &out.cp},
-        {&ep, &out.ep},       {&gpus, &out.gpus_per_node}, {&experts, &out.experts}, {&select, &out.select_rank}};
+        {&dp, &out.dp}, {&world, &out.world},        {&nodes, &out.nodes},     {&cp, &out.cp},
+        {&ep, &out.ep}, {&gpus, &out.gpus_per_node}, {&experts, &out.experts}, {&select, &out.select_rank}};
     for (const auto& [option, value] : ints) {
         if (!parser.isSet(*option)) continue;
         bool ok = false;
@@ -141,8 +143,8 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
     std::optional<QString> page_choice;
     if (!choice(page, {QStringLiteral("planner"), QStringLiteral("live")}, page_choice)) return exit_usage;
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner as before.
-    const bool plan_flags = out.dp || out.world || out.nodes || out.cp || out.ep || out.gpus_per_node ||
-                            out.experts || out.select_rank || out.order || out.view || out.show_dim;
+    const bool plan_flags = out.dp || out.world || out.nodes || out.cp || out.ep || out.gpus_per_node || out.experts ||
+                            out.select_rank || out.order || out.view || out.show_dim;
     const bool planner_default = !parser.isSet(connect) && (plan_flags || parser.isSet(screenshot));
     out.page = page_choice.value_or(planner_default ? QStringLiteral("planner") : QStringLiteral("live"));
     out.connect = parser.value(connect);
@@ -202,8 +204,7 @@ int run_gui(int argc, char** argv) {
     started.start();
     GuiOptions options;
     if (const auto status = parse(argc, argv, options)) return *status;
-    if (options.screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (options.screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("MeshScope"));
@@ -228,7 +229,8 @@ int run_gui(int argc, char** argv) {
     }
     if (options.show_dim && controller.shownDim() != *options.show_dim) {
         fail(QStringLiteral("--show-dim '%1' is not a dim of the %2 mesh")
-                 .arg(*options.show_dim, controller.showingExpertMesh() ? QStringLiteral("expert") : QStringLiteral("data")));
+                 .arg(*options.show_dim,
+                      controller.showingExpertMesh() ? QStringLiteral("expert") : QStringLiteral("data")));
         return exit_usage;
     }
     if (!controller.valid())
@@ -249,11 +251,10 @@ int run_gui(int argc, char** argv) {
     QObject::connect(
         &engine, &QQmlApplicationEngine::objectCreationFailed, &app, [] { QCoreApplication::exit(exit_failure); },
         Qt::QueuedConnection);
-    engine.setInitialProperties(
-        {{QStringLiteral("controller"), QVariant::fromValue(&controller)},
-         {QStringLiteral("preferences"), QVariant::fromValue(&preferences)},
-         {QStringLiteral("liveSession"), QVariant::fromValue(&live)},
-         {QStringLiteral("initialPage"), options.page}});
+    engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)},
+                                 {QStringLiteral("preferences"), QVariant::fromValue(&preferences)},
+                                 {QStringLiteral("liveSession"), QVariant::fromValue(&live)},
+                                 {QStringLiteral("initialPage"), options.page}});
     engine.load(QUrl(QStringLiteral("qrc:/qt/qml/MeshScope/Main.qml")));
     auto* window = engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(engine.rootObjects().first());
     if (window == nullptr) {
@@ -278,16 +279,16 @@ int run_gui(int argc, char** argv) {
                 // One more turn of the event loop lets layouts settle before the grab renders the scene; the
                 // Live page first waits (bounded) until the job has reported.
                 ui::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, [&] {
-                QTimer::singleShot(50, &app, [&] {
-                    const QImage image = window->grabWindow();
-                    if (image.isNull() || !image.save(*options.screenshot, "PNG")) {
-                        std::cerr << "meshscope: could not write " << options.screenshot->toStdString() << "\n";
-                        status = exit_failure;
-                    } else {
-                        status = exit_ok;
-                    }
-                    QCoreApplication::quit();
-                });
+                    QTimer::singleShot(50, &app, [&] {
+                        const QImage image = window->grabWindow();
+                        if (image.isNull() || !image.save(*options.screenshot, "PNG")) {
+                            std::cerr << "meshscope: could not write " << options.screenshot->toStdString() << "\n";
+                            status = exit_failure;
+                        } else {
+                            status = exit_ok;
+                        }
+                        QCoreApplication::quit();
+                    });
                 });
             },
             Qt::SingleShotConnection);

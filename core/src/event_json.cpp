@@ -316,24 +316,21 @@ std::optional<std::string> parse_json_unique_keys(std::string_view text, json& o
     out = json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
         if (repeated) return false;
         switch (event) {
-        case json::parse_event_t::object_start:
-            open_objects.emplace_back();
-            break;
-        case json::parse_event_t::object_end:
-            if (!open_objects.empty()) open_objects.pop_back();
-            break;
-        case json::parse_event_t::key: {
-            auto& keys = open_objects.back();
-            const auto& key = parsed.get_ref<const std::string&>();
-            if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-                repeated = key;
-                return false;
+            case json::parse_event_t::object_start: open_objects.emplace_back(); break;
+            case json::parse_event_t::object_end:
+                if (!open_objects.empty()) open_objects.pop_back();
+                break;
+            case json::parse_event_t::key: {
+                auto& keys = open_objects.back();
+                const auto& key = parsed.get_ref<const std::string&>();
+                if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+                    repeated = key;
+                    return false;
+                }
+                keys.push_back(key);
+                break;
             }
-            keys.push_back(key);
-            break;
-        }
-        default:
-            break;
+            default: break;
         }
         return true;
     });

@@ -9,7 +9,9 @@ Expected<DeviceMesh> make_expert_mesh(const Topology& t) {
                             t.world());
 }
 
-Expected<DeviceMesh> make_data_mesh(const Topology& t) { return DeviceMesh::make({t.dp, t.cp}, {"dp", "cp"}); }
+Expected<DeviceMesh> make_data_mesh(const Topology& t) {
+    return DeviceMesh::make({t.dp, t.cp}, {"dp", "cp"});
+}
 
 void ParallelState::initialize(const ParallelContext& context, const ParallelConfig& config) {
     // Validation runs before the re-initialization check, as in FSDPTurbo.

@@ -7,7 +7,9 @@
 namespace meshscope {
 
 namespace {
-std::string n(std::int64_t v) { return std::to_string(v); }
+std::string n(std::int64_t v) {
+    return std::to_string(v);
+}
 
 std::vector<std::int64_t> divisors(std::int64_t value) {
     std::vector<std::int64_t> low, high;
@@ -55,7 +57,9 @@ Expected<Topology> Topology::from_world(std::int64_t world, std::int64_t cp, std
     return make(world / cp, cp, ep);
 }
 
-std::vector<std::int64_t> valid_ep_sizes(std::int64_t dp) { return dp < 1 ? std::vector<std::int64_t>{} : divisors(dp); }
+std::vector<std::int64_t> valid_ep_sizes(std::int64_t dp) {
+    return dp < 1 ? std::vector<std::int64_t>{} : divisors(dp);
+}
 
 std::vector<std::int64_t> valid_cp_sizes(std::int64_t world) {
     return world < 1 ? std::vector<std::int64_t>{} : divisors(world);

@@ -252,7 +252,8 @@ void TestEventJson::refuses_data() {
                "object - unexpected end of input; expected '}'");
     // Every coded limit (EventLimits defaults, written out here by hand) refuses one past it.
     QTest::addRow("job of 129 characters")
-        << q(R"({"job": ")" + std::string(129, 'j') + R"(", "rank": 0, "world_size": 1, "phase": "launch", "status": "started"})")
+        << q(R"({"job": ")" + std::string(129, 'j') +
+             R"(", "rank": 0, "world_size": 1, "phase": "launch", "status": "started"})")
         << QString("event 0: field \"job\" must be 1 to 128 characters of A-Z, a-z, 0-9 and ._-:@+=");
     {
         std::string names, shape;
@@ -260,8 +261,8 @@ void TestEventJson::refuses_data() {
             names += (i ? ", " : "") + std::string("\"d") + std::to_string(i) + "\"";
             shape += (i ? ", " : "") + std::string("1");
         }
-        QTest::addRow("mesh of 9 dims") << q(with(R"("mesh": {"name": "m", "dim_names": [)" + names + R"(], "shape": [)" +
-                                                  shape + "]}"))
+        QTest::addRow("mesh of 9 dims") << q(with(R"("mesh": {"name": "m", "dim_names": [)" + names +
+                                                  R"(], "shape": [)" + shape + "]}"))
                                         << QString("event 0: field \"mesh.dim_names\" must have at most 8 entries");
         std::string groups;
         for (int i = 0; i < 17; ++i) groups += (i ? ", " : "") + std::string("\"g") + std::to_string(i) + "\": [3]";
@@ -274,19 +275,21 @@ void TestEventJson::refuses_data() {
     QTest::addRow("error message of 8193 bytes")
         << q(with(R"("error": {"type": "RuntimeError", "message": ")" + std::string(8193, 'm') + R"("})"))
         << QString("event 0: field \"error.message\" must be at most 8192 bytes");
-    QTest::addRow("plan nested 33 levels")
-        << q(with(R"("plan": {"schema": "meshscope.plan/1", "x": )" + std::string(32, '[') + std::string(32, ']') + "}"))
-        << QString("event 0: field \"plan\" must not nest deeper than 32 levels");
-    QTest::addRow("duplicate key") << q(R"({"job": "j1", "rank": 3, "rank": 4, "world_size": 16, "phase": "launch", "status": "started"})")
-                                   << QString("invalid JSON: the key \"rank\" appears twice in one object");
-    QTest::addRow("duplicate nested key")
-        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "ep": 4})"))
-        << QString("invalid JSON: the key \"ep\" appears twice in one object");
+    QTest::addRow("plan nested 33 levels") << q(with(R"("plan": {"schema": "meshscope.plan/1", "x": )" +
+                                                     std::string(32, '[') + std::string(32, ']') + "}"))
+                                           << QString("event 0: field \"plan\" must not nest deeper than 32 levels");
+    QTest::addRow("duplicate key")
+        << q(R"({"job": "j1", "rank": 3, "rank": 4, "world_size": 16, "phase": "launch", "status": "started"})")
+        << QString("invalid JSON: the key \"rank\" appears twice in one object");
+    QTest::addRow("duplicate nested key") << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "ep": 4})"))
+                                          << QString("invalid JSON: the key \"ep\" appears twice in one object");
     QTest::addRow("same key in sibling objects is fine, twice in one is not")
-        << q("[" + with(R"("topology": {"dp": 8, "cp": 1, "ep": 2})") + ", " + with(R"("host": "a", "host": "b")") + "]")
+        << q("[" + with(R"("topology": {"dp": 8, "cp": 1, "ep": 2})") + ", " + with(R"("host": "a", "host": "b")") +
+             "]")
         << QString("invalid JSON: the key \"host\" appears twice in one object");
     QTest::addRow("ndjson duplicate key on line 2")
-        << q(with("") + "\n" + R"({"job": "j1", "job": "j2", "rank": 3, "world_size": 16, "phase": "launch", "status": "started"})")
+        << q(with("") + "\n" +
+             R"({"job": "j1", "job": "j2", "rank": 3, "world_size": 16, "phase": "launch", "status": "started"})")
         << QString("event 1: invalid JSON: the key \"job\" appears twice in one object");
     QTest::addRow("invalid UTF-8") << QString::fromLatin1("{\"job\": \"j\xff\"}")
                                    << QString(

@@ -36,13 +36,16 @@ void handler(QtMsgType type, const QMessageLogContext& context, const QString& m
 struct ExitGuard {
     ~ExitGuard() {
         if (offending.load() == 0) return;
-        std::fprintf(stderr, "FAIL: %d QML warning(s) or Qt critical(s) were logged (tests/support/fail_on_qt_warnings.cpp)\n",
+        std::fprintf(stderr,
+                     "FAIL: %d QML warning(s) or Qt critical(s) were logged (tests/support/fail_on_qt_warnings.cpp)\n",
                      offending.load());
         std::_Exit(1);
     }
 } exit_guard;
 
-void install() { previous = qInstallMessageHandler(handler); }
+void install() {
+    previous = qInstallMessageHandler(handler);
+}
 }  // namespace
 
 Q_CONSTRUCTOR_FUNCTION(install)

@@ -47,8 +47,8 @@ public:
 template <typename T>
 class Expected {
 public:
-    Expected(T value) : state_(std::move(value)) {}       // NOLINT(google-explicit-constructor)
-    Expected(Error error) : state_(std::move(error)) {}   // NOLINT(google-explicit-constructor)
+    Expected(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+    Expected(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     [[nodiscard]] bool has_value() const noexcept { return std::holds_alternative<T>(state_); }
     explicit operator bool() const noexcept { return has_value(); }

@@ -27,9 +27,9 @@ struct GroupCreated {
 
 // What FSDPTurbo reads from LlamaFactory's DistributedInterface.
 struct ParallelContext {
-    std::int64_t dp_size = 1;     // dist_interface.get_world_size(Dim.DP)
-    std::int64_t cp_size = 1;     // dist_interface.strategy.cp_size
-    bool has_data_mesh = true;    // dist_interface.get_device_mesh(Dim.DP) is not None
+    std::int64_t dp_size = 1;   // dist_interface.get_world_size(Dim.DP)
+    std::int64_t cp_size = 1;   // dist_interface.strategy.cp_size
+    bool has_data_mesh = true;  // dist_interface.get_device_mesh(Dim.DP) is not None
     CreationOrder order = CreationOrder::torch29;
     // Told about every group of the expert mesh, in the order every rank creates them. May throw: the
     // state then stays exactly as it was. Must not call back into the parallel state.

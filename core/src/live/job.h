@@ -106,7 +106,7 @@ struct Job {
     };
     // By dim id; an entry is looked up once per `expected` (cleared when it changes).
     std::vector<std::optional<std::optional<ExpectedDim>>> expected_dims;
-    std::set<std::pair<int, std::int64_t>> flagged_groups;              // (dim, rank) with a finding
+    std::set<std::pair<int, std::int64_t>> flagged_groups;  // (dim, rank) with a finding
     // For dims judged by peers only: member -> the ranks whose report lists it (groups up to max_claimed_group).
     static constexpr std::int64_t max_claimed_group = 1024;
     std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> claims;  // by dim id
