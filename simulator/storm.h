@@ -45,7 +45,7 @@ struct StormOptions {
     int processes = 1;              // worker processes (each one event loop)
     double duration = 0;            // seconds the run lasts; 0: until every rank's script is done
     double max_run = 120;           // bound on a run with duration 0
-    double request_timeout = 1;     // per request, connect included (MESHSCOPE_TIMEOUT_S)
+    double request_timeout = 5;     // per request, connect included (MESHSCOPE_TIMEOUT_S)
     double heartbeat_interval = 5;  // real seconds between heartbeats after ready
     double first_backoff = 0.25;    // seconds; doubles per failure
     double backoff_max = 5;         // MESHSCOPE_BACKOFF_MAX_S

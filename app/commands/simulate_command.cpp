@@ -38,7 +38,7 @@ struct PerRankArguments {
     bool processes_given = false;
     double duration = 0;
     int dashboards = 0;
-    double request_timeout = 1;
+    double request_timeout = 5;
     std::string dashboard_target;
     std::string ranks_out;
 };

@@ -66,6 +66,7 @@ struct HttpServer::Impl {
           open(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
     void accept();
+    void take(tcp::socket socket);  // a new connection: a session, or 503 past the limit
     void refuse_connection(tcp::socket socket);
 
     Collector& collector;
@@ -280,6 +281,17 @@ private:
 
 }  // namespace
 
+void HttpServer::Impl::take(tcp::socket socket) {
+    if (open->load() >= options.limits.max_connections) {
+        std::make_shared<RefusedConnection>(std::move(socket))->start();
+        return;
+    }
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto slot = std::make_shared<ConnectionSlot>(open);
+    std::make_shared<HttpSession>(std::move(socket), *this, std::move(slot))->start();
+}
+
 void HttpServer::Impl::accept() {
     acceptor.async_accept([this](beast::error_code error, tcp::socket socket) {
         if (error == asio::error::operation_aborted || !acceptor.is_open()) return;
@@ -291,13 +303,16 @@ void HttpServer::Impl::accept() {
             });
             return;
         }
-        if (open->load() >= options.limits.max_connections) {
-            std::make_shared<RefusedConnection>(std::move(socket))->start();
-        } else {
-            beast::error_code ignored;
-            socket.set_option(tcp::no_delay(true), ignored);
-            auto slot = std::make_shared<ConnectionSlot>(open);
-            std::make_shared<HttpSession>(std::move(socket), *this, std::move(slot))->start();
+        take(std::move(socket));
+        // One async accept completes once per turn of the event loop, while a start-up storm brings thousands
+        // of connects a second: drain what the kernel already queued (the acceptor is non-blocking), so the
+        // listen queue does not overflow into dropped SYNs and one-second connect retries.
+        for (int drained = 0; drained < 512; ++drained) {
+            beast::error_code again;
+            tcp::socket next(io);
+            acceptor.accept(next, again);
+            if (again) break;  // would_block: the queue is empty (or an error the async accept will see)
+            take(std::move(next));
         }
         accept();
     });
@@ -329,6 +344,8 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     }
     if (error) return RuntimeError("cannot listen on " + where + ": " + error.message());
     impl.port = impl.acceptor.local_endpoint().port();
+    impl.acceptor.non_blocking(true, error);  // accept() drains the listen queue without waiting
+    if (error) return RuntimeError("cannot listen on " + where + ": " + error.message());
 
     impl.hub = std::make_shared<StreamHub>(impl.io, impl.gate, options.max_stream_backlog_bytes);
     impl.subscription = collector.subscribe([hub = impl.hub](const Change& change) { hub->on_change(change); });

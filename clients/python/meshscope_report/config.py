@@ -55,7 +55,10 @@ class Config:
     token: Optional[str]
     job: str
     heartbeat_s: float = 5.0
-    timeout_s: float = 1.0  # per HTTP request (connect + answer)
+    # per HTTP request (connect + answer). Longer than a start-up storm's queueing at the collector: a request
+    # abandoned at 1 s is answered anyway and then sent again, which doubled a 16,384-rank storm's work
+    # (docs/benchmarks.md). The job never waits on it: the sender is a background thread, and exit is bounded apart.
+    timeout_s: float = 5.0
     exit_wait_s: float = 2.0  # the most interpreter exit ever waits for the last events
     max_pending: int = 4096  # events kept while the collector is away or busy; heartbeats make room (buffer.py)
     batch_max: int = 512  # events per POST
@@ -89,7 +92,7 @@ class Config:
             token=token,
             job=job_from_env(env),
             heartbeat_s=_float(env, "MESHSCOPE_HEARTBEAT_S", 5.0, 0.05, 3600.0),
-            timeout_s=_float(env, "MESHSCOPE_TIMEOUT_S", 1.0, 0.05, 30.0),
+            timeout_s=_float(env, "MESHSCOPE_TIMEOUT_S", 5.0, 0.05, 30.0),
             exit_wait_s=_float(env, "MESHSCOPE_EXIT_WAIT_S", 2.0, 0.0, 2.0),
             max_pending=_int(env, "MESHSCOPE_MAX_PENDING", 4096, 16, 1 << 20),
             batch_max=_int(env, "MESHSCOPE_BATCH_MAX", 512, 1, 100000),
