@@ -105,6 +105,11 @@ void check_written(const HttpReply& reply) {
 }
 
 void check_reply(const HttpRequest& request, const HttpReply& reply) {
+    // MESHSCOPE_FUZZ_VERBOSE=1 prints each answer (to see which routes a seed reaches).
+    static const bool verbose = std::getenv("MESHSCOPE_FUZZ_VERBOSE") != nullptr;
+    if (verbose)
+        std::fprintf(stderr, "%s %s -> %d%s %.100s\n", request.method.c_str(), request.target.c_str(), reply.status,
+                     reply.accept_stream ? " (stream)" : "", reply.body.c_str());
     const UrlParts url = split_target(request.target);
     if (reply.accept_stream) {
         check(url.path == "/api/v1/stream" && request.upgrade_websocket && request.method == "GET",
@@ -169,7 +174,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             }
             const std::size_t take = std::min(chunk, size - used);
             if (take == 0) {
-                // The client stopped sending: the server sees end of stream.
+                // The client stopped sending: as Beast's read does at EOF, end_of_stream before the first
+                // byte of a request (put_eof requires got_some()), else let the parser decide.
+                if (!parser.got_some()) {
+                    ec = http::error::end_of_stream;
+                    break;
+                }
                 parser.put_eof(ec);
                 if (!ec) check(parser.is_done(), "put_eof without an error finishes the message");
                 break;
