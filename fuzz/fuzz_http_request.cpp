@@ -1,26 +1,18 @@
-// libFuzzer target: the collector's HTTP request path, from raw bytes on a connection to the reply. Built only
-// with -DMESHSCOPE_FUZZ_HTTP=ON, once server/ runs on Boost.Beast (docs/live-at-scale.md).
+// libFuzzer target: the collector's HTTP request path, from the bytes a connection receives to the response
+// it writes. The pieces are the server's own (server/http/beast_request.h, api_router.h): Beast's
+// request_parser with the server's limits, the request the router sees, the router (ApiRouter) on a real
+// Collector with a SQLite database in a temporary directory, and the response written for its reply.
 //
-// The bytes go through Beast's http::request_parser<http::string_body> exactly as a connection feeds it (in
-// chunks whose size the first input byte picks, so that split reads are covered), with the server's limits;
-// a complete request is handed to the function that answers requests, which this target expects to be:
+// The first input byte configures the connection: bits 0-5 the size of each read (1-64 bytes, as a socket
+// hands them over, so that split reads are covered), bit 6 a collector started with a token (401 paths),
+// bit 7 tight limits (`meshscope serve --max-body 4096`, headers of 1 KiB) so that 413 and 431 are reached
+// with small inputs; without it the defaults (1 MiB body, 64 KiB headers). The rest is what the client sends:
+// up to four requests on one keep-alive connection.
 //
-//   // server/http/request_handler.h
-//   namespace meshscope::server {
-//   using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
-//   using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
-//   // Routes one complete request (POST /api/v1/events, POST /api/v1/batches, GET /api/v1/jobs/...) and
-//   // answers it through `reply` exactly once: inline for a refusal, or from a collector thread once the
-//   // events are stored and ingested. No socket, no Asio executor needed.
-//   void handle_request(Collector& collector, HttpRequest request, std::function<void(HttpResponse)> reply);
-//   }
-//
-// Wiring after the merge: adjust the include and the call below if the landed handler differs, link the
-// server library in fuzz/CMakeLists.txt (add_subdirectory(../server) with MESHSCOPE_FUZZ_HTTP, as core is),
-// and add seeds under fuzz/corpus/fuzz_http_request/ (raw requests: see docs/collector.md).
-//
-// Checked for every request, beyond "no crash, no leak, no UB, no hang": the reply comes within 10 s, its
-// status is one the API documents (200, 400, 404, 405, 408, 413, 415, 503), and its body is JSON.
+// Checked for every request, beyond "no crash, no leak, no UB, no hang": the router replies exactly once and
+// within 10 s; the status is one the API documents; an API reply's body is JSON (the error replies an
+// object with a string "error"); only an upgrade on /api/v1/stream is accepted as a stream; and the written
+// response parses back with the same status and body.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -28,25 +20,24 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <future>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <boost/asio/buffer.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
-#include "http/request_handler.h"
+#include "http/api_router.h"
+#include "http/beast_request.h"
+#include "http/url_parts.h"
 
 namespace {
 namespace http = boost::beast::http;
-using meshscope::server::Collector;
-
-// The server's own limits (docs/collector.md): a body of at most 1 MiB, headers of at most 16 KiB.
-constexpr std::uint64_t body_limit = 1 << 20;
-constexpr std::uint32_t header_limit = 16 * 1024;
+using namespace meshscope::server;
 
 [[noreturn]] void fail(const char* what) {
     std::fprintf(stderr, "fuzz_http_request: invariant broken: %s\n", what);
@@ -56,67 +47,162 @@ void check(bool ok, const char* what) {
     if (!ok) fail(what);
 }
 
-// One collector for the whole run, on a database of its own in a fresh temporary directory: opening one
-// per input would cost more than the request.
+// One collector for the whole run, in a fresh directory under TMPDIR (scripts/fuzz.sh points it at its own
+// work directory): opening one per input would cost more than the request. Small shedding watermarks are
+// not set: the defaults are what `meshscope serve` runs with.
 Collector& collector() {
     static const std::unique_ptr<Collector> instance = [] {
-        char dir[] = "/tmp/meshscope-fuzz-http-XXXXXX";
-        if (!mkdtemp(dir)) fail("mkdtemp");
-        auto opened = Collector::open(
-            {.database = std::string(dir) + "/history.db", .durability = meshscope::server::Durability::normal});
+        std::string dir = (std::filesystem::temp_directory_path() / "meshscope-fuzz-http-XXXXXX").string();
+        if (!mkdtemp(dir.data())) fail("mkdtemp");
+        auto opened = Collector::open({.database = dir + "/history.db", .durability = Durability::normal});
         if (!opened) fail("Collector::open");
         return std::move(opened).value();
     }();
     return *instance;
 }
 
-void check_reply(const meshscope::server::HttpResponse& response) {
-    static constexpr unsigned documented[] = {200, 400, 404, 405, 408, 413, 415, 503};
-    check(std::find(std::begin(documented), std::end(documented), response.result_int()) != std::end(documented),
-          "a documented status");
-    check(nlohmann::json::accept(response.body()), "the reply body is JSON");
+ConnectionLimits limits(bool tight) {
+    ConnectionLimits limits;  // the server's defaults
+    if (tight) {
+        limits.max_body_bytes = 4096;
+        limits.max_header_bytes = 1024;
+    }
+    return limits;
+}
+
+ApiRouter& router(bool with_token, bool tight) {
+    static ApiRouter* routers[2][2] = {};
+    ApiRouter*& router = routers[with_token][tight];
+    if (!router) {
+        HttpOptions options;
+        options.token = with_token ? "fuzz-token" : "";
+        options.limits = limits(tight);
+        static std::vector<std::unique_ptr<ApiRouter>> kept;  // live as long as the collector
+        kept.push_back(std::make_unique<ApiRouter>(collector(), options));
+        router = kept.back().get();
+    }
+    return *router;
+}
+
+bool documented(int status) {
+    static constexpr int statuses[] = {200, 400, 401, 404, 405, 408, 413, 431, 503};
+    return std::find(std::begin(statuses), std::end(statuses), status) != std::end(statuses);
+}
+
+// The reply as HttpSession::answer writes it, read back by a client's parser.
+void check_written(const HttpReply& reply) {
+    std::ostringstream wire;
+    wire << beast_response(reply);
+    const std::string bytes = wire.str();
+    http::response_parser<http::string_body> parser;
+    parser.eager(true);
+    parser.body_limit(bytes.size());
+    boost::beast::error_code ec;
+    parser.put(boost::asio::buffer(bytes), ec);
+    check(!ec && parser.is_done(), "the written response parses back");
+    check(parser.get().result_int() == static_cast<unsigned>(reply.status), "the written status");
+    check(parser.get().body() == reply.body, "the written body");
+}
+
+void check_reply(const HttpRequest& request, const HttpReply& reply) {
+    // MESHSCOPE_FUZZ_VERBOSE=1 prints each answer (to see which routes a seed reaches).
+    static const bool verbose = std::getenv("MESHSCOPE_FUZZ_VERBOSE") != nullptr;
+    if (verbose)
+        std::fprintf(stderr, "%s %s -> %d%s %.100s\n", request.method.c_str(), request.target.c_str(), reply.status,
+                     reply.accept_stream ? " (stream)" : "", reply.body.c_str());
+    const UrlParts url = split_target(request.target);
+    if (reply.accept_stream) {
+        check(url.path == "/api/v1/stream" && request.upgrade_websocket && request.method == "GET",
+              "only a GET upgrade on /api/v1/stream becomes a stream");
+        return;
+    }
+    check(documented(reply.status), "a documented status");
+    if (url.path == "/metrics" && reply.status == 200) {
+        check(reply.content_type.starts_with("text/plain"), "/metrics is text");
+    } else {
+        check(reply.content_type == "application/json", "an API reply is JSON");
+        const auto body = nlohmann::json::parse(reply.body, nullptr, false);
+        check(!body.is_discarded(), "the reply body is JSON");
+        if (reply.status != 200)
+            check(body.is_object() && body.contains("error") && body["error"].is_string(),
+                  "an error reply is {\"error\": text}");
+    }
+    check_written(reply);
+}
+
+// Hands one request to the router and waits for its one reply.
+HttpReply route(ApiRouter& router, HttpRequest request) {
+    struct Pending {
+        std::promise<HttpReply> promise;
+        std::atomic<int> replies{0};
+    };
+    auto pending = std::make_shared<Pending>();
+    auto replied = pending->promise.get_future();
+    router.handle(std::move(request), [pending](HttpReply reply) {
+        check(pending->replies.fetch_add(1) == 0, "reply runs exactly once");
+        pending->promise.set_value(std::move(reply));
+    });
+    check(replied.wait_for(std::chrono::seconds(10)) == std::future_status::ready, "a reply within 10 s");
+    return replied.get();
 }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
-    const std::size_t chunk = 1 + data[0] % 64;  // bytes a read hands the parser, as a socket would
+    const std::size_t chunk = 1 + (data[0] & 63);  // bytes a read hands the parser, as a socket would
+    const bool with_token = data[0] & 64;
+    const bool tight = data[0] & 128;
     ++data;
     --size;
+    const ConnectionLimits connection = limits(tight);
+    ApiRouter& api = router(with_token, tight);
 
-    http::request_parser<http::string_body> parser;
-    parser.body_limit(body_limit);
-    parser.header_limit(header_limit);
-    parser.eager(true);
-    boost::beast::error_code ec;
     std::size_t used = 0;
-    std::string pending;  // bytes the parser has not consumed yet, plus the next read
-    while (!parser.is_done()) {
-        const std::size_t take = std::min(chunk, size - used);
-        if (take == 0) {
-            if (!pending.empty() || !parser.got_some()) return 0;  // the connection stopped mid-request
-            parser.put_eof(ec);
-            if (ec) return 0;
-            break;
+    std::string pending;  // received, not consumed by the parser yet (HttpSession's flat_buffer)
+    for (int served = 0; served < 4; ++served) {
+        RequestParser parser;
+        limit_parser(parser, connection);
+        parser.eager(true);
+        boost::beast::error_code ec;
+        while (!parser.is_done()) {
+            if (!pending.empty()) {
+                const std::size_t consumed = parser.put(boost::asio::buffer(pending), ec);
+                pending.erase(0, consumed);
+                if (ec == http::error::need_more) ec = {};
+                if (ec) break;
+                if (parser.is_done() || consumed > 0) continue;
+            }
+            const std::size_t take = std::min(chunk, size - used);
+            if (take == 0) {
+                // The client stopped sending: as Beast's read does at EOF, end_of_stream before the first
+                // byte of a request (put_eof requires got_some()), else let the parser decide.
+                if (!parser.got_some()) {
+                    ec = http::error::end_of_stream;
+                    break;
+                }
+                parser.put_eof(ec);
+                if (!ec) check(parser.is_done(), "put_eof without an error finishes the message");
+                break;
+            }
+            pending.append(reinterpret_cast<const char*>(data) + used, take);
+            used += take;
         }
-        pending.append(reinterpret_cast<const char*>(data) + used, take);
-        used += take;
-        const std::size_t consumed = parser.put(boost::asio::buffer(pending), ec);
-        if (ec == http::error::need_more) ec = {};
-        if (ec) return 0;  // the server answers 400/413 itself and closes; nothing reaches the handler
-        pending.erase(0, consumed);
+        if (ec) {
+            // HttpSession::refuse: answer and close, or close quietly when nobody is there to tell.
+            if (const auto reply = refusal_reply(ec, connection)) {
+                check(reply->status == 400 || reply->status == 413 || reply->status == 431, "a refusal is 400/413/431");
+                check_reply(HttpRequest{}, *reply);
+            }
+            return 0;
+        }
+        if (!parser.is_done()) return 0;
+        auto& message = parser.get();
+        const bool keep_alive = message.keep_alive();
+        HttpRequest request = router_request(message);
+        const HttpRequest sent = request;
+        const HttpReply reply = route(api, std::move(request));
+        check_reply(sent, reply);
+        if (reply.accept_stream || reply.close || !keep_alive) return 0;  // the connection leaves HTTP or closes
     }
-    if (!parser.is_done()) return 0;
-
-    std::promise<meshscope::server::HttpResponse> replied;
-    auto future = replied.get_future();
-    auto once = std::make_shared<std::atomic<int>>(0);
-    meshscope::server::handle_request(collector(), parser.release(),
-                                      [&replied, once](meshscope::server::HttpResponse response) {
-                                          check(once->fetch_add(1) == 0, "reply runs exactly once");
-                                          replied.set_value(std::move(response));
-                                      });
-    check(future.wait_for(std::chrono::seconds(10)) == std::future_status::ready, "a reply within 10 s");
-    check_reply(future.get());
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, clang-14, ASan + UBSan) in build-fuzz and runs each for SECONDS
-# (default 60) from a copy of its seed corpus: fuzz/corpus/ is never written. Fails on any crash, leak,
-# sanitizer report or broken invariant, printing the reproducer; prints one line per target:
+# Builds the libFuzzer targets (fuzz/, clang-14, ASan + UBSan, core and server/ included) in build-fuzz and
+# runs each for SECONDS (default 60) from a copy of its seed corpus: fuzz/corpus/ is never written. Fails on
+# any crash, leak, sanitizer report or broken invariant, printing the reproducer; prints one line per target:
 #   fuzz: fuzz_event_parser ok (123456 runs in 60 s)
 # Usage: scripts/fuzz.sh [SECONDS]   (scripts/test.sh runs it with 60 after ctest)
 set -euo pipefail
@@ -11,7 +11,8 @@ seconds=${1:-60}
 
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" >/dev/null
+# MESHSCOPE_FUZZ_HTTP: server/ is built too (Boost.Beast, SQLite), for fuzz_http_request and fuzz_url_parts.
+cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DMESHSCOPE_FUZZ_HTTP=ON "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
 
 # Reports must stop the run and name the line: UBSan aborts (the build has -fno-sanitize-recover) and both
@@ -24,6 +25,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:symboli
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work  # fuzz_http_request's collector database goes there, and with it
 failed=0
 for target in build-fuzz/fuzz_*; do
   [[ -x $target && -f $target ]] || continue

@@ -5,22 +5,18 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <thread>
 #include <unordered_set>
 
 #include "api_router.h"
 #include "beast_engine.h"
+#include "beast_request.h"
 #include "collector/collector.h"
 
 namespace meshscope::server {
 
 namespace {
-
-std::string limit_text(std::size_t bytes) {
-    return std::to_string(bytes) + " bytes";
-}
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
@@ -44,8 +40,8 @@ private:
     HttpServer::Impl& server_;
     std::shared_ptr<ConnectionSlot> slot_;
     beast::flat_buffer buffer_;
-    std::optional<http::request_parser<http::string_body>> parser_;
-    std::shared_ptr<http::response<http::string_body>> response_;
+    std::optional<RequestParser> parser_;
+    std::shared_ptr<BeastResponse> response_;
     asio::steady_timer timer_;
     Deadline deadline_ = Deadline::none;
     bool timed_out_ = false;
@@ -118,8 +114,7 @@ void HttpSession::wait_for_request() {
 void HttpSession::read_request() {
     const auto& limits = server_.options.limits;
     parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header_bytes, UINT32_MAX)));
-    parser_->body_limit(limits.max_body_bytes);  // Beast checks Content-Length against it before the body
+    limit_parser(*parser_, limits);
     timed_out_ = false;
     arm(Deadline::request, std::chrono::milliseconds(limits.read_timeout_ms));
     http::async_read_header(
@@ -152,13 +147,8 @@ void HttpSession::on_request(beast::error_code error) {
     deadline_ = Deadline::none;  // the collector may take its time: no timeout while it works
     timer_.cancel();
     auto& message = parser_->get();
-    HttpRequest request;
-    request.method = std::string(message.method_string());
-    request.target = std::string(message.target());
-    request.authorization = std::string(message[http::field::authorization]);
-    request.upgrade_websocket = beast::websocket::is_upgrade(message);
-    request.body = std::move(message.body());
     const bool keep_alive = message.keep_alive();
+    HttpRequest request = router_request(message);
     // While the collector works, the server keeps the session; the collector's threads hold only a weak
     // reference, so a session is never destroyed there (its socket belongs to the network thread).
     server_.waiting.insert(shared_from_this());
@@ -176,16 +166,10 @@ void HttpSession::on_request(beast::error_code error) {
 
 // A request that cannot be served: answer what went wrong (when there is someone to tell) and close.
 void HttpSession::refuse(beast::error_code error) {
-    const auto& limits = server_.options.limits;
     if (timed_out_) return answer(error_reply(408, "request not received in time"));
-    if (error == http::error::body_limit)
-        return answer(error_reply(413, "request body larger than " + limit_text(limits.max_body_bytes)));
-    if (error == http::error::header_limit)
-        return answer(error_reply(431, "request headers larger than " + limit_text(limits.max_header_bytes)));
-    if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||
-        error == asio::error::operation_aborted)
-        return close();
-    answer(error_reply(400, "bad HTTP request: " + error.message()));
+    auto reply = refusal_reply(error, server_.options.limits);
+    if (!reply) return close();
+    answer(std::move(*reply));
 }
 
 void HttpSession::answer(HttpReply reply) {
@@ -198,15 +182,11 @@ void HttpSession::answer(HttpReply reply) {
     const bool refused = reply.status == 408 || reply.status == 413 || reply.status == 431 ||
                          (reply.status == 400 && (!parser_ || !parser_->is_done()));
     reply.close = reply.close || refused;
-    response_ = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(reply.status), 11);
-    response_->set(http::field::content_type, reply.content_type);
-    for (const auto& [name, value] : reply.headers) response_->set(name, value);
-    response_->keep_alive(!reply.close);
-    response_->body() = std::move(reply.body);
-    response_->prepare_payload();
+    const bool close = reply.close;
+    response_ = std::make_shared<BeastResponse>(beast_response(std::move(reply)));
     arm(Deadline::drain, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
     http::async_write(stream_, *response_,
-                      [self = shared_from_this(), close = reply.close, refused](beast::error_code error, std::size_t) {
+                      [self = shared_from_this(), close, refused](beast::error_code error, std::size_t) {
                           self->response_.reset();
                           if (error) return self->close();
                           if (refused) return self->drain();

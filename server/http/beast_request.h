@@ -1,0 +1,68 @@
+// The Beast side of one request, shared by HttpSession (http_server.cpp) and the fuzz target
+// (fuzz/fuzz_http_request.cpp), so that both read and answer requests with the same code: the parser's
+// limits, the request the router sees, the answer to a request that could not be read, and the response
+// written for a reply. Only Beast translation units include it: Beast is slow to compile.
+#pragma once
+
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "http_exchange.h"
+#include "http_options.h"
+
+namespace meshscope::server {
+
+using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+using BeastResponse = boost::beast::http::response<boost::beast::http::string_body>;
+
+// The server's limits on a fresh parser: Beast checks Content-Length against the body limit before the body.
+inline void limit_parser(RequestParser& parser, const ConnectionLimits& limits) {
+    parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header_bytes, UINT32_MAX)));
+    parser.body_limit(limits.max_body_bytes);
+}
+
+// What the router sees of a complete message (its body is moved out).
+inline HttpRequest router_request(boost::beast::http::request<boost::beast::http::string_body>& message) {
+    namespace http = boost::beast::http;
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    request.authorization = std::string(message[http::field::authorization]);
+    request.upgrade_websocket = boost::beast::websocket::is_upgrade(message);
+    request.body = std::move(message.body());
+    return request;
+}
+
+// The answer to a request the parser refused (not a timeout): 413, 431 or 400; nullopt when the client went
+// away or the read was cancelled (nobody to tell: close).
+inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, const ConnectionLimits& limits) {
+    namespace http = boost::beast::http;
+    namespace asio = boost::asio;
+    if (error == http::error::body_limit)
+        return error_reply(413, "request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
+    if (error == http::error::header_limit)
+        return error_reply(431, "request headers larger than " + std::to_string(limits.max_header_bytes) + " bytes");
+    if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||
+        error == asio::error::operation_aborted)
+        return std::nullopt;
+    return error_reply(400, "bad HTTP request: " + error.message());
+}
+
+// The HTTP/1.1 response written for a reply (not for accept_stream).
+inline BeastResponse beast_response(HttpReply reply) {
+    namespace http = boost::beast::http;
+    BeastResponse response(static_cast<http::status>(reply.status), 11);
+    response.set(http::field::content_type, reply.content_type);
+    for (const auto& [name, value] : reply.headers) response.set(name, value);
+    response.keep_alive(!reply.close);
+    response.body() = std::move(reply.body);
+    response.prepare_payload();
+    return response;
+}
+
+}  // namespace meshscope::server
