@@ -82,12 +82,12 @@ int run_relay(int argc, char** argv) {
         std::cerr << "meshscope relay: cannot read a token from " << token_file << "\n";
         return exit_usage;
     }
-    if (token.empty() && !address->host.isLoopback()) {
+    if (token.empty() && !address->loopback) {
         std::cerr << "meshscope relay: " << listen
                   << " is not a loopback address: give --token or --token-file so that only your ranks can report\n";
         return exit_usage;
     }
-    options.listen_host = address->host.toString().toStdString();
+    options.listen_host = address->host;
     options.listen_port = address->port;
     options.upstream = std::move(upstream_url).value();
     options.token = token;
