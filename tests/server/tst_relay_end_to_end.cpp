@@ -5,7 +5,9 @@
 // the collector's --max-connections reporting directly (issue 9, "Done when").
 #include <QDir>
 #include <QFile>
+#include <QRandomGenerator>
 #include <QSet>
+#include <QTcpServer>
 #include <QTemporaryDir>
 
 #include <sqlite3.h>
@@ -62,6 +64,20 @@ Daemon* serve(const QString& db, const QStringList& extra = {}, quint16 port = 0
 
 Daemon* relay(const QString& upstream, const QStringList& extra = {}) {
     return new Daemon(QStringList{"relay", "--listen", "127.0.0.1:0", "--upstream", upstream} + extra);
+}
+
+// A free loopback port below the ephemeral range: a collector restarted on it finds it free, where a port
+// from the range may meanwhile be the local end of some outgoing connection (bind: address in use).
+quint16 port_outside_ephemeral_range() {
+    QFile range("/proc/sys/net/ipv4/ip_local_port_range");
+    int low = 32768;
+    if (range.open(QIODevice::ReadOnly)) low = range.readAll().simplified().split(' ').value(0).toInt();
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        const auto port = static_cast<quint16>(10000 + QRandomGenerator::global()->bounded(std::max(low - 10000, 1)));
+        QTcpServer probe;
+        if (probe.listen(QHostAddress::LocalHost, port)) return port;
+    }
+    return 0;
 }
 
 // The sockets a process holds (listening, accepted and outgoing): its /proc/PID/fd links "socket:[inode]".
@@ -132,7 +148,7 @@ int ranks_stored_with(const QString& db, const QString& job, const QString& phas
     return n;
 }
 
-QByteArray event(int rank, int world, const char* phase = "launch") {
+QByteArray launch_event(int rank, int world, const char* phase = "launch") {
     return QStringLiteral(R"({"job":"relayed","rank":%1,"world_size":%2,"phase":"%3","status":"started",)"
                           R"("host":"n0","pid":%4})")
         .arg(rank)
@@ -196,7 +212,8 @@ private slots:
             QNetworkRequest request{QUrl(node->url() + "/api/v1/events")};
             request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
             request.setTransferTimeout(60000);
-            replies << nam.post(request, rank == 3 ? event(4, 4) : event(rank, 4));  // rank 3 sends a bad rank
+            replies << nam.post(request,
+                                rank == 3 ? launch_event(4, 4) : launch_event(rank, 4));  // rank 3 sends a bad rank
         }
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(replies.begin(), replies.end(), [](auto* r) { return r->isFinished(); }),
                                  30000);
@@ -213,7 +230,7 @@ private slots:
         }
         qDeleteAll(replies);
         // The collector answers the same body with the same text when it is sent there directly.
-        QCOMPARE(test::http(nam, "POST", collector->url() + "/api/v1/events", event(4, 4)).error(), expected);
+        QCOMPARE(test::http(nam, "POST", collector->url() + "/api/v1/events", launch_event(4, 4)).error(), expected);
         const auto ranks = test::http(nam, "GET", collector->url() + "/api/v1/jobs/relayed/ranks").json();
         QStringList states;
         for (const auto r : ranks.value("ranks").toArray()) states << r.toObject().value("state").toString();
@@ -246,9 +263,9 @@ private slots:
     void collector_restarted_under_running_ranks() {
         QTemporaryDir dir;
         const QString db = dir.filePath("history.db");
-        std::unique_ptr<Daemon> collector(serve(db));
-        const quint16 port = collector->port();
-        QVERIFY(port != 0);
+        const quint16 port = port_outside_ephemeral_range();
+        std::unique_ptr<Daemon> collector(serve(db, {}, port));
+        QVERIFY(port != 0 && collector->port() == port);
         std::unique_ptr<Daemon> node(relay(collector->url()));
         QVERIFY(node->port() != 0);
         QNetworkAccessManager nam;
@@ -266,7 +283,7 @@ private slots:
                                                      .toInt() >= 2) {
                     collector->stop();
                     // What a rank hears from the relay now.
-                    const auto probe = test::http(nam, "POST", node->url() + "/api/v1/events", event(0, 1));
+                    const auto probe = test::http(nam, "POST", node->url() + "/api/v1/events", launch_event(0, 1));
                     probe_error = probe.error();
                     probe_retry_after = probe.header("Retry-After");
                     sockets_when_stopped = sockets_of(node->pid());
@@ -278,8 +295,9 @@ private slots:
                     step = Step::back;
                 }
             });
-        QVERIFY2(run.exit_code == 0, run.err.constData());
         QCOMPARE(int(step), int(Step::back));
+        QVERIFY2(collector->port() == port, collector->errors().constData());
+        QVERIFY2(run.exit_code == 0, run.err.constData());
         QVERIFY2(probe_error.startsWith("collector unreachable: "), qPrintable(probe_error));
         QCOMPARE(probe_retry_after, QByteArray("2"));
         QCOMPARE(collector->port(), port);
@@ -299,6 +317,25 @@ private slots:
         QCOMPARE(acked, 32);
         QCOMPARE(ranks_stored_with(db, "restart32", "ready"), 32);
         QCOMPARE(ranks_stored_with(db, "restart32", "launch"), 32);
+    }
+
+    // The refusal past --max-connections is a whole HTTP answer: its Content-Length is the length of its
+    // body (32 bytes, counted by hand), so a client reads it to the end instead of failing on a partial
+    // message.
+    void refusal_past_the_limit_is_a_whole_answer() {
+        QTemporaryDir dir;
+        std::unique_ptr<Daemon> collector(serve(dir.filePath("history.db"), {"--max-connections", "1"}));
+        QVERIFY(collector->port() != 0);
+        const int listening = int(sockets_of(collector->pid()).size());
+        QTcpSocket holder;
+        holder.connectToHost(QHostAddress::LocalHost, collector->port());
+        QVERIFY(holder.waitForConnected(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(int(sockets_of(collector->pid()).size()) > listening, 10000);
+        const auto reply = test::raw_http(collector->port(), "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+        QCOMPARE(reply.status, 503);
+        QCOMPARE(reply.body, QByteArray(R"({"error":"too many connections"})"));
+        QCOMPARE(reply.header("Content-Length"), QByteArray("32"));
+        QCOMPARE(reply.header("Retry-After"), QByteArray("2"));
     }
 
     // 64 ranks straight at a collector that holds 16 connections: the rest are refused (503 +
