@@ -9,7 +9,8 @@
 #
 # Usage: relay_storm.sh BUILD_DIR [ranks=65536] [relays=8] [window=10]
 # Environment: RELAY_STORM_STEADY_S (20), RELAY_STORM_ALLOWANCE_S (40: seconds the storm may take past the
-# window), RELAY_STORM_DASHBOARDS (4), RELAY_STORM_PER_PROCESS (16384 ranks a generator process at most).
+# window), RELAY_STORM_DASHBOARDS (4), RELAY_STORM_PER_PROCESS (16384 ranks a generator process at most),
+# RELAY_STORM_REQUEST_TIMEOUT (the ranks' per-request timeout; empty: simulate's 1 s, MESHSCOPE_TIMEOUT_S).
 set -euo pipefail
 build=${1:?usage: relay_storm.sh BUILD_DIR [ranks] [relays] [window]}
 ranks=${2:-65536}
@@ -45,4 +46,5 @@ python3 "$here/relay_storm_report.py" --meshscope "$build/bin/meshscope" --pid "
   --url "http://127.0.0.1:$port" --relay-pids "$(IFS=,; echo "${relay_pids[*]}")" \
   --relay-urls "$(IFS=,; echo "${relay_urls[*]}")" --ranks "$ranks" --window "$window" \
   --steady "${RELAY_STORM_STEADY_S:-20}" --storm-allowance "${RELAY_STORM_ALLOWANCE_S:-40}" \
-  --dashboards "${RELAY_STORM_DASHBOARDS:-4}" --per-process "${RELAY_STORM_PER_PROCESS:-16384}"
+  --dashboards "${RELAY_STORM_DASHBOARDS:-4}" --per-process "${RELAY_STORM_PER_PROCESS:-16384}" \
+  ${RELAY_STORM_REQUEST_TIMEOUT:+--request-timeout "$RELAY_STORM_REQUEST_TIMEOUT"}

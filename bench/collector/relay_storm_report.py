@@ -42,6 +42,7 @@ def main():
     p.add_argument("--steady", type=float, default=20, help="seconds of heartbeats after the storm")
     p.add_argument("--storm-allowance", type=float, default=40, help="seconds the storm may take past the window")
     p.add_argument("--dashboards", type=int, default=4)
+    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 1 s)")
     p.add_argument("--per-process", type=int, default=16384, help="ranks a generator process holds at most")
     a = p.parse_args()
     os.environ["no_proxy"] = "*"
@@ -54,6 +55,8 @@ def main():
     command = [a.meshscope, "simulate", "--per-rank", "--target", a.relay_urls, "--dashboard-target", a.url,
                "--dashboards", str(a.dashboards), "--job", job, "--dp", str(dp), "--cp", str(cp), "--ep", str(ep),
                "--start-window", str(a.window), "--duration", str(duration), "--processes", str(processes)]
+    if a.request_timeout:
+        command += ["--request-timeout", str(a.request_timeout)]
     print("==", " ".join(command), flush=True)
     overflows_before = listen_overflows()
     pids = [a.pid] + relay_pids
