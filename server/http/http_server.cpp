@@ -18,6 +18,10 @@ namespace meshscope::server {
 
 namespace {
 
+// How long after a connection was refused (past max_connections) answers close their connections.
+// Longer than a refused rank's Retry-After (2 s x up to 1.5), as long as a heartbeat interval.
+constexpr std::chrono::seconds rotate_for{5};
+
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
     HttpSession(tcp::socket socket, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot);
@@ -73,6 +77,10 @@ struct HttpServer::Impl {
     tcp::acceptor acceptor;
     asio::steady_timer retry_timer;
     std::shared_ptr<std::atomic<std::size_t>> open;
+    // When a connection was last refused for being past max_connections (network thread only). For a
+    // while after one, every answer closes its connection, so that ranks beyond the limit get a turn
+    // instead of waiting for slots that heartbeating ranks would hold for the life of the job.
+    std::chrono::steady_clock::time_point last_refusal{};
     std::shared_ptr<StreamHub> hub;
     std::unordered_set<std::shared_ptr<HttpSession>> waiting;  // for an answer from the collector
     int subscription = 0;
@@ -181,7 +189,7 @@ void HttpSession::answer(HttpReply reply) {
     }
     const bool refused = reply.status == 408 || reply.status == 413 || reply.status == 431 ||
                          (reply.status == 400 && (!parser_ || !parser_->is_done()));
-    reply.close = reply.close || refused;
+    reply.close = reply.close || refused || std::chrono::steady_clock::now() - server_.last_refusal < rotate_for;
     const bool close = reply.close;
     response_ = std::make_shared<BeastResponse>(beast_response(std::move(reply)));
     arm(Deadline::drain, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
@@ -224,9 +232,11 @@ class RefusedConnection : public std::enable_shared_from_this<RefusedConnection>
 public:
     explicit RefusedConnection(tcp::socket socket) : socket_(std::move(socket)), timer_(socket_.get_executor()) {}
     void start() {
+        static const std::string body = R"({"error":"too many connections"})";
         static const std::string answer =
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 2\r\n"
-            "Connection: close\r\nContent-Length: 33\r\n\r\n{\"error\":\"too many connections\"}";
+            "Connection: close\r\nContent-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n" + body;
         timer_.expires_after(std::chrono::milliseconds(500));
         timer_.async_wait([self = shared_from_this()](beast::error_code) {
             beast::error_code ignored;
@@ -263,6 +273,7 @@ private:
 
 void HttpServer::Impl::take(tcp::socket socket) {
     if (open->load() >= options.limits.max_connections) {
+        last_refusal = std::chrono::steady_clock::now();
         std::make_shared<RefusedConnection>(std::move(socket))->start();
         return;
     }

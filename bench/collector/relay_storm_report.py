@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Runs `meshscope simulate --per-rank` through relays to a collector and reports the figures.
+
+The ranks are spread over the relays (rank r reports to relay r mod R), the dashboards watch the collector
+itself. Samples the collector and every relay (CPU from /proc/PID/stat, RSS from /proc/PID/status) and
+the collector's sockets (/proc/PID/fd links "socket:[...]") every 0.5 s while the simulator runs. Stdlib
+only; the sampling helpers are storm_report.py's. Exit status 1 when a rank's ready was not acknowledged
+or the job has findings.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from storm_report import cpu_percent, get, layout, listen_overflows, peak_rss_mib, sample  # noqa: E402
+
+
+def sockets(pid):
+    fds = f"/proc/{pid}/fd"
+    n = 0
+    for fd in os.listdir(fds):
+        try:
+            n += os.readlink(f"{fds}/{fd}").startswith("socket:")
+        except OSError:
+            pass  # closed while we looked
+    return n
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--meshscope", required=True)
+    p.add_argument("--pid", type=int, required=True, help="the collector process")
+    p.add_argument("--url", required=True, help="the collector")
+    p.add_argument("--relay-pids", required=True, help="comma-separated")
+    p.add_argument("--relay-urls", required=True, help="comma-separated")
+    p.add_argument("--ranks", type=int, default=65536)
+    p.add_argument("--window", type=float, default=10)
+    p.add_argument("--steady", type=float, default=20, help="seconds of heartbeats after the storm")
+    p.add_argument("--storm-allowance", type=float, default=40, help="seconds the storm may take past the window")
+    p.add_argument("--dashboards", type=int, default=4)
+    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 1 s)")
+    p.add_argument("--per-process", type=int, default=16384, help="ranks a generator process holds at most")
+    a = p.parse_args()
+    os.environ["no_proxy"] = "*"
+    relay_pids = [int(x) for x in a.relay_pids.split(",")]
+
+    dp, cp, ep = layout(a.ranks)
+    job = f"relay-storm-{a.ranks}"
+    duration = a.window + a.storm_allowance + a.steady
+    processes = math.ceil(a.ranks / a.per_process)
+    command = [a.meshscope, "simulate", "--per-rank", "--target", a.relay_urls, "--dashboard-target", a.url,
+               "--dashboards", str(a.dashboards), "--job", job, "--dp", str(dp), "--cp", str(cp), "--ep", str(ep),
+               "--start-window", str(a.window), "--duration", str(duration), "--processes", str(processes)]
+    if a.request_timeout:
+        command += ["--request-timeout", str(a.request_timeout)]
+    print("==", " ".join(command), flush=True)
+    overflows_before = listen_overflows()
+    pids = [a.pid] + relay_pids
+    samples = {pid: [sample(pid)] for pid in pids}
+    socket_samples = [(time.monotonic(), sockets(a.pid))]
+    sim = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while sim.poll() is None:
+        time.sleep(0.5)
+        for pid in pids:
+            samples[pid].append(sample(pid))
+        socket_samples.append((time.monotonic(), sockets(a.pid)))
+    out, err = sim.communicate()
+    for pid in pids:
+        samples[pid].append(sample(pid))
+    overflows_after = listen_overflows()
+    if err.strip():
+        print(err.strip(), file=sys.stderr)
+    summary = json.loads(out.strip().splitlines()[-1])
+
+    origin = summary["clock_origin_s"]
+    first = summary.get("first_connect_s")
+    last = summary.get("last_ready_s")
+    report = {
+        "ranks": summary["ranks"],
+        "relays": len(relay_pids),
+        "layout": {"dp": dp, "cp": cp, "ep": ep},
+        "processes": summary["processes"],
+        "ready_acked": summary["ready_acked"],
+        "first_connect_to_last_ready_s": summary.get("first_connect_to_last_ready_s"),
+        "ready_latency_s": summary.get("ready_latency_s"),
+        "refusals": summary["refusals"],
+        "timeouts": summary["timeouts"],
+        "failures": summary["failures"],
+        "retries": summary["retries"],
+        "reconnects": summary["reconnects"],
+        "heartbeats": summary["heartbeats"],
+        "listen_overflows": overflows_after[0] - overflows_before[0],
+        "listen_drops": overflows_after[1] - overflows_before[1],
+        "collector_sockets_max": max(n for _, n in socket_samples),
+    }
+
+    def figures(pid):
+        s = samples[pid]
+        f = {"cpu_s_total": round(s[-1][1] - s[0][1], 2), "vm_hwm_mib": round(s[-1][3] / 1024, 1)}
+        if first is not None and last is not None:
+            f["storm_cpu_percent"] = cpu_percent(s, origin + first, origin + last + 0.5)
+            f["storm_peak_rss_mib"] = peak_rss_mib(s, origin + first, origin + last + 0.5)
+            f["steady_cpu_percent"] = cpu_percent(s, origin + last + 5, origin + duration - 1)
+        return f
+
+    report["collector"] = figures(a.pid)
+    report["relays_each"] = [figures(pid) for pid in relay_pids]
+    report["relays_cpu_s_total"] = round(sum(f["cpu_s_total"] for f in report["relays_each"]), 2)
+    report["relays_vm_hwm_mib_max"] = max(f["vm_hwm_mib"] for f in report["relays_each"])
+    report["dashboards"] = [
+        {k: d.get(k) for k in ("seen", "missed", "delay_ms", "error") if d.get(k) is not None}
+        for d in summary.get("dashboards", [])
+    ]
+    _, body = get(f"{a.url}/api/v1/jobs/{job}")
+    job_summary = json.loads(body)
+    report["job"] = {k: job_summary.get(k) for k in ("ranks_seen", "ranks_ready", "findings", "states")}
+    ok = summary["ranks_never_ready"] == 0 and job_summary.get("findings") == 0
+    print(json.dumps(report, indent=1))
+    print("OK" if ok else "FAILED: not every ready was acknowledged, or the job has findings")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
