@@ -110,9 +110,11 @@ private slots:
             const LiveChange change = parse_change(message);
             QString item = QString::fromStdString(message.value("type", std::string()));
             if (change.type == LiveChange::Type::rank_changed)
-                item += QStringLiteral(" %1 %2").arg(change.rank).arg(
-                    change.state ? QString::fromUtf8(std::string(meshscope::to_string(*change.state)).c_str())
-                                 : QStringLiteral("(none)"));
+                item +=
+                    QStringLiteral(" %1 %2")
+                        .arg(change.rank)
+                        .arg(change.state ? QString::fromUtf8(std::string(meshscope::to_string(*change.state)).c_str())
+                                          : QStringLiteral("(none)"));
             seen << item;
         });
         client.setServer(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort())), QString());
