@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -223,8 +224,8 @@ CollectorStats Collector::stats() const {
 }
 
 std::string Collector::metrics_text() {
-    const auto jobs = call([](const Monitor& m) { return m.jobs(); });
-    const auto ingested = call([](const Monitor& m) { return m.events_ingested(); });
+    // One trip to the monitor thread for both (the caller waits for it).
+    const auto [jobs, ingested] = call([](const Monitor& m) { return std::make_pair(m.jobs(), m.events_ingested()); });
     const CollectorStats s = stats();
     std::ostringstream out;
     out << "# HELP meshscope_events_ingested_total Events the monitor has ingested (rebuilt from history included).\n"

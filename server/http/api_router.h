@@ -1,7 +1,7 @@
 // ApiRouter: the collector's HTTP API (docs/collector.md) without the HTTP engine: who may ask (the
 // token), which route a request takes, and the answer. Queries run on the monitor thread and POSTs go
 // through the store and the monitor; the answer comes back through a callback, so the network thread
-// never waits for either (the one exception: /metrics, a rare scrape, waits for two monitor queries).
+// never waits for either (the one exception: /metrics, a rare scrape, waits for one monitor query).
 #pragma once
 
 #include <functional>

@@ -2,6 +2,8 @@
 // for requests no well-behaved client sends, and `meshscope serve` / `simulate` as real processes.
 #pragma once
 
+#include <functional>
+
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -156,6 +158,31 @@ bool eventually(F ready, int timeout_ms = 15000, int step_ms = 100) {
         QTest::qWait(step_ms);
     }
     return ready();
+}
+
+// run_meshscope while this thread's event loop keeps serving (a fake collector in the test, sockets to
+// sample): polls the process every `step_ms`, calling `each_poll` (if any) each time.
+inline CommandResult run_meshscope_serving(const QStringList& arguments, int timeout_ms = 60000,
+                                           const std::function<void()>& each_poll = {}, int step_ms = 20) {
+    QProcess process;
+    process.start(MESHSCOPE_BIN, arguments);
+    CommandResult result;
+    const bool ended = eventually(
+        [&] {
+            if (each_poll) each_poll();
+            return process.state() == QProcess::NotRunning;
+        },
+        timeout_ms, step_ms);
+    if (!ended) {
+        process.kill();
+        process.waitForFinished();
+        result.err = "timed out";
+        return result;
+    }
+    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
 }
 
 }  // namespace test

@@ -91,28 +91,10 @@ QSet<QString> sockets_of(qint64 pid) {
     return inodes;
 }
 
-// `meshscope simulate` run to its end while `each_poll` runs every 50 ms (sampling, stopping things).
+// `meshscope simulate --per-rank` run to its end while `each_poll` runs every 50 ms (sampling, stopping things).
 test::CommandResult simulate(const QStringList& arguments, const std::function<void()>& each_poll = {},
                              int timeout_ms = 180000) {
-    QProcess process;
-    process.start(MESHSCOPE_BIN, QStringList{"simulate", "--per-rank"} + arguments);
-    test::CommandResult result;
-    const bool ended = test::eventually(
-        [&] {
-            if (each_poll) each_poll();
-            return process.state() == QProcess::NotRunning;
-        },
-        timeout_ms, 50);
-    if (!ended) {
-        process.kill();
-        process.waitForFinished();
-        result.err = "timed out";
-        return result;
-    }
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return test::run_meshscope_serving(QStringList{"simulate", "--per-rank"} + arguments, timeout_ms, each_poll, 50);
 }
 
 // One number from the collector's /metrics (the first sample of that name), -1 when absent.

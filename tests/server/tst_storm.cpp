@@ -79,23 +79,6 @@ QByteArray answer(int status, const QByteArray& reason, const QByteArray& body, 
            "\r\n" + body;
 }
 
-// Runs `meshscope` while this thread's event loop keeps serving (for the fake collector).
-test::CommandResult run_serving(const QStringList& arguments, int timeout_ms = 60000) {
-    QProcess process;
-    process.start(bin, arguments);
-    test::CommandResult result;
-    if (!test::eventually([&] { return process.state() == QProcess::NotRunning; }, timeout_ms, 20)) {
-        process.kill();
-        process.waitForFinished();
-        result.err = "timed out";
-        return result;
-    }
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
-}
-
 }  // namespace
 
 class TstStorm : public QObject {
@@ -253,7 +236,7 @@ private slots:
             return n == 0 ? answer(503, "Service Unavailable", R"({"error":"collector busy"})", "Retry-After: 1\r\n")
                           : answer(200, "OK", R"({"accepted":1})");
         });
-        const auto run = run_serving(
+        const auto run = test::run_meshscope_serving(
             {"simulate", "--per-rank", "--target", fake.url(), "--dp", "1", "--job", "one", "--start-window", "0"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         const auto& requests = fake.requests();
@@ -287,8 +270,8 @@ private slots:
                                 "Retry-After: 1\r\n")
                        : answer(200, "OK", R"({"accepted":1})");
         });
-        const auto run = run_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1", "--job", "one",
-                                      "--start-window", "0", "--duration", "7"});
+        const auto run = test::run_meshscope_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1",
+                                                      "--job", "one", "--start-window", "0", "--duration", "7"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QStringList phases;
         for (const auto& r : fake.requests())
