@@ -1,5 +1,5 @@
 // libFuzzer target: the meshscope.plan/1 reader, meshscope::plan_from_json, on arbitrary bytes parsed as JSON.
-// Its callers are the event parser (an event's declared "plan") and the monitor (core/src/live/
+// Its callers are the event parser (an event's declared "plan") and the monitor (core/src/monitor/
 // monitor_ingest.cpp), so it sees whatever a client sends.
 //
 // Checked for every accepted document, beyond "no crash, no leak, no UB":

@@ -36,105 +36,18 @@ public:
     ScriptWriter(const Scenario& scenario, const Plan& plan, const ScenarioOptions& options, std::mt19937_64& rng)
         : scenario_(scenario), plan_(plan), options_(options), rng_(rng) {}
 
+    // One rank's whole script, step by step: launch, meshes, then either a fault that ends it or the
+    // communicator up to ready. The random draws happen in a fixed order, so a seed always gives one script.
     void write(const RankScript& script, std::vector<ScheduledEvent>& out) {
-        const std::int64_t r = script.rank;
-        const auto fault = script.fault;
-        if (fault == FindingKind::missing_rank) return;  // never starts
-        double t = jitter(0.0, 0.05);
-        const std::string host = "node" + std::to_string(plan_.placement().node_of(r));
-        const std::int64_t pid = 10000 + r;
-        auto base = [&](std::string_view phase, std::string_view status) {
-            json e = {{"job", scenario_.job},
-                      {"rank", r},
-                      {"world_size", scenario_.world_size},
-                      {"phase", phase},
-                      {"status", status},
-                      {"host", host},
-                      {"pid", pid}};
-            return e;
-        };
-        auto emit = [&](double at, json e) {
-            e["ts"] = scenario_.start_ts + at;
-            out.push_back({at, r, std::move(e)});
-        };
-
-        json launch = base("launch", "started");
-        launch["local_rank"] = plan_.placement().local_rank_of(r);
-        launch["device"] = "cuda:" + std::to_string(plan_.placement().local_rank_of(r));
-        emit(t, launch);
-        if (fault == FindingKind::duplicate_rank) {
-            // A second process claims the same rank (a launcher started it twice).
-            json twin = launch;
-            twin["host"] = "node" + std::to_string(plan_.placement().nodes()) + "-stray";
-            twin["pid"] = 90000 + r;
-            emit(t + 0.01, twin);
-        }
-        t += launch_seconds + jitter(0.0, 0.05);
-        emit(t, base("launch", "done"));
-        t += 0.2;
-        emit(t, base("process_group", "done"));
-
-        // The data mesh and, when ep > 1, the expert mesh, with this rank's groups along every dim.
-        const ReportedTopology reported = fault == FindingKind::topology_mismatch
-                                              ? wrong_topology()
-                                              : ReportedTopology{options_.dp, options_.cp, options_.ep};
-        for (const PlanMesh& m : plan_.meshes()) {
-            t += 0.1;
-            json e = base(m.name == "data" ? "device_mesh" : "parallel_state", "done");
-            e["topology"] = {{"dp", reported.dp}, {"cp", reported.cp}, {"ep", reported.ep}};
-            if (fault == FindingKind::topology_mismatch) {
-                // It built its meshes from another topology: report what it believes, no groups of ours.
-                if (m.name == "data") e["mesh"] = mesh_json(m);
-                emit(t, e);
-                continue;
-            }
-            e["mesh"] = mesh_json(m);
-            json groups = json::object();
-            for (std::size_t d = 0; d < m.mesh.ndim(); ++d) {
-                auto members = m.mesh.group_of(r, d);
-                if (fault == FindingKind::group_disagreement && d == disagreeing_dim(m) && !disagreed_) {
-                    members = disagree(members, m.mesh.dim_names()[d]);
-                    disagreed_ = true;
-                }
-                groups[m.mesh.dim_names()[d]] = members;
-            }
-            e["groups"] = std::move(groups);
-            emit(t, e);
-        }
-        disagreed_ = false;
-
-        if (fault == FindingKind::reinit_mismatch) {
-            // The seed's RuntimeError: initialize() again with another ep in the same process.
-            t += 0.1;
-            json e = base("parallel_state", "failed");
-            const std::int64_t other_ep = options_.ep == 1 ? std::max<std::int64_t>(2, options_.dp) : 1;
-            e["error"] = {{"type", "RuntimeError"},
-                          {"message", "FSDPTurbo parallel state is already initialized with " +
-                                          topology_text(options_.dp, options_.cp, options_.ep) + ", got " +
-                                          topology_text(options_.dp, options_.cp, other_ep) + "."}};
-            emit(t, e);
-            emit(t + 0.05, base("exit", "failed"));
-            return;
-        }
-
-        t += 0.1;
-        emit(t, base("communicator", "started"));
-        if (fault == FindingKind::rank_error) {
-            json e = base("communicator", "failed");
-            e["error"] = {{"type", "DistBackendError"},
-                          {"message", "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"}};
-            emit(t + 0.3, e);
-            emit(t + 0.35, base("exit", "failed"));
-            return;
-        }
-        t += fault == FindingKind::straggler ? straggler_seconds : communicator_seconds + jitter(0.0, 0.1);
-        emit(t, base("communicator", "done"));
-        t += 0.1;
-        emit(t, base("ready", "done"));
-        t += 0.5;
-        emit(t, base("heartbeat", "done"));
-        if (fault == FindingKind::stale_rank) return;  // hangs: no more heartbeats, no exit
-        heartbeating_.push_back(r);
+        if (script.fault == FindingKind::missing_rank) return;  // never starts
+        RankRun run{script.rank, script.fault, jitter(0.0, 0.05), out};
+        launch(run);
+        build_meshes(run);
+        if (run.fault == FindingKind::reinit_mismatch) return initialize_again(run);
+        run.t += 0.1;
+        emit(run, run.t, base(run, Phase::communicator, Status::started));
+        if (run.fault == FindingKind::rank_error) return fail_communicator(run);
+        become_ready(run);
     }
 
     std::vector<std::int64_t> take_heartbeating() { return std::move(heartbeating_); }
@@ -142,8 +55,113 @@ public:
 private:
     double jitter(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
 
-    static json mesh_json(const PlanMesh& m) {
-        return {{"name", m.name}, {"dim_names", m.mesh.dim_names()}, {"shape", m.mesh.shape()}};
+    // The rank whose script is being written and the simulated clock it has reached.
+    struct RankRun {
+        std::int64_t rank = 0;
+        std::optional<FindingKind> fault;
+        double t = 0;
+        std::vector<ScheduledEvent>& out;
+    };
+
+    // What every event of the rank carries: who sends it, from which host and process.
+    Event base(const RankRun& run, Phase phase, Status status) const {
+        Event e;
+        e.job = scenario_.job;
+        e.rank = run.rank;
+        e.world_size = scenario_.world_size;
+        e.phase = phase;
+        e.status = status;
+        e.host = "node" + std::to_string(plan_.placement().node_of(run.rank));
+        e.pid = 10000 + run.rank;
+        return e;
+    }
+
+    void emit(RankRun& run, double at, Event e) const {
+        e.ts = scenario_.start_ts + at;
+        run.out.push_back({at, run.rank, std::move(e)});
+    }
+
+    // launch started (with its GPU), launch done, process_group done; a duplicated rank launches twice.
+    void launch(RankRun& run) {
+        Event started = base(run, Phase::launch, Status::started);
+        started.local_rank = plan_.placement().local_rank_of(run.rank);
+        started.device = "cuda:" + std::to_string(*started.local_rank);
+        emit(run, run.t, started);
+        if (run.fault == FindingKind::duplicate_rank) {
+            // A second process claims the same rank (a launcher started it twice).
+            Event twin = started;
+            twin.host = "node" + std::to_string(plan_.placement().nodes()) + "-stray";
+            twin.pid = 90000 + run.rank;
+            emit(run, run.t + 0.01, twin);
+        }
+        run.t += launch_seconds + jitter(0.0, 0.05);
+        emit(run, run.t, base(run, Phase::launch, Status::done));
+        run.t += 0.2;
+        emit(run, run.t, base(run, Phase::process_group, Status::done));
+    }
+
+    // The data mesh and, when ep > 1, the expert mesh, with this rank's groups along every dim. A rank with
+    // the wrong topology built its meshes from it: it reports what it believes and no groups of ours.
+    void build_meshes(RankRun& run) {
+        const bool mismatched = run.fault == FindingKind::topology_mismatch;
+        const ReportedTopology reported =
+            mismatched ? wrong_topology() : ReportedTopology{options_.dp, options_.cp, options_.ep};
+        for (const PlanMesh& m : plan_.meshes()) {
+            run.t += 0.1;
+            Event e = base(run, m.name == "data" ? Phase::device_mesh : Phase::parallel_state, Status::done);
+            e.topology = reported;
+            if (!mismatched || m.name == "data") e.mesh = ReportedMesh{m.name, m.mesh.dim_names(), m.mesh.shape()};
+            if (!mismatched) e.groups = groups_of(run, m);
+            emit(run, run.t, std::move(e));
+        }
+        disagreed_ = false;
+    }
+
+    // The rank's group along every dim of `m`; a disagreeing rank gets its first multi-rank group wrong.
+    std::map<std::string, std::vector<std::int64_t>> groups_of(const RankRun& run, const PlanMesh& m) {
+        std::map<std::string, std::vector<std::int64_t>> groups;
+        for (std::size_t d = 0; d < m.mesh.ndim(); ++d) {
+            auto members = m.mesh.group_of(run.rank, d);
+            if (run.fault == FindingKind::group_disagreement && d == disagreeing_dim(m) && !disagreed_) {
+                members = disagree(members);
+                disagreed_ = true;
+            }
+            groups[m.mesh.dim_names()[d]] = std::move(members);
+        }
+        return groups;
+    }
+
+    // The seed's RuntimeError: initialize() again with another ep in the same process, then exit.
+    void initialize_again(RankRun& run) const {
+        run.t += 0.1;
+        Event e = base(run, Phase::parallel_state, Status::failed);
+        const std::int64_t other_ep = options_.ep == 1 ? std::max<std::int64_t>(2, options_.dp) : 1;
+        e.error = ReportedError{"RuntimeError", "FSDPTurbo parallel state is already initialized with " +
+                                                    topology_text(options_.dp, options_.cp, options_.ep) + ", got " +
+                                                    topology_text(options_.dp, options_.cp, other_ep) + "."};
+        emit(run, run.t, std::move(e));
+        emit(run, run.t + 0.05, base(run, Phase::exit, Status::failed));
+    }
+
+    // NCCL fails while building the communicator; the process exits.
+    void fail_communicator(RankRun& run) const {
+        Event e = base(run, Phase::communicator, Status::failed);
+        e.error = ReportedError{"DistBackendError",
+                                "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"};
+        emit(run, run.t + 0.3, std::move(e));
+        emit(run, run.t + 0.35, base(run, Phase::exit, Status::failed));
+    }
+
+    // communicator done (late for a straggler), ready, the first heartbeat; a stale rank then hangs.
+    void become_ready(RankRun& run) {
+        run.t += run.fault == FindingKind::straggler ? straggler_seconds : communicator_seconds + jitter(0.0, 0.1);
+        emit(run, run.t, base(run, Phase::communicator, Status::done));
+        run.t += 0.1;
+        emit(run, run.t, base(run, Phase::ready, Status::done));
+        run.t += 0.5;
+        emit(run, run.t, base(run, Phase::heartbeat, Status::done));
+        if (run.fault == FindingKind::stale_rank) return;  // hangs: no more heartbeats, no exit
+        heartbeating_.push_back(run.rank);
     }
 
     // Another (dp, cp, ep) a confused rank could hold: ep doubled, else halved.
@@ -163,7 +181,7 @@ private:
     }
 
     // The group with its last member replaced by a rank from outside it (an off-by-one in a rank list).
-    std::vector<std::int64_t> disagree(std::vector<std::int64_t> members, const std::string&) const {
+    std::vector<std::int64_t> disagree(std::vector<std::int64_t> members) const {
         std::int64_t outsider = (members.back() + 1) % scenario_.world_size;
         while (std::find(members.begin(), members.end(), outsider) != members.end())
             outsider = (outsider + 1) % scenario_.world_size;
@@ -280,8 +298,8 @@ RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, con
     auto due = [&](double at) {
         return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at / scale));
     };
-    auto send = [&](std::int64_t rank, const json& event) {
-        reporter.enqueue(rank, event.dump(-1, ' ', false, json::error_handler_t::replace));
+    auto send = [&](const Event& event) {
+        reporter.enqueue(event.rank, to_json(event).dump(-1, ' ', false, json::error_handler_t::replace));
         ++result.events;
     };
     for (const ScheduledEvent& e : scenario.events) {
@@ -291,22 +309,24 @@ RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, con
         }
         const auto when = due(e.at);
         if (when > Clock::now() + std::chrono::milliseconds(1)) std::this_thread::sleep_until(when);
-        send(e.rank, e.event);
+        send(e.event);
     }
 
-    const auto event_for = [&](std::int64_t rank, std::string_view phase, double at) {
-        return json{{"job", scenario.job},
-                    {"rank", rank},
-                    {"world_size", scenario.world_size},
-                    {"phase", phase},
-                    {"status", "done"},
-                    {"ts", scenario.start_ts + at},
-                    {"host", "node" + std::to_string(rank / scenario.gpus_per_node)},
-                    {"pid", 10000 + rank}};
+    const auto event_for = [&](std::int64_t rank, Phase phase, double at) {
+        Event e;
+        e.job = scenario.job;
+        e.rank = rank;
+        e.world_size = scenario.world_size;
+        e.phase = phase;
+        e.status = Status::done;
+        e.ts = scenario.start_ts + at;
+        e.host = "node" + std::to_string(rank / scenario.gpus_per_node);
+        e.pid = 10000 + rank;
+        return e;
     };
     if (!options.hold) {
         const double at = scenario.end_at + 0.5;
-        for (const std::int64_t r : scenario.heartbeating) send(r, event_for(r, "exit", at));
+        for (const std::int64_t r : scenario.heartbeating) send(event_for(r, Phase::exit, at));
         if (options.on_script_sent) options.on_script_sent();
         return result;
     }
@@ -318,7 +338,7 @@ RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, con
         while (Clock::now() < next && !stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         if (stop.load()) break;
         const double at = scenario.end_at + std::chrono::duration<double>(Clock::now() - start).count() * 1.0;
-        for (const std::int64_t r : scenario.heartbeating) send(r, event_for(r, "heartbeat", at));
+        for (const std::int64_t r : scenario.heartbeating) send(event_for(r, Phase::heartbeat, at));
     }
     result.stopped = true;
     return result;

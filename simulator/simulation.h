@@ -22,6 +22,7 @@
 
 #include "meshscope/client/reporter.h"
 #include "meshscope/error.h"
+#include "meshscope/event.h"
 #include "meshscope/finding.h"
 
 namespace meshscope::sim {
@@ -47,7 +48,7 @@ struct ScenarioOptions {
 struct ScheduledEvent {
     double at = 0;
     std::int64_t rank = 0;
-    nlohmann::json event;
+    Event event;  // sent as to_json(event)
 };
 
 struct Scenario {

@@ -46,12 +46,11 @@ std::vector<RankPlan> make_plans(const Scenario& scenario, const StormOptions& o
     }
     for (const ScheduledEvent& e : scenario.events) {
         RankPlan& p = plans[static_cast<std::size_t>(e.rank)];
-        const std::string phase = e.event.value("phase", "");
-        const bool ready = phase == "ready" && e.event.value("status", "") == "done";
+        const bool ready = e.event.phase == Phase::ready && e.event.status == Status::done;
         p.items.push_back({p.start + e.at / speed,
-                           e.event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), ready,
-                           phase == "heartbeat"});
-        if (p.items.size() == 1) p.host = e.event.value("host", p.host);
+                           to_json(e.event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), ready,
+                           e.event.phase == Phase::heartbeat});
+        if (p.items.size() == 1) p.host = e.event.host.value_or(p.host);
     }
     for (const std::int64_t r : scenario.heartbeating) plans[static_cast<std::size_t>(r)].heartbeats = true;
     return plans;

@@ -22,6 +22,8 @@
 
 #include "storm_worker.h"
 
+#include "meshscope/event.h"
+
 namespace meshscope::sim::storm {
 
 namespace {
@@ -155,7 +157,7 @@ private:
         if (ending_) {
             if (r.plan->heartbeats && r.record.script_done && r.record.ready_ack >= 0 && !r.exit_sent) {
                 r.exit_sent = true;
-                send(r, Sending::exit, lifecycle_body(*r.plan, "exit"));
+                send(r, Sending::exit, lifecycle_body(*r.plan, Phase::exit));
             } else {
                 finish(r);
             }
@@ -166,7 +168,7 @@ private:
             wait_until(r, due, [this, &r] { send(r, Sending::script, r.plan->items[r.next].body); });
         } else if (r.plan->heartbeats && r.record.ready_ack >= 0) {
             wait_until(r, r.next_heartbeat,
-                       [this, &r] { send(r, Sending::heartbeat, lifecycle_body(*r.plan, "heartbeat")); });
+                       [this, &r] { send(r, Sending::heartbeat, lifecycle_body(*r.plan, Phase::heartbeat)); });
         }
         // else: nothing more to say until the run ends
     }
@@ -181,12 +183,17 @@ private:
         });
     }
 
-    std::string lifecycle_body(const RankPlan& p, const char* phase) const {
-        const double ts = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-        nlohmann::json e = {{"job", settings_.job}, {"rank", p.rank},       {"world_size", settings_.world_size},
-                            {"phase", phase},       {"status", "done"},     {"ts", ts},
-                            {"host", p.host},       {"pid", 10000 + p.rank}};
-        return e.dump();
+    std::string lifecycle_body(const RankPlan& p, Phase phase) const {
+        Event e;
+        e.job = settings_.job;
+        e.rank = p.rank;
+        e.world_size = settings_.world_size;
+        e.phase = phase;
+        e.status = Status::done;
+        e.ts = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        e.host = p.host;
+        e.pid = 10000 + p.rank;
+        return to_json(e).dump();
     }
 
     void send(Rank& r, Sending what, std::string body) {

@@ -74,7 +74,7 @@ Event base_event(std::int64_t rank, std::int64_t world, Phase phase, Status stat
     return e;
 }
 
-// A rank's lifecycle as bench/live/bench_monitor.cpp sends it (groups of every dim but dp, whose 4,096
+// A rank's lifecycle as bench/monitor/bench_monitor.cpp sends it (groups of every dim but dp, whose 4,096
 // members per rank would be most of the file and say nothing about heartbeats).
 std::vector<Event> lifecycle(const Plan& plan, const Topology& topology, std::int64_t r, double t) {
     const std::int64_t world = topology.world();

@@ -1,9 +1,9 @@
-// Monitor: the public API, the change feed and the queries. Ingest and tick live in live/monitor_*.cpp.
+// Monitor: the public API, the change feed and the queries. Ingest and tick are in monitor/monitor_*.cpp.
 #include "meshscope/monitor.h"
 
 #include <algorithm>
 
-#include "live/monitor_impl.h"
+#include "monitor/monitor_impl.h"
 
 namespace meshscope {
 
@@ -12,7 +12,7 @@ nlohmann::json topology_json(const ReportedTopology& t) {
     return {{"dp", t.dp}, {"cp", t.cp}, {"ep", t.ep}};
 }
 
-RankStateKind state_of(const live::RankRecord& r) noexcept {
+RankStateKind state_of(const monitor::RankRecord& r) noexcept {
     if (r.failed) return RankStateKind::failed;
     if (r.exited) return RankStateKind::exited;
     if (r.stale) return RankStateKind::stale;
@@ -28,7 +28,7 @@ bool finding_order(const Finding& a, const Finding& b) {
     return a.id < b.id;
 }
 
-JobSummary summarize(const live::Job& job) {
+JobSummary summarize(const monitor::Job& job) {
     JobSummary s;
     s.job = job.name;
     s.world_size = job.reference_world;
@@ -56,7 +56,7 @@ JobSummary summarize(const live::Job& job) {
 }
 
 // Finding kinds per rank, for colouring ranks by finding.
-std::vector<std::uint16_t> finding_masks(const live::Job& job, std::size_t ranks) {
+std::vector<std::uint16_t> finding_masks(const monitor::Job& job, std::size_t ranks) {
     std::vector<std::uint16_t> masks(ranks, 0);
     for (const auto& [id, f] : job.findings)
         for (const auto r : f.ranks)
@@ -137,7 +137,7 @@ void Monitor::Impl::emit(Change change) {
     if (options.record_changes) changes.push_back(std::move(change));
 }
 
-void Monitor::Impl::put_finding(live::Job& job, Finding finding) {
+void Monitor::Impl::put_finding(monitor::Job& job, Finding finding) {
     const auto it = job.findings.find(finding.id);
     if (it != job.findings.end() && it->second == finding) return;
     const bool added = it == job.findings.end();
@@ -152,7 +152,7 @@ void Monitor::Impl::put_finding(live::Job& job, Finding finding) {
     emit(std::move(change));
 }
 
-void Monitor::Impl::drop_finding(live::Job& job, const std::string& id) {
+void Monitor::Impl::drop_finding(monitor::Job& job, const std::string& id) {
     const auto it = job.findings.find(id);
     if (it == job.findings.end()) return;
     Change change;
@@ -165,7 +165,7 @@ void Monitor::Impl::drop_finding(live::Job& job, const std::string& id) {
     emit(std::move(change));
 }
 
-void Monitor::Impl::update_state(live::Job& job, live::RankRecord& record, std::optional<Phase> previous_phase) {
+void Monitor::Impl::update_state(monitor::Job& job, monitor::RankRecord& record, std::optional<Phase> previous_phase) {
     const RankStateKind before = record.state.state;
     const RankStateKind after = state_of(record);
     if (before == after && previous_phase == record.state.phase) return;
@@ -198,20 +198,20 @@ const MonitorOptions& Monitor::options() const noexcept {
 }
 
 void Monitor::ingest(const Event& event, double received_at) {
-    live::Job& job = impl_->job_for(event.job);
+    monitor::Job& job = impl_->job_for(event.job);
     impl_->ingest_one(job, event, received_at);
     impl_->flush(job);
 }
 
 void Monitor::ingest(std::span<const Event> events, double received_at) {
     // Flush each job once per batch; a job's dirty work stays in the job until its flush.
-    std::vector<live::Job*> touched;
+    std::vector<monitor::Job*> touched;
     for (const Event& event : events) {
-        live::Job& job = impl_->job_for(event.job);
+        monitor::Job& job = impl_->job_for(event.job);
         if (std::find(touched.begin(), touched.end(), &job) == touched.end()) touched.push_back(&job);
         impl_->ingest_one(job, event, received_at);
     }
-    for (live::Job* job : touched) impl_->flush(*job);
+    for (monitor::Job* job : touched) impl_->flush(*job);
 }
 
 void Monitor::tick(double now) {
@@ -249,12 +249,12 @@ std::optional<JobSummary> Monitor::job(std::string_view job) const {
 std::vector<RankState> Monitor::ranks(std::string_view job) const {
     const auto it = impl_->jobs.find(job);
     if (it == impl_->jobs.end()) return {};
-    const live::Job& j = *it->second;
+    const monitor::Job& j = *it->second;
     const auto count = std::max<std::size_t>(static_cast<std::size_t>(j.reference_world), j.slots.size());
     const auto masks = finding_masks(j, count);
     std::vector<RankState> out(count);
     for (std::size_t r = 0; r < count; ++r) {
-        if (const live::RankRecord* record = j.find(static_cast<std::int64_t>(r))) out[r] = record->state;
+        if (const monitor::RankRecord* record = j.find(static_cast<std::int64_t>(r))) out[r] = record->state;
         out[r].rank = static_cast<std::int64_t>(r);
         apply_mask(out[r], masks[r]);
     }
@@ -264,10 +264,10 @@ std::vector<RankState> Monitor::ranks(std::string_view job) const {
 std::optional<RankState> Monitor::rank(std::string_view job, std::int64_t rank) const {
     const auto it = impl_->jobs.find(job);
     if (it == impl_->jobs.end() || rank < 0) return std::nullopt;
-    const live::Job& j = *it->second;
+    const monitor::Job& j = *it->second;
     RankState state;
     state.rank = rank;
-    if (const live::RankRecord* record = j.find(rank)) {
+    if (const monitor::RankRecord* record = j.find(rank)) {
         state = record->state;
         for (const auto& [dim, report] : record->groups)
             state.groups[j.dim_names[static_cast<std::size_t>(dim)]] = report.members();

@@ -42,7 +42,7 @@ nlohmann::json to_json(const RankState& s) {
     auto timings = nlohmann::json::object();
     for (std::size_t p = 0; p < phase_count; ++p) {
         const PhaseTiming& t = s.timings[p];
-        if (!t.started && !t.done && !t.failed) continue;
+        if (!t.seen()) continue;
         auto& entry = timings[std::string(to_string(static_cast<Phase>(p)))] = nlohmann::json::object();
         if (t.started) entry["started"] = *t.started;
         if (t.done) entry["done"] = *t.done;

@@ -9,7 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "meshscope/event.h"
+#include "test_events.h"
 
 namespace meshscope::test {
 
@@ -18,41 +19,38 @@ inline constexpr int standard_world = 16;
 inline constexpr int standard_ready = 14;  // 0..14 but the failed rank 9
 inline constexpr int standard_seen = 15;
 
-inline nlohmann::json rank_event(const std::string& job, int rank, const char* phase, const char* status, double ts,
-                                 std::int64_t ep = 2) {
-    return {{"job", job},
-            {"rank", rank},
-            {"world_size", standard_world},
-            {"phase", phase},
-            {"status", status},
-            {"ts", ts},
-            {"host", rank < 8 ? "node-0" : "node-1"},
-            {"pid", 1000 + rank},
-            {"local_rank", rank % 8},
-            {"topology", {{"dp", 8}, {"cp", 2}, {"ep", ep}}}};
+// One rank of the standard job as it reports: its host, process and GPU, and the topology it believes.
+inline Event rank_event(const std::string& job, int rank, Phase phase, Status status, double ts, std::int64_t ep = 2) {
+    Event e = event(job, rank, standard_world, phase, status);
+    e.ts = ts;
+    e.host = rank < 8 ? "node-0" : "node-1";
+    e.pid = 1000 + rank;
+    e.local_rank = rank % 8;
+    e.topology = ReportedTopology{8, 2, ep};
+    return e;
 }
 
 inline std::string standard_job_ndjson(const std::string& job = standard_job) {
-    static constexpr const char* phases[] = {"launch",         "process_group", "device_mesh",
-                                             "parallel_state", "communicator",  "ready"};
-    std::string out;
+    static constexpr Phase phases[] = {Phase::launch,         Phase::process_group, Phase::device_mesh,
+                                       Phase::parallel_state, Phase::communicator,  Phase::ready};
+    std::vector<Event> events;
     const double t0 = 1000.0;
     for (int rank = 0; rank < standard_world - 1; ++rank) {
         const std::int64_t ep = rank == 5 ? 4 : 2;
         double t = t0 + rank * 0.01;
-        for (const char* phase : phases) {
-            if (rank == 9 && std::string(phase) == "parallel_state") {
-                auto failed = rank_event(job, rank, "parallel_state", "failed", t + 0.2, ep);
-                failed["error"] = {{"type", "RuntimeError"}, {"message", "NCCL error: unhandled system error"}};
-                out += rank_event(job, rank, phase, "started", t, ep).dump() + "\n" + failed.dump() + "\n";
+        for (const Phase phase : phases) {
+            events.push_back(rank_event(job, rank, phase, Status::started, t, ep));
+            if (rank == 9 && phase == Phase::parallel_state) {
+                Event failed = rank_event(job, rank, phase, Status::failed, t + 0.2, ep);
+                failed.error = ReportedError{"RuntimeError", "NCCL error: unhandled system error"};
+                events.push_back(failed);
                 break;
             }
-            out += rank_event(job, rank, phase, "started", t, ep).dump() + "\n";
             t += 0.1 + 0.01 * rank;
-            out += rank_event(job, rank, phase, "done", t, ep).dump() + "\n";
+            events.push_back(rank_event(job, rank, phase, Status::done, t, ep));
         }
     }
-    return out;
+    return ndjson(events);
 }
 
 }  // namespace meshscope::test

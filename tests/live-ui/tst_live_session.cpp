@@ -164,9 +164,9 @@ private slots:
         session.setPollIntervalMs(600000);  // from now on only the WebSocket stream can tell
         // The missing rank arrives late: it becomes ready and its finding goes away.
         std::string body;
-        for (const char* phase : {"launch", "ready"}) {
-            body += test::rank_event(test::standard_job, 15, phase, "started", 2000.0).dump() + "\n";
-            body += test::rank_event(test::standard_job, 15, phase, "done", 2000.5).dump() + "\n";
+        for (const Phase phase : {Phase::launch, Phase::ready}) {
+            body += test::line(test::rank_event(test::standard_job, 15, phase, Status::started, 2000.0)) + "\n";
+            body += test::line(test::rank_event(test::standard_job, 15, phase, Status::done, 2000.5)) + "\n";
         }
         QCOMPARE(server.post(body), 200);
         QTRY_COMPARE_WITH_TIMEOUT(session.readyCount(), test::standard_ready + 1, 5000);
@@ -200,7 +200,7 @@ private slots:
     void switching_jobs() {
         Server server;
         QCOMPARE(server.post(test::standard_job_ndjson("job-a")), 200);
-        QCOMPARE(server.post(test::rank_event("job-b", 0, "launch", "started", 5.0).dump()), 200);
+        QCOMPARE(server.post(test::line(test::rank_event("job-b", 0, Phase::launch, Status::started, 5.0))), 200);
         LiveSession session;
         session.setSettleMs(300);
         session.setUrl(server.url());
@@ -216,7 +216,7 @@ private slots:
         Server server;
         LiveSession session;
         session.setUrl(server.url());
-        QCOMPARE(server.post(test::rank_event("burst", 0, "launch", "started", 1.0).dump()), 200);
+        QCOMPARE(server.post(test::line(test::rank_event("burst", 0, Phase::launch, Status::started, 1.0))), 200);
         QTRY_COMPARE_WITH_TIMEOUT(session.currentJob(), QStringLiteral("burst"), 5000);
         QTRY_VERIFY_WITH_TIMEOUT(session.streaming(), 5000);
         // Many small requests, each changing a rank: far more changes than frames.
@@ -226,8 +226,9 @@ private slots:
         int posted = 0;
         for (int round = 0; round < 3; ++round)
             for (int rank = 1; rank < test::standard_world; ++rank) {
-                const char* phases[] = {"launch", "device_mesh", "ready"};
-                QCOMPARE(server.post(test::rank_event("burst", rank, phases[round], "done", 2.0 + round).dump()), 200);
+                const Phase phases[] = {Phase::launch, Phase::device_mesh, Phase::ready};
+                const auto event = test::rank_event("burst", rank, phases[round], Status::done, 2.0 + round);
+                QCOMPARE(server.post(test::line(event)), 200);
                 ++posted;
                 QCoreApplication::processEvents();
             }

@@ -18,6 +18,7 @@
 #include "meshscope/client/rank_queue.h"
 #include "meshscope/client/reporter.h"
 #include "server_test_support.h"
+#include "test_events.h"
 
 using meshscope::client::EventKind;
 using meshscope::client::RankQueue;
@@ -25,9 +26,12 @@ using meshscope::client::Reporter;
 using meshscope::client::ReporterOptions;
 
 namespace {
+// A "done" event of a 64-rank job; `seq` (a field the protocol ignores) lets a test see the order of arrival.
 std::string event_json(const std::string& job, std::int64_t rank, const char* phase = "heartbeat", int seq = -1) {
-    return R"({"job":")" + job + R"(","rank":)" + std::to_string(rank) + R"(,"world_size":64,"phase":")" + phase +
-           R"(","status":"done")" + (seq >= 0 ? R"(,"seq":)" + std::to_string(seq) : std::string()) + "}";
+    auto json =
+        to_json(meshscope::test::event(job, rank, 64, meshscope::parse_phase(phase).value(), meshscope::Status::done));
+    if (seq >= 0) json["seq"] = seq;
+    return json.dump();
 }
 
 // A stand-in collector on QTcpServer (served by the test thread's event loop, so tests wait with

@@ -10,14 +10,12 @@
 
 #include "collector_fixture.h"
 #include "server_test_support.h"
+#include "test_events.h"
 
 namespace {
 QByteArray rank_event(int rank, const char* phase, const char* status = "started", int world = 4) {
-    return QStringLiteral(R"({"job":"api","rank":%1,"world_size":%2,"phase":"%3","status":"%4"})")
-        .arg(rank)
-        .arg(world)
-        .arg(QString::fromLatin1(phase), QString::fromLatin1(status))
-        .toUtf8();
+    return QByteArray::fromStdString(meshscope::test::line(meshscope::test::event(
+        "api", rank, world, meshscope::parse_phase(phase).value(), meshscope::parse_status(status).value())));
 }
 const QByteArray heartbeat0 = rank_event(0, "heartbeat", "done");
 

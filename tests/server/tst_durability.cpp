@@ -11,14 +11,12 @@
 #include <set>
 
 #include "server_test_support.h"
+#include "test_events.h"
 
 namespace {
 QByteArray event_body(int rank, int world, const char* phase) {
-    return QStringLiteral(R"({"job":"burst","rank":%1,"world_size":%2,"phase":"%3","status":"started"})")
-        .arg(rank)
-        .arg(world)
-        .arg(QString::fromLatin1(phase))
-        .toUtf8();
+    return QByteArray::fromStdString(meshscope::test::line(meshscope::test::event(
+        "burst", rank, world, meshscope::parse_phase(phase).value(), meshscope::Status::started)));
 }
 
 // One request per rank; on_answer(rank, status) as each is answered.
@@ -64,11 +62,7 @@ private slots:
             for (int r = 0; r < world; ++r) {
                 QNetworkRequest request(QUrl(serve.url() + "/api/v1/events"));
                 request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-                const QByteArray body =
-                    QStringLiteral(R"({"job":"burst","rank":%1,"world_size":%2,"phase":"launch","status":"started"})")
-                        .arg(r)
-                        .arg(world)
-                        .toUtf8();
+                const QByteArray body = event_body(r, world, "launch");
                 QNetworkReply* reply = nam.post(request, body);
                 connect(reply, &QNetworkReply::finished, this, [&, reply, r] {
                     ++answered;

@@ -15,6 +15,7 @@
 
 #include "server_test_support.h"
 #include "store/event_store.h"
+#include "test_events.h"
 
 namespace {
 using Ranks = std::set<qint64>;
@@ -194,14 +195,15 @@ private slots:
         {
             auto store = meshscope::server::EventStore::open(db.toStdString());
             QVERIFY(store);
-            auto event = [](const char* phase, double ts, bool heartbeat) {
-                const QJsonObject json{{"job", "hb"},    {"rank", 0},        {"world_size", 1},
-                                       {"phase", phase}, {"status", "done"}, {"ts", ts}};
-                return meshscope::server::StoredEvent{
-                    "hb", 0, 100 + ts, QJsonDocument(json).toJson(QJsonDocument::Compact).toStdString(), heartbeat};
+            auto event = [](meshscope::Phase phase, double ts, bool heartbeat) {
+                auto e = meshscope::test::event("hb", 0, 1, phase, meshscope::Status::done);
+                e.ts = ts;
+                return meshscope::server::StoredEvent{"hb", 0, 100 + ts, meshscope::test::line(e), heartbeat};
             };
-            QVERIFY(!(*store)->append(std::vector{event("launch", 1, false), event("heartbeat", 2, true)}));
-            QVERIFY(!(*store)->append(std::vector{event("heartbeat", 7, true), event("heartbeat", 12, true)}));
+            using meshscope::Phase;
+            QVERIFY(!(*store)->append(std::vector{event(Phase::launch, 1, false), event(Phase::heartbeat, 2, true)}));
+            QVERIFY(
+                !(*store)->append(std::vector{event(Phase::heartbeat, 7, true), event(Phase::heartbeat, 12, true)}));
         }
         const QString jsonl = dir.filePath("hb.jsonl");
         const auto exported = test::run_meshscope({"export", "--db", db, "--job", "hb", "-o", jsonl});

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "server_test_support.h"
+#include "test_events.h"
 
 namespace {
 
@@ -131,13 +132,11 @@ int ranks_stored_with(const QString& db, const QString& job, const QString& phas
 }
 
 QByteArray launch_event(int rank, int world, const char* phase = "launch") {
-    return QStringLiteral(R"({"job":"relayed","rank":%1,"world_size":%2,"phase":"%3","status":"started",)"
-                          R"("host":"n0","pid":%4})")
-        .arg(rank)
-        .arg(world)
-        .arg(phase)
-        .arg(100 + rank)
-        .toUtf8();
+    auto e = meshscope::test::event("relayed", rank, world, meshscope::parse_phase(phase).value(),
+                                    meshscope::Status::started);
+    e.host = "n0";
+    e.pid = 100 + rank;
+    return QByteArray::fromStdString(meshscope::test::line(e));
 }
 
 }  // namespace

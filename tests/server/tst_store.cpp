@@ -14,6 +14,7 @@
 
 #include "collector/collector.h"
 #include "store/event_store.h"
+#include "test_events.h"
 
 using meshscope::server::Collector;
 using meshscope::server::CollectorOptions;
@@ -42,9 +43,9 @@ using Summaries = std::vector<Summary>;
 
 std::string event_json(const std::string& job, std::int64_t rank, std::int64_t world, const std::string& phase,
                        double ts) {
-    return nlohmann::json{{"job", job},     {"rank", rank},     {"world_size", world},
-                          {"phase", phase}, {"status", "done"}, {"ts", ts}}
-        .dump();
+    auto e = meshscope::test::event(job, rank, world, meshscope::parse_phase(phase).value(), meshscope::Status::done);
+    e.ts = ts;
+    return meshscope::test::line(e);
 }
 StoredEvent lifecycle(const std::string& job, std::int64_t rank, double received, const std::string& phase,
                       std::int64_t world = 4) {

@@ -27,10 +27,10 @@ std::optional<double> number_at(const json& object, const char* key) {
     return it->get<double>();
 }
 
-std::optional<LiveTopology> topology_at(const json& object) {
+std::optional<ReportedTopology> topology_at(const json& object) {
     const auto it = object.find("topology");
     if (it == object.end() || !it->is_object()) return std::nullopt;
-    return LiveTopology{int_at(*it, "dp", 1), int_at(*it, "cp", 1), int_at(*it, "ep", 1)};
+    return ReportedTopology{int_at(*it, "dp", 1), int_at(*it, "cp", 1), int_at(*it, "ep", 1)};
 }
 
 const json* array_at(const json& object, const char* key) {
@@ -95,8 +95,7 @@ std::vector<RankRow> parse_ranks(const json& body) {
                 const auto phase = static_cast<Phase>(i);
                 const auto p = t->find(std::string(to_string(phase)));
                 if (p == t->end() || !p->is_object()) continue;
-                row.timings.push_back(
-                    {name_of(phase), number_at(*p, "started"), number_at(*p, "done"), number_at(*p, "failed")});
+                row.timings[i] = PhaseTiming{number_at(*p, "started"), number_at(*p, "done"), number_at(*p, "failed")};
             }
         }
         rows.push_back(std::move(row));

@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -21,13 +22,6 @@ namespace meshscope::ui {
 // Where a phase sits in the order a healthy rank reports them (core's Phase); -1 when unknown.
 [[nodiscard]] int phase_index(const QString& phase);
 
-struct LiveTopology {
-    std::int64_t dp = 1;
-    std::int64_t cp = 1;
-    std::int64_t ep = 1;
-    friend bool operator==(const LiveTopology&, const LiveTopology&) = default;
-};
-
 struct JobRow {
     QString job;
     std::int64_t world_size = 0;
@@ -35,16 +29,8 @@ struct JobRow {
     std::int64_t ranks_ready = 0;
     std::int64_t findings = 0;
     std::int64_t events = 0;
-    std::optional<LiveTopology> topology;
+    std::optional<ReportedTopology> topology;
     friend bool operator==(const JobRow&, const JobRow&) = default;
-};
-
-struct PhaseSpan {
-    QString phase;
-    std::optional<double> started;
-    std::optional<double> done;
-    std::optional<double> failed;
-    friend bool operator==(const PhaseSpan&, const PhaseSpan&) = default;
 };
 
 struct RankRow {
@@ -56,8 +42,8 @@ struct RankRow {
     QString status;
     QStringList findings;  // kinds of the findings naming this rank
     QString error;         // "RuntimeError: ..." when the rank reported one
-    std::optional<LiveTopology> topology;
-    std::vector<PhaseSpan> timings;  // in phase order, only phases seen
+    std::optional<ReportedTopology> topology;
+    std::array<PhaseTiming, phase_count> timings{};  // by core's Phase; a phase not reported is not seen()
     friend bool operator==(const RankRow&, const RankRow&) = default;
 };
 

@@ -267,7 +267,7 @@ void LiveSession::after_ranks_changed(bool snapshot) {
 
     const JobRow* job = jobs_.find(current_job_);
     const int world = job && job->world_size > 0 ? static_cast<int>(job->world_size) : static_cast<int>(rows.size());
-    std::optional<LiveTopology> topology = job ? job->topology : std::nullopt;
+    std::optional<ReportedTopology> topology = job ? job->topology : std::nullopt;
     if (topology != topology_ || world != world_ || counts != state_counts_ || seen != seen_) {
         topology_ = topology;
         world_ = world;
@@ -289,7 +289,7 @@ void LiveSession::after_ranks_changed(bool snapshot) {
         double horizon = -std::numeric_limits<double>::infinity();
         for (const RankRow& r : rows) {
             if (!r.host.isEmpty()) seen_hosts.insert(r.host);
-            for (const PhaseSpan& p : r.timings)
+            for (const PhaseTiming& p : r.timings)
                 for (const auto& t : {p.started, p.done, p.failed})
                     if (t) {
                         origin = std::min(origin, *t);

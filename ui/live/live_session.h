@@ -125,7 +125,7 @@ public:
 
     // The layout the grid draws: the job's topology when it has one that fits its world, and the hosts' GPUs.
     struct GridLayout {
-        std::optional<LiveTopology> topology;
+        std::optional<ReportedTopology> topology;
         std::int64_t world = 0;
         std::int64_t gpus_per_node = 8;
         friend bool operator==(const GridLayout&, const GridLayout&) = default;
@@ -201,7 +201,7 @@ private:
     int world_ = 0;
     int seen_ = 0;
     QList<int> state_counts_;
-    std::optional<LiveTopology> topology_;
+    std::optional<ReportedTopology> topology_;
     QStringList hosts_;
     GridLayout layout_;
     double origin_ = 0;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "live_enums.h"
+
 namespace meshscope::ui {
 
 int TimelineModel::rowCount(const QModelIndex& parent) const {
@@ -43,9 +45,11 @@ QHash<int, QByteArray> TimelineModel::roleNames() const {
 void TimelineModel::setRank(const RankRow* rank, double origin, double horizon) {
     std::vector<Row> rows;
     if (rank) {
-        for (const PhaseSpan& p : rank->timings) {
+        for (std::size_t i = 0; i < phase_count; ++i) {
+            const PhaseTiming& p = rank->timings[i];
+            if (!p.seen()) continue;
             Row row;
-            row.phase = p.phase;
+            row.phase = name_of(static_cast<Phase>(i));
             const double start = p.started.value_or(p.done.value_or(p.failed.value_or(origin)));
             row.start = start - origin;
             if (p.failed) {
@@ -54,7 +58,7 @@ void TimelineModel::setRank(const RankRow* rank, double origin, double horizon) 
             } else if (p.done) {
                 row.status = QStringLiteral("done");
                 row.end = *p.done - origin;
-                if (p.started && *p.done >= *p.started) row.duration = *p.done - *p.started;
+                if (const auto d = p.duration()) row.duration = *d;
             } else {
                 row.status = QStringLiteral("started");
                 row.end = row.start;

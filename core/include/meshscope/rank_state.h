@@ -33,6 +33,8 @@ struct PhaseTiming {
     std::optional<double> started;
     std::optional<double> done;    // status done
     std::optional<double> failed;  // status failed
+    // Whether the rank reported this phase at all.
+    [[nodiscard]] bool seen() const noexcept { return started || done || failed; }
     // done - started when both are known and in order.
     [[nodiscard]] std::optional<double> duration() const noexcept {
         if (!started || !done || *done < *started) return std::nullopt;

@@ -2,15 +2,15 @@
 // load, docs/live-at-scale.md). Shedding must never make a false stale_rank.
 #include <algorithm>
 
-#include "live/monitor_impl.h"
+#include "monitor/monitor_impl.h"
 
 namespace meshscope {
 
 bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at) {
     const auto it = impl_->jobs.find(job);
     if (it == impl_->jobs.end()) return false;
-    live::Job& j = *it->second;
-    live::RankRecord* record = j.find(rank);
+    monitor::Job& j = *it->second;
+    monitor::RankRecord* record = j.find(rank);
     if (!record) return false;
     RankState& s = record->state;
     if (!s.last_seen || received_at > *s.last_seen) s.last_seen = received_at;

@@ -4,10 +4,10 @@
 
 #include <map>
 
-#include "live_test_support.h"
+#include "monitor_test_support.h"
 
 using namespace meshscope;
-using namespace live_test;
+using namespace monitor_test;
 
 namespace {
 

@@ -2,9 +2,9 @@
 // findings those changes touch.
 #include <algorithm>
 
-#include "live/finding_text.h"
-#include "live/monitor_impl.h"
 #include "meshscope/plan_json.h"
+#include "monitor/finding_text.h"
+#include "monitor/monitor_impl.h"
 
 namespace meshscope {
 
@@ -30,7 +30,7 @@ void push_unique(std::vector<T>& list, const T& value) {
 }
 
 // Starts a rank over when a new process reports it after the old one exited (a relaunch in the same job).
-void restart(live::RankRecord& record, const live::Identity& identity) {
+void restart(monitor::RankRecord& record, const monitor::Identity& identity) {
     record.identities = {identity};
     record.failed = record.exited = record.ready = record.stale = false;
     record.failed_phase.reset();
@@ -41,26 +41,9 @@ void restart(live::RankRecord& record, const live::Identity& identity) {
     record.started_received = {};
     record.state.error.reset();
 }
-}  // namespace
 
-live::Job& Monitor::Impl::job_for(const std::string& name) {
-    if (last_job && last_job->name == name) return *last_job;
-    auto it = jobs.find(name);
-    if (it == jobs.end()) {
-        auto job = std::make_unique<live::Job>();
-        job->name = name;
-        it = jobs.emplace(name, std::move(job)).first;
-        Change change;
-        change.kind = ChangeKind::job_added;
-        change.job = name;
-        emit(std::move(change));
-    }
-    last_job = it->second.get();
-    return *last_job;
-}
-
-void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
-    ++events;
+// The job's counters and clocks.
+void count_event(monitor::Job& job, const Event& e, double at) {
     ++job.events;
     keep_min(job.first_event, at);
     keep_max(job.last_event, at);
@@ -68,42 +51,46 @@ void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
         keep_min(job.first_ts, *e.ts);
         keep_max(job.last_ts, *e.ts);
     }
+}
 
-    live::RankRecord* record = job.find(e.rank);
-    const bool first_seen = record == nullptr;
-    if (first_seen) {
-        if (static_cast<std::int64_t>(job.slots.size()) <= e.rank)
-            job.slots.resize(static_cast<std::size_t>(e.rank) + 1, -1);
-        job.slots[static_cast<std::size_t>(e.rank)] = static_cast<std::int32_t>(job.records.size());
-        record = &job.records.emplace_back();
-        record->state.rank = e.rank;
+struct FoundRecord {
+    monitor::RankRecord& record;
+    bool first_seen;  // the record was made for this event
+};
+
+FoundRecord record_for(monitor::Job& job, std::int64_t rank) {
+    if (monitor::RankRecord* record = job.find(rank)) return {*record, false};
+    if (static_cast<std::int64_t>(job.slots.size()) <= rank) job.slots.resize(static_cast<std::size_t>(rank) + 1, -1);
+    job.slots[static_cast<std::size_t>(rank)] = static_cast<std::int32_t>(job.records.size());
+    monitor::RankRecord& record = job.records.emplace_back();
+    record.state.rank = rank;
+    return {record, true};
+}
+
+// Which process reports this rank: a second live one is a duplicate; one after an exit is a relaunch.
+void note_process(monitor::Job& job, monitor::RankRecord& rec, const Event& e) {
+    if (!e.host && !e.pid) return;
+    // Compared in place: most events come from the process already known, and copying costs.
+    const bool known = std::any_of(rec.identities.begin(), rec.identities.end(), [&](const monitor::Identity& i) {
+        return (!i.host || !e.host || *i.host == *e.host) && (!i.pid || !e.pid || *i.pid == *e.pid);
+    });
+    if (known) return;
+    const monitor::Identity identity{e.host, e.pid};
+    if (rec.identities.empty()) {
+        rec.identities.push_back(identity);
+    } else if (rec.exited) {
+        restart(rec, identity);
+        push_unique(job.dirty_ranks, e.rank);
+    } else if (rec.identities.size() < 8) {
+        rec.identities.push_back(identity);
+        push_unique(job.dirty_ranks, e.rank);
     }
-    live::RankRecord& rec = *record;
-    RankState& s = rec.state;
-    const std::optional<Phase> previous_phase = s.phase;
+}
 
-    // Which process reports this rank: a second live one is a duplicate; one after an exit is a relaunch.
-    if (e.host || e.pid) {
-        // Compared in place: most events come from the process already known, and copying costs.
-        const bool known = std::any_of(rec.identities.begin(), rec.identities.end(), [&](const live::Identity& i) {
-            return (!i.host || !e.host || *i.host == *e.host) && (!i.pid || !e.pid || *i.pid == *e.pid);
-        });
-        if (!known) {
-            const live::Identity identity{e.host, e.pid};
-            if (rec.identities.empty()) {
-                rec.identities.push_back(identity);
-            } else if (rec.exited) {
-                restart(rec, identity);
-                push_unique(job.dirty_ranks, e.rank);
-            } else if (rec.identities.size() < 8) {
-                rec.identities.push_back(identity);
-                push_unique(job.dirty_ranks, e.rank);
-            }
-        }
-    }
-
-    // "newer": this event is at least as recent as anything the rank sent before (by the sender's clock;
-    // events without ts count as newest). Older events fill gaps but never overwrite.
+// The rank's clocks and identity fields. Returns whether this event is at least as recent as anything the
+// rank sent before (by the sender's clock; events without ts count as newest): older events fill gaps but
+// never overwrite.
+bool take_reported_facts(RankState& s, const Event& e, double at) {
     const bool newer = !e.ts || !s.last_ts || *e.ts >= *s.last_ts;
     ++s.events;
     keep_min(s.first_seen, at);
@@ -117,31 +104,39 @@ void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
     take(s.local_rank, e.local_rank);
     take(s.device, e.device);
     take(s.device_uuid, e.device_uuid);
+    return newer;
+}
 
+// The latest phase by the sender's clock and the phase's timing; heartbeats only prove the rank is alive.
+void note_phase(monitor::RankRecord& rec, const Event& e, double at) {
+    if (e.phase == Phase::heartbeat) return;
+    RankState& s = rec.state;
+    if (!e.ts || !rec.phase_order || *e.ts >= *rec.phase_order) {
+        s.phase = e.phase;
+        s.status = e.status;
+        if (e.ts) rec.phase_order = e.ts;
+    }
     const auto p = index_of(e.phase);
     const double when = e.ts.value_or(at);
-    if (e.phase != Phase::heartbeat) {
-        // The latest phase by the sender's clock; heartbeats only prove the rank is alive.
-        if (!e.ts || !rec.phase_order || *e.ts >= *rec.phase_order) {
-            s.phase = e.phase;
-            s.status = e.status;
-            if (e.ts) rec.phase_order = e.ts;
-        }
-        PhaseTiming& timing = s.timings[p];
-        switch (e.status) {
-            case Status::started:
-                keep_min(timing.started, when);
-                keep_min(rec.started_received[p], at);
-                break;
-            case Status::done: keep_min(timing.done, when); break;
-            case Status::failed: keep_min(timing.failed, when); break;
-        }
+    PhaseTiming& timing = s.timings[p];
+    switch (e.status) {
+        case Status::started:
+            keep_min(timing.started, when);
+            keep_min(rec.started_received[p], at);
+            break;
+        case Status::done: keep_min(timing.done, when); break;
+        case Status::failed: keep_min(timing.failed, when); break;
     }
+}
 
+// Errors, failures, exit and ready.
+void note_outcome(monitor::Job& job, monitor::RankRecord& rec, const Event& e, bool newer, double at) {
+    RankState& s = rec.state;
     if (e.error && (newer || !s.error)) s.error = e.error;
     if (e.status == Status::failed || e.phase == Phase::error) {
         // The earliest failure (sender's clock) names the phase and the error; any failure may carry
         // FSDPTurbo's re-initialization error, whatever order the events arrive in.
+        const double when = e.ts.value_or(at);
         if (!rec.failed || when < *rec.failed_when) {
             rec.failed_phase = e.phase;
             rec.failed_when = when;
@@ -149,27 +144,66 @@ void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
         } else if (!rec.failure && e.error) {
             rec.failure = e.error;
         }
-        if (e.error && !rec.reinit) rec.reinit = live::parse_reinit_message(e.error->message);
+        if (e.error && !rec.reinit) rec.reinit = monitor::parse_reinit_message(e.error->message);
         rec.failed = true;
         push_unique(job.dirty_ranks, e.rank);
     }
     if (e.phase == Phase::exit) rec.exited = true;
     if (e.phase == Phase::ready && e.status == Status::done) rec.ready = true;
+}
+}  // namespace
 
+monitor::Job& Monitor::Impl::job_for(const std::string& name) {
+    if (last_job && last_job->name == name) return *last_job;
+    auto it = jobs.find(name);
+    if (it == jobs.end()) {
+        auto job = std::make_unique<monitor::Job>();
+        job->name = name;
+        it = jobs.emplace(name, std::move(job)).first;
+        Change change;
+        change.kind = ChangeKind::job_added;
+        change.job = name;
+        emit(std::move(change));
+    }
+    last_job = it->second.get();
+    return *last_job;
+}
+
+// The steps of one event, in this order: counters, the rank's record, its process, its reported facts, the
+// phase, how it ended, that it is alive, then what every rank must agree on; last its state.
+void Monitor::Impl::ingest_one(monitor::Job& job, const Event& e, double at) {
+    ++events;
+    count_event(job, e, at);
+    auto [rec, first_seen] = record_for(job, e.rank);
+    const std::optional<Phase> previous_phase = rec.state.phase;
+    note_process(job, rec, e);
+    const bool newer = take_reported_facts(rec.state, e, at);
+    note_phase(rec, e, at);
+    note_outcome(job, rec, e, newer, at);
+    note_alive(job, rec, first_seen);
+    note_agreement(job, rec, e, newer);
+    update_state(job, rec, previous_phase);
+}
+
+void Monitor::Impl::note_alive(monitor::Job& job, monitor::RankRecord& rec, bool first_seen) {
     // Any event proves the rank is alive and was seen.
+    const std::int64_t rank = rec.state.rank;
     if (rec.stale) {
         rec.stale = false;
         auto stale = job.stale;
-        stale.erase(std::remove(stale.begin(), stale.end(), e.rank), stale.end());
+        stale.erase(std::remove(stale.begin(), stale.end(), rank), stale.end());
         set_rank_list_finding(job, job.stale, std::move(stale), FindingKind::stale_rank);
     }
-    if (first_seen && std::binary_search(job.missing.begin(), job.missing.end(), e.rank)) {
+    if (first_seen && std::binary_search(job.missing.begin(), job.missing.end(), rank)) {
         auto missing = job.missing;
-        missing.erase(std::lower_bound(missing.begin(), missing.end(), e.rank));
+        missing.erase(std::lower_bound(missing.begin(), missing.end(), rank));
         set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
     }
+}
 
+void Monitor::Impl::note_agreement(monitor::Job& job, monitor::RankRecord& rec, const Event& e, bool newer) {
     // What every rank must agree on. Older reports do not replace newer ones.
+    RankState& s = rec.state;
     if (newer || !s.world_size) {
         if (s.world_size != e.world_size) {
             const auto before = s.world_size ? std::optional(std::to_string(*s.world_size)) : std::nullopt;
@@ -203,11 +237,9 @@ void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
     if (e.plan && (!job.plan_json || *job.plan_json != *e.plan)) declare_plan(job, *e.plan);
     if (newer || rec.groups.empty())
         for (const auto& [dim, members] : e.groups) report_group(job, rec, dim, members);
-
-    update_state(job, rec, previous_phase);
 }
 
-void Monitor::Impl::vote(live::Job& job, live::Aspect& aspect, std::int64_t rank,
+void Monitor::Impl::vote(monitor::Job& job, monitor::Aspect& aspect, std::int64_t rank,
                          const std::optional<std::string>& before, const std::string& now) {
     if (before) {
         const auto it = aspect.holders.find(*before);
@@ -230,15 +262,15 @@ void Monitor::Impl::vote(live::Job& job, live::Aspect& aspect, std::int64_t rank
     }
 }
 
-void Monitor::Impl::refresh_aspect(live::Job& job, live::Aspect& aspect) {
+void Monitor::Impl::refresh_aspect(monitor::Job& job, monitor::Aspect& aspect) {
     aspect.dirty = false;
     // The reference: the declared plan's value, else the most common value; a tie goes to the value held by
     // the lowest rank, so that every collector picks the same one.
     std::string reference;
-    live::Aspect::Basis basis = live::Aspect::Basis::none;
+    monitor::Aspect::Basis basis = monitor::Aspect::Basis::none;
     if (aspect.declared) {
         reference = *aspect.declared;
-        basis = live::Aspect::Basis::plan;
+        basis = monitor::Aspect::Basis::plan;
     } else {
         std::size_t best = 0;
         const std::vector<std::int64_t>* best_ranks = nullptr;
@@ -247,7 +279,7 @@ void Monitor::Impl::refresh_aspect(live::Job& job, live::Aspect& aspect) {
             if (ranks.size() < best) continue;
             if (ranks.size() == best) {
                 tie = true;
-                if (live::lowest(ranks) > live::lowest(*best_ranks)) continue;
+                if (monitor::lowest(ranks) > monitor::lowest(*best_ranks)) continue;
             } else {
                 tie = false;
             }
@@ -255,7 +287,7 @@ void Monitor::Impl::refresh_aspect(live::Job& job, live::Aspect& aspect) {
             best_ranks = &ranks;
             reference = value;
         }
-        if (!reference.empty()) basis = tie ? live::Aspect::Basis::tie : live::Aspect::Basis::majority;
+        if (!reference.empty()) basis = tie ? monitor::Aspect::Basis::tie : monitor::Aspect::Basis::majority;
     }
     const bool reference_changed = reference != aspect.reference || basis != aspect.basis;
     aspect.reference = reference;
@@ -297,13 +329,13 @@ void Monitor::Impl::refresh_aspect(live::Job& job, live::Aspect& aspect) {
         }
         std::vector<std::int64_t> ranks = it->second;
         std::sort(ranks.begin(), ranks.end());
-        Finding f = live::topology_mismatch(aspect, value, std::move(ranks));
+        Finding f = monitor::topology_mismatch(aspect, value, std::move(ranks));
         aspect.finding_values.insert(value);
         put_finding(job, std::move(f));
     }
 }
 
-void Monitor::Impl::set_reference_topology(live::Job& job, std::optional<ReportedTopology> topology) {
+void Monitor::Impl::set_reference_topology(monitor::Job& job, std::optional<ReportedTopology> topology) {
     if (topology == job.reference_topology && (job.expected || !topology)) return;
     job.reference_topology = topology;
     job.expected.reset();
@@ -320,15 +352,15 @@ void Monitor::Impl::set_reference_topology(live::Job& job, std::optional<Reporte
     job.all_groups_dirty = true;
 }
 
-void Monitor::Impl::declare_plan(live::Job& job, const nlohmann::json& document) {
+void Monitor::Impl::declare_plan(monitor::Job& job, const nlohmann::json& document) {
     auto plan = plan_from_json(document);
     if (!plan) return;  // parse_events validated it; a plan that stopped parsing is ignored
     job.plan_json = document;
     job.plan = std::move(plan).value();
     const auto& t = job.plan->topology();
-    auto declare = [&](live::Aspect& aspect, std::optional<std::string> value) {
+    auto declare = [&](monitor::Aspect& aspect, std::optional<std::string> value) {
         aspect.declared = std::move(value);
-        aspect.basis = live::Aspect::Basis::none;  // forces a full refresh: the basis becomes "plan" or changes
+        aspect.basis = monitor::Aspect::Basis::none;  // forces a full refresh: the basis becomes "plan" or changes
         if (!aspect.dirty) {
             aspect.dirty = true;
             job.dirty_aspects.push_back(&aspect);
@@ -342,26 +374,27 @@ void Monitor::Impl::declare_plan(live::Job& job, const nlohmann::json& document)
     }
 }
 
-void Monitor::Impl::refresh_rank_findings(live::Job& job, live::RankRecord& rec) {
+void Monitor::Impl::refresh_rank_findings(monitor::Job& job, monitor::RankRecord& rec) {
     const std::int64_t rank = rec.state.rank;
     const std::string suffix = "/" + std::to_string(rank);
     if (rec.failed && rec.reinit) {
-        put_finding(job, live::reinit_mismatch(rank, rec.reinit->first, rec.reinit->second));
+        put_finding(job, monitor::reinit_mismatch(rank, rec.reinit->first, rec.reinit->second));
     } else {
         drop_finding(job, "reinit_mismatch" + suffix);
     }
     if (rec.failed && !rec.reinit) {
-        put_finding(job, live::rank_error(rank, rec.failed_phase.value_or(Phase::error), rec.failure, rec.state.host));
+        put_finding(job,
+                    monitor::rank_error(rank, rec.failed_phase.value_or(Phase::error), rec.failure, rec.state.host));
     } else {
         drop_finding(job, "rank_error" + suffix);
     }
     if (rec.identities.size() > 1)
-        put_finding(job, live::duplicate_rank(rank, rec.identities));
+        put_finding(job, monitor::duplicate_rank(rank, rec.identities));
     else
         drop_finding(job, "duplicate_rank" + suffix);
 }
 
-void Monitor::Impl::flush(live::Job& job) {
+void Monitor::Impl::flush(monitor::Job& job) {
     // Aspects first: a new reference topology changes how every group is judged.
     for (std::size_t i = 0; i < job.dirty_aspects.size(); ++i) refresh_aspect(job, *job.dirty_aspects[i]);
     job.dirty_aspects.clear();
@@ -379,7 +412,7 @@ void Monitor::Impl::flush(live::Job& job) {
         job.dirty_groups.clear();
     }
     for (const auto rank : job.dirty_ranks)
-        if (live::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
+        if (monitor::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
     job.dirty_ranks.clear();
 }
 

@@ -1,19 +1,14 @@
 // Rank states and timings (late and out-of-order events included), the change feed and the queries' JSON.
 #include <QtTest>
 
-#include "live_test_support.h"
+#include "monitor_test_support.h"
 
 using namespace meshscope;
-using namespace live_test;
+using namespace monitor_test;
 
 namespace {
 Event make_event(std::int64_t rank, Phase phase, Status status, std::optional<double> ts) {
-    Event e;
-    e.job = "job";
-    e.rank = rank;
-    e.world_size = 4;
-    e.phase = phase;
-    e.status = status;
+    Event e = meshscope::test::event("job", rank, 4, phase, status);
     e.ts = ts;
     return e;
 }
@@ -136,11 +131,11 @@ void TestMonitorState::seenUnknownAndStaleFinding() {
     QCOMPARE(monitor.rank("job", 2)->state, RankStateKind::pending);
     QVERIFY(!monitor.rank("job", 2)->last_seen.has_value());
     monitor.tick(100);
-    QCOMPARE(live_test::summary(monitor.findings("job")).contains("stale_rank:[0]"), true);
+    QCOMPARE(monitor_test::summary(monitor.findings("job")).contains("stale_rank:[0]"), true);
     QVERIFY(monitor.seen("job", 0, 101));
     QCOMPARE(*monitor.rank("job", 0)->last_seen, 101.0);
     QCOMPARE(monitor.rank("job", 0)->events, std::int64_t{1});  // not an event
-    QCOMPARE(live_test::summary(monitor.findings("job")).contains("stale_rank"), false);
+    QCOMPARE(monitor_test::summary(monitor.findings("job")).contains("stale_rank"), false);
 }
 
 void TestMonitorState::timings() {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "live/finding_text.h"
-#include "live/monitor_impl.h"
+#include "monitor/finding_text.h"
+#include "monitor/monitor_impl.h"
 
 namespace meshscope {
 
@@ -22,18 +22,18 @@ double median_of(std::vector<double>& values) {
 }
 }  // namespace
 
-void Monitor::Impl::set_rank_list_finding(live::Job& job, std::vector<std::int64_t>& current,
+void Monitor::Impl::set_rank_list_finding(monitor::Job& job, std::vector<std::int64_t>& current,
                                           std::vector<std::int64_t> ranks, FindingKind kind) {
     if (ranks == current) return;
     current = ranks;
     const std::string id(to_string(kind));
     if (ranks.empty()) return drop_finding(job, id);
     put_finding(job, kind == FindingKind::missing_rank
-                         ? live::missing_rank(std::move(ranks), job.reference_world, options.missing_after)
-                         : live::stale_rank(std::move(ranks), options.stale_after));
+                         ? monitor::missing_rank(std::move(ranks), job.reference_world, options.missing_after)
+                         : monitor::stale_rank(std::move(ranks), options.stale_after));
 }
 
-void Monitor::Impl::tick_job(live::Job& job, double now) {
+void Monitor::Impl::tick_job(monitor::Job& job, double now) {
     // stale_rank: alive ranks that have said nothing for stale_after.
     std::vector<std::int64_t> stale;
     for (auto& rec : job.records) {
@@ -74,7 +74,7 @@ void Monitor::Impl::tick_job(live::Job& job, double now) {
         const double threshold =
             median + std::max({options.straggler_mads * 1.4826 * mad, options.straggler_floor_seconds,
                                options.straggler_floor_ratio * median});
-        std::vector<live::SlowRank> slow;
+        std::vector<monitor::SlowRank> slow;
         for (const auto& rec : job.records) {
             const PhaseTiming& t = rec.state.timings[p];
             if (const auto d = t.duration()) {
@@ -88,7 +88,7 @@ void Monitor::Impl::tick_job(live::Job& job, double now) {
         if (slow.empty())
             drop_finding(job, id);
         else
-            put_finding(job, live::straggler(phase, std::move(slow), median, peers));
+            put_finding(job, monitor::straggler(phase, std::move(slow), median, peers));
     }
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace meshscope::live {
+namespace meshscope::monitor {
 
 class GroupReport {
 public:
@@ -44,4 +44,4 @@ private:
     std::uint64_t hash_ = 0;
 };
 
-}  // namespace meshscope::live
+}  // namespace meshscope::monitor

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "live/job.h"
 #include "meshscope/finding.h"
+#include "monitor/job.h"
 
-namespace meshscope::live {
+namespace meshscope::monitor {
 
 // "rank 5", "ranks 3, 7", "ranks 16-23, 40", "ranks 0-3, 8, 12, ... (40 ranks)"; ranks sorted, distinct.
 [[nodiscard]] std::string ranks_text(std::span<const std::int64_t> ranks);
@@ -50,4 +50,4 @@ struct SlowRank {
                                  const std::optional<std::string>& host);
 [[nodiscard]] Finding reinit_mismatch(std::int64_t rank, const std::string& current, const std::string& requested);
 
-}  // namespace meshscope::live
+}  // namespace meshscope::monitor

@@ -1,5 +1,5 @@
 // What the monitor keeps per job: rank records, the indices findings are computed from, and the findings.
-// Internal to core (src/live); the public face is meshscope/monitor.h.
+// Internal to core (src/monitor); the public face is meshscope/monitor.h.
 #pragma once
 
 #include <algorithm>
@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "live/group_report.h"
 #include "meshscope/finding.h"
 #include "meshscope/plan.h"
 #include "meshscope/rank_state.h"
+#include "monitor/group_report.h"
 
-namespace meshscope::live {
+namespace meshscope::monitor {
 
 // One process that reported a rank. A missing host or pid matches any.
 struct Identity {
@@ -139,4 +139,4 @@ struct Job {
     }
 };
 
-}  // namespace meshscope::live
+}  // namespace meshscope::monitor

@@ -1,4 +1,4 @@
-// Helpers for the live tests: healthy rank event sequences built from a real Plan, and compact summaries of
+// Helpers for the monitor tests: healthy rank event sequences built from a real Plan, and compact summaries of
 // findings so that table rows stay readable.
 #pragma once
 
@@ -14,8 +14,9 @@
 #include "meshscope/monitor.h"
 #include "meshscope/parallel_state.h"
 #include "meshscope/plan.h"
+#include "test_events.h"
 
-namespace live_test {
+namespace monitor_test {
 
 using meshscope::Event;
 using meshscope::Phase;
@@ -51,12 +52,7 @@ inline std::vector<Event> rank_events(const JobShape& shape, std::int64_t rank, 
     std::vector<Event> out;
     double t = t0;
     auto add = [&](Phase phase, Status status) -> Event& {
-        Event e;
-        e.job = shape.job;
-        e.rank = rank;
-        e.world_size = topology.world();
-        e.phase = phase;
-        e.status = status;
+        Event e = meshscope::test::event(shape.job, rank, topology.world(), phase, status);
         e.ts = t;
         e.host = "node-" + std::to_string(rank / shape.gpus_per_node);
         e.pid = 1000 + rank;
@@ -109,4 +105,4 @@ inline Event* find_event(std::vector<Event>& events, Phase phase, Status status)
     return nullptr;
 }
 
-}  // namespace live_test
+}  // namespace monitor_test

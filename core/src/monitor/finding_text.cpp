@@ -1,9 +1,9 @@
-#include "live/finding_text.h"
+#include "monitor/finding_text.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace meshscope::live {
+namespace meshscope::monitor {
 
 namespace {
 constexpr std::string_view nccl_hang = "; NCCL would hang creating this group";
@@ -106,7 +106,7 @@ Finding topology_mismatch(const Aspect& aspect, const std::string& value, std::v
     switch (aspect.basis) {
         case Aspect::Basis::plan: f.message += "the declared plan has " + aspect.reference; break;
         case Aspect::Basis::tie: {
-            const auto lowest = live::lowest(aspect.holders.at(aspect.reference));
+            const auto lowest = monitor::lowest(aspect.holders.at(aspect.reference));
             f.message += "the ranks are split evenly and rank " + std::to_string(lowest) + "'s " + aspect.reference +
                          " is taken as the reference";
             break;
@@ -280,4 +280,4 @@ Finding reinit_mismatch(std::int64_t rank, const std::string& current, const std
     return f;
 }
 
-}  // namespace meshscope::live
+}  // namespace meshscope::monitor

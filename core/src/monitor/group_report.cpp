@@ -1,8 +1,8 @@
-#include "live/group_report.h"
+#include "monitor/group_report.h"
 
 #include <algorithm>
 
-namespace meshscope::live {
+namespace meshscope::monitor {
 
 namespace {
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
@@ -86,4 +86,4 @@ void GroupReport::rehash() noexcept {
     hash_ = h;
 }
 
-}  // namespace meshscope::live
+}  // namespace meshscope::monitor

@@ -1,11 +1,11 @@
 // meshscope.event/1: what parse_events accepts, and the exact text of everything it refuses.
 #include <QtTest>
 
-#include "live_test_support.h"
 #include "meshscope/event.h"
+#include "monitor_test_support.h"
 
 using namespace meshscope;
-using live_test::q;
+using monitor_test::q;
 
 namespace {
 const std::string base = R"("job": "j1", "rank": 3, "world_size": 16, "phase": "launch", "status": "started")";

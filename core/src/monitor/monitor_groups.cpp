@@ -3,21 +3,21 @@
 // the reports of the group's other members.
 #include <algorithm>
 
-#include "live/finding_text.h"
-#include "live/monitor_impl.h"
+#include "monitor/finding_text.h"
+#include "monitor/monitor_impl.h"
 
 namespace meshscope {
 
 namespace {
-std::string group_finding_id(const live::Job& job, int dim, std::int64_t rank) {
+std::string group_finding_id(const monitor::Job& job, int dim, std::int64_t rank) {
     return "group_disagreement/" + job.dim_names[static_cast<std::size_t>(dim)] + "/" + std::to_string(rank);
 }
 
-const std::optional<live::Job::ExpectedDim>& expected_dim(live::Job& job, int dim) {
+const std::optional<monitor::Job::ExpectedDim>& expected_dim(monitor::Job& job, int dim) {
     const auto index = static_cast<std::size_t>(dim);
     if (job.expected_dims.size() <= index) job.expected_dims.resize(index + 1);
     if (job.expected_dims[index]) return *job.expected_dims[index];
-    std::optional<live::Job::ExpectedDim> found;
+    std::optional<monitor::Job::ExpectedDim> found;
     if (job.expected) {
         const auto& name = job.dim_names[static_cast<std::size_t>(dim)];
         const auto& meshes = job.expected->meshes();
@@ -28,7 +28,7 @@ const std::optional<live::Job::ExpectedDim>& expected_dim(live::Job& job, int di
                 if (names[d] != name) continue;
                 std::int64_t stride = 1;
                 for (std::size_t k = d + 1; k < shape.size(); ++k) stride *= shape[k];
-                found = live::Job::ExpectedDim{m, d, shape[d], stride};
+                found = monitor::Job::ExpectedDim{m, d, shape[d], stride};
                 break;
             }
         }
@@ -39,25 +39,25 @@ const std::optional<live::Job::ExpectedDim>& expected_dim(live::Job& job, int di
 
 // The group `rank` belongs to along the dim, by PyTorch's row-major layout: the members differ from rank only
 // in their coordinate along that dim.
-std::optional<live::GroupReport> expected_group(live::Job& job, int dim, std::int64_t rank) {
+std::optional<monitor::GroupReport> expected_group(monitor::Job& job, int dim, std::int64_t rank) {
     const auto& where = expected_dim(job, dim);
     if (!where) return std::nullopt;
     const DeviceMesh& mesh = job.expected->meshes()[where->mesh].mesh;
     if (!mesh.contains(rank)) return std::nullopt;
     const std::int64_t coordinate = mesh.coordinate(rank, where->dim);
-    return live::GroupReport::progression(rank - coordinate * where->stride, where->stride, where->size);
+    return monitor::GroupReport::progression(rank - coordinate * where->stride, where->stride, where->size);
 }
 }  // namespace
 
-void Monitor::Impl::report_group(live::Job& job, live::RankRecord& rec, const std::string& dim,
+void Monitor::Impl::report_group(monitor::Job& job, monitor::RankRecord& rec, const std::string& dim,
                                  const std::vector<std::int64_t>& members) {
-    if (job.dim_ids.find(dim) == job.dim_ids.end() && job.dim_names.size() >= live::Job::max_dims) return;
+    if (job.dim_ids.find(dim) == job.dim_ids.end() && job.dim_names.size() >= monitor::Job::max_dims) return;
     const int d = job.dim_id(dim);
-    live::GroupReport report = live::GroupReport::from(members);
+    monitor::GroupReport report = monitor::GroupReport::from(members);
     const std::int64_t rank = rec.state.rank;
     auto it = std::find_if(rec.groups.begin(), rec.groups.end(), [d](const auto& g) { return g.first == d; });
     if (it != rec.groups.end() && it->second == report) return;
-    std::optional<live::GroupReport> before;
+    std::optional<monitor::GroupReport> before;
     if (it != rec.groups.end()) {
         before = std::move(it->second);
         it->second = std::move(report);
@@ -69,12 +69,12 @@ void Monitor::Impl::report_group(live::Job& job, live::RankRecord& rec, const st
     if (!expected_dim(job, d)) {
         // Judged by peers: remember who lists whom, so that a rank's report meets the reports that list it.
         auto& claims = job.claims[static_cast<std::size_t>(d)];
-        if (before && before->size() <= live::Job::max_claimed_group)
+        if (before && before->size() <= monitor::Job::max_claimed_group)
             for (std::int64_t k = 0; k < before->size(); ++k) {
                 auto& list = claims[before->at(k)];
                 list.erase(std::remove(list.begin(), list.end(), rank), list.end());
             }
-        if (it->second.size() <= live::Job::max_claimed_group)
+        if (it->second.size() <= monitor::Job::max_claimed_group)
             for (std::int64_t k = 0; k < it->second.size(); ++k) claims[it->second.at(k)].push_back(rank);
         // A member flagged because of this rank's old report may be cleared by the new one.
         for (const auto* group : {before ? &*before : nullptr, &it->second}) {
@@ -87,9 +87,9 @@ void Monitor::Impl::report_group(live::Job& job, live::RankRecord& rec, const st
     }
 }
 
-void Monitor::Impl::evaluate_group(live::Job& job, int dim, std::int64_t rank) {
-    live::RankRecord* rec = job.find(rank);
-    const live::GroupReport* report = rec ? rec->group(dim) : nullptr;
+void Monitor::Impl::evaluate_group(monitor::Job& job, int dim, std::int64_t rank) {
+    monitor::RankRecord* rec = job.find(rank);
+    const monitor::GroupReport* report = rec ? rec->group(dim) : nullptr;
     auto clear = [&] {
         if (job.flagged_groups.erase({dim, rank})) drop_finding(job, group_finding_id(job, dim, rank));
     };
@@ -99,11 +99,11 @@ void Monitor::Impl::evaluate_group(live::Job& job, int dim, std::int64_t rank) {
 
     // The first member whose own report of this group differs from this rank's; then the first rank that lists
     // this rank in a different group (tracked for dims judged by peers).
-    auto differing_peer = [&]() -> std::optional<std::pair<std::int64_t, live::GroupReport>> {
-        auto differs = [&](std::int64_t peer) -> const live::GroupReport* {
+    auto differing_peer = [&]() -> std::optional<std::pair<std::int64_t, monitor::GroupReport>> {
+        auto differs = [&](std::int64_t peer) -> const monitor::GroupReport* {
             if (peer == rank) return nullptr;
-            const live::RankRecord* other = job.find(peer);
-            const live::GroupReport* theirs = other ? other->group(dim) : nullptr;
+            const monitor::RankRecord* other = job.find(peer);
+            const monitor::GroupReport* theirs = other ? other->group(dim) : nullptr;
             return theirs && !(*theirs == *report) ? theirs : nullptr;
         };
         for (std::int64_t k = 0; k < report->size(); ++k)
@@ -116,7 +116,7 @@ void Monitor::Impl::evaluate_group(live::Job& job, int dim, std::int64_t rank) {
     };
 
     // Evidence is only gathered for a wrong report: judging a right one allocates nothing.
-    live::GroupEvidence evidence;
+    monitor::GroupEvidence evidence;
     bool wrong = !report->contains(rank);
     if (!wrong) {
         if (auto expected = expected_group(job, dim, rank)) {
@@ -135,7 +135,7 @@ void Monitor::Impl::evaluate_group(live::Job& job, int dim, std::int64_t rank) {
     evidence.dim = job.dim_names[static_cast<std::size_t>(dim)];
     evidence.reported = *report;
     job.flagged_groups.insert({dim, rank});
-    put_finding(job, live::group_disagreement(evidence));
+    put_finding(job, monitor::group_disagreement(evidence));
 }
 
 }  // namespace meshscope
