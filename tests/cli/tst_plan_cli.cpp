@@ -1,6 +1,5 @@
 // meshscope plan through QProcess, like a user: the JSON contract, the text summary, and for bad input
 // exit status 2 with the exact message and a hint line on stderr (and nothing on stdout).
-#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
