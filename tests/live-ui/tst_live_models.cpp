@@ -25,7 +25,7 @@ RankRow rank_row(int rank, const char* state, const char* host, const char* phas
     r.rank = rank;
     r.state = meshscope::parse_rank_state_kind(state).value();
     r.host = QString::fromLatin1(host);
-    r.phase = QString::fromLatin1(phase);
+    r.phase = meshscope::parse_phase(phase);  // "": never reported
     return r;
 }
 
@@ -105,6 +105,8 @@ private slots:
         const LiveChange c = meshscope::ui::parse_change(json::parse(message.toStdString()));
         QCOMPARE(int(c.type), type);
         QCOMPARE(c.rank, rank);
+        // Only the rank row names a phase ("ready"); a phase that is no string reads as absent.
+        QCOMPARE(c.phase, rank == 5 ? std::optional(meshscope::Phase::ready) : std::nullopt);
         if (c.type == LiveChange::Type::rank_changed) QCOMPARE(c.state ? name_of(*c.state) : QString(), detail);
         if (c.type == LiveChange::Type::finding_added || c.type == LiveChange::Type::finding_removed)
             QCOMPARE(c.finding.id, detail);
@@ -122,7 +124,10 @@ private slots:
         QCOMPARE(rows[0].host, QStringLiteral("node-0"));
         QCOMPARE(rows[0].findings, QStringList{QStringLiteral("straggler")});
         QCOMPARE(rows[0].timings.size(), std::size_t(2));
-        QCOMPARE(rows[0].timings[0].phase, QStringLiteral("launch"));
+        QCOMPARE(rows[0].timings[0].phase, meshscope::Phase::launch);
+        QCOMPARE(rows[0].timings[1].phase, meshscope::Phase::ready);
+        QCOMPARE(rows[0].phase, meshscope::Phase::heartbeat);
+        QVERIFY(!rows[1].phase);  // never reported one
         QCOMPARE(*rows[0].timings[0].done, 10.5);
         QVERIFY(rows[0].topology && rows[0].topology->ep == 2);
         QCOMPARE(rows[0].state, meshscope::RankStateKind::ready);
@@ -160,11 +165,15 @@ private slots:
         QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
         model.setRanks(eight_ranks());
         QCOMPARE(model.count(), 8);
-        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::initializing, QStringLiteral("launch")));
+        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::initializing, meshscope::Phase::launch));
         QCOMPARE(model.index(7).data(RanksModel::StateRole).toString(), QStringLiteral("initializing"));
-        QVERIFY(!model.applyRankChange(99, meshscope::RankStateKind::ready, QString()));
-        QVERIFY(model.applyRankChange(7, std::nullopt, QStringLiteral("device_mesh")));  // no state: it stays
+        QCOMPARE(model.index(7).data(RanksModel::PhaseRole).toString(), QStringLiteral("launch"));
+        QVERIFY(!model.applyRankChange(99, meshscope::RankStateKind::ready, std::nullopt));
+        QVERIFY(model.applyRankChange(7, std::nullopt, meshscope::Phase::device_mesh));  // no state: it stays
         QCOMPARE(model.index(7).data(RanksModel::StateRole).toString(), QStringLiteral("initializing"));
+        QCOMPARE(model.index(7).data(RanksModel::PhaseRole).toString(), QStringLiteral("device_mesh"));
+        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::ready, std::nullopt));  // no phase: it stays
+        QCOMPARE(model.index(7).data(RanksModel::PhaseRole).toString(), QStringLiteral("device_mesh"));
         model.setFindingKinds({{3, {QStringLiteral("rank_error")}}});
         QCOMPARE(model.index(3).data(RanksModel::FindingsTextRole).toString(), QStringLiteral("rank_error"));
         model.setRanks(eight_ranks());  // same ranks: in place
@@ -201,7 +210,7 @@ private slots:
         QCOMPARE(filter.count(), ranks.size());
         QCOMPARE(filter.active(), !state.isEmpty() || !host.isEmpty());
         // A rank that changes state moves in or out of the filter.
-        source.applyRankChange(7, meshscope::RankStateKind::ready, QStringLiteral("ready"));
+        source.applyRankChange(7, meshscope::RankStateKind::ready, meshscope::Phase::ready);
         const bool seven_matches =
             (state.isEmpty() || state == QLatin1String("ready")) && (host.isEmpty() || host == QLatin1String("node-1"));
         QCOMPARE(ranks_of(filter).contains(7), seven_matches);
@@ -234,10 +243,11 @@ private slots:
         QCOMPARE(model.rowCount(), PhaseHistogramModel::bucket_count);
         QCOMPARE(model.maximum(), 0);
         model.setRanks(eight_ranks());
-        QCOMPARE(model.countOf(QStringLiteral("heartbeat")), 6);
-        QCOMPARE(model.countOf(QStringLiteral("error")), 1);
-        QCOMPARE(model.countOf(QString()), 1);  // not seen
-        QCOMPARE(model.countOf(QStringLiteral("no such phase")), 0);
+        QCOMPARE(model.countOf(6), 6);   // Phase.Heartbeat
+        QCOMPARE(model.countOf(7), 1);   // Phase.Error
+        QCOMPARE(model.countOf(-1), 1);  // not seen
+        QCOMPARE(model.countOf(9), 0);   // no such phase
+        QCOMPARE(model.countOf(-2), 0);
         QCOMPARE(model.maximum(), 6);
         QCOMPARE(model.index(0).data(PhaseHistogramModel::LabelRole).toString(), QStringLiteral("not seen"));
         QCOMPARE(model.index(7).data(PhaseHistogramModel::FractionRole).toDouble(), 1.0);  // heartbeat
@@ -245,8 +255,8 @@ private slots:
 
     // A 16,384-rank snapshot: the worker part (JSON parse + rows, LiveClient::getRows runs it off the GUI
     // thread) and the GUI-thread part (applying ready rows to the models, which must fit one 33 ms update on a
-    // fast machine) are timed separately; the figures go to docs/benchmarks.md ("Live page"). The bounds only catch
-    // blow-ups.
+    // fast machine) are timed separately; the figures go to docs/benchmarks.md ("Live page"). Asserted is what
+    // keeps them small (the second apply changes one row in place), not how long they took.
     void large_snapshot_cost() {
         const QByteArray text = meshscope::test::large_ranks_body();
         // Worker thread: what LiveClient::getRows does with the body.
@@ -265,6 +275,8 @@ private slots:
         histogram.setRanks(model.ranks());
         const double first_ms = clock.nsecsElapsed() / 1e6;
         rows[5].state = meshscope::RankStateKind::stale;
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
         clock.restart();
         model.setRanks(rows);  // same ranks, one changed: in place
         histogram.setRanks(model.ranks());
@@ -274,10 +286,11 @@ private slots:
             "GUI thread: first apply %.1f ms, in-place apply %.1f ms",
             static_cast<long long>(text.size()), json_ms, rows_ms, json_ms + rows_ms, first_ms, again_ms);
         QCOMPARE(model.count(), 16384);
-        QCOMPARE(histogram.countOf(QStringLiteral("heartbeat")), 16384);
-        QVERIFY(json_ms + rows_ms < 10000);
-        QVERIFY(first_ms < 5000);
-        QVERIFY(again_ms < 5000);
+        QCOMPARE(histogram.countOf(static_cast<int>(meshscope::Phase::heartbeat)), 16384);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(changes.count(), 1);
+        QCOMPARE(changes.first().at(0).toModelIndex().row(), 5);
+        QCOMPARE(changes.first().at(1).toModelIndex().row(), 5);
     }
 
     void timeline() {
@@ -285,9 +298,9 @@ private slots:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rank(), -1);
         RankRow r = rank_row(4, "initializing", "node-1", "communicator");
-        r.timings = {{QStringLiteral("launch"), 100.0, 101.0, std::nullopt},
-                     {QStringLiteral("communicator"), 102.0, std::nullopt, std::nullopt},
-                     {QStringLiteral("error"), std::nullopt, std::nullopt, 103.0}};
+        r.timings = {{meshscope::Phase::launch, 100.0, 101.0, std::nullopt},
+                     {meshscope::Phase::communicator, 102.0, std::nullopt, std::nullopt},
+                     {meshscope::Phase::error, std::nullopt, std::nullopt, 103.0}};
         model.setRank(&r, 100.0, 110.0);
         QCOMPARE(model.count(), 3);
         QCOMPARE(model.rank(), 4);
