@@ -35,9 +35,13 @@ TestCase {
 
     function createSession(url: string): LiveSession {
         const session = sessionComponent.createObject(testCase);
-        session.inputs.url = url;
+        testCase.watch(session, url);
         testCase.oldSessions.push(session);
         return session;
+    }
+
+    function watch(session: LiveSession, url: string) {
+        session.inputs.url = url;
     }
 
     Component {
