@@ -21,7 +21,7 @@ packages=(
   libqt6sql6-sqlite qt6-qpa-plugins
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-templates
   qml6-module-qtquick-layouts qml6-module-qtquick-shapes qml6-module-qtquick-window
-  qml6-module-qtqml-workerscript qml6-module-qtqml-models qml6-module-qttest
+  qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtqml-models qml6-module-qttest
   qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtcore
   fonts-dejavu-core      # the dashboard's text in offscreen screenshots
   # real torch.distributed ranks (gloo, CPU) for the attach tests

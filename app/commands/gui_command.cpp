@@ -1,7 +1,10 @@
 // meshscope (no sub-command): the dashboard window, or with --screenshot a PNG of it rendered offscreen.
+// The flags are CLI11's like every other command's, parsed before any QApplication exists (--screenshot
+// picks the offscreen platform); run_gui is then a few named steps. Bad flags exit 2 with the exact
+// messages of tests/cli/tst_gui_flags.cpp.
 #include <QtQml/qqmlextensionplugin.h>
+#include <CLI/CLI.hpp>
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
@@ -9,13 +12,18 @@
 #include <QSettings>
 #include <QTimer>
 
+#include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "live_session.h"
 #include "live_startup.h"
 #include "plan_controller.h"
+#include "planner_enums.h"
 #include "preferences.h"
 
 // The QML modules are static libraries: their plugins must be imported by hand.
@@ -31,151 +39,173 @@ using ui::PlanController;
 using ui::Preferences;
 
 struct GuiOptions {
-    std::optional<QString> screenshot;
+    std::optional<std::string> screenshot;
     std::optional<int> dp, world, nodes, cp, ep, gpus_per_node, experts, select_rank;
-    std::optional<QString> order, view, show_dim, theme;
-    QString connect, token, page = QStringLiteral("planner");  // live mode (issue 4)
-    QSize size{1440, 900};
+    std::optional<std::string> order, view, show_dim, theme, page;
+    std::optional<std::string> connect, token, size;
+    QSize window_size{1440, 900};
+
+    [[nodiscard]] bool plan_flags() const {
+        return dp || world || nodes || cp || ep || gpus_per_node || experts || select_rank || order || view || show_dim;
+    }
+    // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner.
+    [[nodiscard]] QString start_page() const {
+        if (page) return QString::fromStdString(*page);
+        return !connect && (plan_flags() || screenshot) ? QStringLiteral("planner") : QStringLiteral("live");
+    }
 };
 
-void fail(const QString& message) {
-    std::cerr << "meshscope: " << message.toStdString() << "\nRun 'meshscope --help' for usage.\n";
+void fail(const std::string& message) {
+    std::cerr << "meshscope: " << message << "\nRun 'meshscope --help' for usage.\n";
 }
 
-// Parses the flags before any QGuiApplication exists, because --screenshot picks the offscreen platform.
+std::string join_or(const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : " or ") + name;
+    return text;
+}
+
+// An integer flag; its error text is MeshScope's ("--ep expects an integer, got 'x'"), thrown from CLI11's
+// callback so that it reaches parse() as a CLI::ParseError of its own.
+void add_int(CLI::App& cli, const std::string& name, std::optional<int>& out, const std::string& what) {
+    cli.add_option_function<std::string>(
+           name,
+           [name, &out](const std::string& text) {
+               int value = 0;
+               const char* end = text.data() + text.size();
+               const auto [stop, error] = std::from_chars(text.data(), end, value);
+               if (error != std::errc() || stop != end || text.empty())
+                   throw CLI::ValidationError(name + " expects an integer, got '" + text + "'");
+               out = value;
+           },
+           what)
+        ->type_name("N");
+}
+
+// A flag with a few allowed words ("--theme must be light or dark, got 'blue'").
+void add_choice(CLI::App& cli, const std::string& name, std::optional<std::string>& out,
+                const std::vector<std::string>& allowed, const std::string& what, const std::string& type) {
+    cli.add_option_function<std::string>(
+           name,
+           [name, &out, allowed](const std::string& text) {
+               if (std::find(allowed.begin(), allowed.end(), text) == allowed.end())
+                   throw CLI::ValidationError(name + " must be " + join_or(allowed) + ", got '" + text + "'");
+               out = text;
+           },
+           what + " (" + join_or(allowed) + ")")
+        ->type_name(type);
+}
+
+void add_text(CLI::App& cli, const std::string& name, std::optional<std::string>& out, const std::string& what,
+              const std::string& type) {
+    cli.add_option_function<std::string>(
+           name, [&out](const std::string& text) { out = text; }, what)
+        ->type_name(type);
+}
+
+void add_plan_flags(CLI::App& cli, GuiOptions& o) {
+    add_int(cli, "--dp", o.dp, "Data-parallel size (world = dp * cp).");
+    add_int(cli, "--world", o.world, "World size instead of --dp or --nodes.");
+    add_int(cli, "--nodes", o.nodes, "Number of nodes (world = nodes * gpus per node).");
+    add_int(cli, "--cp", o.cp, "Context-parallel size.");
+    add_int(cli, "--ep", o.ep, "Expert-parallel size (dist_config ep_size).");
+    add_int(cli, "--gpus-per-node", o.gpus_per_node, "GPUs per node.");
+    add_int(cli, "--experts", o.experts, "The model's number of routed experts.");
+    add_int(cli, "--select-rank", o.select_rank, "Select this rank.");
+    const auto names = [](auto... values) { return std::vector<std::string>{ui::name_of(values).toStdString()...}; };
+    add_choice(cli, "--order", o.order, names(CreationOrder::torch29, CreationOrder::torch28),  // core's names
+               "The order torch creates the groups in", "ORDER");
+    add_choice(cli, "--view", o.view, names(ui::GridMesh::expert, ui::GridMesh::data), "The mesh drawn", "MESH");
+    add_text(cli, "--show-dim", o.show_dim, "Draw all groups of this dim (ep, efsdp, dp, ...).", "DIM");
+}
+
+void add_window_flags(CLI::App& cli, GuiOptions& o) {
+    add_text(cli, "--screenshot", o.screenshot, "Render the window to a PNG file and exit.", "FILE");
+    add_choice(cli, "--theme", o.theme, {"light", "dark"}, "The colours", "THEME");
+    add_text(cli, "--size", o.size, "Window size for --screenshot, WxH.", "WxH");
+    add_choice(cli, "--page", o.page, {"planner", "live"},
+               "The page to open (default live; planner with plan flags or --screenshot)", "PAGE");
+}
+
+// Live mode: without --connect the Live page watches the built-in demo (an embedded collector + a simulated
+// 64-GPU job).
+void add_live_flags(CLI::App& cli, GuiOptions& o) {
+    add_text(cli, "--connect", o.connect, "Watch a remote `meshscope serve` at URL instead of the demo.", "URL");
+    add_text(cli, "--token", o.token, "Bearer token for --connect.", "T");
+}
+
+// What CLI11 left over: an unknown flag or a word (a sub-command is dispatched before the dashboard starts).
+std::optional<std::string> leftover_error(const std::vector<std::string>& remaining) {
+    if (remaining.empty()) return std::nullopt;
+    const std::string& first = remaining.front();
+    if (first.size() > 1 && first.front() == '-')
+        return "Unknown option '" + first.substr(first.find_first_not_of('-')) + "'.";
+    return "unknown command '" + first + "'";
+}
+
+std::optional<QSize> window_size(const std::string& text) {
+    const auto x = text.find('x');
+    if (x == std::string::npos) return std::nullopt;
+    int w = 0;
+    int h = 0;
+    const char* mid = text.data() + x;
+    const char* end = text.data() + text.size();
+    if (std::from_chars(text.data(), mid, w).ptr != mid || std::from_chars(mid + 1, end, h).ptr != end)
+        return std::nullopt;
+    if (w < 640 || h < 480 || w > 8192 || h > 8192) return std::nullopt;
+    return QSize(w, h);
+}
+
+// The checks across flags, in the order a user meets them; "" when the flags agree.
+std::string check(GuiOptions& o) {
+    if ((o.dp ? 1 : 0) + (o.world ? 1 : 0) + (o.nodes ? 1 : 0) > 1) return "give one of --dp, --world and --nodes";
+    if (o.connect)
+        if (const QString error = ui::check_connect_url(QString::fromStdString(*o.connect)); !error.isEmpty())
+            return error.toStdString();
+    if (o.token && !o.connect) return "--token needs --connect";
+    if (o.size) {
+        const auto size = window_size(*o.size);
+        if (!size) return "--size must be WxH between 640x480 and 8192x8192, got '" + *o.size + "'";
+        o.window_size = *size;
+    }
+    if (o.screenshot && o.screenshot->empty()) return "--screenshot needs a file name";
+    return {};
+}
+
 // Returns the exit status when the process should stop (help or a bad flag).
 std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
-    QStringList args;
-    for (int i = 0; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Opens the MeshScope dashboard on the Planner page. Flags preset the plan; --screenshot renders the "
-        "window offscreen to a PNG and exits."));
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Render the window to a PNG file and exit."),
-                                        QStringLiteral("FILE"));
-    const auto int_option = [](const char* name, const char* what) {
-        return QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(what), QStringLiteral("N"));
-    };
-    const QCommandLineOption dp = int_option("dp", "Data-parallel size (world = dp * cp).");
-    const QCommandLineOption world = int_option("world", "World size instead of --dp or --nodes.");
-    const QCommandLineOption nodes = int_option("nodes", "Number of nodes (world = nodes * gpus per node).");
-    const QCommandLineOption cp = int_option("cp", "Context-parallel size.");
-    const QCommandLineOption ep = int_option("ep", "Expert-parallel size (dist_config ep_size).");
-    const QCommandLineOption gpus = int_option("gpus-per-node", "GPUs per node.");
-    const QCommandLineOption experts = int_option("experts", "The model's number of routed experts.");
-    const QCommandLineOption select = int_option("select-rank", "Select this rank.");
-    const QCommandLineOption order(QStringLiteral("order"), QStringLiteral("torch29 or torch28."),
-                                   QStringLiteral("ORDER"));
-    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("expert or data: the mesh drawn."),
-                                  QStringLiteral("MESH"));
-    const QCommandLineOption show_dim(QStringLiteral("show-dim"),
-                                      QStringLiteral("Draw all groups of this dim (ep, efsdp, dp, ...)."),
-                                      QStringLiteral("DIM"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."), QStringLiteral("THEME"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot, WxH."),
-                                  QStringLiteral("WxH"));
-    parser.addOptions(
-        {help, screenshot, dp, world, nodes, cp, ep, gpus, experts, select, order, view, show_dim, theme, size});
-    // Live mode: without --connect the Live page watches the built-in demo (an embedded collector + a
-    // simulated 64-GPU job); --page picks the page the window opens on (and the one --screenshot shows).
-    const QCommandLineOption connect(QStringLiteral("connect"),
-                                     QStringLiteral("Watch a remote `meshscope serve` at URL instead of the demo."),
-                                     QStringLiteral("URL"));
-    const QCommandLineOption token(QStringLiteral("token"), QStringLiteral("Bearer token for --connect."),
-                                   QStringLiteral("T"));
-    const QCommandLineOption page(
-        QStringLiteral("page"),
-        QStringLiteral("planner or live: the page to open (default live; planner with plan flags or --screenshot)."),
-        QStringLiteral("PAGE"));
-    parser.addOptions({connect, token, page});
-    if (!parser.parse(args)) {
-        fail(parser.errorText());
+    CLI::App cli{
+        "Opens the MeshScope dashboard. Plan flags preset the Planner page; --screenshot renders the "
+        "window offscreen to a PNG and exits.",
+        "meshscope"};
+    cli.footer("       meshscope <command> [options]   the headless commands (meshscope help)");
+    cli.allow_extras();  // an unknown flag or word gets the message of leftover_error
+    add_plan_flags(cli, out);
+    add_window_flags(cli, out);
+    add_live_flags(cli, out);
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fail(e.what());
         return exit_usage;
     }
-    if (parser.isSet(help)) {
-        std::cout << "usage: meshscope [options]\n       meshscope <command> [options]   (meshscope help)\n\n"
-                  << parser.helpText().section(QLatin1Char('\n'), 2).toStdString();
-        return exit_ok;
-    }
-    if (!parser.positionalArguments().isEmpty()) {
-        fail(QStringLiteral("unknown command '%1'").arg(parser.positionalArguments().first()));
+    if (const auto error = leftover_error(cli.remaining())) {
+        fail(*error);
         return exit_usage;
     }
-    if (parser.isSet(dp) && (parser.isSet(world) || parser.isSet(nodes))) {
-        fail(QStringLiteral("give one of --dp, --world and --nodes"));
+    if (const std::string error = check(out); !error.empty()) {
+        fail(error);
         return exit_usage;
-    }
-    if (parser.isSet(world) && parser.isSet(nodes)) {
-        fail(QStringLiteral("give one of --dp, --world and --nodes"));
-        return exit_usage;
-    }
-    const std::pair<const QCommandLineOption*, std::optional<int>*> ints[] = {
-        {&dp, &out.dp}, {&world, &out.world},        {&nodes, &out.nodes},     {&cp, &out.cp},
-        {&ep, &out.ep}, {&gpus, &out.gpus_per_node}, {&experts, &out.experts}, {&select, &out.select_rank}};
-    for (const auto& [option, value] : ints) {
-        if (!parser.isSet(*option)) continue;
-        bool ok = false;
-        const QString text = parser.value(*option);
-        const int v = text.toInt(&ok);
-        if (!ok) {
-            fail(QStringLiteral("--%1 expects an integer, got '%2'").arg(option->names().first(), text));
-            return exit_usage;
-        }
-        *value = v;
-    }
-    const auto choice = [&](const QCommandLineOption& option, QStringList allowed,
-                            std::optional<QString>& value) -> bool {
-        if (!parser.isSet(option)) return true;
-        value = parser.value(option);
-        if (allowed.contains(*value)) return true;
-        fail(QStringLiteral("--%1 must be %2, got '%3'")
-                 .arg(option.names().first(), allowed.join(QStringLiteral(" or ")), *value));
-        return false;
-    };
-    if (!choice(order, PlanController::orderNames(), out.order) ||  // core's names
-        !choice(view, {QStringLiteral("expert"), QStringLiteral("data")}, out.view) ||
-        !choice(theme, {QStringLiteral("light"), QStringLiteral("dark")}, out.theme))
-        return exit_usage;
-    if (parser.isSet(show_dim)) out.show_dim = parser.value(show_dim);
-    std::optional<QString> page_choice;
-    if (!choice(page, {QStringLiteral("planner"), QStringLiteral("live")}, page_choice)) return exit_usage;
-    // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner as before.
-    const bool plan_flags = out.dp || out.world || out.nodes || out.cp || out.ep || out.gpus_per_node || out.experts ||
-                            out.select_rank || out.order || out.view || out.show_dim;
-    const bool planner_default = !parser.isSet(connect) && (plan_flags || parser.isSet(screenshot));
-    out.page = page_choice.value_or(planner_default ? QStringLiteral("planner") : QStringLiteral("live"));
-    out.connect = parser.value(connect);
-    out.token = parser.value(token);
-    if (parser.isSet(connect)) {
-        if (const QString error = ui::check_connect_url(out.connect); !error.isEmpty()) {
-            fail(error);
-            return exit_usage;
-        }
-    }
-    if (parser.isSet(token) && !parser.isSet(connect)) {
-        fail(QStringLiteral("--token needs --connect"));
-        return exit_usage;
-    }
-    if (parser.isSet(size)) {
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
-        if (w < 640 || h < 480 || w > 8192 || h > 8192) {
-            fail(QStringLiteral("--size must be WxH between 640x480 and 8192x8192, got '%1'").arg(parser.value(size)));
-            return exit_usage;
-        }
-        out.size = QSize(w, h);
-    }
-    if (parser.isSet(screenshot)) {
-        out.screenshot = parser.value(screenshot);
-        if (out.screenshot->isEmpty()) {
-            fail(QStringLiteral("--screenshot needs a file name"));
-            return exit_usage;
-        }
     }
     return std::nullopt;
+}
+
+void set_up_application() {
+    QApplication::setOrganizationName(QStringLiteral("MeshScope"));
+    QApplication::setApplicationName(QStringLiteral("meshscope"));
+    QQuickStyle::setStyle(QStringLiteral("Fusion"));
 }
 
 // Flags win over the remembered plan; each setter is judged by the core as if typed.
@@ -191,11 +221,120 @@ void apply(const GuiOptions& o, PlanController& controller, Preferences& prefere
         controller.setNodes(*o.nodes);
     }
     if (o.experts) controller.setExperts(*o.experts);
-    if (o.order) controller.setOrder(static_cast<int>(ui::creation_order_named(*o.order).value()));
-    if (o.view) controller.setViewMesh(static_cast<int>(ui::grid_mesh_named(*o.view).value()));
-    if (o.show_dim) controller.setShownDim(*o.show_dim);
+    if (o.order)
+        controller.setOrder(static_cast<int>(ui::creation_order_named(QString::fromStdString(*o.order)).value()));
+    if (o.view) controller.setViewMesh(static_cast<int>(ui::grid_mesh_named(QString::fromStdString(*o.view)).value()));
+    if (o.show_dim) controller.setShownDim(QString::fromStdString(*o.show_dim));
     if (o.select_rank) controller.setSelectedRank(*o.select_rank);
-    if (o.theme) preferences.setDarkTheme(*o.theme == QLatin1String("dark"));
+    if (o.theme) preferences.setDarkTheme(*o.theme == "dark");
+}
+
+// The remembered plan and theme (not for a screenshot: it shows exactly what its flags say), then the flags.
+// Returns the exit status when a flag names what the plan does not have.
+std::optional<int> set_up_plan(const GuiOptions& options, QSettings& settings, PlanController& controller,
+                               Preferences& preferences) {
+    if (!options.screenshot) {
+        controller.restore(settings);
+        preferences.setDarkTheme(settings.value(QStringLiteral("ui/theme")).toString() == QLatin1String("dark"));
+    }
+    apply(options, controller, preferences);
+    if (options.select_rank && controller.selectedRank() != *options.select_rank) {
+        fail("--select-rank " + std::to_string(*options.select_rank) + " is outside the plan's " +
+             std::to_string(controller.planWorld()) + " ranks");
+        return exit_usage;
+    }
+    if (options.show_dim && controller.shownDim() != QString::fromStdString(*options.show_dim)) {
+        fail("--show-dim '" + *options.show_dim + "' is not a dim of the " +
+             (controller.showingExpertMesh() ? "expert" : "data") + " mesh");
+        return exit_usage;
+    }
+    if (!controller.valid())
+        std::cerr << "meshscope: " << controller.errorText().toStdString()
+                  << "\n(the window shows this message and the last valid plan)\n";
+    return std::nullopt;
+}
+
+// One LiveSession, fed by a remote collector or the embedded demo. A Planner screenshot starts no demo.
+ui::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live) {
+    const bool live_page = options.start_page() == QLatin1String("live");
+    ui::LiveStartup startup =
+        ui::start_live(live, QString::fromStdString(options.connect.value_or("")),
+                       QString::fromStdString(options.token.value_or("")), !options.screenshot || live_page);
+    if (!startup.error.isEmpty())
+        std::cerr << "meshscope: the live demo did not start: " << startup.error.toStdString() << "\n";
+    return startup;
+}
+
+QQuickWindow* load_window(QQmlApplicationEngine& engine, PlanController& controller, Preferences& preferences,
+                          ui::LiveSession& live, const QString& page) {
+    engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+    QObject::connect(
+        &engine, &QQmlApplicationEngine::objectCreationFailed, &engine, [] { QCoreApplication::exit(exit_failure); },
+        Qt::QueuedConnection);
+    engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)},
+                                 {QStringLiteral("preferences"), QVariant::fromValue(&preferences)},
+                                 {QStringLiteral("liveSession"), QVariant::fromValue(&live)},
+                                 {QStringLiteral("initialPage"), page}});
+    engine.load(QUrl(QStringLiteral("qrc:/qt/qml/MeshScope/Main.qml")));
+    return engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+}
+
+// MESHSCOPE_TIMING=1: how long the first frame took (docs/benchmarks.md).
+void report_first_frame(QQuickWindow& window, const QElapsedTimer& started) {
+    if (!qEnvironmentVariableIsSet("MESHSCOPE_TIMING")) return;
+    QObject::connect(
+        &window, &QQuickWindow::frameSwapped, &window,
+        [&started] { std::cerr << "meshscope: first frame after " << started.elapsed() << " ms\n"; },
+        Qt::SingleShotConnection);
+}
+
+int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& options, ui::LiveSession& live,
+                    const ui::LiveStartup& startup) {
+    const bool live_page = options.start_page() == QLatin1String("live");
+    const QString file = QString::fromStdString(*options.screenshot);
+    window.resize(options.window_size);
+    int status = exit_failure;
+    QObject::connect(
+        &window, &QQuickWindow::frameSwapped, &app,
+        [&] {
+            // One more turn of the event loop lets layouts settle before the grab renders the scene; the
+            // Live page first waits (bounded) until the job has reported.
+            ui::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, [&] {
+                QTimer::singleShot(50, &app, [&] {
+                    const QImage image = window.grabWindow();
+                    if (image.isNull() || !image.save(file, "PNG")) {
+                        std::cerr << "meshscope: could not write " << *options.screenshot << "\n";
+                        status = exit_failure;
+                    } else {
+                        status = exit_ok;
+                    }
+                    QCoreApplication::quit();
+                });
+            });
+        },
+        Qt::SingleShotConnection);
+    QTimer::singleShot(30000, &app, [] {
+        std::cerr << "meshscope: the window did not render within 30 s\n";
+        QCoreApplication::quit();
+    });
+    window.show();
+    app.exec();
+    return status;
+}
+
+// The window where it was last time; on quit its place, the theme and the plan are remembered.
+int run_window(QApplication& app, QQuickWindow& window, QSettings& settings, PlanController& controller,
+               Preferences& preferences) {
+    if (const QRect geometry = settings.value(QStringLiteral("window/geometry")).toRect(); geometry.isValid())
+        window.setGeometry(geometry);
+    QObject::connect(&app, &QCoreApplication::aboutToQuit, &app, [&] {
+        settings.setValue(QStringLiteral("window/geometry"), window.geometry());
+        settings.setValue(QStringLiteral("ui/theme"),
+                          preferences.darkTheme() ? QStringLiteral("dark") : QStringLiteral("light"));
+        controller.save(settings);
+    });
+    window.show();
+    return app.exec();
 }
 }  // namespace
 
@@ -207,110 +346,23 @@ int run_gui(int argc, char** argv) {
     if (options.screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("MeshScope"));
-    QApplication::setApplicationName(QStringLiteral("meshscope"));
-    QQuickStyle::setStyle(QStringLiteral("Fusion"));
-
+    set_up_application();
     PlanController controller;
     Preferences preferences;
-    // A screenshot shows exactly what its flags say: it neither reads nor writes the remembered state.
-    const bool remember = !options.screenshot;
     QSettings settings;
-    if (remember) {
-        controller.restore(settings);
-        preferences.setDarkTheme(settings.value(QStringLiteral("ui/theme")).toString() == QLatin1String("dark"));
-    }
-    apply(options, controller, preferences);
-    if (options.select_rank && controller.selectedRank() != *options.select_rank) {
-        fail(QStringLiteral("--select-rank %1 is outside the plan's %2 ranks")
-                 .arg(*options.select_rank)
-                 .arg(controller.planWorld()));
-        return exit_usage;
-    }
-    if (options.show_dim && controller.shownDim() != *options.show_dim) {
-        fail(QStringLiteral("--show-dim '%1' is not a dim of the %2 mesh")
-                 .arg(*options.show_dim,
-                      controller.showingExpertMesh() ? QStringLiteral("expert") : QStringLiteral("data")));
-        return exit_usage;
-    }
-    if (!controller.valid())
-        std::cerr << "meshscope: " << controller.errorText().toStdString()
-                  << "\n(the window shows this message and the last valid plan)\n";
-
-    // Live mode: one LiveSession, fed by a remote collector or the embedded demo. A planner screenshot
-    // starts no demo.
+    if (const auto status = set_up_plan(options, settings, controller, preferences)) return *status;
     ui::LiveSession live;
-    const bool live_page = options.page == QLatin1String("live");
-    const ui::LiveStartup startup =
-        ui::start_live(live, options.connect, options.token, !options.screenshot || live_page);
-    if (!startup.error.isEmpty())
-        std::cerr << "meshscope: the live demo did not start: " << startup.error.toStdString() << "\n";
+    const ui::LiveStartup startup = start_live_page(options, live);
 
     QQmlApplicationEngine engine;
-    engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
-    QObject::connect(
-        &engine, &QQmlApplicationEngine::objectCreationFailed, &app, [] { QCoreApplication::exit(exit_failure); },
-        Qt::QueuedConnection);
-    engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)},
-                                 {QStringLiteral("preferences"), QVariant::fromValue(&preferences)},
-                                 {QStringLiteral("liveSession"), QVariant::fromValue(&live)},
-                                 {QStringLiteral("initialPage"), options.page}});
-    engine.load(QUrl(QStringLiteral("qrc:/qt/qml/MeshScope/Main.qml")));
-    auto* window = engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    QQuickWindow* window = load_window(engine, controller, preferences, live, options.start_page());
     if (window == nullptr) {
         std::cerr << "meshscope: the dashboard window could not be created\n";
         return exit_failure;
     }
-
-    const bool timing = qEnvironmentVariableIsSet("MESHSCOPE_TIMING");
-    QObject::connect(
-        window, &QQuickWindow::frameSwapped, &app,
-        [&started, timing] {
-            if (timing) std::cerr << "meshscope: first frame after " << started.elapsed() << " ms\n";
-        },
-        Qt::SingleShotConnection);
-
-    if (options.screenshot) {
-        window->resize(options.size);
-        int status = exit_failure;
-        QObject::connect(
-            window, &QQuickWindow::frameSwapped, &app,
-            [&] {
-                // One more turn of the event loop lets layouts settle before the grab renders the scene; the
-                // Live page first waits (bounded) until the job has reported.
-                ui::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, [&] {
-                    QTimer::singleShot(50, &app, [&] {
-                        const QImage image = window->grabWindow();
-                        if (image.isNull() || !image.save(*options.screenshot, "PNG")) {
-                            std::cerr << "meshscope: could not write " << options.screenshot->toStdString() << "\n";
-                            status = exit_failure;
-                        } else {
-                            status = exit_ok;
-                        }
-                        QCoreApplication::quit();
-                    });
-                });
-            },
-            Qt::SingleShotConnection);
-        QTimer::singleShot(30000, &app, [] {
-            std::cerr << "meshscope: the window did not render within 30 s\n";
-            QCoreApplication::quit();
-        });
-        window->show();
-        app.exec();
-        return status;
-    }
-
-    if (const QRect geometry = settings.value(QStringLiteral("window/geometry")).toRect(); geometry.isValid())
-        window->setGeometry(geometry);
-    QObject::connect(&app, &QCoreApplication::aboutToQuit, &app, [&] {
-        settings.setValue(QStringLiteral("window/geometry"), window->geometry());
-        settings.setValue(QStringLiteral("ui/theme"),
-                          preferences.darkTheme() ? QStringLiteral("dark") : QStringLiteral("light"));
-        controller.save(settings);
-    });
-    window->show();
-    return app.exec();
+    report_first_frame(*window, started);
+    if (options.screenshot) return take_screenshot(app, *window, options, live, startup);
+    return run_window(app, *window, settings, controller, preferences);
 }
 
 }  // namespace meshscope::app

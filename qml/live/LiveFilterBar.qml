@@ -25,10 +25,10 @@ RowLayout {
 
         objectName: "stateFilter"
         Layout.preferredWidth: 150
-        model: [qsTr("any state")].concat(root.session.stateNames)
+        model: [qsTr("any state")].concat(root.session.view.stateNames)
         // stateNames[i] is RankState value i; the filter's -1 is "any state", the box's first entry
-        currentIndex: root.session.stateFilter + 1
-        onActivated: index => root.session.stateFilter = index - 1
+        currentIndex: root.session.selection.stateFilter + 1
+        onActivated: index => root.session.selection.stateFilter = index - 1
     }
 
     Label {
@@ -41,18 +41,19 @@ RowLayout {
 
         objectName: "hostFilter"
         Layout.preferredWidth: 170
-        model: [qsTr("any host")].concat(root.session.hosts)
-        currentIndex: root.session.hostFilter === "" ? 0 : root.session.hosts.indexOf(root.session.hostFilter) + 1
-        onActivated: index => root.session.hostFilter = index === 0 ? "" : root.session.hosts[index - 1]
+        model: [qsTr("any host")].concat(root.session.view.hosts)
+        currentIndex: root.session.selection.hostFilter === ""
+                      ? 0 : root.session.view.hosts.indexOf(root.session.selection.hostFilter) + 1
+        onActivated: index => root.session.selection.hostFilter = index === 0 ? "" : root.session.view.hosts[index - 1]
     }
 
     Button {
         objectName: "clearFilters"
         text: qsTr("Clear")
-        enabled: root.session.filteredRanks.active || root.session.selectedFinding >= 0
+        enabled: root.session.view.filteredRanks.active || root.session.selection.selectedFinding >= 0
         onClicked: {
-            root.session.clearFilters()
-            root.session.selectedFinding = -1
+            root.session.selection.clearFilters()
+            root.session.selection.selectedFinding = -1
         }
     }
 

@@ -26,7 +26,7 @@ LivePanel {
             visible: findingList.count === 0
             Layout.fillWidth: true
             wrapMode: Text.WordWrap
-            text: root.session.worldSize > 0 ? qsTr("No findings: every rank agrees so far.") : qsTr("No job selected.")
+            text: root.session.view.worldSize > 0 ? qsTr("No findings: every rank agrees so far.") : qsTr("No job selected.")
             color: Theme.mutedText
             font.pixelSize: Theme.fontSmall
         }
@@ -39,8 +39,8 @@ LivePanel {
             Layout.fillHeight: true
             clip: true
             spacing: 4
-            model: root.session.findings
-            currentIndex: root.session.selectedFinding
+            model: root.session.view.findings
+            currentIndex: root.session.selection.selectedFinding
             ScrollBar.vertical: ScrollBar {}
 
             delegate: ItemDelegate {
@@ -54,8 +54,8 @@ LivePanel {
                 required property string fix
 
                 width: ListView.view.width
-                highlighted: finding.index === root.session.selectedFinding
-                onClicked: root.session.selectedFinding = finding.highlighted ? -1 : finding.index
+                highlighted: finding.index === root.session.selection.selectedFinding
+                onClicked: root.session.selection.selectedFinding = finding.highlighted ? -1 : finding.index
 
                 background: Rectangle {
                     radius: 4

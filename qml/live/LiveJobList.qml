@@ -40,8 +40,8 @@ LivePanel {
             Layout.fillHeight: true
             implicitHeight: Math.min(contentHeight, 120)
             clip: true
-            model: root.session.jobs
-            currentIndex: root.session.jobs.indexOf(root.session.currentJob)
+            model: root.session.view.jobs
+            currentIndex: root.session.view.jobs.indexOf(root.session.inputs.currentJob)
 
             delegate: ItemDelegate {
                 id: jobDelegate
@@ -53,8 +53,8 @@ LivePanel {
                 required property int findings
 
                 width: ListView.view.width
-                highlighted: jobDelegate.job === root.session.currentJob
-                onClicked: root.session.currentJob = jobDelegate.job
+                highlighted: jobDelegate.job === root.session.inputs.currentJob
+                onClicked: root.session.inputs.currentJob = jobDelegate.job
 
                 contentItem: RowLayout {
                     spacing: 6

@@ -2,7 +2,6 @@ pragma ComponentBehavior: Bound
 
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Layouts
 import MeshScope
 import MeshScope.Live
 
@@ -16,7 +15,7 @@ Flow {
     spacing: 14
 
     Repeater {
-        model: root.session.stateNames
+        model: root.session.view.stateNames
 
         delegate: Row {
             id: entry

@@ -77,14 +77,14 @@ Page {
 
                 Label {
                     anchors.centerIn: parent
-                    visible: root.session.worldSize === 0
+                    visible: root.session.view.worldSize === 0
                     width: parent.width * 0.7
                     horizontalAlignment: Text.AlignHCenter
                     wrapMode: Text.WordWrap
                     color: Theme.mutedText
-                    text: root.session.url === ""
+                    text: root.session.inputs.url === ""
                           ? qsTr("No collector. Run `meshscope` for the built-in demo, or `meshscope --connect http://host:7077` to watch `meshscope serve`.")
-                          : qsTr("Waiting for a job to report to %1 …").arg(root.session.url)
+                          : qsTr("Waiting for a job to report to %1 …").arg(root.session.inputs.url)
                 }
             }
 
@@ -97,11 +97,11 @@ Page {
             Label {
                 objectName: "liveStatusLine"
                 Layout.fillWidth: true
-                color: root.session.connected || root.session.url === "" ? Theme.mutedText : Theme.error
+                color: root.session.view.connected || root.session.inputs.url === "" ? Theme.mutedText : Theme.error
                 font.pixelSize: Theme.fontSmall
                 elide: Text.ElideRight
                 text: liveGrid.hoverText !== "" ? liveGrid.hoverText + qsTr(" — click for its timeline")
-                                                : root.session.statusText
+                                                : root.session.view.statusText
             }
         }
 

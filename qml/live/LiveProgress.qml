@@ -27,8 +27,8 @@ LivePanel {
         }
 
         Label {
-            visible: root.session.topologyText !== ""
-            text: root.session.topologyText + qsTr(" · world %1").arg(root.session.worldSize)
+            visible: root.session.view.topologyText !== ""
+            text: root.session.view.topologyText + qsTr(" · world %1").arg(root.session.view.worldSize)
             color: Theme.mutedText
             font.pixelSize: Theme.fontSmall
         }
@@ -39,13 +39,13 @@ LivePanel {
             objectName: "readyBar"
             Layout.fillWidth: true
             from: 0
-            to: Math.max(1, root.session.worldSize)
-            value: root.session.readyCount
+            to: Math.max(1, root.session.view.worldSize)
+            value: root.session.view.readyCount
         }
 
         Label {
             objectName: "progressLabel"
-            text: root.session.progressText
+            text: root.session.view.progressText
             color: Theme.text
         }
 
@@ -54,7 +54,7 @@ LivePanel {
             spacing: 8
 
             Repeater {
-                model: root.session.stateNames
+                model: root.session.view.stateNames
 
                 delegate: Row {
                     id: stateCount
@@ -63,7 +63,7 @@ LivePanel {
                     required property string modelData
 
                     spacing: 4
-                    visible: root.session.stateCounts[stateCount.index] > 0
+                    visible: root.session.view.stateCounts[stateCount.index] > 0
 
                     Rectangle {
                         width: 10
@@ -74,7 +74,7 @@ LivePanel {
                     }
 
                     Label {
-                        text: qsTr("%1 %2").arg(root.session.stateCounts[stateCount.index]).arg(stateCount.modelData)
+                        text: qsTr("%1 %2").arg(root.session.view.stateCounts[stateCount.index]).arg(stateCount.modelData)
                         color: Theme.text
                         font.pixelSize: Theme.fontSmall
                     }
@@ -91,7 +91,7 @@ LivePanel {
 
         Repeater {
             objectName: "phaseHistogram"
-            model: root.session.phaseHistogram
+            model: root.session.view.phaseHistogram
 
             delegate: RowLayout {
                 id: bar

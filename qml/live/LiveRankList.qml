@@ -18,9 +18,9 @@ LivePanel {
         spacing: 4
 
         SectionHeader {
-            text: root.session.filteredRanks.active
-                  ? qsTr("Ranks (%1 of %2 match)").arg(root.session.filteredRanks.count).arg(root.session.ranks.count)
-                  : qsTr("Ranks (%1)").arg(root.session.ranks.count)
+            text: root.session.view.filteredRanks.active
+                  ? qsTr("Ranks (%1 of %2 match)").arg(root.session.view.filteredRanks.count).arg(root.session.view.ranks.count)
+                  : qsTr("Ranks (%1)").arg(root.session.view.ranks.count)
         }
 
         ListView {
@@ -30,7 +30,7 @@ LivePanel {
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
-            model: root.session.filteredRanks
+            model: root.session.view.filteredRanks
             ScrollBar.vertical: ScrollBar {}
 
             delegate: ItemDelegate {
@@ -44,8 +44,8 @@ LivePanel {
 
                 width: ListView.view.width
                 height: 26
-                highlighted: rankDelegate.rank === root.session.selectedRank
-                onClicked: root.session.selectedRank = rankDelegate.rank
+                highlighted: rankDelegate.rank === root.session.selection.selectedRank
+                onClicked: root.session.selection.selectedRank = rankDelegate.rank
 
                 contentItem: RowLayout {
                     spacing: 6

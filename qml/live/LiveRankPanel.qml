@@ -18,16 +18,16 @@ LivePanel {
         spacing: 4
 
         SectionHeader {
-            text: root.session.selectedRank >= 0 ? qsTr("Rank %1").arg(root.session.selectedRank) : qsTr("Rank")
+            text: root.session.selection.selectedRank >= 0 ? qsTr("Rank %1").arg(root.session.selection.selectedRank) : qsTr("Rank")
         }
 
         Label {
             objectName: "selectedRankText"
             Layout.fillWidth: true
             wrapMode: Text.WordWrap
-            text: root.session.selectedRank >= 0 ? root.session.selectedRankText
+            text: root.session.selection.selectedRank >= 0 ? root.session.selection.selectedRankText
                                                  : qsTr("Click a rank in the grid or the list to see its timeline.")
-            color: root.session.selectedRank >= 0 ? Theme.text : Theme.mutedText
+            color: root.session.selection.selectedRank >= 0 ? Theme.text : Theme.mutedText
             font.pixelSize: Theme.fontSmall
         }
 
@@ -38,7 +38,7 @@ LivePanel {
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
-            model: root.session.timeline
+            model: root.session.view.timeline
             spacing: 2
 
             delegate: Item {

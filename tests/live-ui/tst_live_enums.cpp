@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "live_enums.h"
-#include "live_session.h"
+#include "live_view.h"
 
 Q_IMPORT_QML_PLUGIN(MeshScopeLivePlugin)
 
@@ -62,7 +62,7 @@ private slots:
         QCOMPARE(name_of(*kind), name);
         QCOMPARE(rank_state_of(value), kind);
         QCOMPARE(rank_state_names().value(value), name);
-        QCOMPARE(LiveSession().stateNames().value(value), name);
+        QCOMPARE(LiveView().stateNames().value(value), name);
     }
 
     void phases_data() {

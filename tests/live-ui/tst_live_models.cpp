@@ -28,7 +28,7 @@ RankRow rank_row(int rank, const char* state, const char* host, const char* phas
     r.rank = rank;
     r.state = meshscope::parse_rank_state_kind(state).value();
     r.host = QString::fromLatin1(host);
-    r.phase = QString::fromLatin1(phase);
+    r.phase = meshscope::parse_phase(phase);  // "": never reported
     return r;
 }
 
@@ -108,6 +108,8 @@ private slots:
         const LiveChange c = meshscope::ui::parse_change(json::parse(message.toStdString()));
         QCOMPARE(int(c.type), type);
         QCOMPARE(c.rank, rank);
+        // Only the rank row names a phase ("ready"); a phase that is no string reads as absent.
+        QCOMPARE(c.phase, rank == 5 ? std::optional(meshscope::Phase::ready) : std::nullopt);
         if (c.type == LiveChange::Type::rank_changed) QCOMPARE(c.state ? name_of(*c.state) : QString(), detail);
         if (c.type == LiveChange::Type::finding_added || c.type == LiveChange::Type::finding_removed)
             QCOMPARE(c.finding.id, detail);
@@ -129,6 +131,8 @@ private slots:
                  std::ptrdiff_t(2));
         QCOMPARE(*timings[index_of(meshscope::Phase::launch)].done, 10.5);
         QCOMPARE(*timings[index_of(meshscope::Phase::ready)].done, 12.0);
+        QCOMPARE(rows[0].phase, meshscope::Phase::heartbeat);
+        QVERIFY(!rows[1].phase);  // never reported one
         QVERIFY(rows[0].topology && rows[0].topology->ep == 2);
         QCOMPARE(rows[0].state, meshscope::RankStateKind::ready);
         QCOMPARE(rows[1].state, meshscope::RankStateKind::failed);
@@ -165,11 +169,15 @@ private slots:
         QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
         model.setRanks(eight_ranks());
         QCOMPARE(model.count(), 8);
-        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::initializing, QStringLiteral("launch")));
+        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::initializing, meshscope::Phase::launch));
         QCOMPARE(model.index(7).data(RanksModel::StateRole).toString(), QStringLiteral("initializing"));
-        QVERIFY(!model.applyRankChange(99, meshscope::RankStateKind::ready, QString()));
-        QVERIFY(model.applyRankChange(7, std::nullopt, QStringLiteral("device_mesh")));  // no state: it stays
+        QCOMPARE(model.index(7).data(RanksModel::PhaseRole).toString(), QStringLiteral("launch"));
+        QVERIFY(!model.applyRankChange(99, meshscope::RankStateKind::ready, std::nullopt));
+        QVERIFY(model.applyRankChange(7, std::nullopt, meshscope::Phase::device_mesh));  // no state: it stays
         QCOMPARE(model.index(7).data(RanksModel::StateRole).toString(), QStringLiteral("initializing"));
+        QCOMPARE(model.index(7).data(RanksModel::PhaseRole).toString(), QStringLiteral("device_mesh"));
+        QVERIFY(model.applyRankChange(7, meshscope::RankStateKind::ready, std::nullopt));  // no phase: it stays
+        QCOMPARE(model.index(7).data(RanksModel::PhaseRole).toString(), QStringLiteral("device_mesh"));
         model.setFindingKinds({{3, {QStringLiteral("rank_error")}}});
         QCOMPARE(model.index(3).data(RanksModel::FindingsTextRole).toString(), QStringLiteral("rank_error"));
         model.setRanks(eight_ranks());  // same ranks: in place
@@ -206,7 +214,7 @@ private slots:
         QCOMPARE(filter.count(), ranks.size());
         QCOMPARE(filter.active(), !state.isEmpty() || !host.isEmpty());
         // A rank that changes state moves in or out of the filter.
-        source.applyRankChange(7, meshscope::RankStateKind::ready, QStringLiteral("ready"));
+        source.applyRankChange(7, meshscope::RankStateKind::ready, meshscope::Phase::ready);
         const bool seven_matches =
             (state.isEmpty() || state == QLatin1String("ready")) && (host.isEmpty() || host == QLatin1String("node-1"));
         QCOMPARE(ranks_of(filter).contains(7), seven_matches);
@@ -239,10 +247,11 @@ private slots:
         QCOMPARE(model.rowCount(), PhaseHistogramModel::bucket_count);
         QCOMPARE(model.maximum(), 0);
         model.setRanks(eight_ranks());
-        QCOMPARE(model.countOf(QStringLiteral("heartbeat")), 6);
-        QCOMPARE(model.countOf(QStringLiteral("error")), 1);
-        QCOMPARE(model.countOf(QString()), 1);  // not seen
-        QCOMPARE(model.countOf(QStringLiteral("no such phase")), 0);
+        QCOMPARE(model.countOf(6), 6);   // Phase.Heartbeat
+        QCOMPARE(model.countOf(7), 1);   // Phase.Error
+        QCOMPARE(model.countOf(-1), 1);  // not seen
+        QCOMPARE(model.countOf(9), 0);   // no such phase
+        QCOMPARE(model.countOf(-2), 0);
         QCOMPARE(model.maximum(), 6);
         QCOMPARE(model.index(0).data(PhaseHistogramModel::LabelRole).toString(), QStringLiteral("not seen"));
         QCOMPARE(model.index(7).data(PhaseHistogramModel::FractionRole).toDouble(), 1.0);  // heartbeat
@@ -250,8 +259,8 @@ private slots:
 
     // A 16,384-rank snapshot: the worker part (JSON parse + rows, LiveClient::getRows runs it off the GUI
     // thread) and the GUI-thread part (applying ready rows to the models, which must fit one 33 ms update on a
-    // fast machine) are timed separately; the figures go to docs/benchmarks.md ("Live page"). The bounds only catch
-    // blow-ups.
+    // fast machine) are timed separately; the figures go to docs/benchmarks.md ("Live page"). Asserted is what
+    // keeps them small (the second apply changes one row in place), not how long they took.
     void large_snapshot_cost() {
         const QByteArray text = meshscope::test::large_ranks_body();
         // Worker thread: what LiveClient::getRows does with the body.
@@ -270,6 +279,8 @@ private slots:
         histogram.setRanks(model.ranks());
         const double first_ms = clock.nsecsElapsed() / 1e6;
         rows[5].state = meshscope::RankStateKind::stale;
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
         clock.restart();
         model.setRanks(rows);  // same ranks, one changed: in place
         histogram.setRanks(model.ranks());
@@ -279,10 +290,11 @@ private slots:
             "GUI thread: first apply %.1f ms, in-place apply %.1f ms",
             static_cast<long long>(text.size()), json_ms, rows_ms, json_ms + rows_ms, first_ms, again_ms);
         QCOMPARE(model.count(), 16384);
-        QCOMPARE(histogram.countOf(QStringLiteral("heartbeat")), 16384);
-        QVERIFY(json_ms + rows_ms < 10000);
-        QVERIFY(first_ms < 5000);
-        QVERIFY(again_ms < 5000);
+        QCOMPARE(histogram.countOf(static_cast<int>(meshscope::Phase::heartbeat)), 16384);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(changes.count(), 1);
+        QCOMPARE(changes.first().at(0).toModelIndex().row(), 5);
+        QCOMPARE(changes.first().at(1).toModelIndex().row(), 5);
     }
 
     void timeline() {

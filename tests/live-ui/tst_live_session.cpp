@@ -2,7 +2,7 @@
 // random loopback port), fed by posting protocol events: what the Live page shows must be what the
 // collector found, snapshots and stream deltas alike, at no more than ~30 model updates per second.
 #include <QAbstractItemModelTester>
-#include <QElapsedTimer>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -53,8 +53,8 @@ QList<int> filtered_ranks(RankFilterModel& model) {
 }
 
 void wait_for_standard_job(LiveSession& session) {
-    QTRY_COMPARE_WITH_TIMEOUT(session.findings()->count(), 3, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(session.settled(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(session.view()->findings()->count(), 3, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(session.view()->settled(), 10000);
 }
 }  // namespace
 
@@ -66,35 +66,38 @@ private slots:
         Server server;
         QCOMPARE(server.post(test::standard_job_ndjson()), 200);
         LiveSession session;
-        session.setSettleMs(300);
-        QAbstractItemModelTester jobs(session.jobs(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester ranks(session.ranks(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester filtered(session.filteredRanks(),
+        session.inputs()->setSettleMs(300);
+        QAbstractItemModelTester jobs(session.view()->jobs(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester ranks(session.view()->ranks(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester filtered(session.view()->filteredRanks(),
                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester findings(session.findings(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester timeline(session.timeline(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester histogram(session.phaseHistogram(),
+        QAbstractItemModelTester findings(session.view()->findings(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester timeline(session.view()->timeline(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester histogram(session.view()->phaseHistogram(),
                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
-        session.setUrl(server.url());
+        session.inputs()->setUrl(server.url());
         wait_for_standard_job(session);
 
-        QCOMPARE(session.currentJob(), QString::fromLatin1(test::standard_job));
-        QVERIFY(session.connected());
-        QCOMPARE(session.worldSize(), test::standard_world);
-        QCOMPARE(session.readyCount(), test::standard_ready);
-        QCOMPARE(session.seenCount(), test::standard_seen);
-        QCOMPARE(session.progress(), double(test::standard_ready) / test::standard_world);
-        QCOMPARE(session.progressText(), QStringLiteral("14 / 16 ready · 15 seen"));
-        QCOMPARE(session.topologyText(), QStringLiteral("dp 8 · cp 2 · ep 2"));
-        QCOMPARE(session.hosts(), (QStringList{QStringLiteral("node-0"), QStringLiteral("node-1")}));
-        QCOMPARE(kinds_of(*session.findings()),
+        QCOMPARE(session.inputs()->currentJob(), QString::fromLatin1(test::standard_job));
+        QVERIFY(session.view()->connected());
+        QCOMPARE(session.view()->worldSize(), test::standard_world);
+        QCOMPARE(session.view()->readyCount(), test::standard_ready);
+        QCOMPARE(session.view()->seenCount(), test::standard_seen);
+        QCOMPARE(session.view()->progress(), double(test::standard_ready) / test::standard_world);
+        QCOMPARE(session.view()->progressText(), QStringLiteral("14 / 16 ready · 15 seen"));
+        QCOMPARE(session.view()->topologyText(), QStringLiteral("dp 8 · cp 2 · ep 2"));
+        QCOMPARE(session.view()->hosts(), (QStringList{QStringLiteral("node-0"), QStringLiteral("node-1")}));
+        QCOMPARE(kinds_of(*session.view()->findings()),
                  (QStringList{QStringLiteral("topology_mismatch"), QStringLiteral("missing_rank"),
                               QStringLiteral("rank_error")}));
-        QCOMPARE(session.phaseHistogram()->countOf(QStringLiteral("ready")), 14);
-        QCOMPARE(session.phaseHistogram()->countOf(QString()), 1);  // rank 15 never reported
-        QCOMPARE(session.ranks()->find(5)->findings, QStringList{QStringLiteral("topology_mismatch")});
-        QCOMPARE(session.stateOf(9), QStringLiteral("failed"));
-        QCOMPARE(session.jobs()->count(), 1);
+        QCOMPARE(session.view()->phaseHistogram()->countOf(5), 14);  // Phase.Ready
+        QCOMPARE(session.view()->phaseHistogram()->countOf(-1), 1);  // rank 15 never reported
+        QCOMPARE(session.view()->ranks()->find(5)->findings, QStringList{QStringLiteral("topology_mismatch")});
+        QCOMPARE(session.view()->stateOf(9), 3);    // RankState.Failed
+        QCOMPARE(session.view()->stateOf(99), -1);  // no such rank
+        QCOMPARE(session.view()->jobs()->count(), 1);
     }
 
     void selecting_a_finding_highlights_its_ranks_data() {
@@ -110,18 +113,19 @@ private slots:
         Server server;
         QCOMPARE(server.post(test::standard_job_ndjson()), 200);
         LiveSession session;
-        session.setSettleMs(300);
-        session.setUrl(server.url());
+        session.inputs()->setSettleMs(300);
+        session.inputs()->setUrl(server.url());
         wait_for_standard_job(session);
-        const int row = static_cast<int>(kinds_of(*session.findings()).indexOf(kind));
+        const int row = static_cast<int>(kinds_of(*session.view()->findings()).indexOf(kind));
         QVERIFY(row >= 0);
-        QSignalSpy spy(&session, &LiveSession::selectedFindingChanged);
-        session.selectFinding(row);
+        QSignalSpy spy(session.selection(), &LiveSelection::selectedFindingChanged);
+        session.selection()->selectFinding(row);
         QCOMPARE(spy.count(), 1);
-        QCOMPARE(session.highlightedRanks(), ranks);
-        for (int r = 0; r < test::standard_world; ++r) QCOMPARE(session.isHighlighted(r), ranks.contains(r));
-        session.selectFinding(-1);
-        QVERIFY(session.highlightedRanks().isEmpty());
+        QCOMPARE(session.selection()->highlightedRanks(), ranks);
+        for (int r = 0; r < test::standard_world; ++r)
+            QCOMPARE(session.selection()->isHighlighted(r), ranks.contains(r));
+        session.selection()->selectFinding(-1);
+        QVERIFY(session.selection()->highlightedRanks().isEmpty());
     }
 
     void filters_data() {
@@ -141,27 +145,29 @@ private slots:
         Server server;
         QCOMPARE(server.post(test::standard_job_ndjson()), 200);
         LiveSession session;
-        session.setSettleMs(300);
-        session.setUrl(server.url());
+        session.inputs()->setSettleMs(300);
+        session.inputs()->setUrl(server.url());
         wait_for_standard_job(session);
-        session.setStateFilter(state.isEmpty() ? -1
-                                               : int(meshscope::parse_rank_state_kind(state.toStdString()).value()));
-        QCOMPARE(session.stateFilter() < 0 ? QString() : session.stateNames().value(session.stateFilter()), state);
-        session.setHostFilter(host);
-        QCOMPARE(filtered_ranks(*session.filteredRanks()), ranks);
-        session.clearFilters();
-        QCOMPARE(session.filteredRanks()->count(), test::standard_world);
+        LiveSelection& selection = *session.selection();
+        selection.setStateFilter(state.isEmpty() ? -1
+                                                 : int(meshscope::parse_rank_state_kind(state.toStdString()).value()));
+        QCOMPARE(selection.stateFilter() < 0 ? QString() : session.view()->stateNames().value(selection.stateFilter()),
+                 state);
+        session.selection()->setHostFilter(host);
+        QCOMPARE(filtered_ranks(*session.view()->filteredRanks()), ranks);
+        session.selection()->clearFilters();
+        QCOMPARE(session.view()->filteredRanks()->count(), test::standard_world);
     }
 
     void stream_deltas_update_without_polling() {
         Server server;
         QCOMPARE(server.post(test::standard_job_ndjson()), 200);
         LiveSession session;
-        session.setSettleMs(300);
-        session.setUrl(server.url());
+        session.inputs()->setSettleMs(300);
+        session.inputs()->setUrl(server.url());
         wait_for_standard_job(session);
-        QTRY_VERIFY_WITH_TIMEOUT(session.streaming(), 5000);
-        session.setPollIntervalMs(600000);  // from now on only the WebSocket stream can tell
+        QTRY_VERIFY_WITH_TIMEOUT(session.view()->streaming(), 5000);
+        session.inputs()->setPollIntervalMs(600000);  // from now on only the WebSocket stream can tell
         // The missing rank arrives late: it becomes ready and its finding goes away.
         std::string body;
         for (const Phase phase : {Phase::launch, Phase::ready}) {
@@ -169,22 +175,22 @@ private slots:
             body += test::line(test::rank_event(test::standard_job, 15, phase, Status::done, 2000.5)) + "\n";
         }
         QCOMPARE(server.post(body), 200);
-        QTRY_COMPARE_WITH_TIMEOUT(session.readyCount(), test::standard_ready + 1, 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(!kinds_of(*session.findings()).contains(QStringLiteral("missing_rank")), 5000);
-        QCOMPARE(session.stateOf(15), QStringLiteral("ready"));
+        QTRY_COMPARE_WITH_TIMEOUT(session.view()->readyCount(), test::standard_ready + 1, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!kinds_of(*session.view()->findings()).contains(QStringLiteral("missing_rank")), 5000);
+        QCOMPARE(session.view()->stateOf(15), 2);  // RankState.Ready
     }
 
     void the_selected_ranks_timeline() {
         Server server;
         QCOMPARE(server.post(test::standard_job_ndjson()), 200);
         LiveSession session;
-        session.setSettleMs(300);
-        session.setUrl(server.url());
+        session.inputs()->setSettleMs(300);
+        session.inputs()->setUrl(server.url());
         wait_for_standard_job(session);
-        session.selectRank(9);
-        QCOMPARE(session.selectedRank(), 9);
-        QVERIFY(session.selectedRankText().contains(QStringLiteral("RuntimeError: NCCL error")));
-        const TimelineModel& timeline = *session.timeline();
+        session.selection()->selectRank(9);
+        QCOMPARE(session.selection()->selectedRank(), 9);
+        QVERIFY(session.selection()->selectedRankText().contains(QStringLiteral("RuntimeError: NCCL error")));
+        const TimelineModel& timeline = *session.view()->timeline();
         QCOMPARE(timeline.rank(), 9);
         QStringList phases;
         for (int row = 0; row < timeline.count(); ++row)
@@ -192,9 +198,9 @@ private slots:
                           timeline.index(row).data(TimelineModel::StatusRole).toString();
         QCOMPARE(phases,
                  (QStringList{"launch:done", "process_group:done", "device_mesh:done", "parallel_state:failed"}));
-        session.selectRank(1000);  // no such rank
-        QCOMPARE(session.selectedRank(), -1);
-        QCOMPARE(session.timeline()->count(), 0);
+        session.selection()->selectRank(1000);  // no such rank
+        QCOMPARE(session.selection()->selectedRank(), -1);
+        QCOMPARE(session.view()->timeline()->count(), 0);
     }
 
     void switching_jobs() {
@@ -202,42 +208,52 @@ private slots:
         QCOMPARE(server.post(test::standard_job_ndjson("job-a")), 200);
         QCOMPARE(server.post(test::line(test::rank_event("job-b", 0, Phase::launch, Status::started, 5.0))), 200);
         LiveSession session;
-        session.setSettleMs(300);
-        session.setUrl(server.url());
-        QTRY_COMPARE_WITH_TIMEOUT(session.jobs()->count(), 2, 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(session.currentJob(), QStringLiteral("job-a"), 5000);
-        session.setCurrentJob(QStringLiteral("job-b"));
-        QTRY_COMPARE_WITH_TIMEOUT(session.seenCount(), 1, 5000);
-        QCOMPARE(session.findings()->count(), 0);
-        QCOMPARE(session.ranks()->count(), test::standard_world);  // its world: 16, one seen
+        session.inputs()->setSettleMs(300);
+        session.inputs()->setUrl(server.url());
+        QTRY_COMPARE_WITH_TIMEOUT(session.view()->jobs()->count(), 2, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.inputs()->currentJob(), QStringLiteral("job-a"), 5000);
+        session.inputs()->setCurrentJob(QStringLiteral("job-b"));
+        QTRY_COMPARE_WITH_TIMEOUT(session.view()->seenCount(), 1, 5000);
+        QCOMPARE(session.view()->findings()->count(), 0);
+        QCOMPARE(session.view()->ranks()->count(), test::standard_world);  // its world: 16, one seen
     }
 
+    // Changes that arrive while an update waits are applied together: the 45 rank changes of a burst land in
+    // one model update. The interval is held while the burst arrives, so no update can fall in between however
+    // slow the machine; asserted is how the changes were grouped, never how fast (that is the benchmarks' job).
     void updates_are_coalesced() {
         Server server;
         LiveSession session;
-        session.setUrl(server.url());
+        session.inputs()->setPollIntervalMs(600000);  // only the stream, and the snapshots it asks for
+        session.inputs()->setUrl(server.url());
         QCOMPARE(server.post(test::line(test::rank_event("burst", 0, Phase::launch, Status::started, 1.0))), 200);
-        QTRY_COMPARE_WITH_TIMEOUT(session.currentJob(), QStringLiteral("burst"), 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(session.streaming(), 5000);
-        // Many small requests, each changing a rank: far more changes than frames.
-        QElapsedTimer clock;
-        clock.start();
-        const int before = session.updateCount();
-        int posted = 0;
-        for (int round = 0; round < 3; ++round)
-            for (int rank = 1; rank < test::standard_world; ++rank) {
-                const Phase phases[] = {Phase::launch, Phase::device_mesh, Phase::ready};
-                const auto event = test::rank_event("burst", rank, phases[round], Status::done, 2.0 + round);
-                QCOMPARE(server.post(test::line(event)), 200);
-                ++posted;
-                QCoreApplication::processEvents();
-            }
-        QTRY_COMPARE_WITH_TIMEOUT(session.readyCount(), test::standard_world - 1, 5000);
-        const double seconds = clock.elapsed() / 1000.0;
-        const int updates = session.updateCount() - before;
-        qInfo("%d requests -> %d model updates in %.2f s", posted, updates, seconds);
-        QVERIFY2(updates <= seconds * 1000.0 / LiveSession::minUpdateIntervalMs + 3,
-                 qPrintable(QStringLiteral("%1 updates in %2 s").arg(updates).arg(seconds)));
+        QTRY_COMPARE_WITH_TIMEOUT(session.inputs()->currentJob(), QStringLiteral("burst"), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(session.view()->streaming(), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.view()->ranks()->count(), test::standard_world, 5000);
+
+        QObject watch;  // ends the connections below before the locals they capture
+        QSet<int> ready_in_stream;
+        connect(&session.client(), &LiveClient::changeReceived, &watch, [&ready_in_stream](const nlohmann::json& m) {
+            if (m.value("type", "") == "rank_changed" && m.value("state", "") == "ready")
+                ready_in_stream.insert(m.value("rank", -1));
+        });
+        QList<int> ready_per_update;
+        connect(session.view(), &LiveView::updated, &watch,
+                [&ready_per_update, &session] { ready_per_update << session.view()->readyCount(); });
+
+        session.inputs()->setUpdateIntervalMs(600000);  // held: nothing is applied until it is set back
+        const int before = session.view()->updateCount();
+        const Phase phases[] = {Phase::launch, Phase::device_mesh, Phase::ready};
+        for (const Phase phase : phases)
+            for (int rank = 1; rank < test::standard_world; ++rank)
+                QCOMPARE(server.post(test::line(test::rank_event("burst", rank, phase, Status::done, 2.0))), 200);
+        QTRY_COMPARE_WITH_TIMEOUT(static_cast<int>(ready_in_stream.size()), test::standard_world - 1, 10000);
+        QCOMPARE(session.view()->updateCount(), before);
+        QCOMPARE(session.view()->readyCount(), 0);
+
+        session.inputs()->setUpdateIntervalMs(LiveInputs::defaultUpdateIntervalMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!ready_per_update.isEmpty(), 5000);
+        QCOMPARE(ready_per_update.first(), test::standard_world - 1);  // every change in the first update
     }
 
     void connection_errors_data() {
@@ -253,22 +269,22 @@ private slots:
         std::unique_ptr<Server> server;
         if (wrong_token) {
             server = std::make_unique<Server>("secret");
-            session.setToken(QStringLiteral("nope"));
-            session.setUrl(server->url());
+            session.inputs()->setToken(QStringLiteral("nope"));
+            session.inputs()->setUrl(server->url());
         } else {
-            session.setUrl(QStringLiteral("http://127.0.0.1:1"));
+            session.inputs()->setUrl(QStringLiteral("http://127.0.0.1:1"));
         }
-        QTRY_VERIFY_WITH_TIMEOUT(session.statusText().startsWith(status), 5000);
-        QVERIFY(!session.connected());
-        QCOMPARE(session.jobs()->count(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(session.view()->statusText().startsWith(status), 5000);
+        QVERIFY(!session.view()->connected());
+        QCOMPARE(session.view()->jobs()->count(), 0);
     }
 
     void no_collector() {
         LiveSession session;
-        QVERIFY(session.statusText().startsWith(QStringLiteral("No collector")));
+        QVERIFY(session.view()->statusText().startsWith(QStringLiteral("No collector")));
         session.refresh();  // nothing to do, nothing breaks
-        QCOMPARE(session.worldSize(), 0);
-        QCOMPARE(session.progress(), 0.0);
+        QCOMPARE(session.view()->worldSize(), 0);
+        QCOMPARE(session.view()->progress(), 0.0);
     }
 };
 

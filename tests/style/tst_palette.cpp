@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "dim_style.h"
 #include "grid_painter.h"
 #include "palette.h"
 #include "palette_table.h"
@@ -79,6 +80,29 @@ private slots:
         QCOMPARE(qml_colour(set + QStringLiteral(".selection")), QColor(expected));
         QCOMPARE(GridPalette::of(scheme).selection_fill, QColor(expected));
         QVERIFY(css_declares(scheme, "--ms-selection: " + expected.toStdString() + ";"));
+    }
+
+    // The planner's group highlights: the painter's dim colour is the CSS one, the same in both themes.
+    void dim_highlights_data() {
+        QTest::addColumn<QString>("dim");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("css_name");
+        QTest::addRow("ep") << QStringLiteral("ep") << QStringLiteral("#f57c00") << QStringLiteral("dim-ep");
+        QTest::addRow("dp") << QStringLiteral("dp") << QStringLiteral("#d81b60") << QStringLiteral("dim-dp");
+        QTest::addRow("cp") << QStringLiteral("cp") << QStringLiteral("#039be5") << QStringLiteral("dim-cp");
+        QTest::addRow("expert_cp") << QStringLiteral("expert_cp") << QStringLiteral("#039be5")
+                                   << QStringLiteral("dim-cp");
+        QTest::addRow("efsdp") << QStringLiteral("efsdp") << QStringLiteral("#8e24aa") << QStringLiteral("dim-efsdp");
+        QTest::addRow("edp") << QStringLiteral("edp") << QStringLiteral("#43a047") << QStringLiteral("dim-edp");
+        QTest::addRow("any other") << QStringLiteral("tp") << QStringLiteral("#757575") << QStringLiteral("dim-other");
+    }
+    void dim_highlights() {
+        QFETCH(QString, dim);
+        QFETCH(QString, expected);
+        QFETCH(QString, css_name);
+        QCOMPARE(dim_style(dim.toStdString()).color, QColor(expected));
+        for (const ColourScheme scheme : {ColourScheme::light, ColourScheme::dark})
+            QVERIFY(css_declares(scheme, "--ms-" + css_name.toStdString() + ": " + expected.toStdString() + ";"));
     }
 
     // Both grids sit on one background, the window's panels on another.

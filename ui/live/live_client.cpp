@@ -55,7 +55,10 @@ LiveClient::~LiveClient() {
 
 void LiveClient::setServer(const QUrl& url, const QString& token) {
     ++generation_;
-    for (auto& [kind, lane] : lanes_) lane.waiting.reset();  // bodies of the old server; parses in flight drop theirs
+    for (auto& [kind, lane] : lanes_) {  // bodies of the old server; parses in flight drop theirs
+        if (lane.waiting) ++lane.settled;
+        lane.waiting.reset();
+    }
     url_ = url;
     token_ = token.toUtf8();
     reconnect_.stop();
@@ -101,6 +104,7 @@ std::uint64_t LiveClient::getConverted(const QString& kind, const QString& path,
                                        RowsAnswer answer) {
     const std::uint64_t seq = ++lanes_[kind].requested;
     if (url_.isEmpty()) {
+        settle(kind);  // counted first: an answer may end this client
         deliver(kind, seq, answer, {}, QStringLiteral("not connected to a collector"), changes_received_);
         return seq;
     }
@@ -112,15 +116,20 @@ std::uint64_t LiveClient::getConverted(const QString& kind, const QString& path,
             [this, reply, generation, guard, kind, seq, path, base, convert = std::move(convert),
              answer = std::move(answer)]() mutable {
                 reply->deleteLater();
-                if (generation != generation_ || !guard) return;
+                if (generation != generation_ || !guard) {
+                    settle(kind);
+                    return;
+                }
                 const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
                 QByteArray body = reply->readAll();
                 if (status == 0) {
+                    settle(kind);
                     deliver(kind, seq, answer, {},
                             QStringLiteral("cannot reach %1: %2").arg(base, reply->errorString()), changes_received_);
                     return;
                 }
                 if (status != 200) {
+                    settle(kind);
                     deliver(kind, seq, answer, {},
                             QStringLiteral("GET %1: %2 %3").arg(path).arg(status).arg(error_from(body)),
                             changes_received_);
@@ -134,12 +143,16 @@ std::uint64_t LiveClient::getConverted(const QString& kind, const QString& path,
 
 void LiveClient::on_body(Body body) {
     Lane& lane = lanes_[body.kind];
-    if (body.seq <= lane.delivered) return;  // a newer answer is on the page already
+    if (body.seq <= lane.delivered) {  // a newer answer is on the page already
+        ++lane.settled;
+        return;
+    }
     if (!lane.parsing) {
         start_parse(std::move(body));
         return;
     }
-    // Bounded: one parse in flight, one body waiting (the newest).
+    // Bounded: one parse in flight, one body waiting (the newest); the other one is dropped.
+    if (lane.waiting) ++lane.settled;
     if (!lane.waiting || lane.waiting->seq < body.seq) lane.waiting = std::move(body);
 }
 
@@ -168,7 +181,10 @@ void LiveClient::start_parse(Body body) {
             lane.waiting.reset();
             if (next.generation == generation_ && next.seq > lane.delivered && (!delivers || next.seq > body.seq))
                 start_parse(std::move(next));
+            else
+                ++lane.settled;
         }
+        settle(body.kind);
         if (!delivers) return;
         if (parsed.not_json)
             deliver(body.kind, body.seq, body.answer, {},
@@ -179,12 +195,20 @@ void LiveClient::start_parse(Body body) {
     watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 
+std::uint64_t LiveClient::answersSettled(const QString& kind) const {
+    const auto lane = lanes_.find(kind);
+    return lane == lanes_.end() ? 0 : lane->second.settled;
+}
+
 void LiveClient::deliver(const QString& kind, std::uint64_t seq, const RowsAnswer& answer, std::any rows,
                          const QString& error, std::uint64_t stream_mark) {
     Lane& lane = lanes_[kind];
     if (seq <= lane.delivered) return;
     lane.delivered = seq;
-    if (lane.waiting && lane.waiting->seq <= seq) lane.waiting.reset();
+    if (lane.waiting && lane.waiting->seq <= seq) {
+        lane.waiting.reset();
+        ++lane.settled;
+    }
     const RowsAnswer run = answer;  // the answer may start requests that touch lanes_; keep our own copy
     run(std::move(rows), error, stream_mark);
 }

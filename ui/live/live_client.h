@@ -79,6 +79,9 @@ public:
     [[nodiscard]] std::uint64_t changesReceived() const { return changes_received_; }
     // Parses started on worker threads so far (all kinds); for tests and benchmarks.
     [[nodiscard]] int parsesStarted() const { return parses_started_; }
+    // Answers of `kind` that are done with here: delivered, or dropped (older than one delivered, replaced by
+    // a newer body, for an older server or a context gone). What a test waits on instead of a sleep.
+    [[nodiscard]] std::uint64_t answersSettled(const QString& kind) const;
 
 signals:
     void changeReceived(const nlohmann::json& message);
@@ -103,6 +106,7 @@ private:
         std::uint64_t delivered = 0;  // newest answer delivered; older ones are dropped
         bool parsing = false;
         std::optional<Body> waiting;  // the newest body that arrived while parsing
+        std::uint64_t settled = 0;    // answers done with (answersSettled)
     };
 
     void open_stream();
@@ -110,6 +114,7 @@ private:
     // GET url_ + path with the bearer token and a 10 s transfer timeout.
     [[nodiscard]] QNetworkReply* send_get(const QString& path);
     void on_body(Body body);
+    void settle(const QString& kind) { ++lanes_[kind].settled; }
     void start_parse(Body body);
     // Runs `answer` unless a newer answer of `kind` was delivered already.
     void deliver(const QString& kind, std::uint64_t seq, const RowsAnswer& answer, std::any rows, const QString& error,

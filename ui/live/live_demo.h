@@ -4,7 +4,7 @@
 // Live page connects to it over loopback exactly as it would to a remote `meshscope serve`.
 //
 //   auto demo = LiveDemo::start({}).value();   // needs a Q(Core|Gui)Application
-//   session.setUrl(demo->url());               // then watch
+//   session.inputs()->setUrl(demo->url());             // then watch
 #pragma once
 
 #include <QString>

@@ -16,6 +16,10 @@ QString name_of(meshscope::Phase phase) {
     return from(to_string(phase));
 }
 
+QString name_of(meshscope::Status status) {
+    return from(to_string(status));
+}
+
 std::optional<RankStateKind> rank_state_named(const QString& name) {
     return parse_rank_state_kind(name.toStdString());
 }

@@ -50,6 +50,7 @@ Q_ENUM_NS(Kind)
 // Core's names as QString: "ready", "device_mesh".
 [[nodiscard]] QString name_of(RankStateKind state);
 [[nodiscard]] QString name_of(meshscope::Phase phase);
+[[nodiscard]] QString name_of(meshscope::Status status);
 [[nodiscard]] std::optional<RankStateKind> rank_state_named(const QString& name);
 [[nodiscard]] std::optional<meshscope::Phase> phase_named(const QString& name);
 // Every state's name, in RankStateKind order (index = RankState value).

@@ -13,7 +13,7 @@ namespace meshscope::ui {
 namespace {
 // The plan whose grid the live job is drawn on: its own topology when that fits its world, else its ranks
 // as a data mesh of dp = world (rows of one node each).
-std::shared_ptr<const Plan> plan_for(const LiveSession::GridLayout& layout) {
+std::shared_ptr<const Plan> plan_for(const LiveView::GridLayout& layout) {
     if (layout.world <= 0) return nullptr;
     const std::int64_t gpus = std::max<std::int64_t>(1, layout.gpus_per_node);
     if (layout.topology) {
@@ -36,10 +36,13 @@ LiveGridItem::LiveGridItem(QQuickItem* parent) : GridItem(parent) {}
 
 void LiveGridItem::setSession(LiveSession* session) {
     if (session == session_) return;
-    if (session_) disconnect(session_, nullptr, this, nullptr);
+    if (session_) {
+        disconnect(session_, nullptr, this, nullptr);
+        disconnect(session_->view(), nullptr, this, nullptr);
+    }
     session_ = session;
     if (session_) {
-        connect(session_, &LiveSession::layoutChanged, this, &LiveGridItem::relayout);
+        connect(session_->view(), &LiveView::layoutChanged, this, &LiveGridItem::relayout);
         connect(session_, &LiveSession::gridChanged, this, &QQuickItem::update);
     }
     relayout();
@@ -48,23 +51,23 @@ void LiveGridItem::setSession(LiveSession* session) {
 
 std::unique_ptr<GridGeometry> LiveGridItem::make_geometry(double aspect) const {
     if (!session_) return nullptr;
-    auto plan = plan_for(session_->gridLayout());
+    auto plan = plan_for(session_->view()->gridLayout());
     return plan ? std::make_unique<GridGeometry>(std::move(plan), GridMesh::expert, aspect) : nullptr;
 }
 
 QString LiveGridItem::hover_text(int rank) const {
-    const RankRow* r = session_ ? session_->rankRows().find(rank) : nullptr;
+    const RankRow* r = session_ ? session_->view()->rankRows().find(rank) : nullptr;
     if (!r) return tr("rank %1").arg(rank);
     QStringList parts{tr("rank %1").arg(r->rank), name_of(r->state)};
     if (!r->host.isEmpty()) parts << r->host;
-    if (!r->phase.isEmpty()) parts << r->phase;
+    if (r->phase) parts << name_of(*r->phase);
     if (!r->findings.isEmpty()) parts << r->findings.join(QStringLiteral(", "));
     return parts.join(QStringLiteral(" · "));
 }
 
 void LiveGridItem::mousePressEvent(QMouseEvent* event) {
     const int rank = rankAt(event->position().x(), event->position().y());
-    if (session_) session_->selectRank(rank);
+    if (session_) session_->selection()->selectRank(rank);
     event->accept();
 }
 
@@ -82,11 +85,11 @@ void LiveGridItem::paint(QPainter& painter) const {
     painter.fillRect(QRectF(0, 0, width(), height()), colors.background);
     if (!geometry() || !session_) return;
     painter.setRenderHint(QPainter::Antialiasing, true);
-    const RanksModel& ranks = session_->rankRows();
-    const RankFilterModel& filter = session_->rankFilter();
+    const RanksModel& ranks = session_->view()->rankRows();
+    const RankFilterModel& filter = session_->view()->rankFilter();
     const bool filtering = filter.active();
-    const QList<int> highlighted = session_->highlightedRanks();
-    const bool highlighting = session_->selectedFinding() >= 0;
+    const QList<int> highlighted = session_->selection()->highlightedRanks();
+    const bool highlighting = session_->selection()->selectedFinding() >= 0;
     const double cell = GridMetrics::cell * view().scale;
     const int hovered = hoveredRank();
     const bool rounded = cell >= 8;
@@ -149,7 +152,7 @@ void LiveGridItem::paint(QPainter& painter) const {
                 painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(rank)).adjusted(-1.5, -1.5, 1.5, 1.5), 4,
                                         4);
     }
-    const int selected = session_->selectedRank();
+    const int selected = session_->selection()->selectedRank();
     if (selected >= 0 && selected < world) {
         painter.setPen(QPen(colors.selection, 2.0));
         painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(selected)).adjusted(-2.5, -2.5, 2.5, 2.5), 4, 4);

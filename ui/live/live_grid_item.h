@@ -19,7 +19,7 @@ namespace meshscope::ui {
 class LiveGridItem : public meshscope::ui::GridItem {  // qualified: qmltyperegistrar finds the base by it
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(LiveSession* session READ session WRITE setSession NOTIFY sessionChanged REQUIRED)
+    Q_PROPERTY(meshscope::ui::LiveSession* session READ session WRITE setSession NOTIFY sessionChanged REQUIRED)
 
 public:
     explicit LiveGridItem(QQuickItem* parent = nullptr);

@@ -41,8 +41,11 @@ const json* array_at(const json& object, const char* key) {
 }  // namespace
 
 int phase_index(const QString& phase) {
-    const auto p = phase_named(phase);
-    return p ? static_cast<int>(index_of(*p)) : -1;
+    return phase_index(phase_named(phase));
+}
+
+int phase_index(std::optional<Phase> phase) {
+    return phase ? static_cast<int>(index_of(*phase)) : -1;
 }
 
 std::optional<JobRow> parse_job(const json& value) {
@@ -79,7 +82,7 @@ std::vector<RankRow> parse_ranks(const json& body) {
         row.state = rank_state_named(string_at(r, "state")).value_or(RankStateKind::pending);
         row.host = string_at(r, "host");
         row.local_rank = static_cast<int>(int_at(r, "local_rank", -1));
-        row.phase = string_at(r, "phase");
+        row.phase = phase_named(string_at(r, "phase"));
         row.status = string_at(r, "status");
         row.topology = topology_at(r);
         if (const json* kinds = array_at(r, "findings"))
@@ -136,7 +139,7 @@ LiveChange parse_change(const json& value) {
         change.type = LiveChange::Type::rank_changed;
         change.rank = static_cast<int>(int_at(value, "rank", -1));
         change.state = rank_state_named(string_at(value, "state"));
-        change.phase = string_at(value, "phase");
+        change.phase = phase_named(string_at(value, "phase"));
     } else if (type == QLatin1String("finding_added") || type == QLatin1String("finding_updated")) {
         change.type = type == QLatin1String("finding_added") ? LiveChange::Type::finding_added
                                                              : LiveChange::Type::finding_updated;

@@ -15,12 +15,14 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "meshscope/event.h"
 #include "meshscope/rank_state.h"
 
 namespace meshscope::ui {
 
 // Where a phase sits in the order a healthy rank reports them (core's Phase); -1 when unknown.
 [[nodiscard]] int phase_index(const QString& phase);
+[[nodiscard]] int phase_index(std::optional<Phase> phase);  // -1 for none
 
 struct JobRow {
     QString job;
@@ -38,7 +40,7 @@ struct RankRow {
     RankStateKind state = RankStateKind::pending;  // an unknown name reads as pending
     QString host;
     int local_rank = -1;
-    QString phase;
+    std::optional<Phase> phase;  // the latest report's; none before the first (or an unknown name)
     QString status;
     QStringList findings;  // kinds of the findings naming this rank
     QString error;         // "RuntimeError: ..." when the rank reported one
@@ -63,8 +65,8 @@ struct LiveChange {
     QString job;
     int rank = -1;
     std::optional<RankStateKind> state;  // absent or unknown: the rank keeps its state
-    QString phase;
-    FindingRow finding;  // finding_added/updated: all of it; finding_removed: id and kind
+    std::optional<Phase> phase;          // absent or unknown: the rank keeps its phase
+    FindingRow finding;                  // finding_added/updated: all of it; finding_removed: id and kind
 };
 
 [[nodiscard]] std::vector<JobRow> parse_jobs(const nlohmann::json& body);          // {"jobs": [...]}

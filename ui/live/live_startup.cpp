@@ -18,8 +18,8 @@ QString check_connect_url(const QString& url) {
 LiveStartup start_live(LiveSession& session, const QString& connect_url, const QString& token, bool start_demo) {
     LiveStartup startup;
     if (!connect_url.isEmpty()) {
-        session.setToken(token);
-        session.setUrl(connect_url);
+        session.inputs()->setToken(token);
+        session.inputs()->setUrl(connect_url);
         return startup;
     }
     if (!start_demo) return startup;
@@ -29,17 +29,17 @@ LiveStartup start_live(LiveSession& session, const QString& connect_url, const Q
         return startup;
     }
     startup.demo = std::move(demo).value();
-    session.setUrl(startup.demo->url());
+    session.inputs()->setUrl(startup.demo->url());
     return startup;
 }
 
 namespace {
-bool shows_injected(const LiveSession& session, const LiveDemo* demo) {
+bool shows_injected(LiveSession& session, const LiveDemo* demo) {
     if (!demo) return true;
-    if (session.currentJob() != demo->job()) return false;
+    if (session.inputs()->currentJob() != demo->job()) return false;
     QSet<QString> kinds;
-    for (const FindingRow& f : session.findingRows().findings()) kinds.insert(f.kind);
-    return kinds.size() >= demo->injectedKinds() && session.seenCount() > 0;
+    for (const FindingRow& f : session.view()->findingRows().findings()) kinds.insert(f.kind);
+    return kinds.size() >= demo->injectedKinds() && session.view()->seenCount() > 0;
 }
 }  // namespace
 
@@ -50,7 +50,7 @@ void when_live_settled(LiveSession& session, const LiveDemo* demo, int timeout_m
     elapsed->start();
     poll->setInterval(50);
     QObject::connect(poll, &QTimer::timeout, context, [poll, elapsed, &session, demo, timeout_ms, then] {
-        if ((session.settled() && shows_injected(session, demo)) || elapsed->elapsed() >= timeout_ms) {
+        if ((session.view()->settled() && shows_injected(session, demo)) || elapsed->elapsed() >= timeout_ms) {
             poll->stop();
             poll->deleteLater();
             then();

@@ -49,9 +49,9 @@ void PhaseHistogramModel::setRanks(const std::vector<RankRow>& ranks) {
     emit countsChanged();
 }
 
-int PhaseHistogramModel::countOf(const QString& phase) const {
-    const int bucket = phase.isEmpty() ? 0 : phase_index(phase) + 1;
-    return bucket < 0 || (bucket == 0 && !phase.isEmpty()) ? 0 : counts_[static_cast<std::size_t>(bucket)];
+int PhaseHistogramModel::countOf(int phase) const {
+    const int bucket = phase + 1;
+    return bucket < 0 || bucket >= bucket_count ? 0 : counts_[static_cast<std::size_t>(bucket)];
 }
 
 }  // namespace meshscope::ui

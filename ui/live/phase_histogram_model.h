@@ -31,7 +31,7 @@ public:
     [[nodiscard]] int maximum() const;
 
     void setRanks(const std::vector<RankRow>& ranks);
-    [[nodiscard]] Q_INVOKABLE int countOf(const QString& phase) const;  // "" for not seen
+    [[nodiscard]] Q_INVOKABLE int countOf(int phase) const;  // a Phase value; -1 for not seen
 
 signals:
     void countsChanged();

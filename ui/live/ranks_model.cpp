@@ -19,7 +19,7 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
         case StateRole: return name_of(row.state);
         case HostRole: return row.host;
         case LocalRankRole: return row.local_rank;
-        case PhaseRole: return row.phase;
+        case PhaseRole: return row.phase ? name_of(*row.phase) : QString();
         case StatusRole: return row.status;
         case FindingsRole: return row.findings;
         case FindingsTextRole: return row.findings.join(QStringLiteral(", "));
@@ -61,13 +61,13 @@ void RanksModel::setRanks(std::vector<RankRow> rows) {
     if (first >= 0) emit dataChanged(index(first), index(last));
 }
 
-bool RanksModel::applyRankChange(int rank, std::optional<RankStateKind> state, const QString& phase) {
+bool RanksModel::applyRankChange(int rank, std::optional<RankStateKind> state, std::optional<Phase> phase) {
     const int row = rowOf(rank);
     if (row < 0) return false;
     RankRow& r = rows_[static_cast<std::size_t>(row)];
-    if ((!state || r.state == *state) && (phase.isEmpty() || r.phase == phase)) return true;
+    if ((!state || r.state == *state) && (!phase || r.phase == phase)) return true;
     if (state) r.state = *state;
-    if (!phase.isEmpty()) r.phase = phase;
+    if (phase) r.phase = phase;
     emit_row_changed(row);
     return true;
 }

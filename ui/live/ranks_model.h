@@ -45,7 +45,7 @@ public:
     void clear() { setRanks({}); }
     // A rank_changed delta (no state: keep it). Returns false when the rank is not in the model (a snapshot
     // will bring it).
-    bool applyRankChange(int rank, std::optional<RankStateKind> state, const QString& phase);
+    bool applyRankChange(int rank, std::optional<RankStateKind> state, std::optional<Phase> phase);
     // Finding kinds per rank, recomputed from the findings list (the stream sends findings, not ranks).
     void setFindingKinds(const QHash<int, QStringList>& kinds);
 

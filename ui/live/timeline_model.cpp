@@ -16,8 +16,8 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const {
     const double span = span_ > 0 ? span_ : 1.0;
     switch (role) {
         case Qt::DisplayRole:
-        case PhaseRole: return row.phase;
-        case StatusRole: return row.status;
+        case PhaseRole: return name_of(row.phase);
+        case StatusRole: return name_of(row.status);
         case StartRole: return row.start;
         case EndRole: return row.end;
         case DurationRole: return row.duration;
@@ -26,7 +26,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const {
         case TextRole:
             return row.duration >= 0
                        ? QStringLiteral("+%1 s, took %2 s").arg(row.start, 0, 'f', 2).arg(row.duration, 0, 'f', 2)
-                       : QStringLiteral("+%1 s, %2").arg(row.start, 0, 'f', 2).arg(row.status);
+                       : QStringLiteral("+%1 s, %2").arg(row.start, 0, 'f', 2).arg(name_of(row.status));
         default: return {};
     }
 }
@@ -53,14 +53,14 @@ void TimelineModel::setRank(const RankRow* rank, double origin, double horizon) 
             const double start = p.started.value_or(p.done.value_or(p.failed.value_or(origin)));
             row.start = start - origin;
             if (p.failed) {
-                row.status = QStringLiteral("failed");
+                row.status = Status::failed;
                 row.end = *p.failed - origin;
             } else if (p.done) {
-                row.status = QStringLiteral("done");
+                row.status = Status::done;
                 row.end = *p.done - origin;
                 if (const auto d = p.duration()) row.duration = *d;
             } else {
-                row.status = QStringLiteral("started");
+                row.status = Status::started;
                 row.end = row.start;
             }
             row.end = std::max(row.end, row.start);

@@ -50,8 +50,8 @@ signals:
 
 private:
     struct Row {
-        QString phase;
-        QString status;
+        Phase phase = Phase::launch;
+        Status status = Status::started;
         double start = 0;
         double end = 0;
         double duration = -1;

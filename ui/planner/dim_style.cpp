@@ -1,17 +1,27 @@
 #include "dim_style.h"
 
+#include "palette.h"
+
 namespace meshscope::ui {
 
+namespace {
+// The dims' colours are mid-tones, the same in both themes (the palette table's dim_* rows).
+QColor dim_colour(Colour colour) {
+    return palette_colour(colour, ColourScheme::light);
+}
+}  // namespace
+
 DimStyle dim_style(std::string_view dim) {
-    // Mid-tone colours that read on light and dark cells alike; expert_cp and cp share one style because
-    // their groups are the same ranks (LlamaFactory's expert_cp groups equal the data mesh's cp groups).
-    if (dim == "ep") return {QColor(0xF5, 0x7C, 0x00), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
-    if (dim == "dp") return {QColor(0xD8, 0x1B, 0x60), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
+    // expert_cp and cp share one style because their groups are the same ranks (LlamaFactory's expert_cp
+    // groups equal the data mesh's cp groups).
+    if (dim == "ep") return {dim_colour(Colour::dim_ep), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
+    if (dim == "dp") return {dim_colour(Colour::dim_dp), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
     if (dim == "expert_cp" || dim == "cp")
-        return {QColor(0x03, 0x9B, 0xE5), HighlightShape::band, 2.0, 0.0, QStringLiteral("band")};
-    if (dim == "efsdp") return {QColor(0x8E, 0x24, 0xAA), HighlightShape::ring, 3.0, 4.0, QStringLiteral("ring")};
-    if (dim == "edp") return {QColor(0x43, 0xA0, 0x47), HighlightShape::ring, 2.0, 9.0, QStringLiteral("inner ring")};
-    return {QColor(0x75, 0x75, 0x75), HighlightShape::frame, 2.0, 0.0, QStringLiteral("frame")};
+        return {dim_colour(Colour::dim_cp), HighlightShape::band, 2.0, 0.0, QStringLiteral("band")};
+    if (dim == "efsdp") return {dim_colour(Colour::dim_efsdp), HighlightShape::ring, 3.0, 4.0, QStringLiteral("ring")};
+    if (dim == "edp")
+        return {dim_colour(Colour::dim_edp), HighlightShape::ring, 2.0, 9.0, QStringLiteral("inner ring")};
+    return {dim_colour(Colour::dim_other), HighlightShape::frame, 2.0, 0.0, QStringLiteral("frame")};
 }
 
 }  // namespace meshscope::ui

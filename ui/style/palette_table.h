@@ -53,6 +53,14 @@ enum class Colour {
     grid_group_5,
     grid_group_6,
     grid_group_7,
+    // the planner's highlight of the selected rank's group along a dim: mid-tones that read on light and
+    // dark cells alike, so both themes use the same
+    dim_ep,
+    dim_dp,
+    dim_cp,  // cp and expert_cp: their groups are the same ranks
+    dim_efsdp,
+    dim_edp,
+    dim_other,
     // the Live grid: one colour per RankStateKind, in its order
     state_pending,
     state_initializing,

@@ -34,9 +34,14 @@ TestCase {
     }
 
     function createSession(url: string): LiveSession {
-        const session = sessionComponent.createObject(testCase, {url: url});
+        const session = sessionComponent.createObject(testCase);
+        testCase.watch(session, url);
         testCase.oldSessions.push(session);
         return session;
+    }
+
+    function watch(session: LiveSession, url: string) {
+        session.inputs.url = url;
     }
 
     Component {
@@ -49,7 +54,7 @@ TestCase {
         id: sessionComponent
 
         LiveSession {
-            settleMs: 300
+            inputs.settleMs: 300
         }
     }
 
@@ -70,7 +75,7 @@ TestCase {
         const session = createSession(collector.url);
         const page = createTemporaryObject(pageComponent, testCase, {session: session});
         verify(page !== null);
-        tryVerify(() => session.settled && session.findings.count === 3, 10000, "the job's three findings");
+        tryVerify(() => session.view.settled && session.view.findings.count === 3, 10000, "the job's three findings");
         waitForRendering(page);
         return page;
     }
@@ -88,8 +93,8 @@ TestCase {
     }
 
     function findingRow(page: LivePage, kind: string): int {
-        for (let i = 0; i < page.session.findings.count; ++i)
-            if (page.session.findings.kindAt(i) === kind)
+        for (let i = 0; i < page.session.view.findings.count; ++i)
+            if (page.session.view.findings.kindAt(i) === kind)
                 return i;
         return -1;
     }
@@ -100,7 +105,7 @@ TestCase {
         compare(bar.to, 16);
         compare(bar.value, 14);
         compare(findChild(page, "progressLabel").text, "14 / 16 ready · 15 seen");
-        compare(page.session.jobs.count, 1);
+        compare(page.session.view.jobs.count, 1);
         compare(findChild(page, "liveJobList").count, 1);
     }
 
@@ -123,8 +128,8 @@ TestCase {
         const item = list.itemAtIndex(row);
         verify(item !== null);
         mouseClick(item);
-        compare(session.selectedFinding, row);
-        compare(session.highlightedRanks, data.ranks);
+        compare(session.selection.selectedFinding, row);
+        compare(session.selection.highlightedRanks, data.ranks);
         waitForRendering(grid);
         const image = grabImage(page);
         for (let rank = 0; rank < 16; ++rank) {
@@ -141,8 +146,8 @@ TestCase {
         verify(distance(fill, Qt.rgba(0x5c / 255, 0xb1 / 255, 0x76 / 255, 1)) > 0.2, "rank " + other + " fades");  // ready, light theme
         // Clicking the finding again clears the highlight.
         mouseClick(item);
-        compare(session.selectedFinding, -1);
-        compare(session.highlightedRanks, []);
+        compare(session.selection.selectedFinding, -1);
+        compare(session.selection.highlightedRanks, []);
     }
 
     function test_filters_data() {
@@ -158,15 +163,15 @@ TestCase {
         const session = page.session;
         const stateBox = findChild(page, "stateFilter");
         const hostBox = findChild(page, "hostFilter");
-        stateBox.activated(session.stateNames.indexOf(data.name) + 1);  // entry 0 is "any state"
-        hostBox.activated(data.host === "" ? 0 : session.hosts.indexOf(data.host) + 1);
-        compare(session.stateFilter, data.state);
-        compare(session.stateNames[data.state], data.name);
-        compare(session.hostFilter, data.host);
+        stateBox.activated(session.view.stateNames.indexOf(data.name) + 1);  // entry 0 is "any state"
+        hostBox.activated(data.host === "" ? 0 : session.view.hosts.indexOf(data.host) + 1);
+        compare(session.selection.stateFilter, data.state);
+        compare(session.view.stateNames[data.state], data.name);
+        compare(session.selection.hostFilter, data.host);
         compare(stateBox.currentText, data.name);
         const list = findChild(page, "liveRankList");
         compare(list.count, data.ranks.length);
-        compare(session.filteredRanks.count, data.ranks.length);
+        compare(session.view.filteredRanks.count, data.ranks.length);
         // The grid fades what the filter hides.
         const grid = findChild(page, "liveGrid");
         waitForRendering(grid);
@@ -174,12 +179,12 @@ TestCase {
         const hidden = data.ranks.includes(0) ? 1 : 0;
         const cell = grid.cellRect(hidden);
         const fill = gridPixel(page, grid, image, cell.x + 4, cell.y + cell.height - 4);
-        const stateColor = Theme.colors.stateColors[session.stateNames.indexOf(session.stateOf(hidden))];
+        const stateColor = Theme.colors.stateColors[session.view.stateOf(hidden)];
         verify(distance(fill, stateColor) > 0.3, "rank " + hidden + " fades");
         mouseClick(findChild(page, "clearFilters"));
-        compare(session.filteredRanks.count, 16);
+        compare(session.view.filteredRanks.count, 16);
         compare(stateBox.currentText, "any state");
-        compare(session.stateFilter, -1);
+        compare(session.selection.stateFilter, -1);
     }
 
     function test_clicking_a_rank_shows_its_timeline() {
@@ -187,7 +192,7 @@ TestCase {
         const grid = findChild(page, "liveGrid");
         const cell = grid.cellRect(9);
         mouseClick(grid, cell.x + cell.width / 2, cell.y + cell.height / 2);
-        compare(page.session.selectedRank, 9);
+        compare(page.session.selection.selectedRank, 9);
         const timeline = findChild(page, "liveTimeline");
         compare(timeline.count, 4);
         verify(findChild(page, "selectedRankText").text.indexOf("RuntimeError") >= 0);
@@ -203,7 +208,7 @@ TestCase {
             local_rank: 7, topology: {dp: 8, cp: 2, ep: 2}
         })).join("\n");
         compare(testCase.collector.post(events), 200);
-        tryCompare(session, "readyCount", 15, 5000);
+        tryCompare(session.view, "readyCount", 15, 5000);
         tryVerify(() => findingRow(page, "missing_rank") < 0, 5000);
         compare(findChild(page, "progressLabel").text, "15 / 16 ready · 16 seen");
     }
@@ -213,11 +218,11 @@ TestCase {
         verify(collector.startDemo());
         const session = createSession(collector.url);
         const page = createTemporaryObject(pageComponent, testCase, {session: session});
-        tryCompare(session, "worldSize", 64, 10000);
+        tryCompare(session.view, "worldSize", 64, 10000);
         tryVerify(() => findingRow(page, "missing_rank") >= 0 && findingRow(page, "straggler") >= 0
                   && findingRow(page, "topology_mismatch") >= 0, 20000, "the demo's three faults");
-        compare(session.topologyText, "dp 32 · cp 2 · ep 8");
-        compare(session.hosts.length, 8);
-        tryCompare(session, "seenCount", 63, 10000);
+        compare(session.view.topologyText, "dp 32 · cp 2 · ep 8");
+        compare(session.view.hosts.length, 8);
+        tryCompare(session.view, "seenCount", 63, 10000);
     }
 }

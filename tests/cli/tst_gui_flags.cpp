@@ -1,0 +1,109 @@
+// `meshscope` (the dashboard) with bad flags, as a user runs it: exit status 2 and the exact message, then
+// the usage hint. The flags are CLI11's (app/commands/gui_command.cpp); the texts are MeshScope's, written
+// out here by hand. Flag errors stop before any window exists, so no display is needed.
+#include <QProcess>
+#include <QtTest>
+
+namespace {
+struct Run {
+    int status = -1;
+    QString out;
+    QString err;
+};
+
+Run run_meshscope(const QStringList& args) {
+    QProcess process;
+    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), args);
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
+    return {process.exitCode(), QString::fromLocal8Bit(process.readAllStandardOutput()),
+            QString::fromLocal8Bit(process.readAllStandardError())};
+}
+}  // namespace
+
+class TestGuiFlags : public QObject {
+    Q_OBJECT
+
+private slots:
+    void bad_flags_exit_2_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("unknown flag") << QStringList{"--bogus"} << "meshscope: Unknown option 'bogus'.";
+        QTest::addRow("unknown flag with a value")
+            << QStringList{"--bogus", "3"} << "meshscope: Unknown option 'bogus'.";
+        QTest::addRow("a stray word") << QStringList{"--dp", "8", "extra"} << "meshscope: unknown command 'extra'";
+        QTest::addRow("not an integer") << QStringList{"--ep", "x"} << "meshscope: --ep expects an integer, got 'x'";
+        QTest::addRow("integer and more")
+            << QStringList{"--gpus-per-node", "8x"} << "meshscope: --gpus-per-node expects an integer, got '8x'";
+        QTest::addRow("too large an integer")
+            << QStringList{"--world", "99999999999"} << "meshscope: --world expects an integer, got '99999999999'";
+        QTest::addRow("select-rank not an integer")
+            << QStringList{"--select-rank", "1.5"} << "meshscope: --select-rank expects an integer, got '1.5'";
+        QTest::addRow("bad theme") << QStringList{"--theme", "blue"}
+                                   << "meshscope: --theme must be light or dark, got 'blue'";
+        QTest::addRow("bad order") << QStringList{"--order", "torch27"}
+                                   << "meshscope: --order must be torch29 or torch28, got 'torch27'";
+        QTest::addRow("bad view") << QStringList{"--view", "pipeline"}
+                                  << "meshscope: --view must be expert or data, got 'pipeline'";
+        QTest::addRow("bad page") << QStringList{"--page", "charts"}
+                                  << "meshscope: --page must be planner or live, got 'charts'";
+        QTest::addRow("dp and world") << QStringList{"--dp", "8", "--world", "8"}
+                                      << "meshscope: give one of --dp, --world and --nodes";
+        QTest::addRow("world and nodes") << QStringList{"--world", "16", "--nodes", "2"}
+                                         << "meshscope: give one of --dp, --world and --nodes";
+        QTest::addRow("connect without a scheme")
+            << QStringList{"--connect", "localhost:7077"}
+            << "meshscope: --connect expects an http:// or https:// URL with a host, got 'localhost:7077'";
+        QTest::addRow("token alone") << QStringList{"--token", "t"} << "meshscope: --token needs --connect";
+        QTest::addRow("size not WxH") << QStringList{"--size", "big"}
+                                      << "meshscope: --size must be WxH between 640x480 and 8192x8192, got 'big'";
+        QTest::addRow("size too small") << QStringList{"--size", "320x200"}
+                                        << "meshscope: --size must be WxH between 640x480 and 8192x8192, got '320x200'";
+        QTest::addRow("screenshot without a name")
+            << QStringList{"--screenshot", ""} << "meshscope: --screenshot needs a file name";
+        // Judged against the plan, once the application exists (offscreen: a screenshot).
+        QTest::addRow("rank outside") << QStringList{"--screenshot", "/tmp/x.png", "--dp", "16", "--select-rank", "16"}
+                                      << "meshscope: --select-rank 16 is outside the plan's 16 ranks";
+        QTest::addRow("dim not in the mesh")
+            << QStringList{"--screenshot", "/tmp/x.png", "--dp",       "16", "--ep", "8",
+                           "--view",       "data",       "--show-dim", "ep"}
+            << "meshscope: --show-dim 'ep' is not a dim of the data mesh";
+    }
+    void bad_flags_exit_2() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run run = run_meshscope(args);
+        QCOMPARE(run.status, 2);
+        const QStringList lines = run.err.split(QLatin1Char('\n'));
+        const qsizetype at = lines.indexOf(message);  // Qt may log a line before ours
+        QVERIFY2(at >= 0, qPrintable(run.err));
+        QCOMPARE(lines.value(at + 1), QStringLiteral("Run 'meshscope --help' for usage."));
+        QVERIFY(run.out.isEmpty());
+    }
+
+    // A flag without its value: CLI11's own words, still exit 2 and the usage hint.
+    void missing_value() {
+        const Run run = run_meshscope({"--dp"});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.startsWith(QStringLiteral("meshscope: --dp")), qPrintable(run.err));
+        QVERIFY(run.err.endsWith(QStringLiteral("Run 'meshscope --help' for usage.\n")));
+    }
+
+    // Help from the dashboard's own parser: every flag, exit 0.
+    void help_lists_the_flags() {
+        const Run run = run_meshscope({"--dp", "8", "--help"});
+        QCOMPARE(run.status, 0);
+        for (const char* flag :
+             {"--dp", "--world", "--nodes", "--cp", "--ep", "--gpus-per-node", "--experts", "--select-rank", "--order",
+              "--view", "--show-dim", "--screenshot", "--theme", "--size", "--page", "--connect", "--token"})
+            QVERIFY2(run.out.contains(QLatin1String(flag)), flag);
+        QVERIFY(run.out.contains(QStringLiteral("torch29 or torch28")));  // core's names
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGuiFlags)
+#include "tst_gui_flags.moc"
