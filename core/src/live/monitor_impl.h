@@ -44,6 +44,10 @@ struct Monitor::Impl {
     void refresh_rank_findings(live::Job& job, live::RankRecord& record);
     void set_reference_topology(live::Job& job, std::optional<ReportedTopology> topology);
 
+    // monitor_model_mesh.cpp
+    void set_reference_model(live::Job& job);  // after the "model" mesh's reference changed
+    void rebuild_expected(live::Job& job);     // from reference_topology and reference_model
+
     // monitor_groups.cpp
     void report_group(live::Job& job, live::RankRecord& record, const std::string& dim,
                       const std::vector<std::int64_t>& members);
