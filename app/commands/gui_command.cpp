@@ -32,7 +32,7 @@ using ui::Preferences;
 
 struct GuiOptions {
     std::optional<QString> screenshot;
-    std::optional<int> dp, world, nodes, cp, ep, gpus_per_node, experts, select_rank;
+    std::optional<int> dp, world, nodes, cp, ep, mp_replicate, gpus_per_node, experts, select_rank;
     std::optional<QString> order, view, show_dim, theme;
     QString connect, token, page = QStringLiteral("planner");  // live mode (issue 4)
     QSize size{1440, 900};
@@ -64,12 +64,13 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
     const QCommandLineOption nodes = int_option("nodes", "Number of nodes (world = nodes * gpus per node).");
     const QCommandLineOption cp = int_option("cp", "Context-parallel size.");
     const QCommandLineOption ep = int_option("ep", "Expert-parallel size (dist_config ep_size).");
+    const QCommandLineOption mp_replicate = int_option("mp-replicate", "LlamaFactory's model mesh: mp_replicate_size.");
     const QCommandLineOption gpus = int_option("gpus-per-node", "GPUs per node.");
     const QCommandLineOption experts = int_option("experts", "The model's number of routed experts.");
     const QCommandLineOption select = int_option("select-rank", "Select this rank.");
     const QCommandLineOption order(QStringLiteral("order"), QStringLiteral("torch29 or torch28."),
                                    QStringLiteral("ORDER"));
-    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("expert or data: the mesh drawn."),
+    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("expert, data or model: the mesh drawn."),
                                   QStringLiteral("MESH"));
     const QCommandLineOption show_dim(QStringLiteral("show-dim"),
                                       QStringLiteral("Draw all groups of this dim (ep, efsdp, dp, ...)."),
@@ -77,8 +78,8 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."), QStringLiteral("THEME"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot, WxH."),
                                   QStringLiteral("WxH"));
-    parser.addOptions(
-        {help, screenshot, dp, world, nodes, cp, ep, gpus, experts, select, order, view, show_dim, theme, size});
+    parser.addOptions({help, screenshot, dp, world, nodes, cp, ep, mp_replicate, gpus, experts, select, order, view,
+                       show_dim, theme, size});
     // Live mode: without --connect the Live page watches the built-in demo (an embedded collector + a
     // simulated 64-GPU job); --page picks the page the window opens on (and the one --screenshot shows).
     const QCommandLineOption connect(QStringLiteral("connect"),
@@ -112,9 +113,15 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
         fail(QStringLiteral("give one of --dp, --world and --nodes"));
         return exit_usage;
     }
-    const std::pair<const QCommandLineOption*, std::optional<int>*> ints[] = {
-        {&dp, &out.dp}, {&world, &out.world},        {&nodes, &out.nodes},     {&cp, &out.cp},
-        {&ep, &out.ep}, {&gpus, &out.gpus_per_node}, {&experts, &out.experts}, {&select, &out.select_rank}};
+    const std::pair<const QCommandLineOption*, std::optional<int>*> ints[] = {{&dp, &out.dp},
+                                                                              {&world, &out.world},
+                                                                              {&nodes, &out.nodes},
+                                                                              {&cp, &out.cp},
+                                                                              {&ep, &out.ep},
+                                                                              {&gpus, &out.gpus_per_node},
+                                                                              {&experts, &out.experts},
+                                                                              {&select, &out.select_rank},
+                                                                              {&mp_replicate, &out.mp_replicate}};
     for (const auto& [option, value] : ints) {
         if (!parser.isSet(*option)) continue;
         bool ok = false;
@@ -135,16 +142,17 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
                  .arg(option.names().first(), allowed.join(QStringLiteral(" or ")), *value));
         return false;
     };
-    if (!choice(order, PlanController::orderNames(), out.order) ||  // core's names
-        !choice(view, {QStringLiteral("expert"), QStringLiteral("data")}, out.view) ||
+    if (!choice(order, ui::PlanForm::orderNames(), out.order) ||  // core's names
+        !choice(view, {QStringLiteral("expert"), QStringLiteral("data"), QStringLiteral("model")}, out.view) ||
         !choice(theme, {QStringLiteral("light"), QStringLiteral("dark")}, out.theme))
         return exit_usage;
     if (parser.isSet(show_dim)) out.show_dim = parser.value(show_dim);
     std::optional<QString> page_choice;
     if (!choice(page, {QStringLiteral("planner"), QStringLiteral("live")}, page_choice)) return exit_usage;
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner as before.
-    const bool plan_flags = out.dp || out.world || out.nodes || out.cp || out.ep || out.gpus_per_node || out.experts ||
-                            out.select_rank || out.order || out.view || out.show_dim;
+    const bool plan_flags = out.dp || out.world || out.nodes || out.cp || out.ep || out.mp_replicate ||
+                            out.gpus_per_node || out.experts || out.select_rank || out.order || out.view ||
+                            out.show_dim;
     const bool planner_default = !parser.isSet(connect) && (plan_flags || parser.isSet(screenshot));
     out.page = page_choice.value_or(planner_default ? QStringLiteral("planner") : QStringLiteral("live"));
     out.connect = parser.value(connect);
@@ -180,21 +188,23 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
 
 // Flags win over the remembered plan; each setter is judged by the core as if typed.
 void apply(const GuiOptions& o, PlanController& controller, Preferences& preferences) {
-    if (o.gpus_per_node) controller.setGpusPerNode(*o.gpus_per_node);
-    if (o.cp) controller.setCp(*o.cp);
-    if (o.ep) controller.setEp(*o.ep);
+    ui::PlanForm& form = *controller.form();
+    if (o.gpus_per_node) form.setGpusPerNode(*o.gpus_per_node);
+    if (o.cp) form.setCp(*o.cp);
+    if (o.ep) form.setEp(*o.ep);
+    if (o.mp_replicate) form.setMpReplicate(*o.mp_replicate);
     if (o.dp || o.world) {
-        controller.setUseWorld(true);
-        controller.setWorld(o.world ? *o.world : *o.dp * controller.cp());
+        form.setUseWorld(true);
+        form.setWorld(o.world ? *o.world : *o.dp * form.cp());
     } else if (o.nodes) {
-        controller.setUseWorld(false);
-        controller.setNodes(*o.nodes);
+        form.setUseWorld(false);
+        form.setNodes(*o.nodes);
     }
-    if (o.experts) controller.setExperts(*o.experts);
-    if (o.order) controller.setOrder(static_cast<int>(ui::creation_order_named(*o.order).value()));
-    if (o.view) controller.setViewMesh(static_cast<int>(ui::grid_mesh_named(*o.view).value()));
-    if (o.show_dim) controller.setShownDim(*o.show_dim);
-    if (o.select_rank) controller.setSelectedRank(*o.select_rank);
+    if (o.experts) form.setExperts(*o.experts);
+    if (o.order) form.setOrder(static_cast<int>(ui::creation_order_named(*o.order).value()));
+    if (o.view) controller.view()->setViewMesh(static_cast<int>(ui::grid_mesh_named(*o.view).value()));
+    if (o.show_dim) controller.view()->setShownDim(*o.show_dim);
+    if (o.select_rank) controller.selection()->setSelectedRank(*o.select_rank);
     if (o.theme) preferences.setDarkTheme(*o.theme == QLatin1String("dark"));
 }
 }  // namespace
@@ -221,20 +231,19 @@ int run_gui(int argc, char** argv) {
         preferences.setDarkTheme(settings.value(QStringLiteral("ui/theme")).toString() == QLatin1String("dark"));
     }
     apply(options, controller, preferences);
-    if (options.select_rank && controller.selectedRank() != *options.select_rank) {
+    if (options.select_rank && controller.selection()->selectedRank() != *options.select_rank) {
         fail(QStringLiteral("--select-rank %1 is outside the plan's %2 ranks")
                  .arg(*options.select_rank)
-                 .arg(controller.planWorld()));
+                 .arg(controller.view()->planWorld()));
         return exit_usage;
     }
-    if (options.show_dim && controller.shownDim() != *options.show_dim) {
+    if (options.show_dim && controller.view()->shownDim() != *options.show_dim) {
         fail(QStringLiteral("--show-dim '%1' is not a dim of the %2 mesh")
-                 .arg(*options.show_dim,
-                      controller.showingExpertMesh() ? QStringLiteral("expert") : QStringLiteral("data")));
+                 .arg(*options.show_dim, ui::name_of(controller.view()->drawn_mesh())));
         return exit_usage;
     }
-    if (!controller.valid())
-        std::cerr << "meshscope: " << controller.errorText().toStdString()
+    if (!controller.form()->valid())
+        std::cerr << "meshscope: " << controller.form()->errorText().toStdString()
                   << "\n(the window shows this message and the last valid plan)\n";
 
     // Live mode: one LiveSession, fed by a remote collector or the embedded demo. A planner screenshot

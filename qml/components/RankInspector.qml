@@ -6,13 +6,13 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Planner
 
-// The selected rank: node, local rank, coordinates in both meshes, and its group along every dim with the
+// The selected rank: node, local rank, coordinates in every mesh, and its group along every dim with the
 // members and whether the group leaves the node.
 Frame {
     id: root
 
-    required property PlanController controller
-    readonly property InspectorModel inspector: root.controller.inspector
+    required property PlanSelection selection
+    readonly property InspectorModel inspector: root.selection.inspector
 
     background: Rectangle {
         color: Theme.panel
@@ -66,6 +66,19 @@ Frame {
                 text: root.inspector.localRank
                 color: Theme.text
                 font.bold: true
+            }
+
+            Label {
+                text: qsTr("model mesh")
+                color: Theme.mutedText
+            }
+
+            Label {
+                objectName: "inspectorModelCoordinate"
+                Layout.fillWidth: true
+                text: root.inspector.modelCoordinate
+                color: Theme.text
+                wrapMode: Text.Wrap
             }
 
             Label {
