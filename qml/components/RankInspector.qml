@@ -137,6 +137,9 @@ Frame {
                 required property bool leavesNode
                 required property int nodeCount
                 required property color dimColor
+                readonly property string heading: groupRow.mesh === "expert" ? qsTr("Expert mesh groups")
+                                                  : groupRow.mesh === "model" ? qsTr("Model mesh groups")
+                                                                              : qsTr("Data mesh groups")
 
                 width: groupList.width - 8
                 spacing: 4
@@ -144,7 +147,7 @@ Frame {
                 Label {
                     visible: groupRow.firstOfMesh
                     topPadding: 4
-                    text: groupRow.mesh === "expert" ? qsTr("Expert mesh groups") : qsTr("Data mesh groups")
+                    text: groupRow.heading
                     color: Theme.mutedText
                     font.bold: true
                     font.pixelSize: Theme.fontSmall

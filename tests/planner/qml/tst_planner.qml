@@ -181,6 +181,9 @@ TestCase {
         const cell = grid.cellRect(13);
         mouseClick(grid, cell.x + cell.width / 2, cell.y + cell.height / 2);
         compare(findChild(page, "inspectorModelCoordinate").text, "(mp_replicate 1, mp_shard 5)");
+        // The inspector's first group rows are the model mesh's, under their own heading.
+        const groups = findChild(page, "inspectorGroups");
+        compare(groups.itemAtIndex(0).heading, "Model mesh groups");
     }
 
     function test_ep_one_says_there_is_no_expert_mesh() {
