@@ -40,13 +40,14 @@ using ui::Preferences;
 
 struct GuiOptions {
     std::optional<std::string> screenshot;
-    std::optional<int> dp, world, nodes, cp, ep, gpus_per_node, experts, select_rank;
+    std::optional<int> dp, world, nodes, cp, ep, mp_replicate, gpus_per_node, experts, select_rank;
     std::optional<std::string> order, view, show_dim, theme, page;
     std::optional<std::string> connect, token, size;
     QSize window_size{1440, 900};
 
     [[nodiscard]] bool plan_flags() const {
-        return dp || world || nodes || cp || ep || gpus_per_node || experts || select_rank || order || view || show_dim;
+        return dp || world || nodes || cp || ep || mp_replicate || gpus_per_node || experts || select_rank || order ||
+               view || show_dim;
     }
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner.
     [[nodiscard]] QString start_page() const {
@@ -109,13 +110,14 @@ void add_plan_flags(CLI::App& cli, GuiOptions& o) {
     add_int(cli, "--nodes", o.nodes, "Number of nodes (world = nodes * gpus per node).");
     add_int(cli, "--cp", o.cp, "Context-parallel size.");
     add_int(cli, "--ep", o.ep, "Expert-parallel size (dist_config ep_size).");
+    add_int(cli, "--mp-replicate", o.mp_replicate, "LlamaFactory's model mesh: mp_replicate_size.");
     add_int(cli, "--gpus-per-node", o.gpus_per_node, "GPUs per node.");
     add_int(cli, "--experts", o.experts, "The model's number of routed experts.");
     add_int(cli, "--select-rank", o.select_rank, "Select this rank.");
     const auto names = [](auto... values) { return std::vector<std::string>{ui::name_of(values).toStdString()...}; };
     add_choice(cli, "--order", o.order, names(CreationOrder::torch29, CreationOrder::torch28),  // core's names
                "The order torch creates the groups in", "ORDER");
-    add_choice(cli, "--view", o.view, names(ui::GridMesh::expert, ui::GridMesh::data), "The mesh drawn", "MESH");
+    add_choice(cli, "--view", o.view, names(ui::GridMesh::expert, ui::GridMesh::data, ui::GridMesh::model), "The mesh drawn", "MESH");
     add_text(cli, "--show-dim", o.show_dim, "Draw all groups of this dim (ep, efsdp, dp, ...).", "DIM");
 }
 
@@ -210,22 +212,24 @@ void set_up_application() {
 
 // Flags win over the remembered plan; each setter is judged by the core as if typed.
 void apply(const GuiOptions& o, PlanController& controller, Preferences& preferences) {
-    if (o.gpus_per_node) controller.setGpusPerNode(*o.gpus_per_node);
-    if (o.cp) controller.setCp(*o.cp);
-    if (o.ep) controller.setEp(*o.ep);
+    ui::PlanForm& form = *controller.form();
+    if (o.gpus_per_node) form.setGpusPerNode(*o.gpus_per_node);
+    if (o.cp) form.setCp(*o.cp);
+    if (o.ep) form.setEp(*o.ep);
+    if (o.mp_replicate) form.setMpReplicate(*o.mp_replicate);
     if (o.dp || o.world) {
-        controller.setUseWorld(true);
-        controller.setWorld(o.world ? *o.world : *o.dp * controller.cp());
+        form.setUseWorld(true);
+        form.setWorld(o.world ? *o.world : *o.dp * form.cp());
     } else if (o.nodes) {
-        controller.setUseWorld(false);
-        controller.setNodes(*o.nodes);
+        form.setUseWorld(false);
+        form.setNodes(*o.nodes);
     }
-    if (o.experts) controller.setExperts(*o.experts);
-    if (o.order)
-        controller.setOrder(static_cast<int>(ui::creation_order_named(QString::fromStdString(*o.order)).value()));
-    if (o.view) controller.setViewMesh(static_cast<int>(ui::grid_mesh_named(QString::fromStdString(*o.view)).value()));
-    if (o.show_dim) controller.setShownDim(QString::fromStdString(*o.show_dim));
-    if (o.select_rank) controller.setSelectedRank(*o.select_rank);
+    if (o.experts) form.setExperts(*o.experts);
+    if (o.order) form.setOrder(static_cast<int>(ui::creation_order_named(QString::fromStdString(*o.order)).value()));
+    if (o.view)
+        controller.view()->setViewMesh(static_cast<int>(ui::grid_mesh_named(QString::fromStdString(*o.view)).value()));
+    if (o.show_dim) controller.view()->setShownDim(QString::fromStdString(*o.show_dim));
+    if (o.select_rank) controller.selection()->setSelectedRank(*o.select_rank);
     if (o.theme) preferences.setDarkTheme(*o.theme == "dark");
 }
 
@@ -238,18 +242,18 @@ std::optional<int> set_up_plan(const GuiOptions& options, QSettings& settings, P
         preferences.setDarkTheme(settings.value(QStringLiteral("ui/theme")).toString() == QLatin1String("dark"));
     }
     apply(options, controller, preferences);
-    if (options.select_rank && controller.selectedRank() != *options.select_rank) {
+    if (options.select_rank && controller.selection()->selectedRank() != *options.select_rank) {
         fail("--select-rank " + std::to_string(*options.select_rank) + " is outside the plan's " +
-             std::to_string(controller.planWorld()) + " ranks");
+             std::to_string(controller.view()->planWorld()) + " ranks");
         return exit_usage;
     }
-    if (options.show_dim && controller.shownDim() != QString::fromStdString(*options.show_dim)) {
+    if (options.show_dim && controller.view()->shownDim() != QString::fromStdString(*options.show_dim)) {
         fail("--show-dim '" + *options.show_dim + "' is not a dim of the " +
-             (controller.showingExpertMesh() ? "expert" : "data") + " mesh");
+             ui::name_of(controller.view()->drawn_mesh()).toStdString() + " mesh");
         return exit_usage;
     }
-    if (!controller.valid())
-        std::cerr << "meshscope: " << controller.errorText().toStdString()
+    if (!controller.form()->valid())
+        std::cerr << "meshscope: " << controller.form()->errorText().toStdString()
                   << "\n(the window shows this message and the last valid plan)\n";
     return std::nullopt;
 }

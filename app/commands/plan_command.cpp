@@ -15,8 +15,8 @@ namespace meshscope::app {
 
 namespace {
 constexpr const char* usage_hint =
-    "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--gpus-per-node G] [--order torch29|torch28] "
-    "[--format text|json] [--no-groups] [--no-ranks]";
+    "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--mp-replicate R [--mp-shard S]] "
+    "[--gpus-per-node G] [--order torch29|torch28] [--format text|json] [--no-groups] [--no-ranks]";
 
 std::string join(const std::vector<std::int64_t>& values) {
     std::ostringstream out;
@@ -35,6 +35,9 @@ std::string hint_for(std::int64_t world, std::int64_t dp, const Error& error) {
         return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
     if (message.rfind("cp_size must be positive", 0) == 0 && world > 0)
         return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
+    if (message.find("mp_replicate_size") != std::string::npos && world > 0)
+        return "hint: mp_replicate must divide world = " + std::to_string(world) +
+               " (valid: " + join(valid_cp_sizes(world)) + ") and mp_shard, if given, must be world / mp_replicate";
     if (message.rfind("gpus_per_node", 0) == 0)
         return "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)";
     if (message.find("exceeds the supported maximum") != std::string::npos)
@@ -60,8 +63,9 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int run_plan(int argc, char** argv) {
-    CLI::App cli{"Print the meshes, groups and placement of an FSDPTurbo (dp, cp, ep) layout.", "meshscope plan"};
-    std::string dp_text, world_text, cp_text = "1", ep_text = "1", gpus_text = "8";
+    CLI::App cli{"Print the meshes, groups and placement of a LlamaFactory FSDPTurbo (dp, cp, ep) layout.",
+                 "meshscope plan"};
+    std::string dp_text, world_text, cp_text = "1", ep_text = "1", gpus_text = "8", replicate_text = "1", shard_text;
     std::string order_text = "torch29", format = "text";
     bool no_groups = false, no_ranks = false;
     auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
@@ -73,6 +77,11 @@ int run_plan(int argc, char** argv) {
     cli.add_option("--ep", ep_text, "expert-parallel size (dist_config ep_size)")
         ->type_name("INT")
         ->capture_default_str();
+    cli.add_option("--mp-replicate", replicate_text, "LlamaFactory's model mesh: mp_replicate_size")
+        ->type_name("INT")
+        ->capture_default_str();
+    cli.add_option("--mp-shard", shard_text, "LlamaFactory's model mesh: mp_shard_size (default world / mp_replicate)")
+        ->type_name("INT");
     cli.add_option("--gpus-per-node", gpus_text, "GPUs per node; ranks fill nodes consecutively")
         ->type_name("INT")
         ->capture_default_str();
@@ -92,17 +101,22 @@ int run_plan(int argc, char** argv) {
     }
     if (dp_opt->count() == 0 && world_opt->count() == 0) return usage_error("give --dp or --world");
 
-    std::int64_t dp = 0, world = 0, cp = 1, ep = 1, gpus_per_node = 8;
+    std::int64_t dp = 0, world = 0, cp = 1, ep = 1, gpus_per_node = 8, mp_replicate = 1, mp_shard = 0;
     const bool by_world = world_opt->count() > 0;
     for (const auto& [flag, text, value] :
          {std::tuple{"--dp", &dp_text, &dp}, std::tuple{"--world", &world_text, &world},
           std::tuple{"--cp", &cp_text, &cp}, std::tuple{"--ep", &ep_text, &ep},
+          std::tuple{"--mp-replicate", &replicate_text, &mp_replicate},
+          std::tuple{"--mp-shard", &shard_text, &mp_shard},
           std::tuple{"--gpus-per-node", &gpus_text, &gpus_per_node}}) {
         if (std::string_view(flag) == (by_world ? "--dp" : "--world")) continue;
+        if (std::string_view(flag) == "--mp-shard" && shard_text.empty()) continue;
         if (auto error = parse_int(flag, *text, *value)) return usage_error(*error);
     }
 
-    const auto topology = by_world ? Topology::from_world(world, cp, ep) : Topology::make(dp, cp, ep);
+    ModelMeshSizes model{mp_replicate, std::nullopt};
+    if (!shard_text.empty()) model.mp_shard = mp_shard;
+    const auto topology = by_world ? Topology::from_world(world, cp, ep, model) : Topology::make(dp, cp, ep, model);
     // For the hint: the dp and world the user meant, where they can be known.
     const std::int64_t shown_world = by_world ? world : (cp > 0 && dp <= max_world_size / cp ? dp * cp : 0);
     const std::int64_t shown_dp = by_world ? (cp > 0 ? world / cp : 0) : dp;

@@ -40,6 +40,8 @@ void write_plan_text(std::ostream& out, const Plan& plan, const PlanTextOptions&
     const auto& p = plan.placement();
     out << "topology     (dp, cp, ep) = " << t.tuple_string() << "  world " << t.world() << " = dp " << t.dp << " x cp "
         << t.cp << "\n";
+    out << "model mesh   mp_replicate " << t.mp_replicate << " x mp_shard " << t.mp_shard
+        << (t.mp_replicate == 1 ? " (LlamaFactory's default: one shard group over the world)" : "") << "\n";
     if (t.has_expert_mesh())
         out << "expert mesh  edp " << t.edp << " x efsdp " << t.efsdp << " x ep " << t.ep << " x expert_cp " << t.cp
             << "\n";

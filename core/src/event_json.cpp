@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "meshscope/event.h"
 #include "meshscope/plan_json.h"
@@ -69,6 +70,20 @@ Expected<ReportedTopology> read_topology(const json& value, const EventLimits& l
         const std::string name = std::string("topology.") + key;
         const json* v = member(value, key);
         if (!v) return field_error(name, "is required");
+        auto n = read_int(*v, name, 1, limits.max_world_size);
+        if (!n) return n.error();
+        *slot = *n;
+    }
+    // LlamaFactory's model mesh: optional, but both sizes or neither (one alone describes no mesh).
+    for (auto [key, other, slot] : {std::tuple{"mp_replicate", "mp_shard", &t.mp_replicate},
+                                    std::tuple{"mp_shard", "mp_replicate", &t.mp_shard}}) {
+        const std::string name = std::string("topology.") + key;
+        const json* v = member(value, key);
+        if (!v) {
+            if (member(value, other))
+                return field_error(name, std::string("is required with \"topology.") + other + "\"");
+            continue;
+        }
         auto n = read_int(*v, name, 1, limits.max_world_size);
         if (!n) return n.error();
         *slot = *n;
@@ -408,6 +423,15 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
     return events;
 }
 
+json to_json(const ReportedTopology& t) {
+    json j = {{"dp", t.dp}, {"cp", t.cp}, {"ep", t.ep}};
+    if (t.has_model_mesh()) {
+        j["mp_replicate"] = *t.mp_replicate;
+        j["mp_shard"] = *t.mp_shard;
+    }
+    return j;
+}
+
 json to_json(const Event& e) {
     json j = json::object();
     j["schema"] = event_schema;
@@ -422,7 +446,7 @@ json to_json(const Event& e) {
     if (e.local_rank) j["local_rank"] = *e.local_rank;
     if (e.device) j["device"] = *e.device;
     if (e.device_uuid) j["device_uuid"] = *e.device_uuid;
-    if (e.topology) j["topology"] = {{"dp", e.topology->dp}, {"cp", e.topology->cp}, {"ep", e.topology->ep}};
+    if (e.topology) j["topology"] = to_json(*e.topology);
     if (e.mesh) j["mesh"] = {{"name", e.mesh->name}, {"dim_names", e.mesh->dim_names}, {"shape", e.mesh->shape}};
     if (!e.groups.empty()) j["groups"] = e.groups;
     if (e.error) j["error"] = {{"type", e.error->type}, {"message", e.error->message}};

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "meshscope/model_mesh.h"
 #include "meshscope/parallel_state.h"
 
 namespace meshscope {
@@ -54,6 +55,8 @@ Expected<Plan> Plan::make(const Topology& topology, std::int64_t gpus_per_node, 
         plan.meshes_.push_back(std::move(pm));
         return std::nullopt;
     };
+    // In the order every rank builds them: LlamaFactory's model and data meshes, then FSDPTurbo's expert mesh.
+    if (auto error = add(std::string(model_mesh_name), make_model_mesh(topology))) return *error;
     if (auto error = add("data", make_data_mesh(topology))) return *error;
     if (topology.has_expert_mesh())
         if (auto error = add(std::string(ParallelState::expert_mesh_name), make_expert_mesh(topology))) return *error;

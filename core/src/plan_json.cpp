@@ -76,7 +76,8 @@ void write_plan_json(std::ostream& out, const Plan& plan, const PlanJsonOptions&
     const auto& p = plan.placement();
     out << "{\n  \"schema\": \"" << Plan::schema << "\",\n";
     out << "  \"topology\": {\"world\": " << t.world() << ", \"dp\": " << t.dp << ", \"cp\": " << t.cp
-        << ", \"ep\": " << t.ep << ", \"efsdp\": " << t.efsdp << ", \"edp\": " << t.edp << "},\n";
+        << ", \"ep\": " << t.ep << ", \"efsdp\": " << t.efsdp << ", \"edp\": " << t.edp
+        << ", \"mp_replicate\": " << t.mp_replicate << ", \"mp_shard\": " << t.mp_shard << "},\n";
     out << "  \"cluster\": {\"gpus_per_node\": " << p.gpus_per_node << ", \"nodes\": " << p.nodes() << "},\n";
     out << "  \"creation_order\": \"" << to_string(plan.order()) << "\",\n";
     out << "  \"meshes\": [\n";
@@ -112,7 +113,19 @@ Expected<Plan> plan_from_json(const json& document) {
     if (!cp) return cp.error();
     auto ep = get_int(*topology, "ep", "topology");
     if (!ep) return ep.error();
-    auto made = Topology::make(*dp, *cp, *ep);
+    // The model mesh is optional (plans written before it existed): absent means LlamaFactory's defaults.
+    ModelMeshSizes model;
+    if (topology->contains("mp_replicate")) {
+        auto r = get_int(*topology, "mp_replicate", "topology");
+        if (!r) return r.error();
+        model.mp_replicate = *r;
+    }
+    if (topology->contains("mp_shard")) {
+        auto s = get_int(*topology, "mp_shard", "topology");
+        if (!s) return s.error();
+        model.mp_shard = *s;
+    }
+    auto made = Topology::make(*dp, *cp, *ep, model);
     if (!made) return made.error();
     for (const char* key : {"world", "efsdp", "edp"}) {
         if (!topology->contains(key)) continue;

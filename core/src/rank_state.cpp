@@ -30,7 +30,7 @@ nlohmann::json to_json(const RankState& s) {
     if (s.phase) j["phase"] = to_string(*s.phase);
     if (s.status) j["status"] = to_string(*s.status);
     if (s.world_size) j["world_size"] = *s.world_size;
-    if (s.topology) j["topology"] = {{"dp", s.topology->dp}, {"cp", s.topology->cp}, {"ep", s.topology->ep}};
+    if (s.topology) j["topology"] = to_json(*s.topology);
     if (!s.meshes.empty()) {
         auto meshes = nlohmann::json::array();
         for (const auto& [name, mesh] : s.meshes)

@@ -28,12 +28,15 @@ std::string Topology::tuple_string() const {
     return repr::int_tuple(t);
 }
 
-Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t ep) {
+Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t ep, const ModelMeshSizes& model) {
     if (dp < 1) return ValueError("dp_size must be positive, got " + n(dp) + ".");
     if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".");
     if (dp > max_world_size || cp > max_world_size / dp)
         return ValueError("world_size (" + n(dp) + " * " + n(cp) + ") exceeds the supported maximum of " +
                           n(max_world_size) + ".");
+    // LlamaFactory builds its model mesh before the data mesh and FSDPTurbo's state.
+    const auto shape = resolve_model_mesh(dp * cp, model);
+    if (!shape) return shape.error();
     // From here on the order and text are FSDPTurbo's own.
     if (ep < 1) return ValueError("ep_size must be positive, got " + n(ep) + ".");
     if (dp % ep != 0)
@@ -42,6 +45,8 @@ Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t
     t.dp = dp;
     t.cp = cp;
     t.ep = ep;
+    t.mp_replicate = shape->mp_replicate;
+    t.mp_shard = shape->mp_shard;
     if (ep > 1) {
         t.efsdp = dp / ep;
         t.edp = dp / (ep * t.efsdp);
@@ -49,12 +54,14 @@ Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t
     return t;
 }
 
-Expected<Topology> Topology::from_world(std::int64_t world, std::int64_t cp, std::int64_t ep) {
+Expected<Topology> Topology::from_world(std::int64_t world, std::int64_t cp, std::int64_t ep,
+                                        const ModelMeshSizes& model) {
     if (world < 1) return ValueError("world_size must be positive, got " + n(world) + ".");
+    if (auto shape = resolve_model_mesh(world, model); !shape) return shape.error();
     if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".");
     if (world % cp != 0)
         return ValueError("world_size (" + n(world) + ") must be divisible by cp_size (" + n(cp) + ").");
-    return make(world / cp, cp, ep);
+    return make(world / cp, cp, ep, model);
 }
 
 std::vector<std::int64_t> valid_ep_sizes(std::int64_t dp) {

@@ -11,7 +11,8 @@ import MeshScope.Planner
 Frame {
     id: root
 
-    required property PlanController controller
+    required property PlanForm form
+    required property PlanView view
 
     background: Rectangle {
         color: Theme.errorBackground
@@ -26,7 +27,7 @@ Frame {
         Label {
             objectName: "errorText"
             Layout.fillWidth: true
-            text: root.controller.errorText
+            text: root.form.errorText
             color: Theme.error
             font.bold: true
             wrapMode: Text.Wrap
@@ -35,8 +36,8 @@ Frame {
         Label {
             objectName: "suggestionTitle"
             Layout.fillWidth: true
-            visible: root.controller.suggestions.count > 0
-            text: root.controller.suggestionTitle
+            visible: root.form.suggestions.count > 0
+            text: root.form.suggestionTitle
             color: Theme.text
             font.pixelSize: Theme.fontSmall
         }
@@ -44,13 +45,13 @@ Frame {
         Flow {
             Layout.fillWidth: true
             spacing: 4
-            visible: root.controller.suggestions.count > 0
+            visible: root.form.suggestions.count > 0
 
             Repeater {
                 id: suggestionRepeater
 
                 objectName: "suggestions"
-                model: root.controller.suggestions
+                model: root.form.suggestions
 
                 delegate: Button {
                     id: suggestion
@@ -64,14 +65,14 @@ Frame {
                     implicitWidth: Math.max(36, implicitContentWidth + 16)
                     ToolTip.visible: suggestion.hovered
                     ToolTip.text: qsTr("Set %1 to %2").arg(suggestion.field).arg(suggestion.label)
-                    onClicked: root.controller.applySuggestion(suggestion.index)
+                    onClicked: root.form.applySuggestion(suggestion.index)
                 }
             }
         }
 
         Label {
             Layout.fillWidth: true
-            text: qsTr("The grid still shows the last valid plan, %1.").arg(root.controller.topologyText)
+            text: qsTr("The grid still shows the last valid plan, %1.").arg(root.view.topologyText)
             color: Theme.mutedText
             font.pixelSize: Theme.fontSmall
             wrapMode: Text.Wrap

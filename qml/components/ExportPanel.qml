@@ -12,7 +12,7 @@ import MeshScope.Planner
 Frame {
     id: root
 
-    required property PlanController controller
+    required property PlanView view
     required property MeshGridItem grid
 
     function save(kind: string, filter: string) {
@@ -39,7 +39,7 @@ Frame {
             else if (saveDialog.kind === "svg")
                 root.grid.saveSvg(saveDialog.selectedFile);
             else
-                root.controller.saveExport(saveDialog.kind, saveDialog.selectedFile);
+                root.view.saveExport(saveDialog.kind, saveDialog.selectedFile);
         }
     }
 
@@ -66,7 +66,7 @@ Frame {
             wrapMode: TextEdit.Wrap
             font.family: Theme.monospace
             font.pixelSize: Theme.fontSmall
-            text: root.controller.llamaFactoryYaml
+            text: root.view.llamaFactoryYaml
             color: Theme.text
             background: Rectangle {
                 color: Theme.window
@@ -89,7 +89,7 @@ Frame {
             wrapMode: TextEdit.Wrap
             font.family: Theme.monospace
             font.pixelSize: Theme.fontSmall
-            text: root.controller.torchrunCommand
+            text: root.view.torchrunCommand
             color: Theme.text
             background: Rectangle {
                 color: Theme.window
@@ -106,19 +106,19 @@ Frame {
             Button {
                 Layout.fillWidth: true
                 text: qsTr("Copy YAML")
-                onClicked: root.controller.copyExport("yaml")
+                onClicked: root.view.copyExport("yaml")
             }
 
             Button {
                 Layout.fillWidth: true
                 text: qsTr("Copy torchrun")
-                onClicked: root.controller.copyExport("torchrun")
+                onClicked: root.view.copyExport("torchrun")
             }
 
             Button {
                 Layout.fillWidth: true
                 text: qsTr("Copy JSON")
-                onClicked: root.controller.copyExport("json")
+                onClicked: root.view.copyExport("json")
             }
 
             Button {

@@ -9,7 +9,7 @@ import MeshScope.Planner
 Flow {
     id: root
 
-    required property PlanController controller
+    required property PlanView view
 
     spacing: 6
 
@@ -38,7 +38,7 @@ Flow {
 
     Repeater {
         objectName: "legend"
-        model: root.controller.legend
+        model: root.view.legend
 
         delegate: Button {
             id: legendEntry
@@ -62,7 +62,7 @@ Flow {
             ToolTip.visible: legendEntry.hovered
             ToolTip.text: legendEntry.shown ? qsTr("Hide the %1 groups").arg(legendEntry.dim)
                                             : qsTr("Show all %1 groups of %2").arg(legendEntry.groups).arg(legendEntry.dim)
-            onClicked: root.controller.toggleShownDim(legendEntry.dim)
+            onClicked: root.view.toggleShownDim(legendEntry.dim)
 
             Rectangle {
                 x: 8

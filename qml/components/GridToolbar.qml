@@ -6,11 +6,11 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Planner
 
-// Above the grid: which mesh is drawn, what its axes mean, and zoom.
+// Above the grid: which mesh is drawn (expert, data, or LlamaFactory's model mesh), what its axes mean, and zoom.
 RowLayout {
     id: root
 
-    required property PlanController controller
+    required property PlanView view
     required property MeshGridItem grid
 
     spacing: Theme.spacing
@@ -23,21 +23,31 @@ RowLayout {
         objectName: "expertMeshButton"
         text: qsTr("Expert mesh")
         checkable: true
-        enabled: root.controller.hasExpertMesh
-        checked: root.controller.showingExpertMesh
+        enabled: root.view.hasExpertMesh
+        checked: root.view.showingExpertMesh
         highlighted: checked  // Fusion's sunken "checked" reads as unchecked in the dark theme
         ButtonGroup.group: meshButtons
-        onClicked: root.controller.viewMesh = MeshView.Expert
+        onClicked: root.view.viewMesh = MeshView.Expert
     }
 
     Button {
         objectName: "dataMeshButton"
         text: qsTr("Data mesh")
         checkable: true
-        checked: !root.controller.showingExpertMesh
+        checked: root.view.shownMesh === MeshView.Data
         highlighted: checked
         ButtonGroup.group: meshButtons
-        onClicked: root.controller.viewMesh = MeshView.Data
+        onClicked: root.view.viewMesh = MeshView.Data
+    }
+
+    Button {
+        objectName: "modelMeshButton"
+        text: qsTr("Model mesh")
+        checkable: true
+        checked: root.view.shownMesh === MeshView.Model
+        highlighted: checked
+        ButtonGroup.group: meshButtons
+        onClicked: root.view.viewMesh = MeshView.Model
     }
 
     Label {

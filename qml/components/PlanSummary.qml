@@ -10,7 +10,8 @@ import MeshScope.Planner
 Frame {
     id: root
 
-    required property PlanController controller
+    required property PlanForm form
+    required property PlanView view
 
     background: Rectangle {
         color: Theme.panel
@@ -29,7 +30,15 @@ Frame {
         Label {
             objectName: "topologyText"
             Layout.fillWidth: true
-            text: root.controller.topologyText
+            text: root.view.topologyText
+            color: Theme.text
+            wrapMode: Text.Wrap
+        }
+
+        Label {
+            objectName: "modelMeshText"
+            Layout.fillWidth: true
+            text: qsTr("Model mesh: %1").arg(root.view.modelMeshText)
             color: Theme.text
             wrapMode: Text.Wrap
         }
@@ -37,14 +46,14 @@ Frame {
         Label {
             objectName: "expertMeshText"
             Layout.fillWidth: true
-            text: qsTr("Expert mesh: %1").arg(root.controller.expertMeshText)
+            text: qsTr("Expert mesh: %1").arg(root.view.expertMeshText)
             color: Theme.text
             wrapMode: Text.Wrap
         }
 
         Label {
             Layout.fillWidth: true
-            text: qsTr("Cluster: %1").arg(root.controller.clusterText)
+            text: qsTr("Cluster: %1").arg(root.view.clusterText)
             color: Theme.text
             wrapMode: Text.Wrap
         }
@@ -52,17 +61,17 @@ Frame {
         Label {
             objectName: "expertsText"
             Layout.fillWidth: true
-            visible: root.controller.expertsText !== ""
-            text: root.controller.expertsText
-            color: root.controller.expertsValid ? Theme.text : Theme.error
-            font.bold: !root.controller.expertsValid
+            visible: root.form.expertsText !== ""
+            text: root.form.expertsText
+            color: root.form.expertsValid ? Theme.text : Theme.error
+            font.bold: !root.form.expertsValid
             wrapMode: Text.Wrap
         }
 
         Flow {
             Layout.fillWidth: true
             spacing: 4
-            visible: root.controller.expertsSuggestions.count > 0
+            visible: root.form.expertsSuggestions.count > 0
 
             Label {
                 text: qsTr("ep dividing dp and the experts:")
@@ -73,7 +82,7 @@ Frame {
             }
 
             Repeater {
-                model: root.controller.expertsSuggestions
+                model: root.form.expertsSuggestions
 
                 delegate: Button {
                     id: expertsSuggestion
@@ -83,7 +92,7 @@ Frame {
 
                     text: expertsSuggestion.label
                     implicitWidth: Math.max(36, implicitContentWidth + 16)
-                    onClicked: root.controller.applyExpertsSuggestion(expertsSuggestion.index)
+                    onClicked: root.form.applyExpertsSuggestion(expertsSuggestion.index)
                 }
             }
         }
@@ -98,7 +107,7 @@ Frame {
 
         Repeater {
             objectName: "dimsSummary"
-            model: root.controller.dims
+            model: root.view.dims
 
             delegate: RowLayout {
                 id: dimRow
@@ -133,7 +142,7 @@ Frame {
 
         Label {
             Layout.topMargin: 6
-            text: root.controller.warnings.length > 0 ? qsTr("Warnings") : qsTr("No placement warnings")
+            text: root.view.warnings.length > 0 ? qsTr("Warnings") : qsTr("No placement warnings")
             color: Theme.mutedText
             font.bold: true
             font.pixelSize: Theme.fontSmall
@@ -141,7 +150,7 @@ Frame {
 
         Repeater {
             objectName: "warnings"
-            model: root.controller.warnings
+            model: root.view.warnings
 
             delegate: Label {
                 id: warningLabel

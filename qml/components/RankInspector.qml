@@ -6,13 +6,13 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Planner
 
-// The selected rank: node, local rank, coordinates in both meshes, and its group along every dim with the
+// The selected rank: node, local rank, coordinates in every mesh, and its group along every dim with the
 // members and whether the group leaves the node.
 Frame {
     id: root
 
-    required property PlanController controller
-    readonly property InspectorModel inspector: root.controller.inspector
+    required property PlanSelection selection
+    readonly property InspectorModel inspector: root.selection.inspector
 
     background: Rectangle {
         color: Theme.panel
@@ -66,6 +66,19 @@ Frame {
                 text: root.inspector.localRank
                 color: Theme.text
                 font.bold: true
+            }
+
+            Label {
+                text: qsTr("model mesh")
+                color: Theme.mutedText
+            }
+
+            Label {
+                objectName: "inspectorModelCoordinate"
+                Layout.fillWidth: true
+                text: root.inspector.modelCoordinate
+                color: Theme.text
+                wrapMode: Text.Wrap
             }
 
             Label {
@@ -124,6 +137,9 @@ Frame {
                 required property bool leavesNode
                 required property int nodeCount
                 required property color dimColor
+                readonly property string heading: groupRow.mesh === "expert" ? qsTr("Expert mesh groups")
+                                                  : groupRow.mesh === "model" ? qsTr("Model mesh groups")
+                                                                              : qsTr("Data mesh groups")
 
                 width: groupList.width - 8
                 spacing: 4
@@ -131,7 +147,7 @@ Frame {
                 Label {
                     visible: groupRow.firstOfMesh
                     topPadding: 4
-                    text: groupRow.mesh === "expert" ? qsTr("Expert mesh groups") : qsTr("Data mesh groups")
+                    text: groupRow.heading
                     color: Theme.mutedText
                     font.bold: true
                     font.pixelSize: Theme.fontSmall

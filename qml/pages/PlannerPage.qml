@@ -7,7 +7,8 @@ import MeshScope
 import MeshScope.Planner
 
 // The planner: inputs, summary and exports on the left; the grid with its legend in the middle; the
-// selected rank on the right. Everything it shows comes from the PlanController.
+// selected rank on the right. Everything it shows comes from the PlanController's three parts: its form (inputs
+// and verdict), its view (the plan shown and what the grid draws) and its selection.
 Page {
     id: root
 
@@ -36,23 +37,26 @@ Page {
 
                 PlanInputs {
                     Layout.fillWidth: true
-                    controller: root.controller
+                    form: root.controller.form
+                    view: root.controller.view
                 }
 
                 ErrorPanel {
                     Layout.fillWidth: true
-                    controller: root.controller
-                    visible: !root.controller.valid
+                    form: root.controller.form
+                    view: root.controller.view
+                    visible: !root.controller.form.valid
                 }
 
                 PlanSummary {
                     Layout.fillWidth: true
-                    controller: root.controller
+                    form: root.controller.form
+                    view: root.controller.view
                 }
 
                 ExportPanel {
                     Layout.fillWidth: true
-                    controller: root.controller
+                    view: root.controller.view
                     grid: meshGrid
                 }
             }
@@ -65,14 +69,14 @@ Page {
 
             GridToolbar {
                 Layout.fillWidth: true
-                controller: root.controller
+                view: root.controller.view
                 grid: meshGrid
             }
 
             Label {
                 objectName: "noExpertMeshNote"
                 Layout.fillWidth: true
-                visible: !root.controller.hasExpertMesh
+                visible: !root.controller.view.hasExpertMesh && root.controller.view.shownMesh !== MeshView.Model
                 text: qsTr("ep = 1: FSDPTurbo builds no expert mesh (efsdp = edp = 1). Showing the data mesh, dp × cp.")
                 color: Theme.warning
                 wrapMode: Text.WordWrap
@@ -108,7 +112,7 @@ Page {
                 // chasing it (a polish loop while the page is hidden behind the Live page).
                 Layout.fillWidth: true
                 Layout.preferredWidth: 0
-                controller: root.controller
+                view: root.controller.view
             }
 
             Label {
@@ -119,7 +123,7 @@ Page {
                 elide: Text.ElideRight
                 text: meshGrid.hoverText !== ""
                       ? meshGrid.hoverText + qsTr(" — click to select")
-                      : (root.controller.statusText !== "" ? root.controller.statusText
+                      : (root.controller.view.statusText !== "" ? root.controller.view.statusText
                         : qsTr("Click a rank to see its groups · arrow keys move the selection · wheel zooms · drag pans · 0 fits"))
             }
         }
@@ -127,7 +131,7 @@ Page {
         RankInspector {
             Layout.preferredWidth: Theme.panelWidth
             Layout.fillHeight: true
-            controller: root.controller
+            selection: root.controller.selection
         }
     }
 }

@@ -56,13 +56,21 @@ private slots:
         QCOMPARE(topology["ep"].toInt(), 8);
         QCOMPARE(topology["efsdp"].toInt(), 2);
         QCOMPARE(topology["edp"].toInt(), 1);
+        QCOMPARE(topology["mp_replicate"].toInt(), 1);  // LlamaFactory's defaults (1, world)
+        QCOMPARE(topology["mp_shard"].toInt(), 16);
         QCOMPARE(doc["cluster"].toObject()["gpus_per_node"].toInt(), 8);
         QCOMPARE(doc["cluster"].toObject()["nodes"].toInt(), 2);
         QCOMPARE(doc["creation_order"].toString(), QStringLiteral("torch29"));
 
         const auto meshes = doc["meshes"].toArray();
-        QCOMPARE(meshes.size(), 2);
-        const auto data = meshes[0].toObject();
+        QCOMPARE(meshes.size(), 3);
+        const auto model = meshes[0].toObject();
+        QCOMPARE(model["name"].toString(), QStringLiteral("model"));
+        QCOMPARE(model["dim_names"].toArray(), (QJsonArray{"mp_replicate", "mp_shard"}));
+        QCOMPARE(model["shape"].toArray(), ints({1, 16}));
+        QCOMPARE(model["groups"].toObject()["mp_shard"].toArray(), QJsonArray{range(0, 16)});
+        QCOMPARE(model["groups"].toObject()["mp_replicate"].toArray().size(), 16);
+        const auto data = meshes[1].toObject();
         QCOMPARE(data["name"].toString(), QStringLiteral("data"));
         QCOMPARE(data["dim_names"].toArray(), (QJsonArray{"dp", "cp"}));
         QCOMPARE(data["shape"].toArray(), ints({16, 1}));
@@ -70,7 +78,7 @@ private slots:
         QCOMPARE(data["groups"].toObject()["cp"].toArray().size(), 16);
         QCOMPARE(data["groups"].toObject()["cp"].toArray()[15].toArray(), ints({15}));
 
-        const auto expert = meshes[1].toObject();
+        const auto expert = meshes[2].toObject();
         QCOMPARE(expert["name"].toString(), QStringLiteral("expert"));
         QCOMPARE(expert["dim_names"].toArray(), (QJsonArray{"edp", "efsdp", "ep", "expert_cp"}));
         QCOMPARE(expert["shape"].toArray(), ints({1, 2, 8, 1}));
@@ -87,6 +95,7 @@ private slots:
         const auto r13 = ranks[13].toObject();
         QCOMPARE(r13["node"].toInt(), 1);
         QCOMPARE(r13["local_rank"].toInt(), 5);
+        QCOMPARE(r13["coords"].toObject()["model"].toArray(), ints({0, 13}));
         QCOMPARE(r13["coords"].toObject()["data"].toArray(), ints({13, 0}));
         QCOMPARE(r13["coords"].toObject()["expert"].toArray(), ints({0, 1, 5, 0}));
         QCOMPARE(doc["warnings"].toArray(), QJsonArray{});
@@ -99,21 +108,25 @@ private slots:
         QTest::addColumn<bool>("groups");
         QTest::addColumn<bool>("ranks");
         QTest::addColumn<QString>("warnings");
-        QTest::addRow("dp8 cp2 ep2") << QStringList{"--dp", "8", "--cp", "2", "--ep", "2"} << 2 << true << true << "";
+        // Meshes: model and data always, expert when ep > 1.
+        QTest::addRow("dp8 cp2 ep2") << QStringList{"--dp", "8", "--cp", "2", "--ep", "2"} << 3 << true << true << "";
         QTest::addRow("world 16 cp 2 ep 2")
-            << QStringList{"--world", "16", "--cp", "2", "--ep", "2"} << 2 << true << true << "";
-        QTest::addRow("ep1: data mesh only")
-            << QStringList{"--dp", "6", "--cp", "2"} << 1 << true << true << "partial_node";
+            << QStringList{"--world", "16", "--cp", "2", "--ep", "2"} << 3 << true << true << "";
+        QTest::addRow("ep1: model and data meshes")
+            << QStringList{"--dp", "6", "--cp", "2"} << 2 << true << true << "partial_node";
         QTest::addRow("ep16 crosses nodes")
-            << QStringList{"--dp", "16", "--ep", "16"} << 2 << true << true << "ep_cross_node";
+            << QStringList{"--dp", "16", "--ep", "16"} << 3 << true << true << "ep_cross_node";
         QTest::addRow("4 GPUs per node") << QStringList{"--dp", "8", "--cp", "2", "--ep", "4", "--gpus-per-node", "4"}
-                                         << 2 << true << true << "ep_cross_node";
-        QTest::addRow("torch28") << QStringList{"--dp", "12", "--cp", "3", "--ep", "2", "--order", "torch28"} << 2
+                                         << 3 << true << true << "ep_cross_node";
+        QTest::addRow("torch28") << QStringList{"--dp", "12", "--cp", "3", "--ep", "2", "--order", "torch28"} << 3
                                  << true << true << "cp_cross_node,ep_cross_node,expert_cp_cross_node,partial_node";
-        QTest::addRow("no groups") << QStringList{"--dp", "16", "--ep", "8", "--no-groups"} << 2 << false << true << "";
-        QTest::addRow("no ranks") << QStringList{"--dp", "16", "--ep", "8", "--no-ranks"} << 2 << true << false << "";
-        QTest::addRow("bare") << QStringList{"--dp", "64", "--ep", "8", "--no-ranks", "--no-groups"} << 2 << false
+        QTest::addRow("no groups") << QStringList{"--dp", "16", "--ep", "8", "--no-groups"} << 3 << false << true << "";
+        QTest::addRow("no ranks") << QStringList{"--dp", "16", "--ep", "8", "--no-ranks"} << 3 << true << false << "";
+        QTest::addRow("bare") << QStringList{"--dp", "64", "--ep", "8", "--no-ranks", "--no-groups"} << 3 << false
                               << false << "";
+        QTest::addRow("model mesh (4, 4)")
+            << QStringList{"--world", "16", "--cp", "2", "--ep", "2", "--mp-replicate", "4", "--mp-shard", "4"} << 3
+            << true << true << "";
     }
     void json_shapes() {
         QFETCH(QStringList, args);
@@ -162,21 +175,43 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.err.isEmpty());
         const QString text = QString::fromUtf8(r.out);
-        QVERIFY(text.startsWith("topology     (dp, cp, ep) = (8, 2, 2)  world 16 = dp 8 x cp 2\n"));
+        QVERIFY(
+            text.startsWith("topology     (dp, cp, ep) = (8, 2, 2)  world 16 = dp 8 x cp 2\n"
+                            "model mesh   mp_replicate 1 x mp_shard 16 (LlamaFactory's default: one shard group "
+                            "over the world)\n"));
         QVERIFY(text.contains("expert mesh  edp 1 x efsdp 4 x ep 2 x expert_cp 2\n"));
         QVERIFY(text.contains("cluster      2 nodes x 8 GPUs per node\n"));
         QVERIFY(text.contains("order        torch29 (PyTorch >= 2.9)\n"));
         QVERIFY(text.contains("expert mesh (edp, efsdp, ep, expert_cp) shape (1, 4, 2, 2)\n"));
         QVERIFY(
-            text.contains("  efsdp      size 4   4 groups  4 leave a node (up to 2 nodes)\n"
+            text.contains("  efsdp         size  4   4 groups  4 leave a node (up to 2 nodes)\n"
                           "    [0, 4, 8, 12] [1, 5, 9, 13] [2, 6, 10, 14] [3, 7, 11, 15]\n"));
         QVERIFY(
-            text.contains("  ep         size 2   8 groups  each within one node\n"
+            text.contains("  ep            size  2   8 groups  each within one node\n"
                           "    [0, 2] [1, 3] [4, 6] [5, 7] ... 4 more\n"));
-        QVERIFY(text.contains("rank  node  local  data   expert\n"));
-        QVERIFY(text.contains("   5     0      5  [2,1]  [0,1,0,1]\n"));
+        QVERIFY(text.contains("model mesh (mp_replicate, mp_shard) shape (1, 16)\n"));
+        QVERIFY(text.contains("rank  node  local  model   data   expert\n"));
+        QVERIFY(text.contains("   5     0      5  [0,5]   [2,1]  [0,1,0,1]\n"));
         QVERIFY(text.endsWith("\nwarnings     none\n"));
         for (const auto& line : text.split('\n')) QVERIFY2(!line.endsWith(' '), qPrintable(line));
+    }
+
+    // `--mp-replicate`: the model mesh in the summary and as the first mesh, groups worked by hand
+    // (rank = r * mp_shard + s).
+    void text_model_mesh() {
+        const auto r = run_plan({"--world", "16", "--mp-replicate", "2", "--no-ranks"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.err.isEmpty());
+        const QString text = QString::fromUtf8(r.out);
+        QVERIFY(text.contains("\nmodel mesh   mp_replicate 2 x mp_shard 8\n"));
+        QVERIFY(
+            text.contains("\nmodel mesh (mp_replicate, mp_shard) shape (2, 8)\n"
+                          "  mp_replicate  size  2   8 groups  8 leave a node (up to 2 nodes)\n"
+                          "    [0, 8] [1, 9] [2, 10] [3, 11] ... 4 more\n"
+                          "  mp_shard      size  8   2 groups  each within one node\n"
+                          "    [0, 1, 2, 3, 4, 5, 6, 7] [8, 9, 10, 11, 12, 13, 14, 15]\n"
+                          "\ndata mesh (dp, cp)"));
+        QVERIFY(text.indexOf("model mesh (") < text.indexOf("data mesh ("));
     }
 
     // Columns stay aligned when sizes have different widths; singular "group" for one group.
@@ -184,9 +219,9 @@ private slots:
         const auto r = run_plan({"--world", "4096", "--ep", "8", "--no-groups", "--no-ranks", "--gpus-per-node", "4"});
         QCOMPARE(r.exit_code, 0);
         const QString text = QString::fromUtf8(r.out);
-        QVERIFY(text.contains("  dp         size 4096     1 group   1 leaves a node (up to 1024 nodes)\n"));
-        QVERIFY(text.contains("  cp         size    1  4096 groups  each within one node\n"));
-        QVERIFY(text.contains("  efsdp      size  512     8 groups  8 leave a node (up to 512 nodes)\n"));
+        QVERIFY(text.contains("  dp            size 4096     1 group   1 leaves a node (up to 1024 nodes)\n"));
+        QVERIFY(text.contains("  cp            size    1  4096 groups  each within one node\n"));
+        QVERIFY(text.contains("  efsdp         size  512     8 groups  8 leave a node (up to 512 nodes)\n"));
         QVERIFY(text.contains("(4096 ranks: per-rank table left out above 64 ranks; use --format json)") == false);
         QVERIFY(text.contains("warnings\n  ep_cross_node: ep groups span 2 nodes: the all-to-all leaves NVLink\n"));
         const auto long_groups = QString::fromUtf8(run_plan({"--dp", "32", "--ep", "32"}).out);
@@ -201,8 +236,28 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("hint");
         const QString usage =
-            "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--gpus-per-node G] "
-            "[--order torch29|torch28] [--format text|json] [--no-groups] [--no-ranks]";
+            "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--mp-replicate R [--mp-shard S]] "
+            "[--gpus-per-node G] [--order torch29|torch28] [--format text|json] [--no-groups] [--no-ranks]";
+        const QString model_hint =
+            "hint: mp_replicate must divide world = 16 (valid: 1, 2, 4, 8, 16) and mp_shard, "
+            "if given, must be world / mp_replicate";
+        // LlamaFactory's model mesh: its words, checked before the data mesh's and FSDPTurbo's.
+        QTest::addRow("mp_replicate 3 of 16")
+            << QStringList{"--world", "16", "--mp-replicate", "3"}
+            << "world_size (16) must be divisible by mp_replicate_size (3)." << model_hint;
+        QTest::addRow("mp product") << QStringList{"--dp", "8", "--cp", "2", "--mp-replicate", "2", "--mp-shard", "4"}
+                                    << "mp_replicate_size * mp_shard_size must equal to world_size, got 2 * 4 != 16."
+                                    << model_hint;
+        QTest::addRow("mp_shard alone") << QStringList{"--world", "16", "--mp-shard", "8"}
+                                        << "mp_replicate_size * mp_shard_size must equal to world_size, got 1 * 8 != "
+                                           "16."
+                                        << model_hint;
+        QTest::addRow("mp before cp") << QStringList{"--world", "16", "--cp", "3", "--mp-replicate", "3"}
+                                      << "world_size (16) must be divisible by mp_replicate_size (3)." << model_hint;
+        QTest::addRow("mp_replicate 0") << QStringList{"--world", "16", "--mp-replicate", "0"}
+                                        << "mp_replicate_size must be positive, got 0." << model_hint;
+        QTest::addRow("mp_shard not a number") << QStringList{"--dp", "8", "--mp-shard", "x"}
+                                               << "meshscope plan: --mp-shard expects an integer, got 'x'." << usage;
         QTest::addRow("ep 3 of 16") << QStringList{"--dp", "16", "--ep", "3"}
                                     << "dp_size must be divisible by ep_size, got 16 % 3 != 0."
                                     << "hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16";
@@ -264,8 +319,8 @@ private slots:
     void help() {
         const auto r = run_plan({"--help"});
         QCOMPARE(r.exit_code, 0);
-        for (const char* flag :
-             {"--dp", "--world", "--cp", "--ep", "--gpus-per-node", "--order", "--format", "--no-groups", "--no-ranks"})
+        for (const char* flag : {"--dp", "--world", "--cp", "--ep", "--mp-replicate", "--mp-shard", "--gpus-per-node",
+                                 "--order", "--format", "--no-groups", "--no-ranks"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 
@@ -285,7 +340,7 @@ private slots:
             QCOMPARE(doc["topology"].toObject()["world"].toInt(), 1048576);
             QCOMPARE(doc["topology"].toObject()["efsdp"].toInt(), 131072);
             QCOMPARE(doc["cluster"].toObject()["nodes"].toInt(), 131072);
-            const auto spans = doc["meshes"].toArray()[1].toObject()["spans"].toObject();
+            const auto spans = doc["meshes"].toArray()[2].toObject()["spans"].toObject();
             QCOMPARE(spans["ep"].toObject()["groups"].toInt(), 131072);
             QCOMPARE(spans["ep"].toObject()["cross_node_groups"].toInt(), 0);
             QCOMPARE(spans["efsdp"].toObject()["max_nodes"].toInt(), 131072);

@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Cross-checks `meshscope plan --format json` against PyTorch's own tensor ops.
+"""Cross-checks `meshscope plan --format json` against PyTorch's own tensor ops (LlamaFactory's model mesh
+included: Debian's torch 1.13 has no DeviceMesh, so the reference is the rank tensor's rows, as DeviceMesh
+itself builds them).
 
 For every topology below and both creation orders, the groups of every dim of every mesh must equal the rows
 PyTorch builds from the rank tensor:
@@ -36,11 +38,15 @@ def torch_coords(shape, rank):
     return (mesh == rank).nonzero()[0].tolist()
 
 
-def expected_meshes(dp, cp, ep):
-    """The meshes FSDPTurbo builds, derived from dp/cp/ep alone (shared/docs/domain.md, section 1): the data
-    mesh (dp, cp) and, for ep > 1, the expert mesh (edp, efsdp, ep, expert_cp) with efsdp = dp / ep and
-    edp = dp / (ep * efsdp). Never read from meshscope's output, so a wrong shape there cannot hide."""
-    meshes = {"data": ([dp, cp], ["dp", "cp"])}
+def expected_meshes(dp, cp, ep, mp_replicate):
+    """The meshes LlamaFactory and FSDPTurbo build, in that order, derived from dp/cp/ep/mp_replicate alone
+    (shared/docs/domain.md, section 1): the model mesh (mp_replicate, mp_shard) with mp_shard = world /
+    mp_replicate, the data mesh (dp, cp) and, for ep > 1, the expert mesh (edp, efsdp, ep, expert_cp) with
+    efsdp = dp / ep and edp = dp / (ep * efsdp). Never read from meshscope's output, so a wrong shape there
+    cannot hide."""
+    world = dp * cp
+    meshes = {"model": ([mp_replicate, world // mp_replicate], ["mp_replicate", "mp_shard"]),
+              "data": ([dp, cp], ["dp", "cp"])}
     if ep > 1:
         efsdp = dp // ep
         edp = dp // (ep * efsdp)
@@ -49,9 +55,12 @@ def expected_meshes(dp, cp, ep):
 
 
 def topologies():
+    """(dp, cp, ep, mp_replicate): LlamaFactory's default model mesh (mp_replicate 1) and others."""
     fixed = [
-        (16, 1, 8), (8, 2, 2), (16, 1, 2), (16, 1, 16), (8, 2, 4), (16, 1, 1), (1, 1, 1), (2, 1, 2),
-        (12, 3, 2), (24, 3, 4), (6, 5, 3), (32, 4, 8), (64, 2, 16), (9, 7, 3), (48, 1, 6), (20, 2, 5),
+        (16, 1, 8, 1), (8, 2, 2, 1), (16, 1, 2, 1), (16, 1, 16, 1), (8, 2, 4, 1), (16, 1, 1, 1), (1, 1, 1, 1),
+        (2, 1, 2, 1), (12, 3, 2, 1), (24, 3, 4, 1), (6, 5, 3, 1), (32, 4, 8, 1), (64, 2, 16, 1), (9, 7, 3, 1),
+        (48, 1, 6, 1), (20, 2, 5, 1),
+        (16, 1, 8, 2), (8, 2, 2, 4), (12, 3, 2, 3), (24, 3, 4, 8), (6, 5, 3, 30), (9, 7, 3, 7),
     ]
     rng = random.Random(20261129)
     randomized = []
@@ -59,8 +68,10 @@ def topologies():
         ep = rng.choice([1, 2, 3, 4, 6, 8, 16])
         efsdp = rng.randint(1, 12)
         cp = rng.randint(1, 6)
-        if ep * efsdp * cp <= 2048:
-            randomized.append((ep * efsdp, cp, ep))
+        world = ep * efsdp * cp
+        if world <= 2048:
+            mp_replicate = rng.choice([r for r in range(1, world + 1) if world % r == 0])
+            randomized.append((ep * efsdp, cp, ep, mp_replicate))
     return fixed + randomized
 
 
@@ -69,18 +80,18 @@ def main():
     checked_groups = checked_ranks = 0
     orders_differ = 0  # dims where the two orders list groups differently: proves the check can tell them apart
     failures = []
-    for dp, cp, ep in topologies():
+    for dp, cp, ep, mp_replicate in topologies():
         for order in ("torch29", "torch28"):
             with_ranks = dp * cp <= 64
-            args = [meshscope, "plan", "--dp", str(dp), "--cp", str(cp), "--ep", str(ep), "--order", order,
-                    "--format", "json"] + ([] if with_ranks else ["--no-ranks"])
+            args = [meshscope, "plan", "--dp", str(dp), "--cp", str(cp), "--ep", str(ep), "--mp-replicate",
+                    str(mp_replicate), "--order", order, "--format", "json"] + ([] if with_ranks else ["--no-ranks"])
             run = subprocess.run(args, capture_output=True, text=True, timeout=60)
-            where = f"dp={dp} cp={cp} ep={ep} {order}"
+            where = f"dp={dp} cp={cp} ep={ep} mp_replicate={mp_replicate} {order}"
             if run.returncode != 0:
                 failures.append(f"{where}: exit {run.returncode}: {run.stderr.strip()}")
                 continue
             plan = json.loads(run.stdout)
-            expected = expected_meshes(dp, cp, ep)
+            expected = expected_meshes(dp, cp, ep, mp_replicate)
             names = [m["name"] for m in plan["meshes"]]
             if names != list(expected):
                 failures.append(f"{where}: meshes {names}, expected {list(expected)}")

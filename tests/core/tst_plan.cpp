@@ -169,17 +169,25 @@ private slots:
     void json_contract() {
         const auto doc = to_json(plan_of(16, 1, 8));
         QCOMPARE(QString::fromStdString(doc["schema"].get<std::string>()), QStringLiteral("meshscope.plan/1"));
-        QVERIFY(doc["topology"] == json::parse(R"({"world":16,"dp":16,"cp":1,"ep":8,"efsdp":2,"edp":1})"));
+        QVERIFY(doc["topology"] ==
+                json::parse(R"({"world":16,"dp":16,"cp":1,"ep":8,"efsdp":2,"edp":1,"mp_replicate":1,"mp_shard":16})"));
         QVERIFY(doc["cluster"] == json::parse(R"({"gpus_per_node":8,"nodes":2})"));
         QVERIFY(doc["creation_order"] == "torch29");
-        QCOMPARE(doc["meshes"].size(), 2u);
-        const auto& data = doc["meshes"][0];
+        QCOMPARE(doc["meshes"].size(), 3u);
+        // LlamaFactory's model mesh comes first (it is built first), with its defaults (1, world).
+        const auto& model = doc["meshes"][0];
+        QVERIFY(model["name"] == "model");
+        QVERIFY(model["dim_names"] == json::parse(R"(["mp_replicate","mp_shard"])"));
+        QVERIFY(model["shape"] == json::parse("[1,16]"));
+        QVERIFY(model["groups"]["mp_shard"] == json::parse("[[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]]"));
+        QCOMPARE(model["groups"]["mp_replicate"].size(), 16u);
+        const auto& data = doc["meshes"][1];
         QVERIFY(data["name"] == "data");
         QVERIFY(data["dim_names"] == json::parse(R"(["dp","cp"])"));
         QVERIFY(data["shape"] == json::parse("[16,1]"));
         QVERIFY(data["groups"]["dp"] == json::parse("[[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]]"));
         QCOMPARE(data["groups"]["cp"].size(), 16u);
-        const auto& expert = doc["meshes"][1];
+        const auto& expert = doc["meshes"][2];
         QVERIFY(expert["name"] == "expert");
         QVERIFY(expert["dim_names"] == json::parse(R"(["edp","efsdp","ep","expert_cp"])"));
         QVERIFY(expert["shape"] == json::parse("[1,2,8,1]"));
@@ -188,13 +196,15 @@ private slots:
         QVERIFY(expert["spans"]["efsdp"] ==
                 json::parse(R"({"group_size":2,"groups":8,"cross_node_groups":8,"max_nodes":2})"));
         QCOMPARE(doc["ranks"].size(), 16u);
-        QVERIFY(doc["ranks"][13] ==
-                json::parse(R"({"rank":13,"node":1,"local_rank":5,"coords":{"data":[13,0],"expert":[0,1,5,0]}})"));
+        QVERIFY(
+            doc["ranks"][13] ==
+            json::parse(
+                R"({"rank":13,"node":1,"local_rank":5,"coords":{"model":[0,13],"data":[13,0],"expert":[0,1,5,0]}})"));
         QVERIFY(doc["warnings"] == json::array());
 
         const auto ep1 = to_json(plan_of(4, 2, 1));
-        QCOMPARE(ep1["meshes"].size(), 1u);
-        QVERIFY(ep1["ranks"][5]["coords"] == json::parse(R"({"data":[2,1]})"));
+        QCOMPARE(ep1["meshes"].size(), 2u);
+        QVERIFY(ep1["ranks"][5]["coords"] == json::parse(R"({"model":[0,5],"data":[2,1]})"));
 
         const auto warned = to_json(plan_of(16, 1, 16));
         QVERIFY(warned["warnings"] ==
@@ -218,13 +228,88 @@ private slots:
         QVERIFY(json::parse(out.str()) == to_json(plan));
     }
 
+    // LlamaFactory's model mesh (mp_replicate, mp_shard), groups worked by hand from the row-major layout:
+    // rank = r_coord * mp_shard + s_coord.
+    void model_mesh_data() {
+        QTest::addColumn<qint64>("world");
+        QTest::addColumn<qint64>("mp_replicate");
+        QTest::addColumn<Ints>("shape");
+        QTest::addColumn<IntGroups>("replicate_groups");
+        QTest::addColumn<IntGroups>("shard_groups");
+        QTest::addColumn<qint64>("rank");
+        QTest::addColumn<Ints>("coordinate");
+        QTest::addRow("defaults (1, 4)") << 4LL << 1LL << Ints{1, 4} << IntGroups{{0}, {1}, {2}, {3}}
+                                         << IntGroups{{0, 1, 2, 3}} << 3LL << Ints{0, 3};
+        QTest::addRow("(2, 8) of 16") << 16LL << 2LL << Ints{2, 8}
+                                      << IntGroups{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}}
+                                      << IntGroups{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}} << 13LL
+                                      << Ints{1, 5};
+        QTest::addRow("(4, 2) of 8") << 8LL << 4LL << Ints{4, 2} << IntGroups{{0, 2, 4, 6}, {1, 3, 5, 7}}
+                                     << IntGroups{{0, 1}, {2, 3}, {4, 5}, {6, 7}} << 5LL << Ints{2, 1};
+        QTest::addRow("all replicate (6, 1)") << 6LL << 6LL << Ints{6, 1} << IntGroups{{0, 1, 2, 3, 4, 5}}
+                                              << IntGroups{{0}, {1}, {2}, {3}, {4}, {5}} << 4LL << Ints{4, 0};
+    }
+    void model_mesh() {
+        QFETCH(qint64, world);
+        QFETCH(qint64, mp_replicate);
+        QFETCH(Ints, shape);
+        QFETCH(IntGroups, replicate_groups);
+        QFETCH(IntGroups, shard_groups);
+        QFETCH(qint64, rank);
+        QFETCH(Ints, coordinate);
+        const auto topology = Topology::from_world(world, 1, 1, ModelMeshSizes{mp_replicate, std::nullopt}).value();
+        QCOMPARE(topology.mp_replicate, shape[0]);
+        QCOMPARE(topology.mp_shard, shape[1]);
+        for (const auto order : {CreationOrder::torch29, CreationOrder::torch28}) {
+            const auto plan = Plan::make(topology, 8, order).value();
+            QCOMPARE(QString::fromStdString(plan.meshes().front().name), QStringLiteral("model"));
+            const auto* model = plan.mesh("model");
+            QVERIFY(model);
+            COMPARE_INTS(model->mesh.shape(), shape);
+            QVERIFY(model->mesh.dim_names() == (Names{"mp_replicate", "mp_shard"}));
+            // Two dims: both creation orders list the groups the same way.
+            COMPARE_INTS(model->mesh.groups(0, order), replicate_groups);
+            COMPARE_INTS(model->mesh.groups(1, order), shard_groups);
+            COMPARE_INTS(model->mesh.coordinate(rank), coordinate);
+        }
+    }
+
+    // Meshes in the order every rank creates their groups: model, data, then expert.
+    void meshes_in_creation_order() {
+        auto names = [](const Plan& plan) {
+            QStringList out;
+            for (const auto& pm : plan.meshes()) out << QString::fromStdString(pm.name);
+            return out;
+        };
+        QCOMPARE(names(plan_of(16, 1, 8)), (QStringList{"model", "data", "expert"}));
+        QCOMPARE(names(plan_of(8, 2, 1)), (QStringList{"model", "data"}));
+    }
+
+    void model_mesh_round_trip() {
+        const auto topology = Topology::make(8, 2, 2, ModelMeshSizes{4, 4}).value();
+        const auto plan = Plan::make(topology, 4).value();
+        const auto doc = to_json(plan);
+        QVERIFY(doc["topology"]["mp_replicate"] == 4);
+        QVERIFY(doc["topology"]["mp_shard"] == 4);
+        const auto back = plan_from_json(doc);
+        QVERIFY2(back.has_value(), back.has_value() ? "" : back.error().what());
+        QVERIFY(back->topology() == topology);
+        QVERIFY(to_json(*back) == doc);
+        // A plan written before the model mesh existed reads with LlamaFactory's defaults (1, world).
+        const auto old =
+            plan_from_json(json{{"schema", "meshscope.plan/1"}, {"topology", {{"dp", 8}, {"cp", 2}, {"ep", 2}}}});
+        QVERIFY(old.has_value());
+        QCOMPARE(old->topology().mp_replicate, 1);
+        QCOMPARE(old->topology().mp_shard, 16);
+    }
+
     void json_torch28_groups() {
         const auto plan = plan_of(12, 3, 2, 8, CreationOrder::torch28);
         const auto doc = to_json(plan);
         QVERIFY(doc["creation_order"] == "torch28");
         const auto& mesh = plan.mesh("expert")->mesh;
         for (std::size_t d = 0; d < mesh.ndim(); ++d)
-            QVERIFY(doc["meshes"][1]["groups"][mesh.dim_names()[d]] == json(mesh.groups(d, CreationOrder::torch28)));
+            QVERIFY(doc["meshes"][2]["groups"][mesh.dim_names()[d]] == json(mesh.groups(d, CreationOrder::torch28)));
     }
 
     void round_trip_data() {
@@ -290,10 +375,10 @@ private slots:
         // Found by fuzz/fuzz_plan_reader: rebuilding a world this large asked for a 2^40-entry allocation
         // (std::bad_alloc, ASan's allocation-size-too-big); 2^20 + 1 is the first world refused.
         QTest::addRow("world of 2^40 (fuzz)")
-            << R"({"topology":{"world":null,"efsdp":null,"edp":null,"dp":1099511627776,"cp":1,"ep":1}})"
+            << R"({"topology":{"world":null,"efsdp":null,"edp":null,"mp_replicate":null,"mp_shard":null,"dp":1099511627776,"cp":1,"ep":1}})"
             << R"(invalid plan: "topology" (1099511627776, 1, 1) covers 1099511627776 ranks; plans are read back up to 1048576)";
         QTest::addRow("world of 2^20 + 1 (fuzz)")
-            << R"({"topology":{"world":null,"efsdp":null,"edp":null,"dp":1048577,"cp":1,"ep":1}})"
+            << R"({"topology":{"world":null,"efsdp":null,"edp":null,"mp_replicate":null,"mp_shard":null,"dp":1048577,"cp":1,"ep":1}})"
             << R"(invalid plan: "topology" (1048577, 1, 1) covers 1048577 ranks; plans are read back up to 1048576)";
         QTest::addRow("gpus 0") << R"({"cluster":{"gpus_per_node":0}})"
                                 << "gpus_per_node must be positive, got 0.";
@@ -303,8 +388,18 @@ private slots:
                                    << R"(invalid plan: "creation_order" must be "torch29" or "torch28")";
         QTest::addRow("meshes not array") << R"({"meshes":{}})"
                                           << R"(invalid plan: "meshes" must be an array)";
-        QTest::addRow("unknown mesh") << R"({"meshes":[{"name":"model"}]})"
-                                      << R"(invalid plan: mesh "model" is not part of topology (8, 2, 2))";
+        QTest::addRow("unknown mesh") << R"({"meshes":[{"name":"tensor"}]})"
+                                      << R"(invalid plan: mesh "tensor" is not part of topology (8, 2, 2))";
+        QTest::addRow("mp_replicate a string") << R"({"topology":{"mp_replicate":"2"}})"
+                                               << R"(invalid plan: "topology.mp_replicate" must be an integer)";
+        QTest::addRow("mp_replicate 3 of 16") << R"({"topology":{"mp_replicate":3,"mp_shard":null}})"
+                                              << "world_size (16) must be divisible by mp_replicate_size (3).";
+        QTest::addRow("mp_shard disagrees") << R"({"topology":{"mp_replicate":2,"mp_shard":4}})"
+                                            << "mp_replicate_size * mp_shard_size must equal to world_size, got 2 "
+                                               "* 4 != 16.";
+        QTest::addRow("model shape disagrees")
+            << R"({"meshes":[{"name":"model","shape":[2,8]}]})"
+            << R"(invalid plan: mesh "model" has shape [2,8] but (8, 2, 2) implies [1,16])";
         QTest::addRow("nameless mesh") << R"({"meshes":[{"shape":[8,2]}]})"
                                        << R"(invalid plan: a mesh lacks "name")";
         QTest::addRow("wrong shape") << R"({"meshes":[{"name":"data","shape":[2,8]}]})"

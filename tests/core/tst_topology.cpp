@@ -98,6 +98,72 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ValueError, (void)t.value());
     }
 
+    // LlamaFactory's model mesh: defaults (1, world), and its checks in its order and words, before the data
+    // mesh's and FSDPTurbo's.
+    void model_mesh_data() {
+        QTest::addColumn<qint64>("world");
+        QTest::addColumn<qint64>("cp");
+        QTest::addColumn<qint64>("ep");
+        QTest::addColumn<qint64>("mp_replicate");
+        QTest::addColumn<qint64>("mp_shard");  // 0: not given (default world / mp_replicate)
+        QTest::addColumn<QString>("result");   // "(r, s)" or the error text
+        QTest::addRow("defaults") << 16LL << 1LL << 1LL << 1LL << 0LL << "(1, 16)";
+        QTest::addRow("mp_replicate 2") << 16LL << 1LL << 2LL << 2LL << 0LL << "(2, 8)";
+        QTest::addRow("both given") << 16LL << 2LL << 2LL << 4LL << 4LL << "(4, 4)";
+        QTest::addRow("shard only, = world") << 8LL << 1LL << 1LL << 1LL << 8LL << "(1, 8)";
+        QTest::addRow("all replicate") << 6LL << 1LL << 1LL << 6LL << 0LL << "(6, 1)";
+        QTest::addRow("replicate 3 of 16")
+            << 16LL << 1LL << 1LL << 3LL << 0LL << "world_size (16) must be divisible by mp_replicate_size (3).";
+        QTest::addRow("replicate above world")
+            << 4LL << 1LL << 1LL << 8LL << 0LL << "world_size (4) must be divisible by mp_replicate_size (8).";
+        QTest::addRow("product differs") << 16LL << 1LL << 1LL << 2LL << 4LL
+                                         << "mp_replicate_size * mp_shard_size must equal to world_size, got 2 * 4 "
+                                            "!= 16.";
+        QTest::addRow("shard only, not world") << 16LL << 1LL << 1LL << 1LL << 8LL
+                                               << "mp_replicate_size * mp_shard_size must equal to world_size, got 1 "
+                                                  "* 8 != 16.";
+        QTest::addRow("shard negative") << 16LL << 1LL << 1LL << 2LL << -8LL
+                                        << "mp_replicate_size * mp_shard_size must equal to world_size, got 2 * -8 "
+                                           "!= 16.";
+        QTest::addRow("replicate 0 (ours)")
+            << 16LL << 1LL << 1LL << 0LL << 0LL << "mp_replicate_size must be positive, got 0.";
+        QTest::addRow("model before cp") << 16LL << 3LL << 1LL << 3LL << 0LL
+                                         << "world_size (16) must be divisible by mp_replicate_size (3).";
+        QTest::addRow("model before ep") << 16LL << 2LL << 3LL << 2LL << 4LL
+                                         << "mp_replicate_size * mp_shard_size must equal to world_size, got 2 * 4 "
+                                            "!= 16.";
+        QTest::addRow("then cp") << 16LL << 3LL << 1LL << 2LL << 0LL
+                                 << "world_size (16) must be divisible by cp_size (3).";
+        QTest::addRow("then ep") << 16LL << 2LL << 3LL << 2LL << 0LL
+                                 << "dp_size must be divisible by ep_size, got 8 % 3 != 0.";
+    }
+    void model_mesh() {
+        QFETCH(qint64, world);
+        QFETCH(qint64, cp);
+        QFETCH(qint64, ep);
+        QFETCH(qint64, mp_replicate);
+        QFETCH(qint64, mp_shard);
+        QFETCH(QString, result);
+        const ModelMeshSizes sizes{mp_replicate, mp_shard ? std::optional<std::int64_t>(mp_shard) : std::nullopt};
+        const auto by_world = Topology::from_world(world, cp, ep, sizes);
+        if (!result.startsWith('(')) {
+            COMPARE_ERROR(by_world, ErrorType::value_error, result.toStdString());
+            // From dp, the data mesh's own checks pass by construction; the model mesh's still come first.
+            if (world % cp == 0) {
+                const auto by_dp = Topology::make(world / cp, cp, ep, sizes);
+                QVERIFY(!by_dp.has_value());
+                if (!result.contains("cp_size")) COMPARE_ERROR(by_dp, ErrorType::value_error, result.toStdString());
+            }
+            return;
+        }
+        QVERIFY2(by_world.has_value(), by_world.has_value() ? "" : by_world.error().what());
+        QCOMPARE(QStringLiteral("(%1, %2)").arg(by_world->mp_replicate).arg(by_world->mp_shard), result);
+        QVERIFY(*by_world == Topology::make(world / cp, cp, ep, sizes).value());
+        // The model mesh is not part of FSDPTurbo's tuple.
+        QCOMPARE(QString::fromStdString(by_world->tuple_string()),
+                 QStringLiteral("(%1, %2, %3)").arg(world / cp).arg(cp).arg(ep));
+    }
+
     void valid_sizes_data() {
         QTest::addColumn<qint64>("n");
         QTest::addColumn<Ints>("divisors");

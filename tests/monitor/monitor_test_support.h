@@ -41,13 +41,15 @@ struct JobShape {
     std::string job = "job";
     std::int64_t dp = 8, cp = 2, ep = 2;
     std::int64_t gpus_per_node = 8;
+    std::int64_t mp_replicate = 1;  // LlamaFactory's model mesh (mp_replicate, world / mp_replicate)
 };
 
 // The events a healthy FSDPTurbo rank sends, phase by phase, 1 s per phase from `t0` (sender's clock):
-// launch, process_group, device_mesh (data and expert meshes), parallel_state with topology and every group,
+// launch, process_group, device_mesh (model, data and expert meshes), parallel_state with topology and every group,
 // communicator, ready. Groups come from the real Plan (DeviceMesh layout).
 inline std::vector<Event> rank_events(const JobShape& shape, std::int64_t rank, double t0 = 0) {
-    const auto topology = meshscope::Topology::make(shape.dp, shape.cp, shape.ep).value();
+    const auto topology =
+        meshscope::Topology::make(shape.dp, shape.cp, shape.ep, {shape.mp_replicate, std::nullopt}).value();
     const auto plan = meshscope::Plan::make(topology, shape.gpus_per_node).value();
     std::vector<Event> out;
     double t = t0;
@@ -72,13 +74,12 @@ inline std::vector<Event> rank_events(const JobShape& shape, std::int64_t rank, 
                     done.groups[pm.mesh.dim_names()[d]] = pm.mesh.group_of(rank, d);
         }
         if (phase == Phase::device_mesh) {
-            const auto& data = plan.meshes().front();
-            done.mesh = meshscope::ReportedMesh{data.name, data.mesh.dim_names(), data.mesh.shape()};
-            if (plan.meshes().size() > 1) {
-                const auto& expert = plan.meshes()[1];
-                Event second = done;
-                second.mesh = meshscope::ReportedMesh{expert.name, expert.mesh.dim_names(), expert.mesh.shape()};
-                out.push_back(second);
+            // One event per mesh, in creation order (model, data, expert).
+            const Event first = done;
+            for (std::size_t m = 0; m < plan.meshes().size(); ++m) {
+                const auto& pm = plan.meshes()[m];
+                Event& event = m == 0 ? out.back() : out.emplace_back(first);
+                event.mesh = meshscope::ReportedMesh{pm.name, pm.mesh.dim_names(), pm.mesh.shape()};
             }
         }
     }

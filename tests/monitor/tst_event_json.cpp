@@ -31,6 +31,7 @@ private slots:
     void accepts_data();
     void accepts();
     void readsFields();
+    void readsModelMesh();
     void refuses_data();
     void refuses();
     void limits();
@@ -63,6 +64,11 @@ void TestEventJson::accepts_data() {
                      "error": {"type": "RuntimeError", "message": "boom"},
                      "plan": {"schema": "meshscope.plan/1", "topology": {"dp": 8, "cp": 2, "ep": 2}})"))
         << 1 << 3;
+    QTest::addRow("model mesh in topology")
+        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 2, "mp_shard": 8})")) << 1 << 3;
+    // A report stays a report: an impossible model mesh (3 * 5 != 16) is what the monitor must show.
+    QTest::addRow("impossible model mesh")
+        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 3, "mp_shard": 5})")) << 1 << 3;
     QTest::addRow("largest rank")
         << q(R"({"job": "j", "rank": 1048575, "world_size": 1048576, "phase": "launch", "status": "started"})") << 1
         << 1048575;
@@ -104,6 +110,19 @@ void TestEventJson::readsFields() {
     const auto j = to_json(e);
     QCOMPARE(j.at("schema").get<std::string>(), std::string("meshscope.event/1"));
     QVERIFY(!j.contains("device"));
+    QVERIFY(!j.at("topology").contains("mp_replicate"));  // not reported, not written
+}
+
+void TestEventJson::readsModelMesh() {
+    const auto events =
+        parse_events(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 3, "mp_shard": 5})"));
+    QVERIFY(events.has_value());
+    const auto& t = *events->front().topology;
+    QCOMPARE(t.mp_replicate, std::optional<std::int64_t>(3));
+    QCOMPARE(t.mp_shard, std::optional<std::int64_t>(5));
+    QCOMPARE(t.tuple_string(), std::string("(8, 2, 2)"));  // FSDPTurbo's tuple has no model mesh
+    QVERIFY(to_json(events->front()).at("topology") ==
+            nlohmann::json::parse(R"({"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 3, "mp_shard": 5})"));
 }
 
 void TestEventJson::refuses_data() {
@@ -179,6 +198,18 @@ void TestEventJson::refuses_data() {
         << q(with(R"("topology": [8, 2, 2])")) << QString("event 0: field \"topology\" must be an object");
     QTest::addRow("topology without ep") << q(with(R"("topology": {"dp": 8, "cp": 2})"))
                                          << QString("event 0: field \"topology.ep\" is required");
+    QTest::addRow("topology mp_replicate alone")
+        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 2})"))
+        << QString("event 0: field \"topology.mp_shard\" is required with \"topology.mp_replicate\"");
+    QTest::addRow("topology mp_shard alone")
+        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_shard": 8})"))
+        << QString("event 0: field \"topology.mp_replicate\" is required with \"topology.mp_shard\"");
+    QTest::addRow("topology mp_shard zero")
+        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 2, "mp_shard": 0})"))
+        << QString("event 0: field \"topology.mp_shard\" must be a positive integer");
+    QTest::addRow("topology mp_replicate text")
+        << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": "2", "mp_shard": 8})"))
+        << QString("event 0: field \"topology.mp_replicate\" must be a positive integer");
     QTest::addRow("topology ep zero") << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 0})"))
                                       << QString("event 0: field \"topology.ep\" must be a positive integer");
     QTest::addRow("mesh without shape") << q(with(R"("mesh": {"name": "data", "dim_names": ["dp", "cp"]})"))

@@ -92,11 +92,45 @@ Scenario build(const QString& name) {
         }));
     }
     if (name == "group judged by peers") {
-        // mp_shard is no dim of the FSDPTurbo meshes: only the members' reports can be compared.
+        // tp is no dim of the job's meshes: only the members' reports can be compared.
         return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
             auto& groups = find_event(events, Phase::parallel_state, Status::done)->groups;
-            groups["mp_shard"] = r == 1 ? std::vector<std::int64_t>{1, 3} : std::vector<std::int64_t>{r & ~1, r | 1};
+            groups["tp"] = r == 1 ? std::vector<std::int64_t>{1, 3} : std::vector<std::int64_t>{r & ~1, r | 1};
         }));
+    }
+    // LlamaFactory's model mesh (mp_replicate, mp_shard), judged like the other meshes.
+    JobShape model = shape;
+    model.mp_replicate = 2;  // (2, 8): mp_shard groups [0..7], [8..15]; mp_replicate groups [r % 8, r % 8 + 8]
+    if (name == "healthy model mesh") return arriving_at(job_events(model));
+    if (name == "model mesh differs") {
+        return arriving_at(job_events(model, [&](std::int64_t r, std::vector<Event>& events) {
+            if (r != 2) return;
+            JobShape other = model;
+            other.mp_replicate = 4;
+            events = rank_events(other, 2);  // its model mesh (4, 4) and its model groups follow from it
+        }));
+    }
+    if (name == "model group wrong") {
+        return arriving_at(job_events(model, [](std::int64_t r, std::vector<Event>& events) {
+            if (r == 5) find_event(events, Phase::parallel_state, Status::done)->groups["mp_shard"] = {4, 5};
+        }));
+    }
+    if (name == "model mesh in topology") {
+        // No device_mesh event for it: the parallel state's topology carries (mp_replicate, mp_shard); rank 3's is
+        // impossible for 16 ranks, which is exactly what must show.
+        return arriving_at(job_events(model, [](std::int64_t r, std::vector<Event>& events) {
+            std::erase_if(events, [](const Event& e) { return e.mesh && e.mesh->name == "model"; });
+            auto& topology = *find_event(events, Phase::parallel_state, Status::done)->topology;
+            topology.mp_replicate = r == 3 ? 3 : 2;
+            topology.mp_shard = r == 3 ? 5 : 8;
+        }));
+    }
+    if (name == "model mesh against the plan") {
+        auto events = job_events(model);
+        events.front().plan =
+            nlohmann::json{{"schema", "meshscope.plan/1"},
+                           {"topology", {{"dp", 8}, {"cp", 2}, {"ep", 2}, {"mp_replicate", 4}, {"mp_shard", 4}}}};
+        return arriving_at(events);
     }
     if (name == "group corrected later") {
         return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
@@ -297,6 +331,17 @@ void TestMonitorFindings::findings_data() {
                                                                 << "group_disagreement:[6]";
     QTest::addRow("group_disagreement: judged by peers") << "group judged by peers"
                                                          << "group_disagreement:[0,1] group_disagreement:[1,3]";
+    QTest::addRow("model mesh: healthy (2, 8)") << "healthy model mesh"
+                                                << "";
+    QTest::addRow("topology_mismatch: model mesh") << "model mesh differs"
+                                                   << "topology_mismatch:[2]";
+    QTest::addRow("group_disagreement: wrong mp_shard group") << "model group wrong"
+                                                              << "group_disagreement:[5]";
+    QTest::addRow("topology_mismatch: model mesh from topology") << "model mesh in topology"
+                                                                 << "topology_mismatch:[3]";
+    QTest::addRow("topology_mismatch: model mesh against the plan")
+        << "model mesh against the plan"
+        << "topology_mismatch:[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]";
     QTest::addRow("group_disagreement: corrected by a newer report") << "group corrected later"
                                                                      << "";
     QTest::addRow("missing_rank") << "missing rank"
@@ -386,11 +431,36 @@ void TestMonitorFindings::messages_data() {
         << "rank 6 reports its ep group as [0, 2], which does not contain rank 6; NCCL "
            "would hang creating this group"
         << "";
-    QTest::addRow("group_disagreement peers")
-        << "group judged by peers"
-        << "group_disagreement/mp_shard/1"
-        << "rank 1 reports its mp_shard group as [1, 3], but rank 0 reports [0, 1]; "
-           "NCCL would hang creating this group"
+    QTest::addRow("group_disagreement peers") << "group judged by peers"
+                                              << "group_disagreement/tp/1"
+                                              << "rank 1 reports its tp group as [1, 3], but rank 0 reports [0, 1]; "
+                                                 "NCCL would hang creating this group"
+                                              << "";
+    QTest::addRow("topology_mismatch model mesh")
+        << "model mesh differs"
+        << "topology_mismatch/mesh/model/(mp_replicate, mp_shard) = (4, 4)"
+        << "rank 2 reports mesh \"model\" as (mp_replicate, mp_shard) = (4, 4), but most "
+           "ranks report (mp_replicate, mp_shard) = (2, 8)"
+        << "Build this mesh with the same dim names and shape as the rest of the job "
+           "on every rank and relaunch; ranks that build different meshes hang in NCCL.";
+    QTest::addRow("topology_mismatch model mesh from topology")
+        << "model mesh in topology"
+        << "topology_mismatch/mesh/model/(mp_replicate, mp_shard) = (3, 5)"
+        << "rank 3 reports mesh \"model\" as (mp_replicate, mp_shard) = (3, 5), but most "
+           "ranks report (mp_replicate, mp_shard) = (2, 8)"
+        << "";
+    QTest::addRow("topology_mismatch model mesh plan")
+        << "model mesh against the plan"
+        << "topology_mismatch/mesh/model/(mp_replicate, mp_shard) = (2, 8)"
+        << "ranks 0-15 report mesh \"model\" as (mp_replicate, mp_shard) = (2, 8), but the "
+           "declared plan has (mp_replicate, mp_shard) = (4, 4)"
+        << "";
+    QTest::addRow("group_disagreement model mesh")
+        << "model group wrong"
+        << "group_disagreement/mp_shard/5"
+        << "rank 5 reports its mp_shard group as [4, 5], but the model mesh (mp_replicate, "
+           "mp_shard) = (2, 8) puts it in [0, 1, 2, 3, 4, 5, 6, 7], and rank 4 reports "
+           "[0, 1, 2, 3, 4, 5, 6, 7]; NCCL would hang creating this group"
         << "";
     QTest::addRow("missing_rank")
         << "missing rank"

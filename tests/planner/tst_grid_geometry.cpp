@@ -112,6 +112,51 @@ private slots:
         QCOMPARE(g.axes_text(), QStringLiteral("blocks efsdp · columns ep · rows expert_cp"));
     }
 
+    // LlamaFactory's model mesh: one row per block, a block a run of one mp_shard group (the largest divisor of
+    // mp_shard up to a node's GPUs), so rank = block * columns + column. Worked by hand per row.
+    void the_model_mesh_is_drawn_as_runs_of_mp_shard_data() {
+        QTest::addColumn<int>("world");
+        QTest::addColumn<int>("mp_replicate");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("rank");
+        QTest::addColumn<int>("block");
+        QTest::addColumn<int>("column");
+        QTest::addColumn<QString>("label");  // of the rank's block
+        QTest::addRow("(2, 8)") << 16 << 2 << 2 << 8 << 13 << 1 << 5 << "mp_replicate 1 · mp_shard 0–7";
+        QTest::addRow("default (1, 12)") << 12 << 1 << 2 << 6 << 7 << 1 << 1 << "mp_shard 6–11";
+        QTest::addRow("(6, 1)") << 6 << 6 << 6 << 1 << 3 << 3 << 0 << "mp_replicate 3 · mp_shard 0";
+        QTest::addRow("(2, 32) on 8 GPUs") << 64 << 2 << 8 << 8 << 45 << 5 << 5 << "mp_replicate 1 · mp_shard 8–15";
+    }
+
+    void the_model_mesh_is_drawn_as_runs_of_mp_shard() {
+        QFETCH(int, world);
+        QFETCH(int, mp_replicate);
+        QFETCH(int, blocks);
+        QFETCH(int, columns);
+        QFETCH(int, rank);
+        QFETCH(int, block);
+        QFETCH(int, column);
+        QFETCH(QString, label);
+        const auto topology = Topology::from_world(world, 1, 1, ModelMeshSizes{mp_replicate, std::nullopt}).value();
+        const GridGeometry g(std::make_shared<const Plan>(Plan::make(topology, 8).value()), GridMesh::model);
+        QCOMPARE(g.kind(), GridMesh::model);
+        QCOMPARE(QString::fromStdString(g.mesh().name), QStringLiteral("model"));
+        QCOMPARE(g.blocks(), blocks);
+        QCOMPARE(g.columns(), columns);
+        QCOMPARE(g.rows(), 1);
+        const CellPosition p = g.position_of(rank);
+        QCOMPARE(p.block, block);
+        QCOMPARE(p.column, column);
+        QCOMPARE(p.row, 0);
+        QCOMPARE(g.rank_at(p), std::optional<std::int64_t>(rank));
+        QCOMPARE(g.block_label(block), label);
+        QCOMPARE(g.axes_text(),
+                 QStringLiteral("columns mp_shard (%1 per block) · blocks mp_replicate × mp_shard").arg(columns));
+        // Every rank is one cell that hit-tests back to it.
+        for (std::int64_t r = 0; r < world; ++r) QCOMPARE(g.hit(g.cell_rect(r).center()), std::optional(r));
+    }
+
     void both_meshes_put_ranks_in_the_same_place() {
         // With ep > 1 the data mesh wraps dp every ep columns: switching meshes only changes the groups.
         const auto plan = make_plan(8, 2, 2, 8);
@@ -267,7 +312,7 @@ private slots:
         QFETCH(int, dy);
         QFETCH(int, moves);
         PlanController controller;
-        controller.setNodes(64);  // 512 ranks, ep 8: at zoom 1 the grid is larger than the window
+        controller.form()->setNodes(64);  // 512 ranks, ep 8: at zoom 1 the grid is larger than the window
         QQuickWindow window;
         window.resize(800, 500);
         MeshGridItem item(window.contentItem());
@@ -275,7 +320,7 @@ private slots:
         item.setSize(QSizeF(800, 500));
         window.show();
         item.zoomBy(1.0 / item.zoom());
-        controller.setSelectedRank(0);
+        controller.selection()->setSelectedRank(0);
         (void)window.grabWindow();
         const QRectF first = item.cellRect(0);
         for (int i = 0; i < moves; ++i) {
@@ -298,7 +343,7 @@ private slots:
     void exports_write_png_and_svg() {
         QTemporaryDir dir;
         PlanController controller;
-        controller.setSelectedRank(13);
+        controller.selection()->setSelectedRank(13);
         MeshGridItem item;
         item.setController(&controller);
         item.setSize(QSizeF(800, 500));
@@ -316,7 +361,7 @@ private slots:
         QVERIFY(text.contains("<svg"));
         QVERIFY(text.contains("efsdp 1"));                                // block labels are text
         QVERIFY(text.contains(dim_style("ep").color.name().toLatin1()));  // the ep frame
-        QCOMPARE(controller.statusText(), QStringLiteral("Saved %1").arg(svg));
+        QCOMPARE(controller.view()->statusText(), QStringLiteral("Saved %1").arg(svg));
         QVERIFY(!item.savePng(QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/grid.png")))));
     }
 };

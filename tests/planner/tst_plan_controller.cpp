@@ -1,5 +1,6 @@
-// PlanController: the core's exact messages for typed values, the suggestions that fix them, keeping the
-// last valid plan, experts per rank, the text exports and the remembered plan.
+// PlanController and its parts (PlanForm, PlanView, PlanSelection): the core's exact messages for typed values,
+// the suggestions that fix them, keeping the last valid plan, LlamaFactory's model mesh, experts per rank, the
+// text exports and the remembered plan.
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -30,14 +31,14 @@ QString suggestion_field(const meshscope::ui::SuggestionModel& model) {
 }
 
 void set_inputs(PlanController& c, bool use_world, int nodes_or_world, int gpus, int cp, int ep) {
-    c.setUseWorld(use_world);
+    c.form()->setUseWorld(use_world);
     if (use_world)
-        c.setWorld(nodes_or_world);
+        c.form()->setWorld(nodes_or_world);
     else
-        c.setNodes(nodes_or_world);
-    c.setGpusPerNode(gpus);
-    c.setCp(cp);
-    c.setEp(ep);
+        c.form()->setNodes(nodes_or_world);
+    c.form()->setGpusPerNode(gpus);
+    c.form()->setCp(cp);
+    c.form()->setEp(ep);
 }
 }  // namespace
 
@@ -47,13 +48,13 @@ class TestPlanController : public QObject {
 private slots:
     void starts_valid() {
         PlanController c;
-        QVERIFY(c.valid());
-        QCOMPARE(c.planWorld(), 16);
-        QCOMPARE(c.planEp(), 8);
-        QCOMPARE(c.planEfsdp(), 2);
-        QCOMPARE(c.topologyText(), QStringLiteral("(dp, cp, ep) = (16, 1, 8) · world 16 = dp 16 × cp 1"));
-        QCOMPARE(c.expertMeshText(), QStringLiteral("edp 1 × efsdp 2 × ep 8 × expert_cp 1"));
-        QCOMPARE(c.clusterText(), QStringLiteral("2 nodes × 8 GPUs per node"));
+        QVERIFY(c.form()->valid());
+        QCOMPARE(c.view()->planWorld(), 16);
+        QCOMPARE(c.view()->planEp(), 8);
+        QCOMPARE(c.view()->planEfsdp(), 2);
+        QCOMPARE(c.view()->topologyText(), QStringLiteral("(dp, cp, ep) = (16, 1, 8) · world 16 = dp 16 × cp 1"));
+        QCOMPARE(c.view()->expertMeshText(), QStringLiteral("edp 1 × efsdp 2 × ep 8 × expert_cp 1"));
+        QCOMPARE(c.view()->clusterText(), QStringLiteral("2 nodes × 8 GPUs per node"));
     }
 
     void errors_data() {
@@ -114,65 +115,149 @@ private slots:
         QFETCH(QString, suggestions);
         PlanController c;
         set_inputs(c, useWorld, size, gpus, cp, ep);
-        QCOMPARE(c.errorText(), error);
-        QCOMPARE(c.valid(), error.isEmpty());
-        QCOMPARE(name_of(static_cast<PlanInput>(c.errorField())), field);
-        QCOMPARE(suggestion_list(*c.suggestions()), suggestions);
-        if (!suggestions.isEmpty()) QCOMPARE(suggestion_field(*c.suggestions()), field);
+        QCOMPARE(c.form()->errorText(), error);
+        QCOMPARE(c.form()->valid(), error.isEmpty());
+        QCOMPARE(name_of(static_cast<PlanInput>(c.form()->errorField())), field);
+        QCOMPARE(suggestion_list(*c.form()->suggestions()), suggestions);
+        if (!suggestions.isEmpty()) QCOMPARE(suggestion_field(*c.form()->suggestions()), field);
+    }
+
+    // LlamaFactory's model mesh on the default 2 x 8 = 16 ranks (ep 8): its words, checked before ep's.
+    void model_mesh_inputs_data() {
+        QTest::addColumn<int>("mpReplicate");
+        QTest::addColumn<int>("mpShard");  // 0: world / mp_replicate
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<QString>("error");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("suggestions");
+        QTest::addColumn<QString>("model");  // modelMeshText when valid
+        QTest::addRow("defaults") << 1 << 0 << 8 << ""
+                                  << ""
+                                  << ""
+                                  << "mp_replicate 1 × mp_shard 16 (LlamaFactory's default)";
+        QTest::addRow("mp_replicate 2") << 2 << 0 << 8 << ""
+                                        << ""
+                                        << ""
+                                        << "mp_replicate 2 × mp_shard 8";
+        QTest::addRow("both given") << 4 << 4 << 8 << ""
+                                    << ""
+                                    << ""
+                                    << "mp_replicate 4 × mp_shard 4";
+        QTest::addRow("does not divide the world")
+            << 3 << 0 << 8 << "world_size (16) must be divisible by mp_replicate_size (3)."
+            << "mpReplicate"
+            << "1,2,4,8,16"
+            << "";
+        QTest::addRow("zero") << 0 << 0 << 8 << "mp_replicate_size must be positive, got 0."
+                              << "mpReplicate"
+                              << "1,2,4,8,16"
+                              << "";
+        QTest::addRow("product differs")
+            << 2 << 4 << 8 << "mp_replicate_size * mp_shard_size must equal to world_size, got 2 * 4 != 16."
+            << "mpShard"
+            << "8"
+            << "";
+        QTest::addRow("model before ep") << 3 << 0 << 3 << "world_size (16) must be divisible by mp_replicate_size (3)."
+                                         << "mpReplicate"
+                                         << "1,2,4,8,16"
+                                         << "";
+    }
+
+    void model_mesh_inputs() {
+        QFETCH(int, mpReplicate);
+        QFETCH(int, mpShard);
+        QFETCH(int, ep);
+        QFETCH(QString, error);
+        QFETCH(QString, field);
+        QFETCH(QString, suggestions);
+        QFETCH(QString, model);
+        PlanController c;
+        c.form()->setEp(ep);
+        c.form()->setMpReplicate(mpReplicate);
+        c.form()->setMpShard(mpShard);
+        QCOMPARE(c.form()->errorText(), error);
+        QCOMPARE(name_of(static_cast<PlanInput>(c.form()->errorField())), field);
+        QCOMPARE(suggestion_list(*c.form()->suggestions()), suggestions);
+        if (!error.isEmpty()) {
+            // The first suggestion fixes the model mesh: the error clears or moves on to the next check.
+            c.form()->applySuggestion(0);
+            QVERIFY(name_of(static_cast<PlanInput>(c.form()->errorField())) != field);
+            return;
+        }
+        QCOMPARE(c.view()->modelMeshText(), model);
+        QCOMPARE(c.view()->planMpReplicate() * c.view()->planMpShard(), 16);
+        // The plan's model mesh is the one LlamaFactory builds first.
+        QCOMPARE(QString::fromStdString(c.plan()->meshes().front().name), QStringLiteral("model"));
+    }
+
+    // The grid can draw the model mesh; its dims are the legend's.
+    void model_mesh_view() {
+        PlanController c;
+        c.form()->setMpReplicate(2);
+        QSignalSpy view_changed(c.view(), &meshscope::ui::PlanView::viewChanged);
+        c.view()->setViewMesh(MeshViewQml::Model);
+        QCOMPARE(view_changed.count(), 1);
+        QCOMPARE(c.view()->shownMesh(), int(MeshViewQml::Model));
+        QVERIFY(!c.view()->showingExpertMesh());
+        QCOMPARE(c.view()->legend()->rowCount(), 2);
+        c.view()->setShownDim(QStringLiteral("mp_shard"));
+        QCOMPARE(c.view()->shownDim(), QStringLiteral("mp_shard"));
+        c.view()->setViewMesh(MeshViewQml::Expert);  // mp_shard is no dim of the expert mesh
+        QCOMPARE(c.view()->shownDim(), QString());
     }
 
     void keeps_the_last_valid_plan_and_a_suggestion_fixes_it() {
         PlanController c;
-        QSignalSpy plan_changed(&c, &PlanController::planChanged);
-        QSignalSpy validity(&c, &PlanController::validityChanged);
-        c.setEp(3);
-        QVERIFY(!c.valid());
+        QSignalSpy plan_changed(c.view(), &meshscope::ui::PlanView::planChanged);
+        QSignalSpy validity(c.form(), &meshscope::ui::PlanForm::validityChanged);
+        c.form()->setEp(3);
+        QVERIFY(!c.form()->valid());
         QCOMPARE(validity.count(), 1);
         QCOMPARE(plan_changed.count(), 0);
-        QCOMPARE(c.planEp(), 8);  // still the last valid plan
+        QCOMPARE(c.view()->planEp(), 8);  // still the last valid plan
         QCOMPARE(c.plan()->topology().ep, 8);
-        c.applySuggestion(2);  // "4"
-        QVERIFY(c.valid());
-        QCOMPARE(c.ep(), 4);
-        QCOMPARE(c.planEp(), 4);
+        c.form()->applySuggestion(2);  // "4"
+        QVERIFY(c.form()->valid());
+        QCOMPARE(c.form()->ep(), 4);
+        QCOMPARE(c.view()->planEp(), 4);
         QCOMPARE(plan_changed.count(), 1);
-        QCOMPARE(c.suggestions()->rowCount(), 0);
-        c.applySuggestion(7);  // out of range: nothing happens
-        QCOMPARE(c.ep(), 4);
+        QCOMPARE(c.form()->suggestions()->rowCount(), 0);
+        c.form()->applySuggestion(7);  // out of range: nothing happens
+        QCOMPARE(c.form()->ep(), 4);
     }
 
     void selection_is_cleared_when_the_plan_shrinks() {
         PlanController c;
-        c.setSelectedRank(13);
-        QCOMPARE(c.selectedRank(), 13);
-        c.setNodes(1);  // world 8, ep 8
-        QVERIFY(c.valid());
-        QCOMPARE(c.selectedRank(), -1);
-        c.setSelectedRank(99);
-        QCOMPARE(c.selectedRank(), -1);
+        c.selection()->setSelectedRank(13);
+        QCOMPARE(c.selection()->selectedRank(), 13);
+        c.form()->setNodes(1);  // world 8, ep 8
+        QVERIFY(c.form()->valid());
+        QCOMPARE(c.selection()->selectedRank(), -1);
+        c.selection()->setSelectedRank(99);
+        QCOMPARE(c.selection()->selectedRank(), -1);
     }
 
     void view_follows_the_plan() {
         PlanController c;
-        QVERIFY(c.showingExpertMesh());
-        c.setShownDim(QStringLiteral("efsdp"));
-        QCOMPARE(c.shownDim(), QStringLiteral("efsdp"));
-        c.setEp(1);  // no expert mesh: the data mesh is shown and efsdp is not one of its dims
-        QVERIFY(!c.showingExpertMesh());
-        QCOMPARE(c.viewMesh(), int(MeshViewQml::Expert));  // the choice stays for when ep > 1 again
-        QCOMPARE(c.shownDim(), QString());
-        c.toggleShownDim(QStringLiteral("dp"));
-        QCOMPARE(c.shownDim(), QStringLiteral("dp"));
-        c.toggleShownDim(QStringLiteral("dp"));
-        QCOMPARE(c.shownDim(), QString());
-        c.setEp(2);
-        QVERIFY(c.showingExpertMesh());
-        c.setViewMesh(7);  // no MeshView value
-        QCOMPARE(c.viewMesh(), int(MeshViewQml::Expert));
-        c.setViewMesh(MeshViewQml::Data);
-        QVERIFY(!c.showingExpertMesh());
-        c.setOrder(-1);  // no CreationOrder value
-        QCOMPARE(c.order(), int(CreationOrderQml::Torch29));
+        QVERIFY(c.view()->showingExpertMesh());
+        c.view()->setShownDim(QStringLiteral("efsdp"));
+        QCOMPARE(c.view()->shownDim(), QStringLiteral("efsdp"));
+        c.form()->setEp(1);  // no expert mesh: the data mesh is shown and efsdp is not one of its dims
+        QVERIFY(!c.view()->showingExpertMesh());
+        QCOMPARE(c.view()->viewMesh(), int(MeshViewQml::Expert));  // the choice stays for when ep > 1 again
+        QCOMPARE(c.view()->shownDim(), QString());
+        c.view()->toggleShownDim(QStringLiteral("dp"));
+        QCOMPARE(c.view()->shownDim(), QStringLiteral("dp"));
+        c.view()->toggleShownDim(QStringLiteral("dp"));
+        QCOMPARE(c.view()->shownDim(), QString());
+        c.form()->setEp(2);
+        QVERIFY(c.view()->showingExpertMesh());
+        c.view()->setViewMesh(7);  // no MeshView value
+        QCOMPARE(c.view()->viewMesh(), int(MeshViewQml::Expert));
+        c.view()->setViewMesh(MeshViewQml::Data);
+        QVERIFY(!c.view()->showingExpertMesh());
+        c.form()->setOrder(-1);  // no CreationOrder value
+        QCOMPARE(c.form()->order(), int(CreationOrderQml::Torch29));
     }
 
     void experts_data() {
@@ -197,15 +282,15 @@ private slots:
         QFETCH(bool, valid);
         QFETCH(QString, suggestions);
         PlanController c;
-        c.setEp(ep);
-        c.setExperts(experts);
-        QCOMPARE(c.expertsText(), text);
-        QCOMPARE(c.expertsValid(), valid);
-        QCOMPARE(suggestion_list(*c.expertsSuggestions()), suggestions);
+        c.form()->setEp(ep);
+        c.form()->setExperts(experts);
+        QCOMPARE(c.form()->expertsText(), text);
+        QCOMPARE(c.form()->expertsValid(), valid);
+        QCOMPARE(suggestion_list(*c.form()->expertsSuggestions()), suggestions);
         if (!suggestions.isEmpty()) {
-            c.applyExpertsSuggestion(2);
-            QCOMPARE(c.planEp(), 4);
-            QVERIFY(c.expertsValid());
+            c.form()->applyExpertsSuggestion(2);
+            QCOMPARE(c.view()->planEp(), 4);
+            QVERIFY(c.form()->expertsValid());
         }
     }
 
@@ -251,16 +336,16 @@ private slots:
         QFETCH(QString, torchrun);
         PlanController c;
         set_inputs(c, true, world, gpus, cp, ep);
-        QVERIFY2(c.valid(), qPrintable(c.errorText()));
-        QCOMPARE(c.exportText(QStringLiteral("yaml")), yaml);
-        QCOMPARE(c.llamaFactoryYaml(), yaml);
-        QCOMPARE(c.exportText(QStringLiteral("torchrun")), torchrun);
-        QCOMPARE(c.torchrunCommand(), torchrun);
-        QCOMPARE(c.exportText(QStringLiteral("nonsense")), QString());
+        QVERIFY2(c.form()->valid(), qPrintable(c.form()->errorText()));
+        QCOMPARE(c.view()->exportText(QStringLiteral("yaml")), yaml);
+        QCOMPARE(c.view()->llamaFactoryYaml(), yaml);
+        QCOMPARE(c.view()->exportText(QStringLiteral("torchrun")), torchrun);
+        QCOMPARE(c.view()->torchrunCommand(), torchrun);
+        QCOMPARE(c.view()->exportText(QStringLiteral("nonsense")), QString());
 
         // The plan JSON is the `meshscope plan --format json` document of the same plan.
         const auto expected = meshscope::to_json(*c.plan());
-        const auto exported = nlohmann::json::parse(c.exportText(QStringLiteral("json")).toStdString());
+        const auto exported = nlohmann::json::parse(c.view()->exportText(QStringLiteral("json")).toStdString());
         QVERIFY(exported == expected);
         QCOMPARE(QString::fromStdString(exported.at("schema").get<std::string>()), QStringLiteral("meshscope.plan/1"));
     }
@@ -269,14 +354,14 @@ private slots:
         QTemporaryDir dir;
         PlanController c;
         const QString path = dir.filePath(QStringLiteral("plan.yaml"));
-        QVERIFY(c.saveExport(QStringLiteral("yaml"), QUrl::fromLocalFile(path)));
+        QVERIFY(c.view()->saveExport(QStringLiteral("yaml"), QUrl::fromLocalFile(path)));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromUtf8(file.readAll()), c.llamaFactoryYaml());
-        QCOMPARE(c.statusText(), QStringLiteral("Saved %1").arg(path));
-        QVERIFY(
-            !c.saveExport(QStringLiteral("yaml"), QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x")))));
-        QVERIFY(c.statusText().startsWith(QStringLiteral("Could not write")));
+        QCOMPARE(QString::fromUtf8(file.readAll()), c.view()->llamaFactoryYaml());
+        QCOMPARE(c.view()->statusText(), QStringLiteral("Saved %1").arg(path));
+        QVERIFY(!c.view()->saveExport(QStringLiteral("yaml"),
+                                      QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x")))));
+        QVERIFY(c.view()->statusText().startsWith(QStringLiteral("Could not write")));
     }
 
     void remembers_the_last_valid_plan() {
@@ -285,23 +370,26 @@ private slots:
         {
             PlanController c;
             set_inputs(c, false, 4, 8, 2, 4);
-            c.setExperts(64);
-            c.setOrder(CreationOrderQml::Torch28);
-            c.setViewMesh(MeshViewQml::Data);
-            c.setEp(3);  // invalid at exit: the last valid plan is what is remembered
+            c.form()->setMpReplicate(4);
+            c.form()->setExperts(64);
+            c.form()->setOrder(CreationOrderQml::Torch28);
+            c.view()->setViewMesh(MeshViewQml::Data);
+            c.form()->setEp(3);  // invalid at exit: the last valid plan is what is remembered
             QSettings settings(ini, QSettings::IniFormat);
             c.save(settings);
         }
         PlanController restored;
         QSettings settings(ini, QSettings::IniFormat);
         restored.restore(settings);
-        QVERIFY(restored.valid());
-        QCOMPARE(restored.nodes(), 4);
-        QCOMPARE(restored.cp(), 2);
-        QCOMPARE(restored.ep(), 4);
-        QCOMPARE(restored.experts(), 64);
-        QCOMPARE(restored.order(), int(CreationOrderQml::Torch28));
-        QCOMPARE(restored.viewMesh(), int(MeshViewQml::Data));
+        QVERIFY(restored.form()->valid());
+        QCOMPARE(restored.form()->nodes(), 4);
+        QCOMPARE(restored.form()->cp(), 2);
+        QCOMPARE(restored.form()->ep(), 4);
+        QCOMPARE(restored.form()->experts(), 64);
+        QCOMPARE(restored.form()->mpReplicate(), 4);
+        QCOMPARE(restored.view()->planMpShard(), 8);
+        QCOMPARE(restored.form()->order(), int(CreationOrderQml::Torch28));
+        QCOMPARE(restored.view()->viewMesh(), int(MeshViewQml::Data));
         QCOMPARE(settings.value(QStringLiteral("planner/order")).toString(), QStringLiteral("torch28"));  // names
         QCOMPARE(settings.value(QStringLiteral("planner/viewMesh")).toString(), QStringLiteral("data"));
 
@@ -310,8 +398,8 @@ private slots:
         broken.setValue(QStringLiteral("planner/ep"), 3);
         PlanController defaults;
         defaults.restore(broken);
-        QVERIFY(defaults.valid());
-        QCOMPARE(defaults.ep(), 8);
+        QVERIFY(defaults.form()->valid());
+        QCOMPARE(defaults.form()->ep(), 8);
     }
 };
 

@@ -56,10 +56,10 @@ private slots:
         QCOMPARE(static_cast<int>(*order), value);
         QCOMPARE(name_of(*order), name);
         QVERIFY(creation_order_of(value) == order);
-        QCOMPARE(PlanController::orderNames().value(value), name);
+        QCOMPARE(meshscope::ui::PlanForm::orderNames().value(value), name);
         PlanController c;
-        c.setOrder(value);
-        QCOMPARE(c.order(), value);
+        c.form()->setOrder(value);
+        QCOMPARE(c.form()->order(), value);
         QCOMPARE(c.plan()->order(), *order);
     }
 
@@ -69,6 +69,7 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addRow("expert") << "Expert" << 0 << "expert";
         QTest::addRow("data") << "Data" << 1 << "data";
+        QTest::addRow("model") << "Model" << 2 << "model";
     }
     void mesh_views() {
         QFETCH(QString, key);
@@ -85,13 +86,15 @@ private slots:
     void plan_inputs_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<int>("value");
-        QTest::addColumn<QString>("name");  // the controller's property
+        QTest::addColumn<QString>("name");  // the form's property
         QTest::addRow("none") << "None" << -1 << "";
         QTest::addRow("nodes") << "Nodes" << 0 << "nodes";
         QTest::addRow("world") << "World" << 1 << "world";
         QTest::addRow("gpus per node") << "GpusPerNode" << 2 << "gpusPerNode";
         QTest::addRow("cp") << "Cp" << 3 << "cp";
         QTest::addRow("ep") << "Ep" << 4 << "ep";
+        QTest::addRow("mp_replicate") << "MpReplicate" << 5 << "mpReplicate";
+        QTest::addRow("mp_shard") << "MpShard" << 6 << "mpShard";
     }
     void plan_inputs() {
         QFETCH(QString, key);
@@ -99,8 +102,8 @@ private slots:
         QFETCH(QString, name);
         QCOMPARE(qml_int(QStringLiteral("PlanInput.") + key), value);
         QCOMPARE(name_of(static_cast<PlanInput>(value)), name);
-        // Every input the error can name is a property of the controller, so QML can bind to it by name.
-        if (!name.isEmpty()) QVERIFY(PlanController::staticMetaObject.indexOfProperty(name.toLatin1()) >= 0);
+        // Every input the error can name is a property of the form, so QML can bind to it by name.
+        if (!name.isEmpty()) QVERIFY(meshscope::ui::PlanForm::staticMetaObject.indexOfProperty(name.toLatin1()) >= 0);
     }
 
     void unknown_names() {

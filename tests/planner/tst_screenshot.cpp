@@ -84,6 +84,23 @@ private slots:
         QVERIFY(count_colour(image, qRgb(0x8E, 0x24, 0xAA)) > 100);
     }
 
+    // LlamaFactory's model mesh drawn: (2, 8) on 16 ranks, rank 13 selected; its mp_shard group [8..15] framed in
+    // teal and its mp_replicate group [5, 13] ringed in brown (ui/planner/dim_style.cpp, written out).
+    void renders_the_model_mesh() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("model.png"));
+        const Run run = run_meshscope({QStringLiteral("--screenshot"), file, QStringLiteral("--dp"),
+                                       QStringLiteral("16"), QStringLiteral("--ep"), QStringLiteral("8"),
+                                       QStringLiteral("--mp-replicate"), QStringLiteral("2"), QStringLiteral("--view"),
+                                       QStringLiteral("model"), QStringLiteral("--select-rank"), QStringLiteral("13")});
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        const QImage image(file);
+        QVERIFY(!image.isNull());
+        QVERIFY(count_colour(image, qRgb(0x00, 0x89, 0x7B)) > 300);
+        QVERIFY(count_colour(image, qRgb(0x6D, 0x4C, 0x41)) > 50);
+        QVERIFY(image.save(QStringLiteral("%1/planner-model-mesh.png").arg(QDir::tempPath())));  // to look at
+    }
+
     // At 16,384 ranks the fitted grid is too small for rank numbers and labels only every k-th block, so the
     // selection carries a chip ("5000 · efsdp 312") in the selection colour: hundreds of pixels more than
     // the few the tiny cell itself adds.
@@ -113,6 +130,8 @@ private slots:
                                       << "meshscope: --ep expects an integer, got 'x'";
         QTest::addRow("bad theme") << QStringList{QStringLiteral("--theme"), QStringLiteral("blue")}
                                    << "meshscope: --theme must be light or dark, got 'blue'";
+        QTest::addRow("bad view") << QStringList{QStringLiteral("--view"), QStringLiteral("tensor")}
+                                  << "meshscope: --view must be expert or data or model, got 'tensor'";
         QTest::addRow("two sizes") << QStringList{QStringLiteral("--dp"), QStringLiteral("8"),
                                                   QStringLiteral("--world"), QStringLiteral("8")}
                                    << "meshscope: give one of --dp, --world and --nodes";

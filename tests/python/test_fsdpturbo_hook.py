@@ -41,6 +41,9 @@ out["same"] = call(state, 1)
 out["reinit"] = call(state, 2)
 out["no_mesh"] = call(m.FSDPTurboParallelState(), 2)
 out["bad_ep"] = call(m.FSDPTurboParallelState(), 3)
+# LlamaFactory's model mesh (mp_replicate 2 of a world of 4): the hook reads it from the interface.
+iface = DistributedInterface(dp_size=4, build_data_mesh=False, mp_replicate_size=2)
+out["model"] = call(m.FSDPTurboParallelState(), 1)
 print(json.dumps(out))
 """
 
@@ -80,16 +83,22 @@ class FSDPTurboHookTest(unittest.TestCase):
         state = [(e["status"], e.get("topology"), e.get("mesh"), e.get("error")) for e in events
                  if e["phase"] == "parallel_state"]
         expected_mesh = {"name": "expert", "dim_names": ["edp", "efsdp", "ep", "expert_cp"], "shape": [1, 2, 2, 1]}
-        t411 = {"dp": 4, "cp": 1, "ep": 1, "efsdp": 1, "edp": 1}
-        t412 = {"dp": 4, "cp": 1, "ep": 2, "efsdp": 2, "edp": 1}
+        # LlamaFactory's default model mesh for a world of 4: (1, 4).
+        t411 = {"dp": 4, "cp": 1, "ep": 1, "efsdp": 1, "edp": 1, "mp_replicate": 1, "mp_shard": 4}
+        t412 = {"dp": 4, "cp": 1, "ep": 2, "efsdp": 2, "edp": 1, "mp_replicate": 1, "mp_shard": 4}
+        t413 = {"dp": 4, "cp": 1, "ep": 3, "mp_replicate": 1, "mp_shard": 4}
+        model = {"dp": 4, "cp": 1, "ep": 1, "efsdp": 1, "edp": 1, "mp_replicate": 2, "mp_shard": 2}
+        self.assertIsNone(out["model"])
         self.assertEqual(state, [
             ("started", t411, None, None),
             ("done", t411, None, None),
             ("failed", t411, None, {"type": "RuntimeError", "message": out["reinit"]["message"]}),
             ("started", t412, expected_mesh, None),  # known before the failure: what the rank was building
             ("failed", t412, expected_mesh, {"type": "RuntimeError", "message": out["no_mesh"]["message"]}),
-            ("started", {"dp": 4, "cp": 1, "ep": 3}, None, None),
-            ("failed", {"dp": 4, "cp": 1, "ep": 3}, None, {"type": "ValueError", "message": out["bad_ep"]["message"]}),
+            ("started", t413, None, None),
+            ("failed", t413, None, {"type": "ValueError", "message": out["bad_ep"]["message"]}),
+            ("started", model, None, None),
+            ("done", model, None, None),
         ])
         self.assertTrue(all(e["job"] == f"hook-{order}" and e["rank"] == 0 for e in events))
         self.assertEqual(events[-1]["phase"], "exit")

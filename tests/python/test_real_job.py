@@ -23,9 +23,12 @@ BAD_FINDINGS = {"topology_mismatch", "group_disagreement", "reinit_mismatch", "r
 
 
 def expected_groups(rank, dp=8, ep=2):
-    """LlamaFactory's groups for world 8, cp 1 (domain.md section 2): expert mesh (1, dp/ep, ep, 1)."""
+    """LlamaFactory's groups for world 8, cp 1 (domain.md section 2): model mesh (1, 8) with its defaults (every
+    rank its own mp_replicate group, one mp_shard group of all), data mesh (8, 1), expert mesh (1, dp/ep, ep, 1)."""
     efsdp = dp // ep
     return {
+        "mp_replicate": [rank],
+        "mp_shard": list(range(WORLD)),
         "dp": list(range(dp)),
         "cp": [rank],
         "edp": [rank],
@@ -77,7 +80,7 @@ class RealJobWithCollectorTest(unittest.TestCase):
         for entry in ranks:
             rank = entry["rank"]
             with self.subTest(rank=rank):
-                self.assertEqual(entry["topology"], {"dp": 8, "cp": 1, "ep": 2})
+                self.assertEqual(entry["topology"], {"dp": 8, "cp": 1, "ep": 2, "mp_replicate": 1, "mp_shard": 8})
                 # the groups as the collector stored them, from the rank's `ready` event
                 ready = [e for e in stored if e["rank"] == rank and e["phase"] == "ready"]
                 self.assertEqual(len(ready), 1)
@@ -118,7 +121,7 @@ class RealJobWithCollectorTest(unittest.TestCase):
         self.assertEqual(sorted({r for f in findings for r in f["ranks"]}), [5], findings)
         self.assertTrue(any("5" in f["message"] for f in findings), findings)
         odd = [r for r in self.serve.ranks(run_id) if r["rank"] == 5][0]
-        self.assertEqual(odd["topology"], {"dp": 8, "cp": 1, "ep": 4})
+        self.assertEqual(odd["topology"], {"dp": 8, "cp": 1, "ep": 4, "mp_replicate": 1, "mp_shard": 8})
 
     def test_reinit_with_a_different_ep(self):
         run_id = f"reinit-{free_port()}"

@@ -70,6 +70,33 @@ class Torch2HooksTest(unittest.TestCase):
         self.assertEqual(events[-1]["phase"], "exit")
         self.assertTrue(all(e["rank"] == 5 and e["world_size"] == 8 and e["job"] == "fake2" for e in events))
 
+    def test_llamafactory_model_mesh_is_reported_as_model(self):
+        """LlamaFactory's first mesh, (mp_replicate, mp_shard), reported under the name the collector checks."""
+        script = r"""
+import meshscope_report
+meshscope_report.install()
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+dist.init_process_group("gloo")
+init_device_mesh("cpu", (2, 4), mesh_dim_names=("mp_replicate", "mp_shard"))
+dist.barrier()
+"""
+        collector = FakeCollector()
+        try:
+            env = clean_env(PYTHONPATH=os.pathsep.join([CLIENT, FAKE_TORCH]), MESHSCOPE_URL=collector.url,
+                            MESHSCOPE_JOB="model", RANK=5, WORLD_SIZE=8)
+            process = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                     timeout=30)
+            self.assertEqual(process.returncode, 0, process.stderr)
+            events = collector.events()
+        finally:
+            collector.close()
+        mesh = {"name": "model", "dim_names": ["mp_replicate", "mp_shard"], "shape": [2, 4]}
+        done = [e for e in events if e["phase"] == "device_mesh" and e["status"] == "done"]
+        self.assertEqual([e["mesh"] for e in done], [mesh])
+        # rank 5 of a (2, 4) mesh sits at (1, 1): its mp_replicate line is [1, 5], its mp_shard line [4, 5, 6, 7]
+        self.assertEqual(done[0]["groups"], {"mp_replicate": [1, 5], "mp_shard": [4, 5, 6, 7]})
+
     def test_new_group_meshes_torch_imported_after_install(self):
         self.check("install-first")
 

@@ -94,6 +94,10 @@ private slots:
                                    << QStringLiteral("dim-cp");
         QTest::addRow("efsdp") << QStringLiteral("efsdp") << QStringLiteral("#8e24aa") << QStringLiteral("dim-efsdp");
         QTest::addRow("edp") << QStringLiteral("edp") << QStringLiteral("#43a047") << QStringLiteral("dim-edp");
+        QTest::addRow("mp_shard") << QStringLiteral("mp_shard") << QStringLiteral("#00897b")
+                                  << QStringLiteral("dim-mp-shard");
+        QTest::addRow("mp_replicate") << QStringLiteral("mp_replicate") << QStringLiteral("#6d4c41")
+                                      << QStringLiteral("dim-mp-replicate");
         QTest::addRow("any other") << QStringLiteral("tp") << QStringLiteral("#757575") << QStringLiteral("dim-other");
     }
     void dim_highlights() {

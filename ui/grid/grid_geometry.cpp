@@ -39,7 +39,18 @@ GridGeometry::GridGeometry(std::shared_ptr<const Plan> plan, GridMesh mesh, doub
     cp_ = t.cp;
     rows_ = t.cp;
     const PlanMesh* expert = plan_->mesh("expert");
-    if (mesh == GridMesh::expert && expert != nullptr) {
+    if (mesh == GridMesh::model) {
+        kind_ = GridMesh::model;
+        mesh_ = plan_->mesh(model_mesh_name);
+        // rank = block * columns + column: a block never straddles two mp_shard groups when columns divides
+        // mp_shard, so take its largest divisor up to a node's GPUs.
+        cp_ = rows_ = 1;
+        const std::int64_t wrap = std::max<std::int64_t>(1, plan_->placement().gpus_per_node);
+        columns_ = 1;
+        for (std::int64_t d = 1; d <= std::min(wrap, t.mp_shard); ++d)
+            if (t.mp_shard % d == 0) columns_ = d;
+        blocks_ = world_ / columns_;
+    } else if (mesh == GridMesh::expert && expert != nullptr) {
         kind_ = GridMesh::expert;
         mesh_ = expert;
         columns_ = t.ep;
@@ -154,6 +165,14 @@ std::int64_t GridGeometry::neighbour(std::int64_t rank, int dx, int dy) const no
 }
 
 QString GridGeometry::block_label(std::int64_t block) const {
+    if (kind_ == GridMesh::model) {
+        const Topology& t = plan_->topology();
+        const std::int64_t first = block * columns_;
+        const std::int64_t shard = first % t.mp_shard;
+        const QString shards = columns_ == 1 ? QStringLiteral("mp_shard %1").arg(shard)
+                                             : QStringLiteral("mp_shard %1–%2").arg(shard).arg(shard + columns_ - 1);
+        return t.mp_replicate > 1 ? QStringLiteral("mp_replicate %1 · %2").arg(first / t.mp_shard).arg(shards) : shards;
+    }
     if (kind_ == GridMesh::expert) {
         const Topology& t = plan_->topology();
         const QString efsdp = QStringLiteral("efsdp %1").arg(block % t.efsdp);
@@ -165,6 +184,8 @@ QString GridGeometry::block_label(std::int64_t block) const {
 }
 
 QString GridGeometry::axes_text() const {
+    if (kind_ == GridMesh::model)
+        return QStringLiteral("columns mp_shard (%1 per block) · blocks mp_replicate × mp_shard").arg(columns_);
     if (kind_ == GridMesh::expert)
         return plan_->topology().edp > 1 ? QStringLiteral("blocks edp × efsdp · columns ep · rows expert_cp")
                                          : QStringLiteral("blocks efsdp · columns ep · rows expert_cp");

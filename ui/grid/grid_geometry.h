@@ -5,7 +5,9 @@
 // cells with rank = (block * columns + column) * cp + row. For the expert mesh a block is one (edp, efsdp)
 // pair, columns are ep and rows are expert_cp; for the data mesh columns are dp (wrapped every `columns`) and
 // rows are cp. With ep > 1 the data mesh wraps dp every ep columns, so switching meshes keeps every rank in
-// place and only the groups change (flatten(efsdp, ep) is the dp group).
+// place and only the groups change (flatten(efsdp, ep) is the dp group). LlamaFactory's model mesh
+// (mp_replicate, mp_shard) has no cp rows: one row of ranks per block, each block a run of one mp_shard
+// group (a node's worth, or the whole group when smaller), blocks in rank order.
 #pragma once
 
 #include <QPointF>
@@ -22,7 +24,7 @@
 
 namespace meshscope::ui {
 
-enum class GridMesh { expert, data };
+enum class GridMesh { expert, data, model };
 
 // Sizes in content units (one unit is one device-independent pixel at zoom 1).
 struct GridMetrics {

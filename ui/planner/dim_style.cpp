@@ -21,6 +21,11 @@ DimStyle dim_style(std::string_view dim) {
     if (dim == "efsdp") return {dim_colour(Colour::dim_efsdp), HighlightShape::ring, 3.0, 4.0, QStringLiteral("ring")};
     if (dim == "edp")
         return {dim_colour(Colour::dim_edp), HighlightShape::ring, 2.0, 9.0, QStringLiteral("inner ring")};
+    // LlamaFactory's model mesh: shards framed like the other contiguous groups, replicas ringed like efsdp.
+    if (dim == "mp_shard")
+        return {dim_colour(Colour::dim_mp_shard), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
+    if (dim == "mp_replicate")
+        return {dim_colour(Colour::dim_mp_replicate), HighlightShape::ring, 3.0, 4.0, QStringLiteral("ring")};
     return {dim_colour(Colour::dim_other), HighlightShape::frame, 2.0, 0.0, QStringLiteral("frame")};
 }
 

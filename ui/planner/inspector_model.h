@@ -1,5 +1,5 @@
-// InspectorModel: the selected rank seen from every dim of both meshes: its coordinate, the members of its
-// group and whether that group leaves the rank's node. The rank's own facts are properties.
+// InspectorModel: the selected rank seen from every dim of every mesh (model, data, expert): its coordinate, the
+// members of its group and whether that group leaves the rank's node. The rank's own facts are properties.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
@@ -23,6 +23,7 @@ class InspectorModel : public QAbstractListModel {
     Q_PROPERTY(int rank READ rank NOTIFY selectionChanged)
     Q_PROPERTY(int node READ node NOTIFY selectionChanged)
     Q_PROPERTY(int localRank READ local_rank NOTIFY selectionChanged)
+    Q_PROPERTY(QString modelCoordinate READ model_coordinate NOTIFY selectionChanged)
     Q_PROPERTY(QString dataCoordinate READ data_coordinate NOTIFY selectionChanged)
     Q_PROPERTY(QString expertCoordinate READ expert_coordinate NOTIFY selectionChanged)
     Q_PROPERTY(int count READ count NOTIFY selectionChanged)
@@ -52,6 +53,7 @@ public:
     [[nodiscard]] int rank() const { return static_cast<int>(rank_); }
     [[nodiscard]] int node() const;
     [[nodiscard]] int local_rank() const;
+    [[nodiscard]] QString model_coordinate() const { return coordinate_text(model_mesh_name); }
     [[nodiscard]] QString data_coordinate() const { return coordinate_text("data"); }
     [[nodiscard]] QString expert_coordinate() const { return coordinate_text("expert"); }
     [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }

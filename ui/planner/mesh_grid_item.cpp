@@ -23,22 +23,25 @@ MeshGridItem::MeshGridItem(QQuickItem* parent) : GridItem(parent) {
 
 void MeshGridItem::setController(PlanController* controller) {
     if (controller == controller_) return;
-    if (controller_) disconnect(controller_, nullptr, this, nullptr);
+    if (controller_) {
+        disconnect(controller_->view(), nullptr, this, nullptr);
+        disconnect(controller_->selection(), nullptr, this, nullptr);
+    }
     controller_ = controller;
     if (controller_) {
-        connect(controller_, &PlanController::planChanged, this, &MeshGridItem::relayout);
-        connect(controller_, &PlanController::viewChanged, this, [this] {
-            const bool mesh_changed =
-                !geometry() || (geometry()->kind() == GridMesh::expert) != controller_->showingExpertMesh();
-            if (mesh_changed) {
+        PlanView* view = controller_->view();
+        PlanSelection* selection = controller_->selection();
+        connect(view, &PlanView::planChanged, this, &MeshGridItem::relayout);
+        connect(view, &PlanView::viewChanged, this, [this] {
+            if (!geometry() || geometry()->kind() != controller_->view()->drawn_mesh()) {
                 relayout();
             } else {
                 contents_changed();  // another dim's groups shown
                 update();
             }
         });
-        connect(controller_, &PlanController::selectedRankChanged, this, [this] {
-            if (controller_->selectedRank() >= 0) ensure_visible(controller_->selectedRank());
+        connect(selection, &PlanSelection::selectedRankChanged, this, [this] {
+            if (controller_->selection()->selectedRank() >= 0) ensure_visible(controller_->selection()->selectedRank());
             update();
         });
     }
@@ -48,8 +51,7 @@ void MeshGridItem::setController(PlanController* controller) {
 
 std::unique_ptr<GridGeometry> MeshGridItem::make_geometry(double aspect) const {
     if (!controller_) return nullptr;
-    return std::make_unique<GridGeometry>(controller_->plan(),
-                                          controller_->showingExpertMesh() ? GridMesh::expert : GridMesh::data, aspect);
+    return std::make_unique<GridGeometry>(controller_->plan(), controller_->view()->drawn_mesh(), aspect);
 }
 
 QString MeshGridItem::hover_text(int rank) const {
@@ -83,9 +85,9 @@ void MeshGridItem::ensure_visible(std::int64_t rank) {
 
 void MeshGridItem::moveSelection(int dx, int dy) {
     if (!controller_ || !geometry()) return;
-    const int selected = controller_->selectedRank();
+    const int selected = controller_->selection()->selectedRank();
     const std::int64_t next = selected < 0 ? 0 : geometry()->neighbour(selected, dx, dy);
-    controller_->setSelectedRank(static_cast<int>(next));
+    controller_->selection()->setSelectedRank(static_cast<int>(next));
 }
 
 QImage MeshGridItem::paint_frame(QSize pixels, double dpr) {
@@ -96,7 +98,7 @@ QImage MeshGridItem::paint_frame(QSize pixels, double dpr) {
         base_ = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
         base_.setDevicePixelRatio(dpr);
         QPainter painter(&base_);
-        painter_of_grid.paint_base(painter, view(), viewport, controller_->shownDim());
+        painter_of_grid.paint_base(painter, view(), viewport, controller_->view()->shownDim());
         base_valid_ = true;
         base_view_ = view();
     }
@@ -104,8 +106,9 @@ QImage MeshGridItem::paint_frame(QSize pixels, double dpr) {
     frame.setDevicePixelRatio(dpr);
     {
         QPainter painter(&frame);
-        painter_of_grid.paint_overlay(painter, view(), viewport,
-                                      {controller_->selectedRank(), static_cast<std::int64_t>(hoveredRank())});
+        painter_of_grid.paint_overlay(
+            painter, view(), viewport,
+            {controller_->selection()->selectedRank(), static_cast<std::int64_t>(hoveredRank())});
     }
     return frame;
 }
@@ -132,7 +135,7 @@ bool MeshGridItem::scroll_base(const GridPainter& painter_of_grid, double dpr) {
         const QRectF area(QPointF(strip.topLeft()) / dpr, QSizeF(strip.size()) / dpr);
         painter.save();
         painter.setClipRect(area);
-        painter_of_grid.paint_base(painter, view(), area, controller_->shownDim());
+        painter_of_grid.paint_base(painter, view(), area, controller_->view()->shownDim());
         painter.restore();
     }
     painter.end();
@@ -161,7 +164,7 @@ void MeshGridItem::mouseMoveEvent(QMouseEvent* event) {
 void MeshGridItem::mouseReleaseEvent(QMouseEvent* event) {
     if (press_ && !dragging_ && controller_) {
         const int rank = rankAt(event->position().x(), event->position().y());
-        if (rank >= 0) controller_->setSelectedRank(rank);
+        if (rank >= 0) controller_->selection()->setSelectedRank(rank);
     }
     press_.reset();
     dragging_ = false;
@@ -185,7 +188,7 @@ void MeshGridItem::keyPressEvent(QKeyEvent* event) {
         case Qt::Key_Minus: zoomBy(0.8); break;
         case Qt::Key_0: fitToView(); break;
         case Qt::Key_Escape:
-            if (controller_) controller_->setSelectedRank(-1);
+            if (controller_) controller_->selection()->setSelectedRank(-1);
             break;
         default: QQuickItem::keyPressEvent(event); return;
     }
@@ -200,8 +203,8 @@ QImage MeshGridItem::export_image() const {
     const GridPainter grid(*geometry(), palette());
     const GridView view = GridPainter::whole(scale);
     const QRectF viewport(QPointF(0, 0), c.size() * scale);
-    grid.paint_base(painter, view, viewport, controller_->shownDim());
-    grid.paint_overlay(painter, view, viewport, {controller_->selectedRank(), -1});
+    grid.paint_base(painter, view, viewport, controller_->view()->shownDim());
+    grid.paint_overlay(painter, view, viewport, {controller_->selection()->selectedRank(), -1});
     return image;
 }
 
@@ -209,8 +212,8 @@ bool MeshGridItem::savePng(const QUrl& file) {
     if (!geometry() || !controller_) return false;
     const QString path = local_path(file);
     const bool ok = export_image().save(path, "PNG");
-    controller_->reportStatus(ok ? QStringLiteral("Saved %1").arg(path)
-                                 : QStringLiteral("Could not write %1").arg(path));
+    controller_->view()->reportStatus(ok ? QStringLiteral("Saved %1").arg(path)
+                                         : QStringLiteral("Could not write %1").arg(path));
     return ok;
 }
 
@@ -224,7 +227,7 @@ bool MeshGridItem::saveSvg(const QUrl& file) {
     svg.setFileName(path);
     svg.setSize(viewport.size().toSize());
     svg.setViewBox(viewport);
-    svg.setTitle(QStringLiteral("MeshScope plan %1").arg(controller_->topologyText()));
+    svg.setTitle(QStringLiteral("MeshScope plan %1").arg(controller_->view()->topologyText()));
     svg.setDescription(geometry()->axes_text());
     bool ok = false;
     {
@@ -233,14 +236,14 @@ bool MeshGridItem::saveSvg(const QUrl& file) {
         if (ok) {
             const GridPainter grid(*geometry(), palette());
             const GridView view = GridPainter::whole(scale);
-            grid.paint_base(painter, view, viewport, controller_->shownDim());
-            grid.paint_overlay(painter, view, viewport, {controller_->selectedRank(), -1});
+            grid.paint_base(painter, view, viewport, controller_->view()->shownDim());
+            grid.paint_overlay(painter, view, viewport, {controller_->selection()->selectedRank(), -1});
             ok = painter.end();
         }
     }
     ok = ok && QFile::exists(path);
-    controller_->reportStatus(ok ? QStringLiteral("Saved %1").arg(path)
-                                 : QStringLiteral("Could not write %1").arg(path));
+    controller_->view()->reportStatus(ok ? QStringLiteral("Saved %1").arg(path)
+                                         : QStringLiteral("Could not write %1").arg(path));
     return ok;
 }
 

@@ -18,18 +18,24 @@ std::optional<meshscope::CreationOrder> creation_order_of(int value) {
 }
 
 QString name_of(GridMesh mesh) {
-    return mesh == GridMesh::expert ? QStringLiteral("expert") : QStringLiteral("data");
+    switch (mesh) {
+        case GridMesh::expert: return QStringLiteral("expert");
+        case GridMesh::data: return QStringLiteral("data");
+        case GridMesh::model:
+            return QString::fromLatin1(model_mesh_name.data(), static_cast<qsizetype>(model_mesh_name.size()));
+    }
+    return {};
 }
 
 std::optional<GridMesh> grid_mesh_named(const QString& name) {
-    if (name == QLatin1String("expert")) return GridMesh::expert;
-    if (name == QLatin1String("data")) return GridMesh::data;
+    for (const GridMesh mesh : {GridMesh::expert, GridMesh::data, GridMesh::model})
+        if (name == name_of(mesh)) return mesh;
     return std::nullopt;
 }
 
 std::optional<GridMesh> grid_mesh_of(int value) {
-    if (value == static_cast<int>(GridMesh::expert)) return GridMesh::expert;
-    if (value == static_cast<int>(GridMesh::data)) return GridMesh::data;
+    for (const GridMesh mesh : {GridMesh::expert, GridMesh::data, GridMesh::model})
+        if (value == static_cast<int>(mesh)) return mesh;
     return std::nullopt;
 }
 
@@ -41,6 +47,8 @@ QString name_of(PlanInput input) {
         case PlanInput::gpus_per_node: return QStringLiteral("gpusPerNode");
         case PlanInput::cp: return QStringLiteral("cp");
         case PlanInput::ep: return QStringLiteral("ep");
+        case PlanInput::mp_replicate: return QStringLiteral("mpReplicate");
+        case PlanInput::mp_shard: return QStringLiteral("mpShard");
     }
     return {};
 }

@@ -15,7 +15,7 @@
 namespace meshscope::ui {
 
 // The planner's inputs an error can be about.
-enum class PlanInput { none = -1, nodes, world, gpus_per_node, cp, ep };
+enum class PlanInput { none = -1, nodes, world, gpus_per_node, cp, ep, mp_replicate, mp_shard };
 
 namespace CreationOrderQml {
 Q_NAMESPACE
@@ -30,7 +30,11 @@ Q_ENUM_NS(Kind)
 namespace MeshViewQml {
 Q_NAMESPACE
 QML_NAMED_ELEMENT(MeshView)
-enum Kind { Expert = static_cast<int>(GridMesh::expert), Data = static_cast<int>(GridMesh::data) };
+enum Kind {
+    Expert = static_cast<int>(GridMesh::expert),
+    Data = static_cast<int>(GridMesh::data),
+    Model = static_cast<int>(GridMesh::model),
+};
 Q_ENUM_NS(Kind)
 }  // namespace MeshViewQml
 
@@ -44,6 +48,8 @@ enum Kind {
     GpusPerNode = static_cast<int>(PlanInput::gpus_per_node),
     Cp = static_cast<int>(PlanInput::cp),
     Ep = static_cast<int>(PlanInput::ep),
+    MpReplicate = static_cast<int>(PlanInput::mp_replicate),
+    MpShard = static_cast<int>(PlanInput::mp_shard),
 };
 Q_ENUM_NS(Kind)
 }  // namespace PlanInputQml
@@ -51,7 +57,7 @@ Q_ENUM_NS(Kind)
 [[nodiscard]] QString name_of(meshscope::CreationOrder order);  // core's: "torch29"
 [[nodiscard]] std::optional<meshscope::CreationOrder> creation_order_named(const QString& name);
 [[nodiscard]] std::optional<meshscope::CreationOrder> creation_order_of(int value);  // a QML value
-[[nodiscard]] QString name_of(GridMesh mesh);                                        // "expert", "data"
+[[nodiscard]] QString name_of(GridMesh mesh);  // core's mesh names: "expert", "data", "model"
 [[nodiscard]] std::optional<GridMesh> grid_mesh_named(const QString& name);
 [[nodiscard]] std::optional<GridMesh> grid_mesh_of(int value);
 [[nodiscard]] QString name_of(PlanInput input);  // the QML property: "gpusPerNode"; "" for none

@@ -49,6 +49,8 @@ constexpr std::array<PaletteEntry, colour_count> table{{
     {Colour::dim_cp, "dim-cp", 0x039be5, 0x039be5},
     {Colour::dim_efsdp, "dim-efsdp", 0x8e24aa, 0x8e24aa},
     {Colour::dim_edp, "dim-edp", 0x43a047, 0x43a047},
+    {Colour::dim_mp_shard, "dim-mp-shard", 0x00897b, 0x00897b},
+    {Colour::dim_mp_replicate, "dim-mp-replicate", 0x6d4c41, 0x6d4c41},
     {Colour::dim_other, "dim-other", 0x757575, 0x757575},
     {Colour::state_pending, "state-pending", 0xd5d9de, 0x3a3e45},
     {Colour::state_initializing, "state-initializing", 0x79a9e6, 0x4d7cc0},

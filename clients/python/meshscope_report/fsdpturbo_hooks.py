@@ -2,14 +2,17 @@
 after install().
 
 What it reports, because this is where MoE layouts go wrong:
-- `parallel_state started` with the topology (dp, cp, ep, efsdp, edp) and the expert mesh BEFORE the original
+- `parallel_state started` with the topology (dp, cp, ep, efsdp, edp, and LlamaFactory's model mesh
+  mp_replicate, mp_shard when its DistributedInterface has one) and the expert mesh BEFORE the original
   runs, so a rank that then fails or hangs in group creation has already said what it was building;
-- the expert groups it joins, named by dim (edp, efsdp, ep, expert_cp), as they are created;
+- the expert groups it joins, named by dim (edp, efsdp, ep, expert_cp), as they are created, and at `done` the
+  model and data mesh groups it joined earlier (mp_replicate, mp_shard, dp, cp), named by their members;
 - `parallel_state done` / `failed` with the timing; a re-initialization with a different topology is
   reported as failed with the original RuntimeError's type and exact message, and that same exception
   object propagates to the caller.
 Reading the topology calls the same getters initialize() calls (get_world_size(Dim.DP), strategy.cp_size,
-dist_config["ep_size"]); if any of them fails the reporter just reports less.
+dist_config["ep_size"], and get_world_size(Dim.MP_REPLICATE / MP_SHARD)); if any of them fails the reporter just
+reports less.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from .wrapping import Probe, original_of, wrap
 MODULE = "llamafactory.v1.plugins.trainer_plugins.distributed.fsdpturbo"
 CLASS = "FSDPTurboParallelState"
 EXPERT_DIMS = ("edp", "efsdp", "ep", "expert_cp")
+MODEL_DIMS = ("mp_replicate", "mp_shard")
 
 
 def _positive_int(value) -> Optional[int]:
@@ -45,6 +49,28 @@ class InitializeProbe(Probe):
         ep = int(dist_config.get("ep_size", 1))
         return dp, cp, ep
 
+    def _with_model_mesh(self, topology: Optional[dict], args, kwargs) -> Optional[dict]:
+        model = self._model_mesh(args, kwargs)
+        if topology is not None and model is not None:
+            topology["mp_replicate"], topology["mp_shard"] = model
+            mesh = {"name": "model", "dim_names": list(MODEL_DIMS), "shape": list(model)}
+            self.session.meshes.setdefault("model", mesh)
+        return topology
+
+    def _model_mesh(self, args, kwargs) -> Optional[tuple]:
+        """(mp_replicate, mp_shard) as LlamaFactory's DistributedInterface holds them; None when it has no model
+        mesh dims (an older LlamaFactory) or cannot say."""
+        try:
+            dist_interface = _arg(args, kwargs, 1, "dist_interface")
+            dim = self.globals.get("Dim")
+            keys = getattr(dim, "MP_REPLICATE", None), getattr(dim, "MP_SHARD", None)
+            if None in keys:
+                return None
+            sizes = tuple(_positive_int(dist_interface.get_world_size(key)) for key in keys)
+            return None if None in sizes else sizes
+        except Exception:
+            return None
+
     def start(self, args, kwargs):
         session, reporter = self.session, self.session.reporter
         reporter.activate()
@@ -54,10 +80,10 @@ class InitializeProbe(Probe):
         if state is not None and getattr(state, "_initialized", False):
             current = (state.dp_size, state.cp_size, state.ep_size)
             token["reinit"] = True
-            token["topology"] = _topology_fields(*current)
+            token["topology"] = self._with_model_mesh(_topology_fields(*current), args, kwargs)
             return token
         dp, cp, ep = self._requested(args, kwargs)
-        topology = _topology_fields(dp, cp, ep)
+        topology = self._with_model_mesh(_topology_fields(dp, cp, ep), args, kwargs)
         token["topology"] = topology
         fields = {}
         if topology is not None:
@@ -98,6 +124,11 @@ class InitializeProbe(Probe):
         rank = self.session.reporter.identity.rank
         topology = fields.get("topology")
         if topology is not None and rank is not None:
+            # The model mesh was built first, so its groups are matched first (a default (1, world) model mesh
+            # has the same members as a cp = 1 job's dp group).
+            if "mp_replicate" in topology:
+                shape = [topology["mp_replicate"], topology["mp_shard"]]
+                groups.update(self.session.name_mesh_groups(shape, MODEL_DIMS, rank))
             groups.update(self.session.name_data_groups(topology["dp"], topology["cp"], rank))
         if token is not None and token["context"] is not None:
             groups.update(token["context"].groups)

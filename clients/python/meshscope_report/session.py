@@ -113,8 +113,13 @@ class Session:
     def name_data_groups(self, dp: int, cp: int, rank: int) -> Dict[str, List[int]]:
         """LlamaFactory's data mesh (dp, cp) is built before the parallel state, often without names we can
         see; name the groups this rank joined whose members are exactly its dp / cp lines."""
+        return self.name_mesh_groups([dp, cp], ["dp", "cp"], rank)
+
+    def name_mesh_groups(self, shape: Sequence[int], dim_names: Sequence[str], rank: int) -> Dict[str, List[int]]:
+        """Names, in creation order, the unnamed groups this rank joined whose members are exactly its lines of a
+        mesh built earlier (LlamaFactory's model and data meshes)."""
         named = {}
-        expected = meshmath.groups_of_rank([dp, cp], ["dp", "cp"], rank)
+        expected = meshmath.groups_of_rank(list(shape), list(dim_names), rank)
         for dim, members in expected.items():
             if dim in self.groups:
                 continue

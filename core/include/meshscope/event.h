@@ -43,13 +43,17 @@ enum class Status { started, done, failed };
     return static_cast<std::size_t>(phase);
 }
 
-// The (dp, cp, ep) a rank says it runs with. Unlike Topology it is not validated: a rank reporting an
-// impossible topology is exactly what the monitor must show.
+// The (dp, cp, ep) a rank says it runs with, and LlamaFactory's model mesh (mp_replicate, mp_shard) when the
+// rank reports it (both or neither). Unlike Topology it is not validated: a rank reporting an impossible
+// topology is exactly what the monitor must show.
 struct ReportedTopology {
     std::int64_t dp = 1;
     std::int64_t cp = 1;
     std::int64_t ep = 1;
-    [[nodiscard]] std::string tuple_string() const;  // "(16, 1, 2)", as FSDPTurbo prints it
+    std::optional<std::int64_t> mp_replicate = std::nullopt;
+    std::optional<std::int64_t> mp_shard = std::nullopt;
+    [[nodiscard]] std::string tuple_string() const;  // "(16, 1, 2)", as FSDPTurbo prints it (no model mesh)
+    [[nodiscard]] bool has_model_mesh() const noexcept { return mp_replicate && mp_shard; }
     friend bool operator==(const ReportedTopology&, const ReportedTopology&) = default;
     friend auto operator<=>(const ReportedTopology&, const ReportedTopology&) = default;
 };
@@ -110,6 +114,9 @@ struct EventLimits {
 // Validates one already-parsed JSON value as an event. Messages have no `event N: ` prefix
 // (`field "rank" must be a non-negative integer`); parse_events adds it.
 [[nodiscard]] Expected<Event> event_from_json(const nlohmann::json& value, const EventLimits& limits = {});
+
+// {"dp", "cp", "ep"} and, when reported, {"mp_replicate", "mp_shard"}: the event's and the rank state's form.
+[[nodiscard]] nlohmann::json to_json(const ReportedTopology& topology);
 
 // The event as protocol JSON, with "schema": "meshscope.event/1" and only the optional fields it has.
 // event_from_json(to_json(e)) == e.

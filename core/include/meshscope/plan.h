@@ -19,7 +19,7 @@ struct Warning {
     friend bool operator==(const Warning&, const Warning&) = default;
 };
 
-// One named mesh of a plan: "data" (dp, cp) or "expert" (edp, efsdp, ep, expert_cp).
+// One named mesh of a plan: "model" (mp_replicate, mp_shard), "data" (dp, cp) or "expert" (edp, efsdp, ep, expert_cp).
 struct PlanMesh {
     std::string name;
     DeviceMesh mesh;
@@ -36,7 +36,8 @@ public:
     [[nodiscard]] const Topology& topology() const noexcept { return topology_; }
     [[nodiscard]] const Placement& placement() const noexcept { return placement_; }
     [[nodiscard]] CreationOrder order() const noexcept { return order_; }
-    // The data mesh always; the expert mesh only when ep > 1 (as FSDPTurbo builds it).
+    // In creation order: the model and data meshes always (LlamaFactory builds both), the expert mesh only when
+    // ep > 1 (as FSDPTurbo builds it).
     [[nodiscard]] const std::vector<PlanMesh>& meshes() const noexcept { return meshes_; }
     [[nodiscard]] const PlanMesh* mesh(std::string_view name) const noexcept;
     [[nodiscard]] const std::vector<Warning>& warnings() const noexcept { return warnings_; }

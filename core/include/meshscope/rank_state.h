@@ -71,10 +71,10 @@ struct RankState {
 };
 
 // {"rank", "state", "host", "pid", "local_rank", "device", "device_uuid", "phase", "status", "world_size",
-//  "topology": {"dp","cp","ep"}, "meshes": [{"name","dim_names","shape"}], "groups": {dim: [...]},
-//  "error": {"type","message"}, "timings": {phase: {"started","done","failed","duration"}},
-//  "first_seen", "last_seen", "last_ts", "events", "findings": [kind...]}; absent values are omitted (timings only
-//  lists phases seen).
+//  "topology": {"dp","cp","ep"[,"mp_replicate","mp_shard"]}, "meshes": [{"name","dim_names","shape"}], "groups": {dim:
+//  [...]}, "error": {"type","message"}, "timings": {phase: {"started","done","failed","duration"}}, "first_seen",
+//  "last_seen", "last_ts", "events", "findings": [kind...]}; absent values are omitted (timings only lists phases
+//  seen).
 [[nodiscard]] nlohmann::json to_json(const RankState& state);
 
 }  // namespace meshscope

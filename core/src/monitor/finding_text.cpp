@@ -138,7 +138,7 @@ Finding group_disagreement(const GroupEvidence& e) {
     if (!e.reported.contains(e.rank)) {
         f.message += ", which does not contain " + who;
     } else if (e.expected) {
-        f.message += ", but (dp, cp, ep) = " + e.topology_text.value_or("?") + " puts it in " + e.expected->text();
+        f.message += ", but " + e.topology_text.value_or("?") + " puts it in " + e.expected->text();
         if (e.peer) f.message += ", and rank " + std::to_string(e.peer->first) + " reports " + e.peer->second.text();
     } else if (e.peer) {
         f.message += ", but rank " + std::to_string(e.peer->first) + " reports " + e.peer->second.text();

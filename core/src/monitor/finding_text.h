@@ -31,8 +31,9 @@ struct GroupEvidence {
     std::int64_t rank = 0;
     std::string dim;
     GroupReport reported;
-    std::optional<GroupReport> expected;                       // from the reference topology
-    std::optional<std::string> topology_text;                  // "(8, 2, 2)"
+    std::optional<GroupReport> expected;  // from the reference topology
+    std::optional<std::string>
+        topology_text;  // "(dp, cp, ep) = (8, 2, 2)", "the model mesh (mp_replicate, mp_shard) = (2, 8)"
     std::optional<std::pair<std::int64_t, GroupReport>> peer;  // a member that reports this group differently
 };
 [[nodiscard]] Finding group_disagreement(const GroupEvidence& evidence);

@@ -90,7 +90,12 @@ struct Job {
     Aspect world{"world_size"};
     std::map<std::string, Aspect> meshes;  // by mesh name
     std::optional<ReportedTopology> reference_topology;
-    std::optional<Plan> expected;      // built from reference_topology
+    std::optional<Plan> expected;  // built from reference_topology (and reference_model)
+    // The model mesh (mp_replicate, mp_shard) ranks are judged by: the "model" mesh's reference (declared plan or
+    // majority). Without it (no rank reports one) or when it does not fit the world, expected's model mesh is not
+    // used and model dims are judged by peers.
+    std::optional<ModelMeshShape> reference_model;
+    bool expected_has_model = false;
     std::int64_t reference_world = 0;  // the declared plan's world, else the majority's (0 before any report)
 
     // Group reports.

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "monitor/finding_text.h"
+#include "monitor/model_mesh_report.h"
 #include "monitor/monitor_impl.h"
 
 namespace meshscope {
@@ -22,6 +23,8 @@ const std::optional<monitor::Job::ExpectedDim>& expected_dim(monitor::Job& job, 
         const auto& name = job.dim_names[static_cast<std::size_t>(dim)];
         const auto& meshes = job.expected->meshes();
         for (std::size_t m = 0; m < meshes.size() && !found; ++m) {
+            // The model mesh counts only when the job's reference has one (else its dims are judged by peers).
+            if (meshes[m].name == model_mesh_name && !job.expected_has_model) continue;
             const auto names = meshes[m].mesh.dim_names();
             const auto shape = meshes[m].mesh.shape();
             for (std::size_t d = 0; d < names.size(); ++d) {
@@ -94,7 +97,11 @@ void Monitor::Impl::evaluate_group(monitor::Job& job, int dim, std::int64_t rank
         if (job.flagged_groups.erase({dim, rank})) drop_finding(job, group_finding_id(job, dim, rank));
     };
     // A rank whose own topology differs from the reference is a topology_mismatch; its groups follow from it.
-    if (!report || (rec->state.topology && job.reference_topology && *rec->state.topology != *job.reference_topology))
+    if (!report || (rec->state.topology && job.reference_topology &&
+                    !monitor::same_fsdpturbo_topology(*rec->state.topology, *job.reference_topology)))
+        return clear();
+    // Likewise a rank whose own model mesh differs: its model groups follow from that mesh.
+    if (monitor::is_model_dim(job.dim_names[static_cast<std::size_t>(dim)]) && monitor::model_mesh_differs(job, *rec))
         return clear();
 
     // The first member whose own report of this group differs from this rank's; then the first rank that lists
@@ -123,7 +130,7 @@ void Monitor::Impl::evaluate_group(monitor::Job& job, int dim, std::int64_t rank
             if (!(*expected == *report)) {
                 wrong = true;
                 evidence.expected = std::move(expected);
-                evidence.topology_text = job.reference_topology->tuple_string();
+                evidence.topology_text = monitor::layout_text(job, job.dim_names[static_cast<std::size_t>(dim)]);
                 evidence.peer = differing_peer();
             }
         } else if ((evidence.peer = differing_peer())) {

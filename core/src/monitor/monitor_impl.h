@@ -46,6 +46,10 @@ struct Monitor::Impl {
     void refresh_rank_findings(monitor::Job& job, monitor::RankRecord& record);
     void set_reference_topology(monitor::Job& job, std::optional<ReportedTopology> topology);
 
+    // monitor_model_mesh.cpp
+    void set_reference_model(monitor::Job& job);  // after the "model" mesh's reference changed
+    void rebuild_expected(monitor::Job& job);     // from reference_topology and reference_model
+
     // monitor_groups.cpp
     void report_group(monitor::Job& job, monitor::RankRecord& record, const std::string& dim,
                       const std::vector<std::int64_t>& members);

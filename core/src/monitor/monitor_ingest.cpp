@@ -4,6 +4,7 @@
 
 #include "meshscope/plan_json.h"
 #include "monitor/finding_text.h"
+#include "monitor/model_mesh_report.h"
 #include "monitor/monitor_impl.h"
 
 namespace meshscope {
@@ -218,20 +219,26 @@ void Monitor::Impl::note_agreement(monitor::Job& job, monitor::RankRecord& rec, 
         // Whether this rank's groups are judged depends on its topology matching the reference.
         for (const auto& [dim, report] : rec.groups) job.dirty_groups.emplace_back(dim, e.rank);
     }
-    if (e.mesh) {
-        auto it = s.meshes.find(e.mesh->name);
-        if (it == s.meshes.end() || (newer && it->second != *e.mesh)) {
+    // A topology with (mp_replicate, mp_shard) reports LlamaFactory's model mesh, judged like any other mesh.
+    const auto model_mesh = e.topology ? monitor::model_mesh_of(*e.topology) : std::nullopt;
+    for (const ReportedMesh* mesh : {e.mesh ? &*e.mesh : nullptr, model_mesh ? &*model_mesh : nullptr}) {
+        if (!mesh) continue;
+        auto it = s.meshes.find(mesh->name);
+        if (it == s.meshes.end() || (newer && it->second != *mesh)) {
             const auto before =
                 it == s.meshes.end() ? std::nullopt : std::optional(mesh_value(it->second.dim_names, it->second.shape));
-            s.meshes[e.mesh->name] = *e.mesh;
-            auto& aspect = job.meshes[e.mesh->name];
+            s.meshes[mesh->name] = *mesh;
+            auto& aspect = job.meshes[mesh->name];
             if (aspect.name.empty()) {
-                aspect.name = "mesh/" + e.mesh->name;
+                aspect.name = "mesh/" + mesh->name;
                 if (job.plan)
-                    if (const PlanMesh* pm = job.plan->mesh(e.mesh->name))
+                    if (const PlanMesh* pm = job.plan->mesh(mesh->name))
                         aspect.declared = mesh_value(pm->mesh.dim_names(), pm->mesh.shape());
             }
-            vote(job, aspect, e.rank, before, mesh_value(e.mesh->dim_names, e.mesh->shape));
+            vote(job, aspect, e.rank, before, mesh_value(mesh->dim_names, mesh->shape));
+            // Whether this rank's model groups are judged depends on its model mesh matching the reference.
+            if (monitor::model_shape_of(*mesh))
+                for (const auto& [dim, report] : rec.groups) job.dirty_groups.emplace_back(dim, e.rank);
         }
     }
     if (e.plan && (!job.plan_json || *job.plan_json != *e.plan)) declare_plan(job, *e.plan);
@@ -309,6 +316,7 @@ void Monitor::Impl::refresh_aspect(monitor::Job& job, monitor::Aspect& aspect) {
         }
         set_reference_topology(job, topology);
     }
+    if (reference_changed && aspect.name == monitor::model_aspect_name()) set_reference_model(job);
 
     // Re-state the findings of the values whose holders changed; of every value when the reference moved.
     std::vector<std::string> values;
@@ -338,18 +346,7 @@ void Monitor::Impl::refresh_aspect(monitor::Job& job, monitor::Aspect& aspect) {
 void Monitor::Impl::set_reference_topology(monitor::Job& job, std::optional<ReportedTopology> topology) {
     if (topology == job.reference_topology && (job.expected || !topology)) return;
     job.reference_topology = topology;
-    job.expected.reset();
-    job.expected_dims.clear();
-    if (topology) {
-        if (job.plan && job.plan->topology().dp == topology->dp && job.plan->topology().cp == topology->cp &&
-            job.plan->topology().ep == topology->ep) {
-            job.expected = job.plan;
-        } else if (auto t = Topology::make(topology->dp, topology->cp, topology->ep)) {
-            // Placement does not change group membership; one node per world keeps Plan::make cheap to check.
-            if (auto plan = Plan::make(*t, t->world())) job.expected = std::move(plan).value();
-        }
-    }
-    job.all_groups_dirty = true;
+    rebuild_expected(job);
 }
 
 void Monitor::Impl::declare_plan(monitor::Job& job, const nlohmann::json& document) {
