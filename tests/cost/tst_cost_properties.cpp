@@ -70,6 +70,7 @@ private slots:
                     QCOMPARE(fast[i].dim, exact[i].dim);
                     QCOMPARE(fast[i].nodes > 1, fast[i].crosses_node);
                     QCOMPARE(exact[i].nodes > 1, exact[i].crosses_node);
+                    QVERIFY(fast[i].nodes <= exact[i].nodes);  // the first group's nodes, the plan's most
                     QVERIFY2(fast[i].crosses_node == exact[i].crosses_node,
                              qPrintable(QString("%1 of (%2, %3, %4)")
                                             .arg(QString::fromStdString(fast[i].dim))
@@ -144,6 +145,17 @@ private slots:
         QCOMPARE(one.excluded.size(), std::size_t{1});
         QVERIFY(one.excluded[0].reason.rfind("needs ", 0) == 0);
         QVERIFY(one.excluded[0].reason.find(" GiB usable (180 GiB less the 10% reserve)") != std::string::npos);
+    }
+
+    // The largest world ranks its 41 * 42 / 2 = 861 layouts without listing a group (bounded time and memory).
+    void largest_world() {
+        auto in = costtest::tiny_inputs();
+        in.model.routed_experts = 1 << 20;
+        for (std::int64_t g : {8, 6}) {
+            in.cluster.gpus_per_node = g;
+            const auto advice = advise(in, max_world_size).value();
+            QCOMPARE(advice.considered(), std::size_t{861});
+        }
     }
 
     void advise_errors() {

@@ -22,13 +22,18 @@ bool dim_crosses_node(const DeviceMesh& mesh, std::size_t dim, const Placement& 
     std::int64_t stride = 1;
     for (std::size_t d = dim + 1; d < shape.size(); ++d) stride *= shape[d];
     const std::int64_t g = placement.gpus_per_node;
+    if (g >= mesh.size()) return false;           // one node holds the whole mesh
     const std::int64_t reach = (n - 1) * stride;  // from a group's first member to its last
     if (reach >= g) return true;                  // no node holds a whole group
     const std::int64_t block = n * stride;        // the ranks of one line of groups along dim
     if (g % block == 0) return false;             // nodes hold whole blocks: every group stays inside one
     // Irregular node sizes: a group starts at every rank whose coordinate along dim is 0; check each. Blocks and
-    // nodes line up again every lcm(block, g) ranks, and block < 2g here, so one period is at most 2g^2 ranks.
-    const std::int64_t period = std::min(mesh.size(), std::lcm(block, g));
+    // nodes line up again every lcm(block, g) ranks (block < 2g here), so one period decides. A period past 2^24
+    // ranks (node sizes in the millions, not a real cluster) is answered "crosses", the costlier assumption.
+    const std::int64_t per_block = block / std::gcd(block, g);
+    constexpr std::int64_t max_period = std::int64_t{1} << 24;
+    const std::int64_t period = per_block > mesh.size() / g ? mesh.size() : per_block * g;
+    if (period > max_period) return true;
     for (std::int64_t first = 0; first < period; first += block)
         for (std::int64_t base = first; base < first + stride; ++base)
             if (placement.node_of(base) != placement.node_of(base + reach)) return true;
@@ -39,11 +44,11 @@ std::int64_t first_group_nodes(const DeviceMesh& mesh, std::size_t dim, const Pl
     const auto shape = mesh.shape();
     std::int64_t stride = 1;
     for (std::size_t d = dim + 1; d < shape.size(); ++d) stride *= shape[d];
-    // Members 0, stride, 2 stride, ... have non-decreasing nodes: count the changes.
-    std::int64_t nodes = 1;
-    for (std::int64_t i = 1; i < shape.at(dim); ++i)
-        if (placement.node_of(i * stride) != placement.node_of((i - 1) * stride)) ++nodes;
-    return nodes;
+    const std::int64_t n = shape.at(dim);
+    const std::int64_t g = placement.gpus_per_node;
+    // Members 0, stride, ..., (n-1) stride: a stride of a node or more puts each on its own node; a smaller one
+    // skips no node between the first member's and the last's.
+    return stride >= g ? n : (n - 1) * stride / g + 1;
 }
 
 std::vector<MeshDim> mesh_dims(const Topology& topology, const Placement& placement) {
