@@ -197,8 +197,11 @@ private slots:
         QCOMPARE(ep.collectives[0].calls, 4);
         COMPARE_BYTES(ep.wire_bytes, 256);
         COMPARE_BYTES(ep.seconds, 4 * 12e-6 + 256 / 100e9);
-        for (const auto& d : cost.dims)
-            if (d.size == 1) QCOMPARE(d.seconds, 0.0);
+        for (const auto& d : cost.dims) {
+            if (d.size != 1) continue;
+            QCOMPARE(d.seconds, 0.0);
+            for (const auto& c : d.collectives) QCOMPARE(c.bytes, 0.0);
+        }
         COMPARE_BYTES(cost.seconds, dp.seconds + ep.seconds);
         COMPARE_BYTES(cost.intra_node_seconds, cost.seconds);
         QCOMPARE(cost.inter_node_seconds, 0.0);

@@ -39,7 +39,8 @@ LayoutCost cost_layout(const CostInputs& in, const Topology& topology, const std
             const Payload load = payload(in, topology, md.dim, c);
             CollectiveCost cc;
             cc.collective = c;
-            cc.bytes = load.bytes;
+            // A group of one moves nothing: no bytes, no launches (NCCL returns at once).
+            cc.bytes = md.size > 1 ? load.bytes : 0;
             cc.calls = md.size > 1 ? load.calls : 0;
             cc.bus_factor = bus_factor(c, md.size);
             cc.wire_bytes = cc.bytes * cc.bus_factor;
