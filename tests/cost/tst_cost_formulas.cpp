@@ -33,6 +33,14 @@ private slots:
         QCOMPARE(p.routed_expert_params(), 576);
         QCOMPARE(p.non_expert_params(), 1480 - 576);
         QCOMPARE(p.mtp(), 0);
+        // FSDP2 units: 2 layers, the untied input embedding (80), the root (output layer 80 + final norm 8).
+        QCOMPARE(p.embedding_unit(), 80);
+        QCOMPARE(p.root_unit(), 88);
+        QCOMPARE(p.fsdp_units(), 4);
+        ModelSpec tied = costtest::tiny_moe();
+        tied.tied_embeddings = true;
+        QCOMPARE(count_parameters(tied).embedding_unit(), 0);
+        QCOMPARE(count_parameters(tied).fsdp_units(), 3);
     }
 
     void attention_parameters_data() {
@@ -89,8 +97,9 @@ private slots:
     //   4*(216 + 136 + 80) = 1728. Full: 2 layer inputs of 8 values (32 bytes) + the largest layer (272) + 80:
     //   4*384 = 1536.
     //   All-to-all: 2 * 4 tokens * top-2 * 8 * 2 bytes = 256.
-    //   FSDP: the MoE unit (240 non-expert + 576/2 experts = 528) beats the dense one (496):
-    //   528*(2+2+2+4) + root (160+8)*2 = 5616.
+    //   FSDP units: the MoE layer (240 non-expert + 576/2 experts = 528) beats the dense one (496) and the input
+    //   embedding (80); two layers in flight 2*528*2, one layer's bf16 and fp32 gradient 528*(2+4), the root
+    //   (output layer 80 + final norm 8) 88*2: 2112 + 3168 + 176 = 5456.
     void memory_by_part_data() {
         QTest::addColumn<Recompute>("recompute");
         QTest::addColumn<double>("activations");
@@ -108,23 +117,23 @@ private slots:
         COMPARE_BYTES(m.optimizer, 8880);
         COMPARE_BYTES(m.activations, activations);
         COMPARE_BYTES(m.all_to_all, 256);
-        COMPARE_BYTES(m.fsdp_buffers, 5616);
-        COMPARE_BYTES(m.total(), 1480 + 1480 + 8880 + activations + 256 + 5616);
+        COMPARE_BYTES(m.fsdp_buffers, 5456);
+        COMPARE_BYTES(m.total(), 1480 + 1480 + 8880 + activations + 256 + 5456);
         COMPARE_BYTES(m.usable, 0.9 * 1024 * 1024 * 1024);
         QVERIFY(m.fits());
         COMPARE_BYTES(m.headroom(), m.usable - m.total());
     }
 
     // cp 2 halves the tokens per rank (Ulysses) and its all-to-all buffers hold q, k and v:
-    // 2 * 2 tokens * (8+4+4) * 2 bytes = 128; ep 1 has no expert all-to-all, and the unit gathers all experts:
-    // (240 + 576)*10 + 336 = 8496.
+    // 2 * 2 tokens * (8+4+4) * 2 bytes = 128; ep 1 has no expert all-to-all, and the MoE unit gathers all experts:
+    // (240 + 576)*(2+2) + 816*(2+4) + 88*2 = 8336.
     void memory_under_cp() {
         const auto in = costtest::tiny_inputs(Recompute::none);
         const auto m = memory_per_gpu(in, Topology::make(1, 2, 1).value());
         COMPARE_BYTES(m.params, 2960);
         COMPARE_BYTES(m.activations, 2.0 * (272 + 192 + 80));
         COMPARE_BYTES(m.all_to_all, 128);
-        COMPARE_BYTES(m.fsdp_buffers, 8496);
+        COMPARE_BYTES(m.fsdp_buffers, 8336);
     }
 
     void bus_factors_data() {
@@ -172,8 +181,9 @@ private slots:
     }
 
     // tiny_moe on dp 2, cp 1, ep 2 (efsdp 1), 4 tokens, one micro-batch, on one node of 4.
-    //   dp all-gather: the outer FSDP holds the 904 non-expert parameters, gathered in forward and backward but
-    //   the root (168) once: (2*904 - 168)*2 = 3280 bytes, 2*3-1 = 5 calls; reduce-scatter 904*4 = 3616, 3 calls.
+    //   dp all-gather: the outer FSDP holds the 904 non-expert parameters in 4 units (2 layers, the input
+    //   embedding, the root), gathered in forward and backward but the root (80 + 8) once:
+    //   (2*904 - 88)*2 = 3440 bytes, 2*4-1 = 7 calls; reduce-scatter 904*4 = 3616, 4 calls.
     //   ep all-to-all: 4 tokens * top-2 * 8 = 64 copies; forward dispatch and combine 64*(2+2), backward 2*64*2:
     //   512 bytes, 4 calls. Factor 1/2 on both dims.
     void traffic_by_dim() {
@@ -184,12 +194,12 @@ private slots:
         const auto& dp = cost.dims[0];
         QCOMPARE(dp.dim, std::string("dp"));
         QCOMPARE(dp.link, LinkKind::intra_node);
-        COMPARE_BYTES(dp.collectives[0].bytes, 3280);
-        QCOMPARE(dp.collectives[0].calls, 5);
-        COMPARE_BYTES(dp.collectives[0].wire_bytes, 1640);
-        COMPARE_BYTES(dp.collectives[0].seconds, 5 * 12e-6 + 1640 / 100e9);
+        COMPARE_BYTES(dp.collectives[0].bytes, 3440);
+        QCOMPARE(dp.collectives[0].calls, 7);
+        COMPARE_BYTES(dp.collectives[0].wire_bytes, 1720);
+        COMPARE_BYTES(dp.collectives[0].seconds, 7 * 12e-6 + 1720 / 100e9);
         COMPARE_BYTES(dp.collectives[1].bytes, 3616);
-        QCOMPARE(dp.collectives[1].calls, 3);
+        QCOMPARE(dp.collectives[1].calls, 4);
         COMPARE_BYTES(dp.collectives[1].wire_bytes, 1808);
         const auto& ep = cost.dims[4];
         QCOMPARE(ep.dim, std::string("ep"));
@@ -209,7 +219,7 @@ private slots:
 
     // Ulysses on dp 1, cp 2, ep 1: 2 tokens per rank; per layer q, k, v and output (8+4+4+8 = 24 values) in
     // forward and backward: 2 * 2 * 24 * 2 = 192 bytes, two layers 384, 8 calls each; the cp all-reduce sums the
-    // dp mesh's gradient shard, here every parameter: 1480 * 2 bytes, one call per FSDP unit (3), factor 1.
+    // dp mesh's gradient shard, here every parameter: 1480 * 2 bytes, one call per FSDP unit (4), factor 1.
     // With full recomputation the forward runs twice: 3 passes, 576 bytes, 12 calls per layer.
     void ulysses_traffic_data() {
         QTest::addColumn<Recompute>("recompute");
@@ -230,9 +240,9 @@ private slots:
         COMPARE_BYTES(cp.collectives[0].bytes, all_to_all);
         QCOMPARE(cp.collectives[0].calls, calls);
         COMPARE_BYTES(cp.collectives[1].bytes, 2960);
-        QCOMPARE(cp.collectives[1].calls, 3);
+        QCOMPARE(cp.collectives[1].calls, 4);
         COMPARE_BYTES(cp.collectives[1].wire_bytes, 2960);
-        COMPARE_BYTES(cp.collectives[1].seconds, 3 * (10 + 2 * 2) * 1e-6 + 2960 / 100e9);
+        COMPARE_BYTES(cp.collectives[1].seconds, 4 * (10 + 2 * 2) * 1e-6 + 2960 / 100e9);
     }
 
     // Micro-batches multiply FSDP traffic (LlamaFactory reduce-scatters after every backward) but not the

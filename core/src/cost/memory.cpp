@@ -107,14 +107,16 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
         cp_buffers = 2.0 * tokens * static_cast<double>(m.q_width() + m.k_width() + m.v_width()) * t.activation_bytes;
     out.all_to_all = std::max(ep_buffers, cp_buffers);
 
-    // FSDP2 gathers one layer and prefetches the next; backward holds the unsharded gradient in bf16 and its fp32
-    // copy for the reduce-scatter. The root (embedding, output layer) is not resharded after forward.
+    // FSDP2 holds two units unsharded (the one computing and the one prefetched: two layers, or a layer and the
+    // input embedding), and for one unit the unsharded gradient in bf16 with its fp32 copy for the reduce-scatter;
+    // the root (output layer, final norm, MTP glue) stays gathered from forward to backward.
     const double experts_local = static_cast<double>(p.moe_layer_experts()) / static_cast<double>(topology.ep);
-    double unit = 0;
-    if (moe_layers > 0) unit = static_cast<double>(p.moe_layer_non_expert()) + experts_local;
-    if (dense_layers > 0) unit = std::max(unit, static_cast<double>(p.dense_layer()));
-    const double root = static_cast<double>(p.embedding + p.final_norm + p.mtp_modules * p.mtp_glue);
-    out.fsdp_buffers = unit * (2.0 * t.param_bytes + t.grad_bytes + t.reduce_bytes) + root * t.param_bytes;
+    double layer = 0;
+    if (moe_layers > 0) layer = static_cast<double>(p.moe_layer_non_expert()) + experts_local;
+    if (dense_layers > 0) layer = std::max(layer, static_cast<double>(p.dense_layer()));
+    const double largest = std::max(layer, static_cast<double>(p.embedding_unit()));
+    out.fsdp_buffers = (layer + largest) * t.param_bytes + largest * (t.grad_bytes + t.reduce_bytes) +
+                       static_cast<double>(p.root_unit()) * t.param_bytes;
     return out;
 }
 

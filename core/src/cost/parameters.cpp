@@ -42,6 +42,7 @@ ParameterCounts count_parameters(const ModelSpec& m) noexcept {
     c.routed_experts = m.routed_experts;
     c.top_k = m.top_k;
     c.embedding = m.vocab * m.hidden * (m.tied_embeddings ? 1 : 2);
+    c.output_layer = m.vocab * m.hidden;
     c.final_norm = m.hidden;
     c.mtp_modules = m.mtp_layers;
     c.mtp_is_moe = m.last_layer_is_moe();

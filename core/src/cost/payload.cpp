@@ -10,7 +10,7 @@ struct Shape {
     std::int64_t micro_batches;  // per step
     std::int64_t moe_layers;     // MTP included
     std::int64_t layers;         // MTP included
-    std::int64_t units;          // FSDP units on the dp mesh: every layer and the root
+    std::int64_t units;          // FSDP units on the dp mesh (ParameterCounts::fsdp_units)
     double forwards;             // forward passes per micro-batch: 2 under full recomputation
 };
 
@@ -18,8 +18,14 @@ Shape shape_of(const CostInputs& in, const Topology& topology) {
     const auto& p = in.params;
     const std::int64_t moe_layers = p.moe_layers + (p.mtp_is_moe ? p.mtp_modules : 0);
     const std::int64_t layers = p.moe_layers + p.dense_layers + p.mtp_modules;
-    return {tokens_per_rank(in.training, topology.cp),           in.training.grad_accum, moe_layers, layers, layers + 1,
-            in.training.recompute == Recompute::full ? 2.0 : 1.0};
+    Shape shape;
+    shape.tokens = tokens_per_rank(in.training, topology.cp);
+    shape.micro_batches = in.training.grad_accum;
+    shape.moe_layers = moe_layers;
+    shape.layers = layers;
+    shape.units = p.fsdp_units();
+    shape.forwards = in.training.recompute == Recompute::full ? 2.0 : 1.0;
+    return shape;
 }
 
 // Parameters the outer FSDP2 on the dp mesh holds: all but the routed experts when ep > 1.
@@ -39,7 +45,7 @@ Payload payload(const CostInputs& in, const Topology& topology, std::string_view
         // FSDP2 with reshard_after_forward: every unit gathered in forward and again in backward (the root is not
         // resharded, so gathered once), gradients reduce-scattered in fp32 after every micro-batch's backward.
         const double params = dp_mesh_params(in, topology);
-        const double root = static_cast<double>(p.embedding + p.final_norm + p.mtp_modules * p.mtp_glue);
+        const auto root = static_cast<double>(p.root_unit());
         if (collective == Collective::all_gather)
             return {mb * (2.0 * params - root) * t.param_bytes, s.micro_batches * (2 * s.units - 1)};
         if (collective == Collective::reduce_scatter) return {mb * params * t.reduce_bytes, s.micro_batches * s.units};

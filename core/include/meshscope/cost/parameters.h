@@ -21,7 +21,8 @@ struct ParameterCounts {
     std::int64_t dense_layers = 0;
     std::int64_t routed_experts = 0;
     std::int64_t top_k = 0;
-    std::int64_t embedding = 0;  // input embedding plus output head unless tied
+    std::int64_t embedding = 0;     // input embedding plus output head unless tied
+    std::int64_t output_layer = 0;  // one vocabulary x hidden matrix (lm_head; the embedding too when tied)
     std::int64_t final_norm = 0;
     std::int64_t mtp_modules = 0;
     bool mtp_is_moe = false;
@@ -41,6 +42,13 @@ struct ParameterCounts {
     // Routed experts of every MoE layer, MTP included: what FSDPTurbo hands to EP and EFSDP.
     [[nodiscard]] std::int64_t routed_expert_params() const noexcept;
     [[nodiscard]] std::int64_t non_expert_params() const noexcept { return trained() - routed_expert_params(); }
+    // LlamaFactory's FSDP2 units (fsdp2.py prepare_model): one per decoder layer, the input embedding on its own
+    // when untied, and the root (output layer, final norm, MTP glue), which FSDP2 does not reshard after forward.
+    [[nodiscard]] std::int64_t embedding_unit() const noexcept { return embedding - output_layer; }
+    [[nodiscard]] std::int64_t root_unit() const noexcept { return output_layer + final_norm + mtp_modules * mtp_glue; }
+    [[nodiscard]] std::int64_t fsdp_units() const noexcept {
+        return moe_layers + dense_layers + mtp_modules + (embedding_unit() > 0 ? 1 : 0) + 1;
+    }
 };
 
 [[nodiscard]] ParameterCounts count_parameters(const ModelSpec& model) noexcept;
