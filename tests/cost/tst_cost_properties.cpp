@@ -6,8 +6,10 @@
 
 #include "cost_test_support.h"
 #include "meshscope/cost/advice.h"
+#include "meshscope/cost/advice_json.h"
 #include "meshscope/cost/presets.h"
 #include "meshscope/parallel_state.h"
+#include "meshscope/plan_json.h"
 
 using namespace meshscope;
 using namespace meshscope::cost;
@@ -156,6 +158,17 @@ private slots:
             const auto advice = advise(in, max_world_size).value();
             QCOMPARE(advice.considered(), std::size_t{861});
         }
+    }
+
+    // A plan document with the "cost" member `meshscope plan --model` adds reads back as the same plan.
+    void plan_with_cost_reads_back() {
+        const auto in = preset_inputs("qwen3-30b-a3b", Recompute::selective);
+        const auto plan = Plan::make(Topology::make(16, 2, 4).value(), 8).value();
+        auto document = to_json(plan);
+        document["cost"] = nlohmann::json::parse(layout_cost_json(cost_plan(in, plan)).dump());
+        const auto read = plan_from_json(document);
+        QVERIFY(read.has_value());
+        QCOMPARE(read->topology(), plan.topology());
     }
 
     void advise_errors() {
