@@ -7,8 +7,12 @@
 #include <sstream>
 
 #include "commands.h"
+#include "cost_text.h"
+#include "meshscope/cost/advice.h"
+#include "meshscope/cost/advice_json.h"
 #include "meshscope/plan.h"
 #include "meshscope/plan_json.h"
+#include "model_options.h"
 #include "plan_text.h"
 
 namespace meshscope::app {
@@ -60,6 +64,12 @@ int usage_error(const std::string& message) {
     std::cerr << "meshscope plan: " << message << "\n" << usage_hint << "\n";
     return exit_usage;
 }
+
+// The model options' errors name the options that cost the plan.
+int model_error(const std::string& message) {
+    std::cerr << "meshscope plan: " << message << "\n" << model_options_hint << "\n";
+    return exit_usage;
+}
 }  // namespace
 
 int run_plan(int argc, char** argv) {
@@ -91,6 +101,8 @@ int run_plan(int argc, char** argv) {
     cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
     cli.add_flag("--no-groups", no_groups, "leave out the member lists of every group");
     cli.add_flag("--no-ranks", no_ranks, "leave out the per-rank table");
+    ModelOptions model;  // with a model, the plan's memory and communication cost follow it
+    model.add_to(cli);
 
     try {
         cli.parse(argc, argv);
@@ -100,6 +112,7 @@ int run_plan(int argc, char** argv) {
         return usage_error(e.what());
     }
     if (dp_opt->count() == 0 && world_opt->count() == 0) return usage_error("give --dp or --world");
+    if (auto orphan = model.orphan(cli)) return model_error(*orphan);
 
     std::int64_t dp = 0, world = 0, cp = 1, ep = 1, gpus_per_node = 8, mp_replicate = 1, mp_shard = 0;
     const bool by_world = world_opt->count() > 0;
@@ -129,11 +142,33 @@ int run_plan(int argc, char** argv) {
         std::cerr << plan.error().message() << "\n" << hint_for(shown_world, shown_dp, plan.error()) << "\n";
         return exit_usage;
     }
+    std::optional<cost::CostInputs> inputs;
+    if (model.requested()) {
+        auto made = model.make_inputs(gpus_per_node);
+        if (!made) return model_error(made.error().message());
+        if (auto problem = cost::layout_problem(made->model, *topology)) return model_error(*problem);
+        inputs = std::move(made).value();
+    }
     std::ios::sync_with_stdio(false);
-    if (format == "json")
+    if (format == "json" && inputs) {
+        // The plan document with a "cost" member before its closing brace (docs/plan-format.md).
+        std::ostringstream plan_json;
+        write_plan_json(plan_json, *plan, PlanJsonOptions{!no_groups, !no_ranks});
+        std::string text = std::move(plan_json).str();
+        auto cost_json = cost::inputs_json(*inputs);
+        cost_json["layout"] = cost::layout_cost_json(cost::cost_plan(*inputs, *plan));
+        text.resize(text.size() - 3);  // "\n}\n"
+        std::cout << text << ",\n  \"cost\": " << cost_json.dump() << "\n}\n";
+    } else if (format == "json") {
         write_plan_json(std::cout, *plan, PlanJsonOptions{!no_groups, !no_ranks});
-    else
+    } else {
         write_plan_text(std::cout, *plan, PlanTextOptions{!no_groups, !no_ranks});
+        if (inputs) {
+            std::cout << "\ncost\n";
+            write_inputs_text(std::cout, *inputs);
+            write_layout_cost_text(std::cout, cost::cost_plan(*inputs, *plan));
+        }
+    }
     std::cout.flush();
     return std::cout ? exit_ok : exit_failure;
 }

@@ -1,0 +1,72 @@
+// meshscope advise: every valid (dp, cp, ep) of a world for one model, ranked by communication time per step
+// among those that fit, the others with their reason (docs/cost-model.md).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.h"
+#include "cost_text.h"
+#include "meshscope/cost/advice_json.h"
+#include "model_options.h"
+
+namespace meshscope::app {
+
+namespace {
+constexpr const char* usage_hint =
+    "hint: meshscope advise (--model NAME | --model-config FILE) --world N [--gpus-per-node G] [--hardware NAME] "
+    "[--network ndr|hdr] [--seq S] [--micro-batch B] [--grad-accum M] [--recompute none|selective|full] "
+    "[--show K] [--format text|json]";
+
+int usage_error(const std::string& message) {
+    std::cerr << "meshscope advise: " << message << "\n" << usage_hint << "\n";
+    return exit_usage;
+}
+}  // namespace
+
+int run_advise(int argc, char** argv) {
+    CLI::App cli{"Rank every (dp, cp, ep) layout of a world for one model by communication time among those that fit.",
+                 "meshscope advise"};
+    ModelOptions model;
+    model.add_to(cli);
+    std::string world_text, gpus_text, show_text = "10", format = "text";
+    auto* world_opt = cli.add_option("--world", world_text, "world size (GPUs)")->type_name("INT");
+    auto* gpus_opt =
+        cli.add_option("--gpus-per-node", gpus_text, "GPUs per node (default: the hardware's, 8)")->type_name("INT");
+    cli.add_option("--show", show_text, "how many ranked layouts to list")->type_name("K")->capture_default_str();
+    cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+    if (!model.requested()) return usage_error("give --model or --model-config");
+    if (world_opt->count() == 0) return usage_error("give --world");
+
+    std::int64_t world = 0, gpus_per_node = 0, show = 0;
+    if (auto error = parse_int_option("--world", world_text, world)) return usage_error(*error);
+    if (world < 1) return usage_error("world_size must be positive, got " + std::to_string(world) + ".");
+    if (gpus_opt->count() > 0) {
+        if (auto error = parse_int_option("--gpus-per-node", gpus_text, gpus_per_node)) return usage_error(*error);
+        if (gpus_per_node < 1)
+            return usage_error("gpus_per_node must be positive, got " + std::to_string(gpus_per_node) + ".");
+    }
+    if (auto error = parse_int_option("--show", show_text, show)) return usage_error(*error);
+    if (show < 0) return usage_error("--show must not be negative, got " + show_text + ".");
+
+    const auto inputs = model.make_inputs(gpus_per_node);
+    if (!inputs) return usage_error(inputs.error().message());
+    const auto advice = cost::advise(*inputs, world);
+    if (!advice) return usage_error(advice.error().message());
+
+    std::ios::sync_with_stdio(false);
+    if (format == "json")
+        std::cout << cost::advice_json(*inputs, *advice, static_cast<std::size_t>(show)).dump(2) << "\n";
+    else
+        write_advice_text(std::cout, *inputs, *advice, static_cast<std::size_t>(show));
+    std::cout.flush();
+    return std::cout ? exit_ok : exit_failure;
+}
+
+}  // namespace meshscope::app

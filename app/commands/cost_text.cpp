@@ -1,0 +1,106 @@
+#include "cost_text.h"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace meshscope::app {
+
+namespace {
+std::string format(const char* pattern, double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, pattern, value);
+    return text;
+}
+std::string gib(double bytes) {
+    return format("%.1f", bytes / (1024.0 * 1024.0 * 1024.0));
+}
+std::string billions(std::int64_t n) {
+    return format("%.2fB", static_cast<double>(n) / 1e9);
+}
+// Milliseconds with two decimals: the ranking is sorted by these numbers as printed.
+std::string ms(double seconds) {
+    return format("%.2f", seconds * 1e3);
+}
+std::string mib(double bytes) {
+    return format("%.1f", bytes / (1024.0 * 1024.0));
+}
+
+std::string pad(std::string text, std::size_t width) {
+    if (text.size() < width) text.insert(0, width - text.size(), ' ');
+    return text;
+}
+
+std::string layout_name(const Topology& t) {
+    return "dp " + std::to_string(t.dp) + ", cp " + std::to_string(t.cp) + ", ep " + std::to_string(t.ep);
+}
+}  // namespace
+
+void write_inputs_text(std::ostream& out, const cost::CostInputs& in) {
+    const auto& p = in.params;
+    const auto& t = in.training;
+    const auto& c = in.cluster;
+    out << "model: " << in.model.name << " (" << billions(p.total()) << " parameters, " << billions(p.active())
+        << " active";
+    if (p.mtp() > 0) out << ", " << billions(p.mtp()) << " in MTP modules";
+    out << ")\n";
+    out << "cluster: " << c.hardware << " (" << format("%g", c.gib_per_gpu) << " GiB, " << gib(c.usable_bytes())
+        << " GiB usable), " << c.gpus_per_node << " per node, NVLink " << format("%g", c.intra.bus_gbps) << " GB/s, "
+        << c.network << " " << format("%g", c.inter.bus_gbps) << " GB/s per GPU\n";
+    out << "training: seq " << t.seq << ", micro-batch " << t.micro_batch << ", grad-accum " << t.grad_accum
+        << ", recompute " << cost::to_string(t.recompute) << ", bf16, Adam (fp32 master and moments)\n";
+}
+
+void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {
+    const auto& m = cost.memory;
+    out << "memory per GPU: " << gib(m.total()) << " GiB of " << gib(m.usable) << " GiB usable: "
+        << (m.fits() ? "fits, " + gib(m.headroom()) + " GiB headroom"
+                     : "does not fit, " + gib(-m.headroom()) + " GiB over")
+        << "\n";
+    for (const auto& [name, bytes] :
+         {std::pair{"parameters", m.params}, std::pair{"gradients", m.grads}, std::pair{"optimizer", m.optimizer},
+          std::pair{"activations", m.activations}, std::pair{"all-to-all buffers", m.all_to_all},
+          std::pair{"FSDP buffers", m.fsdp_buffers}})
+        out << "  " << name << std::string(20 - std::string(name).size(), ' ') << pad(gib(bytes), 7) << " GiB\n";
+    out << "communication per step: " << ms(cost.seconds) << " ms (inside nodes " << ms(cost.intra_node_seconds)
+        << " ms, between nodes " << ms(cost.inter_node_seconds) << " ms), nothing overlapped\n";
+    for (const auto& d : cost.dims) {
+        if (d.collectives.empty() || d.size <= 1) continue;  // size-1 dims move nothing
+        out << "  " << d.mesh << "." << d.dim << " (size " << d.size << ", "
+            << (d.link == cost::LinkKind::inter_node ? "across " + std::to_string(d.nodes) + " nodes" : "inside a node")
+            << "): " << ms(d.seconds) << " ms\n";
+        for (const auto& c : d.collectives)
+            out << "    " << to_string(c.collective) << ": " << c.calls << " calls, " << mib(c.bytes) << " MiB x "
+                << format("%.3f", c.bus_factor) << " = " << mib(c.wire_bytes) << " MiB on the wire, " << ms(c.seconds)
+                << " ms\n";
+    }
+}
+
+void write_advice_text(std::ostream& out, const cost::CostInputs& in, const cost::Advice& advice, std::size_t show) {
+    write_inputs_text(out, in);
+    out << "world " << advice.world << ": " << advice.considered() << " layouts, " << advice.ranked.size() << " fit, "
+        << advice.excluded.size() << " excluded\n\n";
+    if (!advice.ranked.empty()) {
+        out << "rank     dp     cp     ep  efsdp   comm ms  inside ms  between ms  memory GiB  headroom GiB\n";
+        for (std::size_t i = 0; i < advice.ranked.size() && i < show; ++i) {
+            const auto& c = advice.ranked[i];
+            const auto& t = c.topology;
+            out << pad(std::to_string(i + 1), 4) << pad(std::to_string(t.dp), 7) << pad(std::to_string(t.cp), 7)
+                << pad(std::to_string(t.ep), 7) << pad(std::to_string(t.efsdp), 7) << pad(ms(c.seconds), 10)
+                << pad(ms(c.intra_node_seconds), 11) << pad(ms(c.inter_node_seconds), 12)
+                << pad(gib(c.memory.total()), 12) << pad(gib(c.memory.headroom()), 14) << "\n";
+        }
+        if (advice.ranked.size() > show)
+            out << "(" << advice.ranked.size() - show << " more that fit; --show N lists more)\n";
+        out << "\nbest: " << layout_name(advice.ranked.front().topology) << "\n";
+        write_layout_cost_text(out, advice.ranked.front());
+    } else {
+        out << "no layout fits\n";
+    }
+    if (!advice.excluded.empty()) {
+        out << "\nexcluded:\n";
+        for (const auto& e : advice.excluded) out << "  " << layout_name(e.topology) << ": " << e.reason << "\n";
+    }
+}
+
+}  // namespace meshscope::app

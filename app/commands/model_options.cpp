@@ -1,0 +1,70 @@
+#include "model_options.h"
+
+#include <charconv>
+
+#include "meshscope/cost/hf_config.h"
+#include "meshscope/cost/presets.h"
+
+namespace meshscope::app {
+
+namespace {
+const char* const model_flags[] = {"--hardware", "--network", "--seq", "--micro-batch", "--grad-accum", "--recompute"};
+}
+
+std::optional<std::string> parse_int_option(const std::string& flag, const std::string& text, std::int64_t& out) {
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (first != last && *first == '+') ++first;
+    const auto [end, error] = std::from_chars(first, last, out);
+    if (error == std::errc::result_out_of_range) return flag + " is out of range, got '" + text + "'.";
+    if (error != std::errc() || end != last || first == last) return flag + " expects an integer, got '" + text + "'.";
+    return std::nullopt;
+}
+
+void ModelOptions::add_to(CLI::App& cli) {
+    model_option =
+        cli.add_option("--model", model, "model preset: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b")
+            ->type_name("NAME");
+    config_option = cli.add_option("--model-config", model_config, "a Hugging Face config.json instead of --model")
+                        ->type_name("FILE");
+    model_option->excludes(config_option);
+    config_option->excludes(model_option);
+    cli.add_option("--hardware", hardware, "GPU: h100, h200, b200, a100")->type_name("NAME")->capture_default_str();
+    cli.add_option("--network", network, "inter-node network: ndr or hdr")->type_name("NAME")->capture_default_str();
+    cli.add_option("--seq", seq, "tokens per sequence")->type_name("INT")->capture_default_str();
+    cli.add_option("--micro-batch", micro_batch, "sequences per micro-batch per rank")
+        ->type_name("INT")
+        ->capture_default_str();
+    cli.add_option("--grad-accum", grad_accum, "micro-batches per optimizer step")
+        ->type_name("INT")
+        ->capture_default_str();
+    cli.add_option("--recompute", recompute, "activation recomputation: none, selective or full")
+        ->check(CLI::IsMember({"none", "selective", "full"}))
+        ->capture_default_str();
+}
+
+std::optional<std::string> ModelOptions::orphan(const CLI::App& cli) const {
+    if (requested()) return std::nullopt;
+    for (const char* flag : model_flags)
+        if (cli.count(flag) > 0) return std::string(flag) + " needs --model or --model-config";
+    return std::nullopt;
+}
+
+Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node) const {
+    auto spec = config_option->count() > 0 ? cost::load_hf_config(model_config) : cost::find_model_preset(model);
+    if (!spec) return spec.error();
+    std::int64_t s = 0, b = 0, m = 0;
+    for (const auto& [flag, text, value] :
+         {std::tuple{"--seq", &seq, &s}, std::tuple{"--micro-batch", &micro_batch, &b},
+          std::tuple{"--grad-accum", &grad_accum, &m}}) {
+        if (auto error = parse_int_option(flag, *text, *value)) return ValueError(*error);
+        if (*value < 1) return ValueError(std::string(flag) + " must be positive, got " + *text + ".");
+    }
+    auto training = cost::TrainingSpec::make(s, b, m, *cost::parse_recompute(recompute));
+    if (!training) return training.error();
+    auto cluster = cost::make_cluster(hardware, network, gpus_per_node);
+    if (!cluster) return cluster.error();
+    return cost::CostInputs::make(std::move(spec).value(), *training, *cluster);
+}
+
+}  // namespace meshscope::app

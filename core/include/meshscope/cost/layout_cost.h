@@ -1,0 +1,69 @@
+// The cost of one layout: memory per GPU by part, and per mesh dim the collectives of one optimizer step with
+// their bytes on the wire per rank, the link they cross and their time. Plain structs: what the CLI prints,
+// meshscope.advice/1 carries and the planner's Cost panel draws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "meshscope/cost/inputs.h"
+#include "meshscope/cost/memory.h"
+#include "meshscope/cost/mesh_dims.h"
+#include "meshscope/dim_collectives.h"
+#include "meshscope/plan.h"
+#include "meshscope/topology.h"
+
+namespace meshscope::cost {
+
+enum class LinkKind { intra_node, inter_node };
+[[nodiscard]] std::string_view to_string(LinkKind link) noexcept;
+
+struct CollectiveCost {
+    Collective collective = Collective::all_reduce;
+    double bytes = 0;        // the operation's size S, summed over one step's calls (nccl-tests' "size")
+    std::int64_t calls = 0;  // launches per step
+    double bus_factor = 0;   // nccl-tests: 2(n-1)/n all-reduce, (n-1)/n the others
+    double wire_bytes = 0;   // bytes * bus_factor: what each rank moves over its link
+    double seconds = 0;      // calls * (base + steps * hop latency) + wire_bytes / bus bandwidth
+};
+
+struct DimCost {
+    std::string mesh;
+    std::string dim;
+    std::int64_t size = 1;
+    LinkKind link = LinkKind::intra_node;
+    std::int64_t nodes = 1;                   // nodes a group spans
+    std::vector<CollectiveCost> collectives;  // in dim_collectives order; empty for a dim that carries none
+    double wire_bytes = 0;
+    double seconds = 0;
+};
+
+struct LayoutCost {
+    Topology topology;
+    MemoryBreakdown memory;
+    std::vector<DimCost> dims;
+    double seconds = 0;  // communication per step, nothing overlapped
+    double intra_node_seconds = 0;
+    double inter_node_seconds = 0;
+};
+
+// The size S and launches per step of one collective on one dim (0, 0 when the dim does not carry it).
+struct Payload {
+    double bytes = 0;
+    std::int64_t calls = 0;
+};
+[[nodiscard]] Payload payload(const CostInputs& in, const Topology& topology, std::string_view dim,
+                              Collective collective) noexcept;
+
+// Time of one collective on a group of `group_size` ranks over `nodes` nodes: per launch NCCL's base latency plus
+// one hop per ring step (nodes - 1 of them per pass over the network, the rest over NVLink, as NCCL's tuning model
+// splits them), and the bytes at the bottleneck's bandwidth (the network's when nodes > 1).
+[[nodiscard]] double collective_seconds(Collective collective, std::int64_t group_size, std::int64_t nodes,
+                                        double wire_bytes, std::int64_t calls, const ClusterSpec& cluster) noexcept;
+
+[[nodiscard]] LayoutCost cost_layout(const CostInputs& in, const Topology& topology, const std::vector<MeshDim>& dims);
+// The layout of a plan, links from the plan's own placement analysis.
+[[nodiscard]] LayoutCost cost_plan(const CostInputs& in, const Plan& plan);
+
+}  // namespace meshscope::cost

@@ -1,0 +1,41 @@
+// TrainingSpec: what one optimizer step of a run does: tokens per micro-batch, how many micro-batches,
+// the dtypes FSDPTurbo and LlamaFactory use, and how much activation is recomputed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "meshscope/error.h"
+
+namespace meshscope::cost {
+
+enum class Recompute { none, selective, full };
+
+[[nodiscard]] std::string_view to_string(Recompute recompute) noexcept;
+[[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text) noexcept;
+
+struct TrainingSpec {
+    std::int64_t seq = 4096;       // tokens per sequence
+    std::int64_t micro_batch = 1;  // sequences per micro-batch per data-parallel rank
+    std::int64_t grad_accum = 1;   // micro-batches per optimizer step
+    bool fp8_dispatch = false;     // tokens dispatched to experts in fp8 (1 byte, plus one fp32 scale per 128)
+    Recompute recompute = Recompute::selective;
+
+    // Bytes per value. FSDPTurbo stores parameters in bf16 (FSDPTurboFSDP2Engine.shard_model); FSDP2 keeps the
+    // sharded gradient in the parameter's dtype and reduces in fp32 (LlamaFactory's MixedPrecisionPolicy,
+    // reduce_dtype=float32); Adam keeps an fp32 master copy and two fp32 moments (the optimizer).
+    double param_bytes = 2;
+    double grad_bytes = 2;
+    double reduce_bytes = 4;
+    double optimizer_bytes = 12;
+    double activation_bytes = 2;
+
+    // "seq must be positive, got 0." and the same for micro_batch and grad_accum.
+    [[nodiscard]] static Expected<TrainingSpec> make(std::int64_t seq, std::int64_t micro_batch,
+                                                     std::int64_t grad_accum, Recompute recompute,
+                                                     bool fp8_dispatch = false);
+    [[nodiscard]] double dispatch_bytes() const noexcept { return fp8_dispatch ? 1.0 + 4.0 / 128.0 : 2.0; }
+};
+
+}  // namespace meshscope::cost

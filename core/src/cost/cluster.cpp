@@ -1,0 +1,67 @@
+#include "meshscope/cost/cluster.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace meshscope::cost {
+
+namespace {
+std::string lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+// NCCL's hwLatencies for Ring/Simple (src/graph/tuning.cc): 3.4 us per step over NVLink, 14 us over the network.
+constexpr double nvlink_hop_us = 3.4;
+constexpr double network_hop_us = 14.0;
+}  // namespace
+
+const std::vector<HardwarePreset>& hardware_presets() {
+    // Memory: NVIDIA's datasheets (A100 SXM 80GB, H100 SXM 80GB, H200 141GB, B200 180GB as in DGX B200's 1,440GB
+    // over 8 GPUs). NVLink per direction: half the datasheet's bidirectional figure (600, 900, 900, 1800 GB/s).
+    static const std::vector<HardwarePreset> presets{
+        {"a100", 80, 300, 8},
+        {"h100", 80, 450, 8},
+        {"h200", 141, 450, 8},
+        {"b200", 180, 900, 8},
+    };
+    return presets;
+}
+
+const std::vector<NetworkPreset>& network_presets() {
+    // InfiniBand NDR 400 Gb/s and HDR 200 Gb/s, one NIC per GPU: 50 and 25 GB/s per direction.
+    static const std::vector<NetworkPreset> presets{{"ndr", 50}, {"hdr", 25}};
+    return presets;
+}
+
+Expected<ClusterSpec> make_cluster(std::string_view hardware, std::string_view network, std::int64_t gpus_per_node) {
+    const std::string hw = lower(hardware), net = lower(network);
+    const auto h = std::find_if(hardware_presets().begin(), hardware_presets().end(),
+                                [&](const HardwarePreset& p) { return p.name == hw; });
+    if (h == hardware_presets().end()) {
+        std::string known;
+        for (const auto& p : hardware_presets()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+        return ValueError("unknown hardware '" + std::string(hardware) + "'; known: " + known);
+    }
+    const auto n = std::find_if(network_presets().begin(), network_presets().end(),
+                                [&](const NetworkPreset& p) { return p.name == net; });
+    if (n == network_presets().end()) {
+        std::string known;
+        for (const auto& p : network_presets()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+        return ValueError("unknown network '" + std::string(network) + "'; known: " + known);
+    }
+    if (gpus_per_node < 0)
+        return ValueError("gpus_per_node must be positive, got " + std::to_string(gpus_per_node) + ".");
+    ClusterSpec spec;
+    spec.hardware = std::string(h->name);
+    spec.network = std::string(n->name);
+    spec.gpus_per_node = gpus_per_node == 0 ? h->gpus_per_node : gpus_per_node;
+    spec.gib_per_gpu = h->gib_per_gpu;
+    spec.intra = Link{h->nvlink_gbps, nvlink_hop_us};
+    spec.inter = Link{n->gbps, network_hop_us};
+    return spec;
+}
+
+}  // namespace meshscope::cost

@@ -1,0 +1,244 @@
+// meshscope advise (and meshscope plan --model) through QProcess, like a user: the meshscope.advice/1 contract,
+// the text ranking, and for bad input exit status 2 with the exact message and a hint line on stderr.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+struct Result {
+    int exit_code = -1;
+    QByteArray out, err;
+};
+
+Result run(const QStringList& args) {
+    QProcess process;
+    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), args);
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
+    return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+QJsonObject json_of(const Result& r) {
+    QJsonParseError error;
+    const auto doc = QJsonDocument::fromJson(r.out, &error);
+    if (error.error != QJsonParseError::NoError) qWarning() << error.errorString();
+    return doc.object();
+}
+
+const QStringList qwen64{"advise", "--model", "qwen3-30b-a3b", "--world", "64", "--hardware", "h200"};
+}  // namespace
+
+class AdviseCliTest : public QObject {
+    Q_OBJECT
+private slots:
+    void json_contract() {
+        const auto r = run(qwen64 + QStringList{"--format", "json"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.err.isEmpty());
+        const auto doc = json_of(r);
+        QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.advice/1"));
+        QCOMPARE(doc["world"].toInt(), 64);
+        QCOMPARE(doc["model"].toObject()["name"].toString(), QStringLiteral("qwen3-30b-a3b"));
+        QCOMPARE(doc["cluster"].toObject()["hardware"].toString(), QStringLiteral("h200"));
+        QCOMPARE(doc["cluster"].toObject()["gpus_per_node"].toInt(), 8);
+        QCOMPARE(doc["training"].toObject()["recompute"].toString(), QStringLiteral("selective"));
+        // 64 = 2^6: cp = 2^c for c in 0..6, and 7 - c values of ep for each: 28 layouts.
+        QCOMPARE(doc["layouts_considered"].toInt(), 28);
+        const auto ranked = doc["ranked"].toArray();
+        const auto excluded = doc["excluded"].toArray();
+        QCOMPARE(doc["layouts_that_fit"].toInt() + excluded.size(), 28);
+        QCOMPARE(ranked.size(), std::min(10, doc["layouts_that_fit"].toInt()));
+        double previous = 0;
+        for (int i = 0; i < ranked.size(); ++i) {
+            const auto layout = ranked[i].toObject();
+            QCOMPARE(layout["rank"].toInt(), i + 1);
+            QCOMPARE(layout["dp"].toInt() * layout["cp"].toInt(), 64);
+            QVERIFY(layout["fits"].toBool());
+            const auto memory = layout["memory"].toObject();
+            const double parts = memory["params_bytes"].toDouble() + memory["grads_bytes"].toDouble() +
+                                 memory["optimizer_bytes"].toDouble() + memory["activations_bytes"].toDouble() +
+                                 memory["all_to_all_bytes"].toDouble() + memory["fsdp_buffers_bytes"].toDouble();
+            QVERIFY(std::abs(parts - memory["total_bytes"].toDouble()) <= 6);  // each part rounded to a byte
+            QVERIFY(memory["total_bytes"].toDouble() <= memory["usable_bytes"].toDouble());
+            const auto comm = layout["communication"].toObject();
+            const double seconds = comm["seconds"].toDouble();
+            QVERIFY(seconds >= previous);
+            previous = seconds;
+            double by_dim = 0;
+            for (const auto& d : comm["dims"].toArray()) {
+                const auto dim = d.toObject();
+                QVERIFY(dim["link"].toString() == "intra_node" || dim["link"].toString() == "inter_node");
+                by_dim += dim["seconds"].toDouble();
+                for (const auto& c : dim["collectives"].toArray())
+                    QVERIFY(!c.toObject()["collective"].toString().isEmpty());
+                if (dim["dim"].toString() == "ep") QVERIFY(layout["ep"].toInt() > 1);
+            }
+            QVERIFY(std::abs(by_dim - seconds) <= 1e-12 + 1e-9 * seconds);
+        }
+        for (const auto& e : excluded) QVERIFY(!e.toObject()["reason"].toString().isEmpty());
+    }
+
+    // The text table is sorted by the milliseconds it prints, lists --show rows, and names each exclusion.
+    void text_ranking_sorted_as_printed() {
+        const auto r = run(qwen64 + QStringList{"--show", "5"});
+        QCOMPARE(r.exit_code, 0);
+        const QString text = QString::fromUtf8(r.out);
+        QVERIFY(text.contains("model: qwen3-30b-a3b (30.53B parameters, 3.35B active)"));
+        QVERIFY(text.contains("world 64: 28 layouts"));
+        static const QRegularExpression row(R"(^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s)",
+                                            QRegularExpression::MultilineOption);
+        auto it = row.globalMatch(text);
+        double previous = -1;
+        int rows = 0;
+        while (it.hasNext()) {
+            const auto m = it.next();
+            QCOMPARE(m.captured(1).toInt(), ++rows);
+            const double ms = m.captured(6).toDouble();
+            QVERIFY2(ms >= previous, qPrintable(m.captured(0)));
+            previous = ms;
+        }
+        QCOMPARE(rows, 5);
+        QVERIFY(text.contains("\nbest: dp "));
+        QVERIFY(text.contains("memory per GPU: "));
+        QVERIFY(text.contains("\nexcluded:\n"));
+    }
+
+    void usage_errors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QStringList m{"advise", "--model", "qwen3-30b-a3b"};
+        QTest::addRow("no model") << QStringList{"advise", "--world", "8"} << "give --model or --model-config";
+        QTest::addRow("no world") << m << "give --world";
+        QTest::addRow("unknown model")
+            << QStringList{"advise", "--model", "llama", "--world", "8"}
+            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b";
+        QTest::addRow("both model and config")
+            << QStringList{"advise", "--model", "qwen3-30b-a3b", "--model-config", "c.json", "--world", "8"}
+            << "--model excludes --model-config";
+        QTest::addRow("world not a number")
+            << m + QStringList{"--world", "abc"} << "--world expects an integer, got 'abc'.";
+        QTest::addRow("world zero") << m + QStringList{"--world", "0"} << "world_size must be positive, got 0.";
+        QTest::addRow("world too large") << m + QStringList{"--world", "99999999999999999999"}
+                                         << "--world is out of range, got '99999999999999999999'.";
+        QTest::addRow("gpus per node") << m + QStringList{"--world", "8", "--gpus-per-node", "0"}
+                                       << "gpus_per_node must be positive, got 0.";
+        QTest::addRow("hardware") << m + QStringList{"--world", "8", "--hardware", "x100"}
+                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+        QTest::addRow("network") << m + QStringList{"--world", "8", "--network", "edr"}
+                                 << "unknown network 'edr'; known: ndr, hdr";
+        QTest::addRow("seq") << m + QStringList{"--world", "8", "--seq", "0"} << "--seq must be positive, got 0.";
+        QTest::addRow("grad accum") << m + QStringList{"--world", "8", "--grad-accum", "x"}
+                                    << "--grad-accum expects an integer, got 'x'.";
+        QTest::addRow("show") << m + QStringList{"--world", "8", "--show", "-1"}
+                              << "--show must not be negative, got -1.";
+        QTest::addRow("recompute") << m + QStringList{"--world", "8", "--recompute", "some"}
+                                   << "--recompute: some not in {none,selective,full}";
+        QTest::addRow("missing config") << QStringList{"advise", "--model-config", "/nonexistent.json", "--world", "8"}
+                                        << "cannot read model config '/nonexistent.json': No such file or directory";
+    }
+    void usage_errors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const auto r = run(args);
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY(r.out.isEmpty());
+        const auto lines = QString::fromUtf8(r.err).split('\n');
+        QCOMPARE(lines.value(0), "meshscope advise: " + message);
+        QVERIFY(lines.value(1).startsWith("hint: meshscope advise (--model NAME | --model-config FILE) --world N"));
+    }
+
+    void config_file_errors() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("config.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})");
+        file.close();
+        const auto r = run({"advise", "--model-config", path, "--world", "8"});
+        QCOMPARE(r.exit_code, 2);
+        QCOMPARE(QString::fromUtf8(r.err).split('\n').value(0),
+                 "meshscope advise: " + path +
+                     ": unknown architecture 'LlamaForCausalLM'; known: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
+                     "MixtralForCausalLM");
+    }
+
+    // A config.json of a preset advises exactly as the preset does (apart from the model's name).
+    void config_file_matches_preset() {
+        const auto preset = run({"advise", "--model", "mixtral-8x7b", "--world", "16", "--format", "json"});
+        const auto file = run({"advise", "--model-config", QStringLiteral(COST_CONFIG_DIR "/mixtral-8x7b.json"),
+                               "--world", "16", "--format", "json"});
+        QCOMPARE(preset.exit_code, 0);
+        QCOMPARE(file.exit_code, 0);
+        auto a = json_of(preset), b = json_of(file);
+        a.remove("model");
+        b.remove("model");
+        QCOMPARE(a, b);
+    }
+
+    void plan_prints_its_cost() {
+        const auto text = run({"plan", "--world", "64", "--ep", "8", "--model", "qwen3-30b-a3b", "--hardware", "h200",
+                               "--no-groups", "--no-ranks"});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY(text.out.contains("\ncost\nmodel: qwen3-30b-a3b"));
+        QVERIFY(text.out.contains("memory per GPU: "));
+        QVERIFY(text.out.contains("  expert.ep (size 8, inside a node): "));
+
+        const auto json = run({"plan", "--world", "64", "--ep", "8", "--model", "qwen3-30b-a3b", "--hardware", "h200",
+                               "--format", "json", "--no-ranks"});
+        QCOMPARE(json.exit_code, 0);
+        const auto doc = json_of(json);
+        QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.plan/1"));
+        QCOMPARE(doc["meshes"].toArray().size(), 2);
+        const auto cost = doc["cost"].toObject();
+        QCOMPARE(cost["model"].toObject()["name"].toString(), QStringLiteral("qwen3-30b-a3b"));
+        const auto layout = cost["layout"].toObject();
+        QCOMPARE(layout["dp"].toInt(), 64);
+        QCOMPARE(layout["ep"].toInt(), 8);
+        QCOMPARE(layout["efsdp"].toInt(), 8);
+        QVERIFY(layout["memory"].toObject()["total_bytes"].toDouble() > 0);
+        // The same layout costs the same in advise (links from the plan's placement vs arithmetic).
+        const auto advice = json_of(run(qwen64 + QStringList{"--format", "json", "--show", "100"}));
+        bool found = false;
+        for (const auto& l : advice["ranked"].toArray()) {
+            auto o = l.toObject();
+            if (o["dp"].toInt() != 64 || o["ep"].toInt() != 8) continue;
+            o.remove("rank");
+            QCOMPARE(o, layout);
+            found = true;
+        }
+        QVERIFY(found);
+    }
+
+    void plan_errors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("model option without a model") << QStringList{"plan", "--world", "8", "--seq", "8192"}
+                                                      << "meshscope plan: --seq needs --model or --model-config";
+        QTest::addRow("experts not divisible")
+            << QStringList{"plan", "--world", "48", "--ep", "3", "--model", "qwen3-30b-a3b"}
+            << "meshscope plan: num_experts must be divisible by ep_size, got 128 % 3 != 0.";
+        QTest::addRow("heads not divisible")
+            << QStringList{"plan", "--world", "64", "--cp", "64", "--model", "qwen3-30b-a3b"}
+            << "meshscope plan: num_attention_heads must be divisible by cp_size";
+    }
+    void plan_errors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const auto r = run(args);
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(QString::fromUtf8(r.err).split('\n').value(0), message);
+        QVERIFY(QString::fromUtf8(r.err).split('\n').value(1).startsWith("hint: the plan's cost needs --model NAME"));
+    }
+};
+
+QTEST_GUILESS_MAIN(AdviseCliTest)
+#include "tst_advise_cli.moc"

@@ -1,0 +1,212 @@
+// Presets against the published parameter totals, config.json files against the presets, and the exact
+// messages for configs and hardware the cost model cannot read.
+#include <QTest>
+
+#include <cmath>
+
+#include "meshscope/cost/cluster.h"
+#include "meshscope/cost/hf_config.h"
+#include "meshscope/cost/parameters.h"
+#include "meshscope/cost/presets.h"
+
+using namespace meshscope::cost;
+
+namespace {
+QString fixture(const QString& name) {
+    return QStringLiteral(COST_CONFIG_DIR "/") + name;
+}
+}  // namespace
+
+class CostModelsTest : public QObject {
+    Q_OBJECT
+private slots:
+    // Published: Qwen3 model cards (30.5B / 3.3B, 235B / 22B), DeepSeek-V3 report (671B / 37B, MTP not
+    // included), Mixtral of Experts paper (46.7B / 12.9B). Totals within 1%, active within 3%.
+    void preset_totals_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<double>("total");
+        QTest::addColumn<double>("active");
+        QTest::addRow("qwen3-30b-a3b") << "qwen3-30b-a3b" << 30.5e9 << 3.3e9;
+        QTest::addRow("qwen3-235b-a22b") << "Qwen3-235B-A22B" << 235e9 << 22e9;
+        QTest::addRow("deepseek-v3") << "DeepSeek-V3" << 671e9 << 37e9;
+        QTest::addRow("mixtral-8x7b") << "MIXTRAL-8x7B" << 46.7e9 << 12.9e9;
+    }
+    void preset_totals() {
+        QFETCH(QString, name);
+        QFETCH(double, total);
+        QFETCH(double, active);
+        const auto model = find_model_preset(name.toStdString());
+        QVERIFY(model.has_value());
+        const auto p = count_parameters(*model);
+        const double total_error = std::abs(static_cast<double>(p.total()) - total) / total;
+        const double active_error = std::abs(static_cast<double>(p.active()) - active) / active;
+        QVERIFY2(total_error <= 0.01, qPrintable(QString("total %1 is %2% off").arg(p.total()).arg(100 * total_error)));
+        QVERIFY2(active_error <= 0.03,
+                 qPrintable(QString("active %1 is %2% off").arg(p.active()).arg(100 * active_error)));
+    }
+
+    // DeepSeek-V3's MTP module, by hand: one MoE layer (attention 187,107,328 + norms 14,336 + router 1,835,008
+    // + shared 44,040,192 + 256 experts of 44,040,192) plus eh_proj 2*7168^2 and 3 norms of 7168.
+    void deepseek_mtp_module() {
+        const auto p = count_parameters(find_model_preset("deepseek-v3").value());
+        QCOMPARE(p.attention, 187107328);
+        QCOMPARE(p.shared, 44040192);
+        QCOMPARE(p.expert, 44040192);
+        QCOMPARE(p.mtp(), std::int64_t{187107328} + 14336 + 1835008 + 44040192 + 256 * std::int64_t{44040192} +
+                              2 * 7168 * 7168 + 3 * 7168);
+    }
+
+    // The public config.json of each preset reads into the same ModelSpec.
+    void config_equals_preset_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("preset");
+        for (const char* name : {"qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "mixtral-8x7b"})
+            QTest::addRow("%s", name) << fixture(QString(name) + ".json") << QString(name);
+    }
+    void config_equals_preset() {
+        QFETCH(QString, file);
+        QFETCH(QString, preset);
+        auto read = load_hf_config(file.toStdString());
+        QVERIFY2(read.has_value(), read.has_value() ? "" : read.error().what());
+        ModelSpec model = *read;
+        QCOMPARE(QString::fromStdString(model.name), file);
+        model.name = preset.toStdString();
+        QVERIFY(model == find_model_preset(preset.toStdString()).value());
+        QCOMPARE(count_parameters(model).total(), count_parameters(*find_model_preset(preset.toStdString())).total());
+    }
+
+    void config_errors_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("message");
+        const QByteArray qwen =
+            R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 10,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "num_experts": 4, "num_experts_per_tok": 2,
+                "moe_intermediate_size": 8, "intermediate_size": 32})";
+        QTest::addRow("not json") << QByteArray("{\"a\": ") << "c.json is not valid JSON (byte 7).";
+        QTest::addRow("not an object") << QByteArray("[1]") << "c.json is not a JSON object.";
+        QTest::addRow("no architecture") << QByteArray("{}")
+                                         << "c.json names no architecture: expected \"architectures\": [...] or "
+                                            "\"model_type\".";
+        QTest::addRow("unknown architecture")
+            << QByteArray(R"({"architectures": ["LlamaForCausalLM"]})")
+            << "c.json: unknown architecture 'LlamaForCausalLM'; known: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
+               "MixtralForCausalLM";
+        QTest::addRow("missing field") << QByteArray(qwen).replace(R"("num_experts": 4, )", "")
+                                       << "c.json: missing field 'num_experts' (Qwen3MoeForCausalLM)";
+        QTest::addRow("null field") << QByteArray(qwen).replace(R"("num_experts": 4)", R"("num_experts": null)")
+                                    << "c.json: missing field 'num_experts' (Qwen3MoeForCausalLM)";
+        QTest::addRow("text for a number")
+            << QByteArray(qwen).replace(R"("num_experts": 4)", R"("num_experts": "many")")
+            << "c.json: field 'num_experts' must be a positive integer, got \"many\"";
+        QTest::addRow("zero") << QByteArray(qwen).replace(R"("hidden_size": 64)", R"("hidden_size": 0)")
+                              << "c.json: field 'hidden_size' must be a positive integer, got 0";
+        QTest::addRow("bad flag") << QByteArray(qwen).replace(R"("vocab_size": 10)",
+                                                              R"("vocab_size": 10, "tie_word_embeddings": 1)")
+                                  << "c.json: field 'tie_word_embeddings' must be true or false, got 1";
+        QTest::addRow("bad layer list") << QByteArray(qwen).replace(R"("vocab_size": 10)",
+                                                                    R"("vocab_size": 10, "mlp_only_layers": "0")")
+                                        << "c.json: field 'mlp_only_layers' must be a list of layer indices, got \"0\"";
+        QTest::addRow("deepseek missing kv lora")
+            << QByteArray(R"({"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 10,
+                             "num_attention_heads": 4})")
+            << "c.json: missing field 'kv_lora_rank' (DeepseekV3ForCausalLM)";
+        QTest::addRow("mixtral missing experts")
+            << QByteArray(R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+                             "vocab_size": 10, "num_attention_heads": 4, "num_key_value_heads": 2})")
+            << "c.json: missing field 'num_local_experts' (MixtralForCausalLM)";
+    }
+    void config_errors() {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, message);
+        const auto read = model_from_hf_config(json.toStdString(), "c.json");
+        QVERIFY(!read.has_value());
+        QCOMPARE(QString::fromStdString(read.error().message()), message);
+    }
+
+    void unreadable_config() {
+        const auto read = load_hf_config("/nonexistent/config.json");
+        QVERIFY(!read.has_value());
+        QCOMPARE(QString::fromStdString(read.error().message()),
+                 QString("cannot read model config '/nonexistent/config.json': No such file or directory"));
+    }
+
+    // Which layers carry experts, by each family's rule.
+    void dense_layers_by_rule() {
+        const QByteArray qwen =
+            R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 6, "vocab_size": 10,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "num_experts": 4, "num_experts_per_tok": 2,
+                "moe_intermediate_size": 8, "intermediate_size": 32, "decoder_sparse_step": 2, "mlp_only_layers": [3]})";
+        // (i+1) % 2 != 0 -> dense: 0, 2, 4; listed: 3.
+        QVERIFY(model_from_hf_config(qwen.toStdString(), "q")->dense_layers == (std::vector<std::int64_t>{0, 2, 3, 4}));
+        const QByteArray deepseek =
+            R"({"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 6, "vocab_size": 10,
+                "num_attention_heads": 4, "q_lora_rank": null, "kv_lora_rank": 8, "qk_nope_head_dim": 4,
+                "qk_rope_head_dim": 2, "v_head_dim": 4, "n_routed_experts": 4, "num_experts_per_tok": 2,
+                "moe_intermediate_size": 8, "intermediate_size": 32, "first_k_dense_replace": 1, "moe_layer_freq": 2})";
+        // i < 1 or i % 2 != 0 -> dense: 0, 1, 3, 5.
+        const auto ds = model_from_hf_config(deepseek.toStdString(), "d");
+        QVERIFY(ds->dense_layers == (std::vector<std::int64_t>{0, 1, 3, 5}));
+        QCOMPARE(ds->latent.q_lora_rank, 0);
+    }
+
+    void hardware_presets_data() {
+        QTest::addColumn<QString>("hardware");
+        QTest::addColumn<QString>("network");
+        QTest::addColumn<double>("gib");
+        QTest::addColumn<double>("nvlink");
+        QTest::addColumn<double>("nic");
+        QTest::addRow("h100 ndr") << "h100"
+                                  << "ndr" << 80.0 << 450.0 << 50.0;
+        QTest::addRow("H200 NDR") << "H200"
+                                  << "NDR" << 141.0 << 450.0 << 50.0;
+        QTest::addRow("b200 hdr") << "b200"
+                                  << "hdr" << 180.0 << 900.0 << 25.0;
+        QTest::addRow("a100 hdr") << "a100"
+                                  << "hdr" << 80.0 << 300.0 << 25.0;
+    }
+    void hardware_presets() {
+        QFETCH(QString, hardware);
+        QFETCH(QString, network);
+        QFETCH(double, gib);
+        QFETCH(double, nvlink);
+        QFETCH(double, nic);
+        const auto c = make_cluster(hardware.toStdString(), network.toStdString()).value();
+        QCOMPARE(c.gib_per_gpu, gib);
+        QCOMPARE(c.intra.bus_gbps, nvlink);
+        QCOMPARE(c.inter.bus_gbps, nic);
+        QCOMPARE(c.gpus_per_node, 8);
+        QCOMPARE(c.reserve, 0.10);
+        QCOMPARE(c.usable_bytes(), gib * 0.9 * 1024 * 1024 * 1024);
+    }
+
+    void cluster_errors_data() {
+        QTest::addColumn<QString>("hardware");
+        QTest::addColumn<QString>("network");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("hardware") << "x100"
+                                  << "ndr"
+                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+        QTest::addRow("network") << "h100"
+                                 << "edr"
+                                 << "unknown network 'edr'; known: ndr, hdr";
+    }
+    void cluster_errors() {
+        QFETCH(QString, hardware);
+        QFETCH(QString, network);
+        QFETCH(QString, message);
+        const auto c = make_cluster(hardware.toStdString(), network.toStdString());
+        QVERIFY(!c.has_value());
+        QCOMPARE(QString::fromStdString(c.error().message()), message);
+    }
+
+    void unknown_model() {
+        const auto m = find_model_preset("llama-3-70b");
+        QVERIFY(!m.has_value());
+        QCOMPARE(
+            QString::fromStdString(m.error().message()),
+            QString("unknown model 'llama-3-70b'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b"));
+    }
+};
+
+QTEST_APPLESS_MAIN(CostModelsTest)
+#include "tst_cost_models.moc"
