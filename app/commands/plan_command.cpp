@@ -1,14 +1,13 @@
-// meshscope plan: the same core functions the planner uses, as text or as the plan JSON contract.
+// meshscope plan: the same core functions the planners use, as text, as the plan JSON contract or as an export.
 #include <CLI/CLI.hpp>
 
-#include <charconv>
 #include <iostream>
-#include <optional>
-#include <sstream>
 
 #include "commands.h"
 #include "meshscope/plan.h"
+#include "meshscope/plan_export.h"
 #include "meshscope/plan_json.h"
+#include "meshscope/plan_request.h"
 #include "plan_text.h"
 
 namespace meshscope::app {
@@ -16,42 +15,7 @@ namespace meshscope::app {
 namespace {
 constexpr const char* usage_hint =
     "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--gpus-per-node G] [--order torch29|torch28] "
-    "[--format text|json] [--no-groups] [--no-ranks]";
-
-std::string join(const std::vector<std::int64_t>& values) {
-    std::ostringstream out;
-    for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
-    return out.str();
-}
-
-// A second line after the exact message: what the user could type instead.
-std::string hint_for(std::int64_t world, std::int64_t dp, const Error& error) {
-    const std::string message = error.message();
-    const bool ep_error = message.rfind("dp_size must be divisible by ep_size", 0) == 0 ||
-                          message.rfind("ep_size must be positive", 0) == 0;
-    if (ep_error && dp > 0)
-        return "hint: ep must divide dp = " + std::to_string(dp) + "; valid ep: " + join(valid_ep_sizes(dp));
-    if (message.rfind("world_size (", 0) == 0 && message.find("cp_size") != std::string::npos)
-        return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
-    if (message.rfind("cp_size must be positive", 0) == 0 && world > 0)
-        return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
-    if (message.rfind("gpus_per_node", 0) == 0)
-        return "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)";
-    if (message.find("exceeds the supported maximum") != std::string::npos)
-        return "hint: the largest world meshscope plans is " + std::to_string(max_world_size) + " ranks";
-    return "hint: dp (or world), cp and ep are positive integers, and ep must divide dp";
-}
-
-// Whole decimal integers only: CLI11 2.1 would saturate "99999999999999999999" to INT64_MAX silently.
-std::optional<std::string> parse_int(const std::string& flag, const std::string& text, std::int64_t& out) {
-    const char* first = text.data();
-    const char* last = text.data() + text.size();
-    if (first != last && *first == '+') ++first;
-    const auto [end, error] = std::from_chars(first, last, out);
-    if (error == std::errc::result_out_of_range) return flag + " is out of range, got '" + text + "'.";
-    if (error != std::errc() || end != last || first == last) return flag + " expects an integer, got '" + text + "'.";
-    return std::nullopt;
-}
+    "[--format text|json|yaml|torchrun] [--no-groups] [--no-ranks]";
 
 int usage_error(const std::string& message) {
     std::cerr << "meshscope plan: " << message << "\n" << usage_hint << "\n";
@@ -79,7 +43,9 @@ int run_plan(int argc, char** argv) {
     cli.add_option("--order", order_text, "group creation order: torch29 (PyTorch >= 2.9) or torch28")
         ->check(CLI::IsMember({"torch29", "torch28"}))
         ->capture_default_str();
-    cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    cli.add_option("--format", format, "text, json (meshscope.plan/1), yaml (LlamaFactory) or torchrun")
+        ->check(CLI::IsMember({"text", "json", "yaml", "torchrun"}))
+        ->capture_default_str();
     cli.add_flag("--no-groups", no_groups, "leave out the member lists of every group");
     cli.add_flag("--no-ranks", no_ranks, "leave out the per-rank table");
 
@@ -92,32 +58,29 @@ int run_plan(int argc, char** argv) {
     }
     if (dp_opt->count() == 0 && world_opt->count() == 0) return usage_error("give --dp or --world");
 
-    std::int64_t dp = 0, world = 0, cp = 1, ep = 1, gpus_per_node = 8;
+    PlanRequest request;
+    std::int64_t size = 0;
     const bool by_world = world_opt->count() > 0;
+    if (auto error = parse_plan_integer(by_world ? "--world" : "--dp", by_world ? world_text : dp_text, size))
+        return usage_error(*error);
+    (by_world ? request.world : request.dp) = size;
     for (const auto& [flag, text, value] :
-         {std::tuple{"--dp", &dp_text, &dp}, std::tuple{"--world", &world_text, &world},
-          std::tuple{"--cp", &cp_text, &cp}, std::tuple{"--ep", &ep_text, &ep},
-          std::tuple{"--gpus-per-node", &gpus_text, &gpus_per_node}}) {
-        if (std::string_view(flag) == (by_world ? "--dp" : "--world")) continue;
-        if (auto error = parse_int(flag, *text, *value)) return usage_error(*error);
-    }
+         {std::tuple{"--cp", &cp_text, &request.cp}, std::tuple{"--ep", &ep_text, &request.ep},
+          std::tuple{"--gpus-per-node", &gpus_text, &request.gpus_per_node}})
+        if (auto error = parse_plan_integer(flag, *text, *value)) return usage_error(*error);
+    request.order = *parse_creation_order(order_text);
 
-    const auto topology = by_world ? Topology::from_world(world, cp, ep) : Topology::make(dp, cp, ep);
-    // For the hint: the dp and world the user meant, where they can be known.
-    const std::int64_t shown_world = by_world ? world : (cp > 0 && dp <= max_world_size / cp ? dp * cp : 0);
-    const std::int64_t shown_dp = by_world ? (cp > 0 ? world / cp : 0) : dp;
-    if (!topology) {
-        std::cerr << topology.error().message() << "\n" << hint_for(shown_world, shown_dp, topology.error()) << "\n";
-        return exit_usage;
-    }
-    const auto plan = Plan::make(*topology, gpus_per_node, *parse_creation_order(order_text));
+    const auto plan = make_plan(request);
     if (!plan) {
-        std::cerr << plan.error().message() << "\n" << hint_for(shown_world, shown_dp, plan.error()) << "\n";
+        std::cerr << plan.error().message() << "\n" << plan_advice(request, plan.error()).hint << "\n";
         return exit_usage;
     }
     std::ios::sync_with_stdio(false);
+    // yaml and torchrun are the exports' bytes (core's writers, as the planners and the collector give them).
     if (format == "json")
         write_plan_json(std::cout, *plan, PlanJsonOptions{!no_groups, !no_ranks});
+    else if (const auto export_format = parse_plan_export_format(format))
+        write_plan_export(std::cout, *plan, *export_format);
     else
         write_plan_text(std::cout, *plan, PlanTextOptions{!no_groups, !no_ranks});
     std::cout.flush();

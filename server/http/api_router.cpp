@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
+#include "plan_api.h"
 #include "ranks_cache.h"
 #include "url_parts.h"
 
@@ -98,6 +99,7 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         return reply(std::move(metrics));
     }
     if (path == "/api/v1/health") return reply(json_reply(R"({"status":"ok"})"));
+    if (is_plan_path(path)) return reply(answer_plan(path, url.query));  // from the core, inline: no job state
     if (path == "/api/v1/jobs")
         return collector_.query([](const Monitor& m) { return dump(m.jobs_json()); },
                                 [reply = std::move(reply)](std::string body) { reply(json_reply(std::move(body))); });

@@ -1,0 +1,24 @@
+#include "meshscope/plan_grid.h"
+
+#include <algorithm>
+
+namespace meshscope {
+
+PlanGrid plan_grid(const Plan& plan, std::string_view mesh) {
+    const Topology& t = plan.topology();
+    PlanGrid grid;
+    grid.rows = t.cp;
+    if (mesh == "expert" && t.has_expert_mesh()) {
+        grid.columns = t.ep;
+        grid.blocks = t.edp * t.efsdp;
+        return grid;
+    }
+    // Wrap dp like the expert mesh when there is one; otherwise one node's worth of dp per block.
+    const std::int64_t gpus = plan.placement().gpus_per_node;
+    const std::int64_t wrap = t.ep > 1 ? t.ep : std::max<std::int64_t>(1, gpus / t.cp);
+    grid.columns = std::clamp<std::int64_t>(wrap, 1, t.dp);
+    grid.blocks = (t.dp + grid.columns - 1) / grid.columns;
+    return grid;
+}
+
+}  // namespace meshscope
