@@ -1,0 +1,230 @@
+// The Planner in real Chromium (Debian's, driven by playwright-core) against a real `meshscope serve`: core's
+// exact message and hint for invalid input and the suggestions that fix it, a deep link that opens exactly
+// that selection, the exports equal to `meshscope plan --format ...`'s bytes, keyboard-only use, axe-core with
+// zero serious or critical violations, a well-formed SVG export, and a 131,072-rank grid.
+// PLANNER_SCREENSHOT=FILE also saves a screenshot of the page (docs/images/web-planner.png).
+import {test, before, after} from 'node:test';
+import {execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import {axeSource, eventually, launchBrowser, meshscope, startServe, tempDir} from './harness.mjs';
+import {startProxy} from './planner_proxy.mjs';
+
+const token = 'planner-test-token';
+let dir;
+let serve;
+let proxy = null;
+let browser;
+let page;
+let base;
+
+// The page's origin: the collector itself once it serves web/, else a same-origin front over it.
+async function pageOrigin() {
+  const answer = await fetch(`${serve.url}/planner/planner.js`).catch(() => null);
+  if (answer && answer.status === 200) return {url: serve.url, harness: false};
+  proxy = await startProxy(serve.port);
+  return {url: `http://127.0.0.1:${proxy.address().port}`, harness: true};
+}
+
+before(async () => {
+  dir = tempDir();
+  serve = await startServe({db: dir.file('h.db'), args: ['--token', token]});
+  const origin = await pageOrigin();
+  browser = await launchBrowser();
+  page = browser.page;
+  if (origin.harness) {
+    base = `${origin.url}/?token=${token}`;
+  } else {
+    // The shell keeps the token in sessionStorage (never in a URL): put it there before the page loads.
+    await page.goto(`${origin.url}/palette.css`);
+    await page.evaluate((t) => sessionStorage.setItem('meshscope.token', t), token);
+    base = `${origin.url}/`;
+  }
+});
+
+after(async () => {
+  await browser?.close();
+  proxy?.close();
+  await serve?.stop();
+  dir?.remove();
+});
+
+function equal(actual, expected, what) {
+  if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+}
+function ok(condition, what) {
+  if (!condition) throw new Error(what);
+}
+async function open(hash) {
+  await page.goto('about:blank');
+  await page.goto(`${base}${hash}`);
+}
+const text = (selector) => page.locator(selector).first().textContent();
+const waitText = (selector, expected) => eventually(async () => (await page.locator(selector).first().textContent()
+  .catch(() => null)) === expected, {describe: async () => `${selector}: ${await page.locator(selector).first()
+  .textContent().catch(() => '(none)')}, wanted ${expected}`});
+const state = () => page.evaluate(async () => {
+  const s = (await import('/planner/planner.js')).debugState();
+  return {selected: s.selected, mesh: s.mesh, world: s.plan && s.plan.topology.world};
+});
+const binary = meshscope;
+
+test('invalid ep shows the core message, the CLI hint and suggestions that fix it', async () => {
+  await open('#/plan?dp=16&ep=3');
+  await waitText('.planner-error-message', 'dp_size must be divisible by ep_size, got 16 % 3 != 0.');
+  equal(await text('.planner-error-hint'), 'hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16', 'hint');
+  equal(await page.locator('#planner-ep').getAttribute('aria-invalid'), 'true', 'ep marked invalid');
+  equal((await page.locator('.planner-suggestion').allTextContents()).join(' '), '1 2 4 8 16', 'suggestions');
+  await page.getByRole('button', {name: 'Set ep to 4'}).click();
+  await page.waitForSelector('.planner-error', {state: 'hidden'});
+  await waitText('.planner-summary p', '(dp, cp, ep) = (16, 1, 4) · world 16 = dp 16 × cp 1');
+  ok(!(await page.locator('#planner-ep').getAttribute('aria-invalid')), 'ep no longer invalid');
+});
+
+test('typing a bad cp shows its message while the last valid plan stays', async () => {
+  await open('#/plan?world=16&ep=2');
+  await waitText('.planner-summary p', '(dp, cp, ep) = (16, 1, 2) · world 16 = dp 16 × cp 1');
+  await page.fill('#planner-cp', '3');
+  await waitText('.planner-error-message', 'world_size (16) must be divisible by cp_size (3).');
+  equal(await text('.planner-error-hint'), 'hint: cp must divide world = 16; valid cp: 1, 2, 4, 8, 16', 'hint');
+  equal(await text('.planner-kept'),
+    'The grid still shows the last valid plan, (dp, cp, ep) = (16, 1, 2) · world 16 = dp 16 × cp 1.', 'kept');
+  await page.fill('#planner-gpus_per_node', '0');
+  await page.fill('#planner-cp', '1');
+  await waitText('.planner-error-message', 'gpus_per_node must be positive, got 0.');
+  equal(await text('.planner-error-hint'), 'hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)', 'hint');
+});
+
+test('a deep link opens exactly that plan, mesh and rank', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2&world=16&gpus_per_node=8&order=torch29&rank=5');
+  await waitText('#planner-inspector-heading', 'Rank 5');
+  const s = await state();
+  equal(s.selected, 5, 'selected rank');
+  equal(s.mesh, 'expert', 'mesh shown');
+  equal(s.world, 16, 'world');
+  const facts = await page.locator('.planner-facts dd').allTextContents();
+  equal(facts.join(' | '), '0 | 5 | (dp 2, cp 1) | (edp 0, efsdp 1, ep 0, expert_cp 1)', 'rank facts');
+  // domain.md: rank 5's ep group is [5, 7], its expert_cp group [4, 5]; efsdp [1, 5, 9, 13] crosses to node 1.
+  const group = (dim) => page.locator(`.planner-group[data-dim="${dim}"]`).first();
+  equal(await group('ep').locator('.planner-members').textContent(), '[5, 7]', 'ep members');
+  equal(await group('expert_cp').locator('.planner-members').textContent(), '[4, 5]', 'expert_cp members');
+  equal(await group('efsdp').locator('.planner-members').textContent(), '[1, 5, 9, 13]', 'efsdp members');
+  equal(await group('efsdp').locator('[data-leaves-node]').textContent(), 'leaves the node: spans 2 nodes', 'efsdp flag');
+  equal(await group('ep').locator('[data-leaves-node]').textContent(), 'within one node', 'ep flag');
+  equal(await page.inputValue('#planner-dp'), '8', 'dp input');
+  equal(await page.inputValue('#planner-world'), '16', 'world input');
+  ok((await page.evaluate(() => window.location.hash)).endsWith('&rank=5'), 'the address keeps the rank');
+});
+
+test('the exported YAML, torchrun and JSON are the bytes of meshscope plan --format', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2');
+  await page.waitForFunction(() => document.querySelector('#planner-yaml')?.textContent.startsWith('# LlamaFactory'));
+  const cli = (format) => execFileSync(binary, ['plan', '--dp', '8', '--cp', '2', '--ep', '2', '--format', format]).toString();
+  equal(await text('#planner-yaml'), cli('yaml'), 'YAML shown');
+  equal(await text('#planner-torchrun'), cli('torchrun'), 'torchrun shown');
+  for (const [button, format] of [['YAML…', 'yaml'], ['Plan JSON…', 'json'], ['torchrun…', 'torchrun']]) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', {name: button}).click()]);
+    equal(fs.readFileSync(await download.path(), 'utf8'), cli(format), `${format} download`);
+  }
+});
+
+test('keyboard only: Tab to the grid, arrows move the selection, Enter opens the rank', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2');
+  await page.waitForFunction(() => document.querySelector('.planner-legend-list li'));
+  for (let i = 0; i < 40; ++i) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(() => document.activeElement?.classList.contains('planner-canvas'))) break;
+  }
+  ok(await page.evaluate(() => document.activeElement?.classList.contains('planner-canvas')), 'Tab reaches the grid');
+  // Expert grid of dp 8, cp 2, ep 2: blocks of 2 columns (ep) x 2 rows (expert_cp), rank = (block*2 + col)*2 + row.
+  await page.keyboard.press('ArrowRight');  // first key: rank 0
+  await waitText('#planner-inspector-heading', 'Rank 0');
+  await page.keyboard.press('ArrowRight');  // column 1: rank 2
+  await waitText('#planner-inspector-heading', 'Rank 2');
+  await page.keyboard.press('ArrowDown');   // row 1: rank 3
+  await waitText('#planner-inspector-heading', 'Rank 3');
+  await page.keyboard.press('ArrowLeft');   // column 0: rank 1
+  await waitText('#planner-inspector-heading', 'Rank 1');
+  await page.keyboard.press('End');
+  await waitText('#planner-inspector-heading', 'Rank 15');
+  await page.keyboard.press('Enter');
+  ok(await page.evaluate(() => document.activeElement?.id === 'planner-inspector-heading'), 'Enter opens the inspector');
+  equal((await state()).selected, 15, 'selected');
+  // The inputs take keys too: Shift+Tab back to the order select and pick torch28 by keyboard.
+  await page.focus('#planner-order');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => window.location.hash.includes('order=torch28'));
+});
+
+test('axe-core: no serious or critical violations (valid plan, selection, and the error state)', async () => {
+  const axe = axeSource();
+  for (const hash of ['#/plan?dp=8&cp=2&ep=2&rank=5', '#/plan?dp=16&ep=3']) {
+    await open(hash);
+    await page.waitForFunction(() => document.querySelector('.planner-summary p')?.textContent ||
+      document.querySelector('.planner-error-message')?.textContent);
+    // The page's CSP forbids inline script, so axe runs through the DevTools protocol.
+    const session = await browser.context.newCDPSession(page);
+    await session.send('Runtime.evaluate', {expression: axe});
+    const answer = await session.send('Runtime.evaluate', {awaitPromise: true, returnByValue: true,
+      expression: 'axe.run(document).then(r => r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length})))'});
+    const violations = answer.result.value;
+    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    equal(JSON.stringify(bad), '[]', `serious/critical violations on ${hash}`);
+  }
+});
+
+test('the SVG export is well-formed and escapes every string', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2&rank=5');
+  await waitText('#planner-inspector-heading', 'Rank 5');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', {name: 'Grid SVG…'}).click()]);
+  const svg = fs.readFileSync(await download.path(), 'utf8');
+  const parsed = await page.evaluate((source) => {
+    const doc = new DOMParser().parseFromString(source, 'image/svg+xml');
+    return {error: doc.querySelector('parsererror') !== null, root: doc.documentElement.nodeName,
+      rects: doc.querySelectorAll('rect').length, title: doc.querySelector('title')?.textContent,
+      texts: [...doc.querySelectorAll('text')].map((t) => t.textContent)};
+  }, svg);
+  ok(!parsed.error, 'parses as XML');
+  equal(parsed.root, 'svg', 'root element');
+  ok(parsed.rects >= 16, `a rect per rank (${parsed.rects})`);
+  equal(parsed.title, 'MeshScope plan (dp, cp, ep) = (8, 2, 2) · world 16 = dp 8 × cp 2', 'title');
+  ok(parsed.texts.includes('efsdp 3') && parsed.texts.includes('13'), 'labels and rank numbers');
+  // Hostile text through the same writer: still one well-formed document, the text kept as text.
+  const hostile = '<img src=x onerror="alert(1)"> </svg><script>alert(2)</script> & \u202Eevil\'';
+  const escaped = await page.evaluate(async (title) => {
+    const {SvgSink} = await import('/planner/grid_sinks.js');
+    const sink = new SvgSink();
+    sink.text(0, 0, title, '#000', 12, 'start');
+    const doc = new DOMParser().parseFromString(sink.document(10, 10, title, title), 'image/svg+xml');
+    return {error: doc.querySelector('parsererror') !== null, scripts: doc.querySelectorAll('script, img').length,
+      title: doc.querySelector('title').textContent, text: doc.querySelector('text').textContent};
+  }, hostile);
+  ok(!escaped.error, 'hostile text parses');
+  equal(escaped.scripts, 0, 'no element from text');
+  equal(escaped.title, hostile, 'title text kept');
+  equal(escaped.text, hostile, 'label text kept');
+});
+
+test('a 131,072-rank plan draws from the compact form', async () => {
+  await open('#/plan?world=131072&cp=2&ep=8&rank=70000');
+  await waitText('#planner-inspector-heading', 'Rank 70000');
+  const size = await page.evaluate(() => {
+    const c = document.querySelector('.planner-canvas');
+    return {width: c.width, height: c.height};
+  });
+  ok(size.width > 0 && size.height > 0, `canvas ${size.width}x${size.height}`);
+  equal(await page.locator('.planner-group[data-dim="ep"] .planner-members').first().textContent(),
+    '[70000, 70002, 70004, 70006, 70008, 70010, 70012, 70014]', 'ep group of rank 70000');
+});
+
+test('a screenshot of the Planner (PLANNER_SCREENSHOT)', {skip: !process.env.PLANNER_SCREENSHOT}, async () => {
+  await page.setViewportSize({width: 1440, height: 900});
+  await open('#/plan?dp=16&cp=2&ep=4&gpus_per_node=8&rank=13');
+  await waitText('#planner-inspector-heading', 'Rank 13');
+  await page.screenshot({path: process.env.PLANNER_SCREENSHOT});
+});
+
+test('no page or console errors (the CSP included)', () => {
+  // Chromium logs every 4xx answer; the 400s are the collector's answers to the invalid inputs above.
+  const expected = /^console: Failed to load resource: the server responded with a status of (400|404)/;
+  equal(JSON.stringify(browser.errors.filter((e) => !expected.test(e))), '[]', 'errors');
+});

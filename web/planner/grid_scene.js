@@ -1,0 +1,130 @@
+// What the Planner's grid shows, as drawing primitives in content units: one scene for the canvas and the SVG
+// export, so the picture a person saves is the one on screen (the desktop's GridPainter plays this role).
+// Colours are the palette's CSS variables (--ms-*, served as /palette.css), resolved once per paint.
+import {metrics} from './grid_layout.js';
+
+const nodeColourCount = 6;
+
+// How each dim's group is drawn around the selected rank (the desktop's styles and words).
+export const dimStyles = {
+  ep: {shape: 'frame', word: 'frame', width: 4, fallback: '--ms-warning'},
+  dp: {shape: 'frame', word: 'frame', width: 4, fallback: '--ms-finding'},
+  expert_cp: {shape: 'band', word: 'band', width: 6, colour: 'expert-cp', fallback: '--ms-accent'},
+  cp: {shape: 'band', word: 'band', width: 6, colour: 'expert-cp', fallback: '--ms-accent'},  // the same ranks
+  efsdp: {shape: 'ring', word: 'ring', width: 3, inset: 4, fallback: '--ms-state-initializing'},
+  edp: {shape: 'ring', word: 'inner ring', width: 2, inset: 9, fallback: '--ms-state-ready'},
+};
+
+// Resolves the palette's variables on an element (the page's root); a dim colour is --ms-dim-<dim> when the
+// palette has it, else the named palette fallback.
+export function readColours(element) {
+  const style = getComputedStyle(element);
+  const get = (name) => style.getPropertyValue(name).trim();
+  const colours = {
+    background: get('--ms-grid-background'),
+    text: get('--ms-grid-text'),
+    mutedText: get('--ms-grid-muted-text'),
+    nodeFrame: get('--ms-grid-node-frame'),
+    selection: get('--ms-selection'),
+    selectionText: get('--ms-grid-selection-text'),
+    hover: get('--ms-grid-hover'),
+    nodes: [],
+    dims: {},
+  };
+  for (let i = 0; i < nodeColourCount; ++i) colours.nodes.push(get(`--ms-grid-node-${i}`));
+  for (const [dim, style] of Object.entries(dimStyles)) {
+    colours.dims[dim] = get(`--ms-dim-${style.colour || dim}`) || get(style.fallback);
+  }
+  return colours;
+}
+
+// The ranks of one group: the rank endpoint gives its first member, the stride between members and its size.
+export function members(group) {
+  const out = new Array(group.size);
+  for (let k = 0; k < group.size; ++k) out[k] = group.first + k * group.stride;
+  return out;
+}
+
+// sink: {rect(x, y, w, h, fill), stroke(x, y, w, h, colour, width), line(x1, y1, x2, y2, colour, width),
+// circle(cx, cy, r, colour, width), text(x, y, string, colour, size, anchor)}.
+// view: {layout, colours, zoom, selected, groups (the rank endpoint's groups for this mesh), hover,
+// clip: {x, y, w, h} in content units or null}.
+export function paintBase(sink, view) {
+  const {layout, colours, zoom} = view;
+  sink.rect(0, 0, layout.width, layout.height, colours.background);
+  const showLabels = metrics.labelHeight * zoom >= 9;
+  const showText = metrics.cell * zoom >= 22;
+  const showFrames = metrics.cell * zoom >= 5;
+  if (showLabels) {
+    for (let block = 0; block < layout.blocks; ++block) {
+      const o = layout.blockOrigin(block);
+      sink.text(o.x, o.y + metrics.labelHeight - 6, layout.blockLabel(block), colours.mutedText, 12, 'start');
+    }
+  }
+  const {world} = layout;
+  for (let rank = 0; rank < world; ++rank) {
+    const c = layout.cellRect(rank);
+    sink.rect(c.x, c.y, c.size, c.size, colours.nodes[layout.nodeOf(rank) % nodeColourCount]);
+  }
+  if (showFrames) {
+    const half = metrics.cellGap / 2;
+    for (let rank = 0; rank < world; ++rank) {
+      const node = layout.nodeOf(rank);
+      const p = layout.position(rank);
+      const c = layout.cellRect(rank);
+      const differs = (column, row) => {
+        const other = layout.rankAt(p.block, column, row);
+        return other === null || layout.nodeOf(other) !== node;
+      };
+      const left = c.x - half;
+      const top = c.y - half;
+      const right = c.x + c.size + half;
+      const bottom = c.y + c.size + half;
+      if (differs(p.column - 1, p.row)) sink.line(left, top, left, bottom, colours.nodeFrame, 2);
+      if (differs(p.column + 1, p.row)) sink.line(right, top, right, bottom, colours.nodeFrame, 2);
+      if (differs(p.column, p.row - 1)) sink.line(left, top, right, top, colours.nodeFrame, 2);
+      if (differs(p.column, p.row + 1)) sink.line(left, bottom, right, bottom, colours.nodeFrame, 2);
+    }
+  }
+  if (showText) {
+    for (let rank = 0; rank < world; ++rank) {
+      const c = layout.cellRect(rank);
+      sink.text(c.x + c.size / 2, c.y + c.size / 2 + 2, String(rank), colours.text, 14, 'middle');
+      const node = layout.nodeOf(rank);
+      const local = rank - node * layout.gpusPerNode;
+      sink.text(c.x + c.size / 2, c.y + c.size - 5, `n${node}·${local}`, colours.mutedText, 9, 'middle');
+    }
+  }
+}
+
+// The selection on top of the base: the selected rank's group along every dim of the shown mesh, in that
+// dim's style (groups of one rank are not drawn), the rank itself solid, and the hovered cell outlined.
+export function paintOverlay(sink, view) {
+  const {layout, colours, selected, groups, hover, zoom} = view;
+  if (selected !== null && selected < layout.world) {
+    for (const group of groups || []) {
+      const style = dimStyles[group.dim];
+      if (!style || group.size < 2) continue;
+      const colour = colours.dims[group.dim];
+      for (const rank of members(group)) {
+        const c = layout.cellRect(rank);
+        if (style.shape === 'frame') {
+          sink.stroke(c.x - 1, c.y - 1, c.size + 2, c.size + 2, colour, style.width);
+        } else if (style.shape === 'band') {
+          sink.rect(c.x, c.y + c.size - style.width, c.size, style.width, colour);
+        } else {
+          sink.circle(c.x + c.size / 2, c.y + c.size / 2, c.size / 2 - style.inset, colour, style.width);
+        }
+      }
+    }
+    const c = layout.cellRect(selected);
+    sink.rect(c.x + 6, c.y + 6, c.size - 12, c.size - 12, colours.selection);
+    if (metrics.cell * zoom >= 22) {
+      sink.text(c.x + c.size / 2, c.y + c.size / 2 + 2, String(selected), colours.selectionText, 14, 'middle');
+    }
+  }
+  if (hover !== null && hover !== undefined && hover < layout.world) {
+    const c = layout.cellRect(hover);
+    sink.stroke(c.x, c.y, c.size, c.size, colours.hover, 2);
+  }
+}
