@@ -94,6 +94,17 @@ test('typing a bad cp shows its message while the last valid plan stays', async 
   equal(await text('.planner-error-hint'), 'hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)', 'hint');
 });
 
+test('hostile input comes back in the message as text, never as markup', async () => {
+  await open('#/plan?world=16&ep=2');
+  await waitText('.planner-summary p', '(dp, cp, ep) = (16, 1, 2) · world 16 = dp 16 × cp 1');
+  const hostile = '<img src=x onerror="window.hacked=1">\u202E</script>';
+  await page.fill('#planner-world', hostile);
+  await waitText('.planner-error-message', `world expects an integer, got '${hostile}'.`);
+  equal(await page.evaluate(() => document.querySelectorAll('.planner-page img, .planner-page script').length), 0,
+    'no element made from the text');
+  equal(await page.evaluate(() => window.hacked), undefined, 'nothing ran');
+});
+
 test('a deep link opens exactly that plan, mesh and rank', async () => {
   await open('#/plan?dp=8&cp=2&ep=2&world=16&gpus_per_node=8&order=torch29&rank=5');
   await waitText('#planner-inspector-heading', 'Rank 5');
@@ -113,6 +124,24 @@ test('a deep link opens exactly that plan, mesh and rank', async () => {
   equal(await page.inputValue('#planner-dp'), '8', 'dp input');
   equal(await page.inputValue('#planner-world'), '16', 'world input');
   ok((await page.evaluate(() => window.location.hash)).endsWith('&rank=5'), 'the address keeps the rank');
+});
+
+test('the legend shows all groups of a dim, numbered as the core orders them', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2&order=torch28');
+  await page.waitForFunction(() => document.querySelector('.planner-legend-entry'));
+  await page.getByRole('button', {name: /^efsdp \(ring\)/}).click();
+  equal(await page.getByRole('button', {name: /^efsdp \(ring\)/}).getAttribute('aria-pressed'), 'true', 'pressed');
+  // domain.md / plan-format.md: torch28 lists efsdp as [0,4,8,12], [2,6,10,14], [1,5,9,13], [3,7,11,15].
+  const indices = await page.evaluate(async () => {
+    const {groupIndex} = await import('/planner/grid_scene.js');
+    const {plan} = (await import('/planner/planner.js')).debugState();
+    const expert = plan.meshes.find((m) => m.name === 'expert');
+    return [0, 2, 1, 3, 13].map((rank) => groupIndex(expert, 'efsdp', rank));
+  });
+  equal(JSON.stringify(indices), '[0,1,2,3,2]', 'efsdp group of ranks 0, 2, 1, 3, 13 (torch28)');
+  ok((await text('.planner-legend p')).startsWith('Cell colour = efsdp group'), 'legend caption');
+  await page.getByRole('button', {name: /^efsdp \(ring\)/}).click();
+  equal(await page.getByRole('button', {name: /^efsdp \(ring\)/}).getAttribute('aria-pressed'), 'false', 'hidden again');
 });
 
 test('the exported YAML, torchrun and JSON are the bytes of meshscope plan --format', async () => {

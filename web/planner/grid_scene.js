@@ -4,6 +4,18 @@
 import {metrics} from './grid_layout.js';
 
 const nodeColourCount = 6;
+const groupColourCount = 8;
+
+// The index, in the creation order, of rank's group along a dim of a compact plan's mesh:
+// sum_k coord_k * group_weights[dim][k], coord_k = floor(rank / strides[k]) % shape[k] (docs/plan-format.md).
+export function groupIndex(mesh, dim, rank) {
+  const weights = mesh.group_weights[dim];
+  let index = 0;
+  for (let k = 0; k < weights.length; ++k) {
+    if (weights[k]) index += (Math.floor(rank / mesh.strides[k]) % mesh.shape[k]) * weights[k];
+  }
+  return index;
+}
 
 // How each dim's group is drawn around the selected rank (the desktop's styles and words).
 export const dimStyles = {
@@ -32,6 +44,8 @@ export function readColours(element) {
     dims: {},
   };
   for (let i = 0; i < nodeColourCount; ++i) colours.nodes.push(get(`--ms-grid-node-${i}`));
+  colours.groups = [];
+  for (let i = 0; i < groupColourCount; ++i) colours.groups.push(get(`--ms-grid-group-${i}`));
   for (const [dim, style] of Object.entries(dimStyles)) {
     colours.dims[dim] = get(`--ms-dim-${style.colour || dim}`) || get(style.fallback);
   }
@@ -47,8 +61,8 @@ export function members(group) {
 
 // sink: {rect(x, y, w, h, fill), stroke(x, y, w, h, colour, width), line(x1, y1, x2, y2, colour, width),
 // circle(cx, cy, r, colour, width), text(x, y, string, colour, size, anchor)}.
-// view: {layout, colours, zoom, selected, groups (the rank endpoint's groups for this mesh), hover,
-// clip: {x, y, w, h} in content units or null}.
+// view: {layout, colours, zoom, selected, groups (the rank endpoint's groups for this mesh), hover, shownDim
+// (a dim whose groups colour the cells, or null)}.
 export function paintBase(sink, view) {
   const {layout, colours, zoom} = view;
   sink.rect(0, 0, layout.width, layout.height, colours.background);
@@ -62,9 +76,13 @@ export function paintBase(sink, view) {
     }
   }
   const {world} = layout;
+  // Cells: the node's colour, or with a dim shown (the legend), the colour of the rank's group along it.
+  const shown = view.shownDim && layout.mesh.group_weights[view.shownDim] ? view.shownDim : null;
   for (let rank = 0; rank < world; ++rank) {
     const c = layout.cellRect(rank);
-    sink.rect(c.x, c.y, c.size, c.size, colours.nodes[layout.nodeOf(rank) % nodeColourCount]);
+    const fill = shown ? colours.groups[groupIndex(layout.mesh, shown, rank) % groupColourCount]
+      : colours.nodes[layout.nodeOf(rank) % nodeColourCount];
+    sink.rect(c.x, c.y, c.size, c.size, fill);
   }
   if (showFrames) {
     const half = metrics.cellGap / 2;
@@ -92,7 +110,8 @@ export function paintBase(sink, view) {
       sink.text(c.x + c.size / 2, c.y + c.size / 2 + 2, String(rank), colours.text, 14, 'middle');
       const node = layout.nodeOf(rank);
       const local = rank - node * layout.gpusPerNode;
-      sink.text(c.x + c.size / 2, c.y + c.size - 5, `n${node}·${local}`, colours.mutedText, 9, 'middle');
+      const label = shown ? `g${groupIndex(layout.mesh, shown, rank)}` : `n${node}·${local}`;
+      sink.text(c.x + c.size / 2, c.y + c.size - 5, label, colours.mutedText, 9, 'middle');
     }
   }
 }

@@ -26,6 +26,7 @@ export class MeshCanvas {
     this.groups = [];
     this.hover = null;
     this.base = null;
+    this.shownDim = null;
     this.canvas.addEventListener('click', (event) => {
       const rank = this.rankAtEvent(event);
       if (rank !== null) this.onSelect(rank);
@@ -48,6 +49,12 @@ export class MeshCanvas {
     const mesh = plan.meshes.find((m) => m.name === meshName) || plan.meshes[0];
     this.layout = new GridLayout(plan, mesh);
     this.canvas.setAttribute('aria-label', `${mesh.name === 'expert' ? 'Expert' : 'Data'} mesh grid of ${plan.topology.world} ranks`);
+    this.relayout();
+  }
+
+  // Colours every cell by its group along dim (null: by node), as the desktop's legend does.
+  setShownDim(dim) {
+    this.shownDim = dim;
     this.relayout();
   }
 
@@ -88,7 +95,7 @@ export class MeshCanvas {
 
   view() {
     return {layout: this.layout, colours: this.colours, zoom: this.zoom, selected: this.selected,
-      groups: this.groups, hover: this.hover};
+      groups: this.groups, hover: this.hover, shownDim: this.shownDim};
   }
 
   paintOverlay() {

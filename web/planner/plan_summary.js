@@ -72,21 +72,28 @@ export class MeshSwitch {
 }
 
 export class GridLegend {
-  constructor() {
+  // onToggle(dim): a dim's button was pressed (show all its groups, or hide them again).
+  constructor(onToggle) {
+    this.onToggle = onToggle;
     this.list = el('ul', {class: 'planner-legend-list'});
-    this.root = el('div', {class: 'planner-legend'},
-      el('p', {class: 'planner-muted'}, 'Cell colour = node, dark lines frame each node · selected rank: its groups:'),
-      this.list);
+    this.caption = el('p', {class: 'planner-muted'});
+    this.root = el('div', {class: 'planner-legend'}, this.caption, this.list);
   }
 
-  show(mesh) {
+  show(mesh, shownDim) {
+    setText(this.caption, shownDim ? `Cell colour = ${shownDim} group (g<index> in creation order) · selected rank: its groups:`
+      : 'Cell colour = node, dark lines frame each node · selected rank: its groups (click a dim to show all its groups):');
     clear(this.list);
     for (const dim of mesh.dim_names) {
       const s = mesh.spans[dim];
       const style = dimStyles[dim];
-      this.list.append(el('li', {},
-        el('span', {class: `planner-swatch planner-swatch-${style.shape}`, 'data-dim': dim, 'aria-hidden': 'true'}),
-        `${dim} (${style.word}) · ${s.groups} × ${s.group_size}`));
+      const shown = dim === shownDim;
+      const button = el('button', {type: 'button', class: 'planner-legend-entry', 'aria-pressed': String(shown),
+        title: shown ? `Hide the ${dim} groups` : `Show all ${dim} groups`},
+      el('span', {class: `planner-swatch planner-swatch-${style.shape}`, 'data-dim': dim, 'aria-hidden': 'true'}),
+      `${dim} (${style.word}) · ${s.groups} × ${s.group_size}`);
+      button.addEventListener('click', () => this.onToggle(dim));
+      this.list.append(el('li', {}, button));
     }
   }
 }

@@ -31,7 +31,8 @@ class PlannerPage {
     this.summary = new PlanSummary();
     this.meshSwitch = new MeshSwitch((mesh) => this.showMesh(mesh));
     this.grid = new MeshCanvas({onSelect: (rank) => this.select(rank), onOpen: () => this.inspector.focus()});
-    this.legend = new GridLegend();
+    this.legend = new GridLegend((dim) => this.toggleShownDim(dim));
+    this.shownDim = null;
     this.inspector = new RankInspector();
     this.exports = new PlanExports({
       fetchText: (format) => this.client.exportText(this.planRequest(), format),
@@ -138,11 +139,19 @@ class PlannerPage {
     if (!this.plan) return;
     const hasExpert = this.plan.meshes.some((m) => m.name === 'expert');
     const shown = mesh === 'expert' && hasExpert ? 'expert' : 'data';
-    this.grid.setPlan(this.plan, shown);
     const planMesh = this.plan.meshes.find((m) => m.name === shown);
+    if (this.shownDim && !planMesh.dim_names.includes(this.shownDim)) this.shownDim = null;  // the other mesh's
+    this.grid.shownDim = this.shownDim;
+    this.grid.setPlan(this.plan, shown);
     this.meshSwitch.show(shown, hasExpert, this.grid.layout.axesText());
-    this.legend.show(planMesh);
+    this.legend.show(planMesh, this.shownDim);
     this.loadRank();
+  }
+
+  toggleShownDim(dim) {
+    this.shownDim = this.shownDim === dim ? null : dim;
+    this.grid.setShownDim(this.shownDim);
+    this.legend.show(this.grid.layout.mesh, this.shownDim);
   }
 
   select(rank) {
