@@ -6,6 +6,7 @@
 
 #include "collector/collector.h"
 #include "plan_api.h"
+#include "plan_worker.h"
 #include "ranks_cache.h"
 #include "url_parts.h"
 
@@ -62,7 +63,10 @@ HttpReply error_reply(int status, std::string_view message, std::vector<std::pai
 }
 
 ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
-    : collector_(collector), options_(std::move(options)), ranks_cache_(std::make_shared<RanksCache>()) {}
+    : collector_(collector),
+      options_(std::move(options)),
+      ranks_cache_(std::make_shared<RanksCache>()),
+      plan_worker_(std::make_unique<PlanWorker>()) {}
 
 ApiRouter::~ApiRouter() = default;
 
@@ -99,7 +103,7 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         return reply(std::move(metrics));
     }
     if (path == "/api/v1/health") return reply(json_reply(R"({"status":"ok"})"));
-    if (is_plan_path(path)) return reply(answer_plan(path, url.query));  // from the core, inline: no job state
+    if (is_plan_path(path)) return plan_worker_->submit(path, url.query, std::move(reply));
     if (path == "/api/v1/jobs")
         return collector_.query([](const Monitor& m) { return dump(m.jobs_json()); },
                                 [reply = std::move(reply)](std::string body) { reply(json_reply(std::move(body))); });

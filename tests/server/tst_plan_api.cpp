@@ -286,6 +286,22 @@ private slots:
         QCOMPARE(body["suggestions"].toObject(), parse(suggestions));
     }
 
+    // Planning 2^20 ranks walks a million ranks per dim; it runs on the plan worker, so the network thread
+    // answers others meanwhile: a health check sent after it is answered before it.
+    void big_plans_do_not_hold_the_network_thread() {
+        QNetworkRequest big{QUrl(collector_->url + "/api/v1/plan/rank?world=1048576&ep=8&rank=5")};
+        big.setRawHeader("Authorization", "Bearer " + token);
+        QNetworkReply* plan = nam_.get(big);
+        QVERIFY(QTest::qWaitFor([&] { return plan->isRunning(); }, 5000));
+        const auto health = get("/api/v1/health");
+        QCOMPARE(health.status, 200);
+        QVERIFY2(!plan->isFinished(), "the 2^20-rank plan came back before the health check");
+        QTRY_VERIFY_WITH_TIMEOUT(plan->isFinished(), 60000);
+        QCOMPARE(plan->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+        QCOMPARE(parse(plan->readAll())["node"].toInt(), 0);
+        plan->deleteLater();
+    }
+
     // Plan routes are /api/ routes: the token, and GET only.
     void token_and_method() {
         QCOMPARE(get("/api/v1/plan?dp=8", {}).status, 401);
