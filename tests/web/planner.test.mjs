@@ -233,6 +233,19 @@ test('the SVG export is well-formed and escapes every string', async () => {
   equal(escaped.text, hostile, 'label text kept');
 });
 
+test('the PNG export is the grid as drawn', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2&rank=5');
+  await waitText('#planner-inspector-heading', 'Rank 5');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', {name: 'Grid PNG…'}).click()]);
+  const png = fs.readFileSync(await download.path());
+  equal(png.subarray(1, 4).toString('latin1'), 'PNG', 'PNG signature');
+  const size = await page.evaluate(() => {
+    const c = document.querySelector('.planner-canvas');
+    return [c.width, c.height];
+  });
+  equal(JSON.stringify([png.readUInt32BE(16), png.readUInt32BE(20)]), JSON.stringify(size), 'the canvas size');
+});
+
 test('a 131,072-rank plan draws from the compact form', async () => {
   await open('#/plan?world=131072&cp=2&ep=8&rank=70000');
   await waitText('#planner-inspector-heading', 'Rank 70000');
