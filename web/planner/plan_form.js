@@ -11,6 +11,15 @@ const fields = [
   {name: 'gpus_per_node', label: 'GPUs per node', help: 'ranks fill nodes consecutively'},
 ];
 
+// An input is described by its help line and, while it is the wrong one, by the message and the hint.
+function describe(name, input, wrong) {
+  const ids = [];
+  if (name !== 'order') ids.push(`planner-${name}-help`);
+  if (wrong) ids.push('planner-error-message', 'planner-error-hint');
+  if (ids.length) input.setAttribute('aria-describedby', ids.join(' '));
+  else input.removeAttribute('aria-describedby');
+}
+
 export class PlanForm {
   // onChange(name): an input changed (name: the field); onSuggestion(field, value): a suggestion was chosen.
   constructor({onChange, onSuggestion}) {
@@ -75,10 +84,9 @@ export class PlanForm {
     this.errorPanel.hidden = false;
     for (const [name, input] of this.inputs) {
       const wrong = name === body.field;
-      input.toggleAttribute('aria-invalid', wrong);
       if (wrong) input.setAttribute('aria-invalid', 'true');
-      const help = `planner-${name}-help`;
-      input.setAttribute('aria-describedby', wrong ? `${help} planner-error-message planner-error-hint` : help);
+      else input.removeAttribute('aria-invalid');
+      describe(name, input, wrong);
     }
   }
 
@@ -86,7 +94,7 @@ export class PlanForm {
     this.errorPanel.hidden = true;
     for (const [name, input] of this.inputs) {
       input.removeAttribute('aria-invalid');
-      input.setAttribute('aria-describedby', `planner-${name}-help`);
+      describe(name, input, false);
     }
   }
 }
