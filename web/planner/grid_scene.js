@@ -140,6 +140,14 @@ export function paintOverlay(sink, view) {
     sink.rect(c.x + 6, c.y + 6, c.size - 12, c.size - 12, colours.selection);
     if (metrics.cell * zoom >= 22) {
       sink.text(c.x + c.size / 2, c.y + c.size / 2 + 2, String(selected), colours.selectionText, 14, 'middle');
+    } else {
+      // Too small to see or to carry its number: a ring around it and a chip with the rank and its block.
+      const px = 1 / zoom;  // one screen pixel in content units
+      sink.circle(c.x + c.size / 2, c.y + c.size / 2, 9 * px, colours.selection, 3 * px);
+      const label = `${selected} · ${layout.blockLabel(layout.position(selected).block)}`;
+      const width = (label.length * 7 + 10) * px;
+      sink.rect(c.x + c.size / 2 + 12 * px, c.y + c.size / 2 - 9 * px, width, 18 * px, colours.selection);
+      sink.text(c.x + c.size / 2 + 17 * px, c.y + c.size / 2, label, colours.selectionText, 12 * px, 'start');
     }
   }
   if (hover !== null && hover !== undefined && hover < layout.world) {

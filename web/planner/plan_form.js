@@ -13,11 +13,9 @@ const fields = [
 
 // An input is described by its help line and, while it is the wrong one, by the message and the hint.
 function describe(name, input, wrong) {
-  const ids = [];
-  if (name !== 'order') ids.push(`planner-${name}-help`);
+  const ids = [`planner-${name}-help`];
   if (wrong) ids.push('planner-error-message', 'planner-error-hint');
-  if (ids.length) input.setAttribute('aria-describedby', ids.join(' '));
-  else input.removeAttribute('aria-describedby');
+  input.setAttribute('aria-describedby', ids.join(' '));
 }
 
 export class PlanForm {
@@ -34,12 +32,14 @@ export class PlanForm {
       controls.push(el('div', {class: 'planner-field'},
         el('label', {for: id}, field.label), input, el('span', {id: `${id}-help`, class: 'planner-help'}, field.help)));
     }
-    const order = el('select', {id: 'planner-order', name: 'order'},
-      el('option', {value: 'torch29'}, 'torch29 (PyTorch ≥ 2.9)'),
-      el('option', {value: 'torch28'}, 'torch28 (PyTorch ≤ 2.8)'));
+    const order = el('select', {id: 'planner-order', name: 'order', 'aria-describedby': 'planner-order-help'},
+      el('option', {value: 'torch29'}, 'torch29 (≥ 2.9)'),
+      el('option', {value: 'torch28'}, 'torch28 (≤ 2.8)'));
     order.addEventListener('change', () => onChange('order'));
     this.inputs.set('order', order);
-    controls.push(el('div', {class: 'planner-field'}, el('label', {for: 'planner-order'}, 'Group order'), order));
+    controls.push(el('div', {class: 'planner-field'}, el('label', {for: 'planner-order'}, 'Group order'), order,
+      el('span', {id: 'planner-order-help', class: 'planner-help'},
+        'PyTorch version: the order every rank creates the groups in')));
 
     this.message = el('p', {class: 'planner-error-message', id: 'planner-error-message'});
     this.hint = el('p', {class: 'planner-error-hint', id: 'planner-error-hint'});

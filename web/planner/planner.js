@@ -68,8 +68,10 @@ class PlannerPage {
   // A deep link: every given parameter as typed; both dp and world when both are given (they must agree).
   loadParams(params) {
     const given = (name) => params[name] !== undefined && params[name] !== null && params[name] !== '';
+    const sized = given('dp') || given('world');  // else the default world
     for (const name of ['world', 'dp', 'cp', 'ep', 'gpus_per_node', 'order']) {
-      this.form.set(name, given(name) ? params[name] : defaults[name] ?? '');
+      const fallback = sized && (name === 'world' || name === 'dp') ? '' : defaults[name] ?? '';
+      this.form.set(name, given(name) ? params[name] : fallback);
     }
     this.drive = given('dp') && given('world') ? 'both' : given('dp') ? 'dp' : 'world';
     const rank = Number(params.rank);
@@ -118,8 +120,9 @@ class PlannerPage {
     if (seq !== this.planSeq) return;  // a newer request is on its way
     if (answer.status === 200) this.applyPlan(answer.body);
     else this.form.showError(answer.body || {}, this.plan ? topologyText(this.plan.topology) : '');
+    // Without any valid plan there is nothing to draw, inspect or export yet.
     this.empty.hidden = this.plan !== null;
-    this.grid.root.hidden = this.plan === null;
+    for (const part of [this.meshSwitch, this.grid, this.legend, this.exports]) part.root.hidden = this.plan === null;
   }
 
   applyPlan(plan) {
