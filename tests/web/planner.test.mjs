@@ -19,7 +19,7 @@ let base;
 
 // The page's origin: the collector itself once it serves web/, else a same-origin front over it.
 async function pageOrigin() {
-  const answer = await fetch(`${serve.url}/planner/planner.js`).catch(() => null);
+  const answer = await fetch(`${serve.url}/planner/planner_page.js`).catch(() => null);
   if (answer && answer.status === 200) return {url: serve.url, harness: false};
   proxy = await startProxy(serve.port);
   return {url: `http://127.0.0.1:${proxy.address().port}`, harness: true};
@@ -63,7 +63,7 @@ const waitText = (selector, expected) => eventually(async () => (await page.loca
   .catch(() => null)) === expected, {describe: async () => `${selector}: ${await page.locator(selector).first()
   .textContent().catch(() => '(none)')}, wanted ${expected}`});
 const state = () => page.evaluate(async () => {
-  const s = (await import('/planner/planner.js')).debugState();
+  const s = (await import('/planner/planner_page.js')).debugState();
   return {selected: s.selected, mesh: s.mesh, world: s.plan && s.plan.topology.world};
 });
 const binary = meshscope;
@@ -134,7 +134,7 @@ test('the legend shows all groups of a dim, numbered as the core orders them', a
   // domain.md / plan-format.md: torch28 lists efsdp as [0,4,8,12], [2,6,10,14], [1,5,9,13], [3,7,11,15].
   const indices = await page.evaluate(async () => {
     const {groupIndex} = await import('/planner/grid_scene.js');
-    const {plan} = (await import('/planner/planner.js')).debugState();
+    const {plan} = (await import('/planner/planner_page.js')).debugState();
     const expert = plan.meshes.find((m) => m.name === 'expert');
     return [0, 2, 1, 3, 13].map((rank) => groupIndex(expert, 'efsdp', rank));
   });

@@ -1,7 +1,7 @@
 // Mounts the Planner the way the shell does (web/app.js, owned by web-live): mount(root, ctx) with
 // ctx = {api, params, navigate} and an api shaped like web/shared/api.js's ({get, token, requestToken}).
 // Used by the Planner's browser tests until the collector serves the shell.
-import {mount} from '/planner/planner.js';
+import {mount} from '/planner/planner_page.js';
 
 const token = new URLSearchParams(window.location.search).get('token') || '';
 const api = {

@@ -1,7 +1,8 @@
 // The Planner page (route #/plan): inputs -> GET /api/v1/plan (compact form) -> summary, mesh grid and legend;
 // a selected rank -> GET /api/v1/plan/rank -> inspector and the rank's groups on the grid; exports from
 // GET /api/v1/plan/export. Every layout fact and message comes from the collector, i.e. from the C++ core;
-// this module only wires the views. Contract: mount(root, ctx) / unmount(), ctx = {api, params, navigate}.
+// this module only wires the views. Contract (web/app.js): mount(root, ctx), update(params), unmount();
+// ctx = {api, params, navigate, ...}.
 import {MeshCanvas} from './mesh_canvas.js';
 import {PlanClient, planQuery} from './plan_client.js';
 import {PlanExports} from './plan_exports.js';
@@ -48,7 +49,7 @@ class PlannerPage {
       el('h1', {class: 'planner-title'}, 'Planner'),
       el('div', {class: 'planner-columns'},
         el('div', {class: 'planner-side'}, this.form.root, this.summary.root),
-        el('main', {class: 'planner-main', 'aria-label': 'Mesh grid'}, this.meshSwitch.root, this.empty,
+        el('section', {class: 'planner-main', 'aria-label': 'Mesh grid'}, this.meshSwitch.root, this.empty,
           this.grid.root, this.legend.root, this.exports.root),
         el('div', {class: 'planner-right'}, this.inspector.root)));
     this.stylesheet = ensureStylesheet();
@@ -210,6 +211,13 @@ let page = null;
 export function mount(root, ctx) {
   unmount();
   page = new PlannerPage(root, ctx);
+}
+
+// A new #/plan address while the page is shown (the shell calls this instead of mounting again).
+export function update(params) {
+  if (!page) return;
+  page.loadParams(params || {});
+  page.update();
 }
 
 export function unmount() {
