@@ -256,6 +256,12 @@ test('a 131,072-rank plan draws from the compact form', async () => {
   ok(size.width > 0 && size.height > 0, `canvas ${size.width}x${size.height}`);
   equal(await page.locator('.planner-group[data-dim="ep"] .planner-members').first().textContent(),
     '[70000, 70002, 70004, 70006, 70008, 70010, 70012, 70014]', 'ep group of rank 70000');
+  // Seven quick arrows walk the ep columns of rank 70000's block (efsdp 4375): rank (4375 * 8 + 7) * 2 = 70014;
+  // the page asks for the rank the keys stop on and shows it, whatever it skipped on the way.
+  await page.focus('.planner-canvas');
+  for (let i = 0; i < 7; ++i) await page.keyboard.press('ArrowRight');
+  await waitText('#planner-inspector-heading', 'Rank 70014');
+  await waitText('.planner-group[data-dim="ep"] .planner-members', '[70000, 70002, 70004, 70006, 70008, 70010, 70012, 70014]');
 });
 
 test('a screenshot of the Planner (PLANNER_SCREENSHOT)', {skip: !process.env.PLANNER_SCREENSHOT}, async () => {

@@ -23,6 +23,7 @@ class PlannerPage {
     this.selected = null;
     this.planSeq = 0;
     this.rankSeq = 0;
+    this.rankInFlight = false;
     this.timer = null;
 
     this.form = new PlanForm({
@@ -164,17 +165,30 @@ class PlannerPage {
     this.loadRank();
   }
 
+  // One rank request at a time, the latest selection wins: holding an arrow key over a big plan asks the
+  // collector for the rank the key stopped on, not for every rank it passed.
   async loadRank() {
-    const seq = ++this.rankSeq;
+    ++this.rankSeq;
     this.writeHash();
     if (this.selected === null || !this.plan) {
       this.grid.setSelection(null, []);
       this.inspector.showEmpty();
       return;
     }
-    const rank = this.selected;
-    const {status, body} = await this.client.rank(this.planRequest(), rank);
-    if (seq !== this.rankSeq) return;
+    if (this.rankInFlight) return;  // the request in flight looks at rankSeq when it returns
+    this.rankInFlight = true;
+    let answer;
+    let rank;
+    let plan;
+    do {
+      ({selected: rank, plan} = this);
+      const asked = this.rankSeq;
+      answer = await this.client.rank(this.planRequest(), rank);
+      if (asked === this.rankSeq) break;
+    } while (this.selected !== null && this.plan);
+    this.rankInFlight = false;
+    if (this.selected !== rank || this.plan !== plan) return;  // a newer selection or plan is being shown
+    const {status, body} = answer;
     if (status !== 200) {
       this.inspector.showError(body.error || `HTTP ${status}`);
       return;
