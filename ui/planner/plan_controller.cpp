@@ -7,8 +7,8 @@
 
 #include <numeric>
 
+#include "meshscope/plan_export.h"
 #include "meshscope/topology.h"
-#include "plan_exports.h"
 
 namespace meshscope::ui {
 
@@ -307,10 +307,9 @@ void PlanController::applyExpertsSuggestion(int row) {
 }
 
 QString PlanController::exportText(const QString& kind) const {
-    if (kind == QLatin1String("json")) return plan_json(*plan_);
-    if (kind == QLatin1String("yaml")) return llamafactory_yaml(*plan_);
-    if (kind == QLatin1String("torchrun")) return torchrun_command(*plan_);
-    return {};
+    // The same bytes as `meshscope plan --format <kind>` and GET /api/v1/plan/export: core writes them.
+    const auto format = parse_plan_export_format(kind.toStdString());
+    return format ? QString::fromStdString(plan_export(*plan_, *format)) : QString();
 }
 
 bool PlanController::saveExport(const QString& kind, const QUrl& file) {
