@@ -140,7 +140,7 @@ bool is_plan_path(std::string_view path) noexcept {
     return path == plan_path || path == export_path || path == rank_path;
 }
 
-HttpReply answer_plan(std::string_view path, std::string_view query) {
+HttpReply answer_plan(std::string_view path, std::string_view query, PlanCache* cache) {
     Parsed parsed;
     if (auto rejection = parse(path, query, parsed)) return reject(*rejection);
     const PlanRequest& request = parsed.request;
@@ -169,8 +169,16 @@ HttpReply answer_plan(std::string_view path, std::string_view query) {
                                          : "hint: `meshscope plan --format json` has no such limit",
                        size_field});
     }
-    const auto plan = Plan::make(*topology, request.gpus_per_node, request.order);
-    if (!plan) return reject(advice(request, plan.error()));
+    const auto layout = std::tuple{topology->dp, topology->cp, topology->ep, request.gpus_per_node, request.order};
+    std::shared_ptr<const Plan> plan;
+    if (cache != nullptr && cache->plan && cache->layout == layout) {
+        plan = cache->plan;
+    } else {
+        auto made = Plan::make(*topology, request.gpus_per_node, request.order);
+        if (!made) return reject(advice(request, made.error()));
+        plan = std::make_shared<const Plan>(std::move(made).value());
+        if (cache != nullptr) *cache = {layout, plan};
+    }
 
     if (path == rank_path) {
         if (*parsed.rank < 0 || *parsed.rank >= world)

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <tuple>
 
 #include "http_exchange.h"
+#include "meshscope/plan.h"
 
 namespace meshscope::server {
 
@@ -20,8 +23,15 @@ inline constexpr std::int64_t max_full_plan_world = 65536;
 // form=compact is the default above this many ranks.
 inline constexpr std::int64_t compact_plan_above = 4096;
 
+// The last plan built, for the next request of the same layout: a page asks for the plan, then for one rank
+// after another of it, and each would otherwise walk every group again. One thread uses it (the plan worker).
+struct PlanCache {
+    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, CreationOrder> layout;  // dp cp ep gpus order
+    std::shared_ptr<const Plan> plan;
+};
+
 [[nodiscard]] bool is_plan_path(std::string_view path) noexcept;
 // path: one of the three plan routes; query: still percent-encoded.
-[[nodiscard]] HttpReply answer_plan(std::string_view path, std::string_view query);
+[[nodiscard]] HttpReply answer_plan(std::string_view path, std::string_view query, PlanCache* cache = nullptr);
 
 }  // namespace meshscope::server

@@ -1,7 +1,5 @@
 #include "plan_worker.h"
 
-#include "plan_api.h"
-
 namespace meshscope::server {
 
 PlanWorker::PlanWorker(std::size_t max_waiting) : max_waiting_(max_waiting), thread_([this] { run(); }) {}
@@ -40,7 +38,7 @@ void PlanWorker::run() {
             task = std::move(tasks_.front());
             tasks_.pop_front();
         }
-        task.reply(answer_plan(task.path, task.query));
+        task.reply(answer_plan(task.path, task.query, &cache_));
     }
 }
 

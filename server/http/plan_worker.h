@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "http_exchange.h"
+#include "plan_api.h"
 
 namespace meshscope::server {
 
@@ -40,6 +41,7 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<Task> tasks_;
+    PlanCache cache_;  // the worker thread's only
     bool stopping_ = false;
     std::thread thread_;
 };

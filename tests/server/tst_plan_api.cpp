@@ -153,6 +153,12 @@ private slots:
               {"dim": "ep", "coordinate": 0, "index": 3, "size": 2, "first": 5, "stride": 2, "nodes": 1, "leaves_node": false},
               {"dim": "expert_cp", "coordinate": 1, "index": 2, "size": 2, "first": 4, "stride": 1, "nodes": 1, "leaves_node": false}]}]})");
         QCOMPARE(parse(reply.body), expected);
+        // Again (the worker keeps the last plan), and with another placement (it must not): node 1 on 4 GPUs.
+        QCOMPARE(parse(get("/api/v1/plan/rank?dp=8&cp=2&ep=2&rank=5").body), expected);
+        const auto four = parse(get("/api/v1/plan/rank?dp=8&cp=2&ep=2&gpus_per_node=4&rank=5").body);
+        QCOMPARE(four["node"].toInt(), 1);
+        QCOMPARE(four["local_rank"].toInt(), 1);
+        QCOMPARE(parse(get("/api/v1/plan/rank?world=16&cp=2&ep=2&rank=5").body), expected);
         // ep = 1: the data mesh only.
         const auto data_only = parse(get("/api/v1/plan/rank?world=16&rank=15").body);
         QCOMPARE(data_only["meshes"].toArray().size(), 1);
