@@ -169,6 +169,10 @@ HttpReply answer_plan(std::string_view path, std::string_view query, PlanCache* 
                                          : "hint: `meshscope plan --format json` has no such limit",
                        size_field});
     }
+    if (path == rank_path && (*parsed.rank < 0 || *parsed.rank >= world))
+        return reject(
+            {"rank " + std::to_string(*parsed.rank) + " is outside the plan's " + std::to_string(world) + " ranks",
+             "hint: ranks are 0 to " + std::to_string(world - 1), "rank"});
     const auto layout = std::tuple{topology->dp, topology->cp, topology->ep, request.gpus_per_node, request.order};
     std::shared_ptr<const Plan> plan;
     if (cache != nullptr && cache->plan && cache->layout == layout) {
@@ -180,13 +184,7 @@ HttpReply answer_plan(std::string_view path, std::string_view query, PlanCache* 
         if (cache != nullptr) *cache = {layout, plan};
     }
 
-    if (path == rank_path) {
-        if (*parsed.rank < 0 || *parsed.rank >= world)
-            return reject(
-                {"rank " + std::to_string(*parsed.rank) + " is outside the plan's " + std::to_string(world) + " ranks",
-                 "hint: ranks are 0 to " + std::to_string(world - 1), "rank"});
-        return text_reply(rank_groups_json(*plan, *parsed.rank).dump(), "application/json");
-    }
+    if (path == rank_path) return text_reply(rank_groups_json(*plan, *parsed.rank).dump(), "application/json");
     std::ostringstream out;
     if (path == export_path) {
         const auto format = *parse_plan_export_format(*parsed.format);
