@@ -173,6 +173,14 @@ test('keyboard only: Tab to the grid, arrows move the selection, Enter opens the
   await waitText('#planner-inspector-heading', 'Rank 3');
   await page.keyboard.press('ArrowLeft');   // column 0: rank 1
   await waitText('#planner-inspector-heading', 'Rank 1');
+  // + and - zoom (the 16 cells fit at 100%), 0 fits again.
+  await page.keyboard.press('+');
+  await waitText('.planner-zoom span', '150%');
+  await page.keyboard.press('-');
+  await page.keyboard.press('-');
+  await waitText('.planner-zoom span', '67%');
+  await page.keyboard.press('0');
+  await waitText('.planner-zoom span', '100%');
   await page.keyboard.press('End');
   await waitText('#planner-inspector-heading', 'Rank 15');
   await page.keyboard.press('Enter');

@@ -7,6 +7,9 @@ import {CanvasSink, SvgSink} from './grid_sinks.js';
 import {el, setText} from './planner_dom.js';
 
 const minCellPixels = 2;  // the smallest cell drawn; a bigger world scrolls instead of vanishing
+const maxZoom = 2;
+const maxCanvasPixels = 64e6;  // well inside every browser's canvas limit
+const zoomStep = 1.5;
 
 export class MeshCanvas {
   // onSelect(rank), onOpen(rank)
@@ -16,10 +19,21 @@ export class MeshCanvas {
     this.canvas = el('canvas', {class: 'planner-canvas', tabindex: '0', role: 'img',
       'aria-roledescription': 'rank grid', 'aria-describedby': 'planner-grid-help planner-grid-status'});
     this.help = el('p', {id: 'planner-grid-help', class: 'planner-help'},
-      'Click a rank, or focus the grid (Tab) and use the arrow keys; Enter opens the rank in the inspector.');
+      'Click a rank, or focus the grid (Tab) and use the arrow keys; Enter opens the rank in the inspector; ' +
+      '+ and - zoom, 0 fits the grid.');
     this.status = el('p', {id: 'planner-grid-status', class: 'planner-grid-status', 'aria-live': 'polite'});
     this.scroller = el('div', {class: 'planner-canvas-scroller'}, this.canvas);
-    this.root = el('div', {class: 'planner-grid'}, this.scroller, this.status, this.help);
+    this.zoomSteps = 0;  // 0: the whole grid fits the width (at most 100%)
+    const tool = (label, name, action) => {
+      const b = el('button', {type: 'button', class: 'planner-button', 'aria-label': name, title: name}, label);
+      b.addEventListener('click', action);
+      return b;
+    };
+    this.zoomText = el('span', {class: 'planner-muted', 'aria-live': 'polite'});
+    const tools = el('div', {class: 'planner-zoom', role: 'group', 'aria-label': 'Zoom'},
+      tool('−', 'Zoom out (-)', () => this.zoomBy(-1)), this.zoomText, tool('+', 'Zoom in (+)', () => this.zoomBy(1)),
+      tool('Fit', 'Fit the whole grid (0)', () => this.zoomBy(0)));
+    this.root = el('div', {class: 'planner-grid'}, tools, this.scroller, this.status, this.help);
     this.layout = null;
     this.plan = null;
     this.selected = null;
@@ -58,6 +72,15 @@ export class MeshCanvas {
     this.relayout();
   }
 
+  // steps: +1 in, -1 out, 0 back to the whole grid.
+  zoomBy(steps) {
+    const before = {steps: this.zoomSteps, zoom: this.zoom};
+    this.zoomSteps = steps === 0 ? 0 : this.zoomSteps + steps;
+    this.relayout();
+    if (steps !== 0 && this.zoom === before.zoom) this.zoomSteps = before.steps;  // at a limit already
+    if (this.selected !== null) this.scrollToRank(this.selected);
+  }
+
   meshName() {
     return this.layout ? this.layout.mesh.name : null;
   }
@@ -75,8 +98,11 @@ export class MeshCanvas {
     const width = Math.max(200, this.scroller.clientWidth - 2);
     const fit = width / this.layout.width;
     const minZoom = minCellPixels / 44;
-    this.zoom = Math.min(1, Math.max(fit, minZoom));
     const ratio = window.devicePixelRatio || 1;
+    const largest = Math.sqrt(maxCanvasPixels / (this.layout.width * this.layout.height)) / ratio;
+    this.zoom = Math.min(1, Math.max(fit, minZoom)) * zoomStep ** this.zoomSteps;
+    this.zoom = Math.max(minZoom, Math.min(this.zoom, maxZoom, largest));
+    setText(this.zoomText, `${Math.round(this.zoom * 100)}%`);
     const cssWidth = Math.ceil(this.layout.width * this.zoom);
     const cssHeight = Math.ceil(this.layout.height * this.zoom);
     this.canvas.style.width = `${cssWidth}px`;
@@ -144,6 +170,10 @@ export class MeshCanvas {
       rank = 0;
     } else if (event.key === 'End') {
       rank = this.layout.world - 1;
+    } else if (event.key === '+' || event.key === '=' || event.key === '-' || event.key === '0') {
+      event.preventDefault();
+      this.zoomBy(event.key === '0' ? 0 : event.key === '-' ? -1 : 1);
+      return;
     } else if (event.key === 'Enter' || event.key === ' ') {
       if (this.selected !== null) this.onOpen(this.selected);
       event.preventDefault();
