@@ -8,6 +8,7 @@
 #include "plan_api.h"
 #include "plan_worker.h"
 #include "ranks_cache.h"
+#include "static_assets.h"
 #include "url_parts.h"
 
 namespace meshscope::server {
@@ -80,6 +81,12 @@ bool ApiRouter::authorized(const HttpRequest& request, std::string_view path, st
 void ApiRouter::handle(HttpRequest request, Reply reply) {
     const UrlParts url = split_target(request.target);
     const std::string& path = url.path;
+    // The web dashboard's files hold no data: served without a token, so a browser can load the page that
+    // then asks for the token (docs/collector.md, "The web dashboard").
+    if (is_page_path(path)) {
+        if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
+        return reply(page_reply(path));
+    }
     if (!authorized(request, path, url.query))
         return reply(error_reply(401, "missing or wrong bearer token", {{"WWW-Authenticate", "Bearer"}}));
     const bool post = request.method == "POST";
