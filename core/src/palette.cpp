@@ -44,6 +44,12 @@ constexpr std::array<PaletteEntry, colour_count> table{{
     {Colour::grid_group_5, "grid-group-5", 0xb2ebf2, 0x105a62},
     {Colour::grid_group_6, "grid-group-6", 0xd1c4e9, 0x4a357a},
     {Colour::grid_group_7, "grid-group-7", 0xd7ccc8, 0x5a453a},
+    // Mid-tones that read on light and dark cells alike, so one value serves both schemes.
+    {Colour::dim_ep, "dim-ep", 0xf57c00, 0xf57c00},
+    {Colour::dim_dp, "dim-dp", 0xd81b60, 0xd81b60},
+    {Colour::dim_expert_cp, "dim-expert-cp", 0x039be5, 0x039be5},
+    {Colour::dim_efsdp, "dim-efsdp", 0x8e24aa, 0x8e24aa},
+    {Colour::dim_edp, "dim-edp", 0x43a047, 0x43a047},
     {Colour::state_pending, "state-pending", 0xd5d9de, 0x3a3e45},
     {Colour::state_initializing, "state-initializing", 0x79a9e6, 0x4d7cc0},
     {Colour::state_ready, "state-ready", 0x5cb176, 0x3f9a5c},

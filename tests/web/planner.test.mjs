@@ -103,9 +103,30 @@ test('a deep link opens exactly that plan, mesh and rank', async () => {
   equal(await group('efsdp').locator('.planner-members').textContent(), '[1, 5, 9, 13]', 'efsdp members');
   equal(await group('efsdp').locator('[data-leaves-node]').textContent(), 'leaves the node: spans 2 nodes', 'efsdp flag');
   equal(await group('ep').locator('[data-leaves-node]').textContent(), 'within one node', 'ep flag');
+  // The ep colour is the palette's dim-ep, the desktop's ep frame (#f57c00).
+  equal(await group('ep').evaluate((node) => getComputedStyle(node).borderLeftColor), 'rgb(245, 124, 0)', 'ep colour');
   equal(await page.inputValue('#planner-dp'), '8', 'dp input');
   equal(await page.inputValue('#planner-world'), '16', 'world input');
   ok((await page.evaluate(() => window.location.hash)).endsWith('&rank=5'), 'the address keeps the rank');
+});
+
+test('a click on a cell selects its rank', async () => {
+  await open('#/plan?dp=8&cp=2&ep=2');
+  await page.waitForFunction(() => document.querySelector('.planner-legend-entry'));
+  // The cell drawn for rank 6 (block 1, column 1, row 0 of the expert grid), in page pixels.
+  const point = await page.evaluate(async () => {
+    const {PlanGridLayout} = await import('/planner/grid_layout.js');
+    const {plan} = (await import('/planner/planner_page.js')).debugState();
+    const layout = new PlanGridLayout(plan, plan.meshes.find((m) => m.name === 'expert'));
+    const zoom = parseFloat(document.querySelector('.planner-zoom span').textContent) / 100;
+    const cell = layout.cellRect(6);
+    const box = document.querySelector('.planner-canvas').getBoundingClientRect();
+    return {x: box.left + (cell.x + cell.size / 2) * zoom, y: box.top + (cell.y + cell.size / 2) * zoom,
+      position: layout.position(6)};
+  });
+  equal(JSON.stringify(point.position), '{"block":1,"column":1,"row":0}', 'rank 6 in the grid');
+  await page.mouse.click(point.x, point.y);
+  await waitText('#planner-inspector-heading', 'Rank 6');
 });
 
 test('the legend shows all groups of a dim, numbered as the core orders them', async () => {
@@ -207,6 +228,7 @@ test('the SVG export is well-formed and escapes every string', async () => {
   ok(parsed.rects >= 16, `a rect per rank (${parsed.rects})`);
   equal(parsed.title, 'MeshScope plan (dp, cp, ep) = (8, 2, 2) · world 16 = dp 8 × cp 2', 'title');
   ok(parsed.texts.includes('efsdp 3') && parsed.texts.includes('13'), 'labels and rank numbers');
+  ok(svg.includes('stroke="#f57c00"'), 'the ep frame in the palette\'s dim-ep');
   // Hostile text through the same writer: still one well-formed document, the text kept as text.
   const hostile = '<img src=x onerror="alert(1)"> </svg><script>alert(2)</script> & \u202Eevil\'';
   const escaped = await page.evaluate(async (title) => {

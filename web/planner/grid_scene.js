@@ -19,16 +19,16 @@ export function groupIndex(mesh, dim, rank) {
 
 // How each dim's group is drawn around the selected rank (the desktop's styles and words).
 export const dimStyles = {
-  ep: {shape: 'frame', word: 'frame', width: 4, fallback: '--ms-warning'},
-  dp: {shape: 'frame', word: 'frame', width: 4, fallback: '--ms-finding'},
-  expert_cp: {shape: 'band', word: 'band', width: 6, colour: 'expert-cp', fallback: '--ms-accent'},
-  cp: {shape: 'band', word: 'band', width: 6, colour: 'expert-cp', fallback: '--ms-accent'},  // the same ranks
-  efsdp: {shape: 'ring', word: 'ring', width: 3, inset: 4, fallback: '--ms-state-initializing'},
-  edp: {shape: 'ring', word: 'inner ring', width: 2, inset: 9, fallback: '--ms-state-ready'},
+  // colour: the palette's --ms-dim-<colour> (core/src/palette.cpp, the desktop's dim_style reads the same)
+  ep: {shape: 'frame', word: 'frame', width: 4, colour: 'ep'},
+  dp: {shape: 'frame', word: 'frame', width: 4, colour: 'dp'},
+  expert_cp: {shape: 'band', word: 'band', width: 6, colour: 'expert-cp'},
+  cp: {shape: 'band', word: 'band', width: 6, colour: 'expert-cp'},  // the same ranks as expert_cp
+  efsdp: {shape: 'ring', word: 'ring', width: 3, inset: 4, colour: 'efsdp'},
+  edp: {shape: 'ring', word: 'inner ring', width: 2, inset: 9, colour: 'edp'},
 };
 
-// Resolves the palette's variables on an element (the page's root); a dim colour is --ms-dim-<dim> when the
-// palette has it, else the named palette fallback.
+// Resolves the palette's variables on an element (the page's root).
 export function readColours(element) {
   const style = getComputedStyle(element);
   const get = (name) => style.getPropertyValue(name).trim();
@@ -47,7 +47,7 @@ export function readColours(element) {
   colours.groups = [];
   for (let i = 0; i < groupColourCount; ++i) colours.groups.push(get(`--ms-grid-group-${i}`));
   for (const [dim, style] of Object.entries(dimStyles)) {
-    colours.dims[dim] = get(`--ms-dim-${style.colour || dim}`) || get(style.fallback);
+    colours.dims[dim] = get(`--ms-dim-${style.colour}`);
   }
   return colours;
 }
@@ -71,7 +71,7 @@ export function paintBase(sink, view) {
   const showFrames = metrics.cell * zoom >= 5;
   if (showLabels) {
     for (let block = 0; block < layout.blocks; ++block) {
-      const o = layout.blockOrigin(block);
+      const o = layout.origin(block);
       sink.text(o.x, o.y + metrics.labelHeight - 6, layout.blockLabel(block), colours.mutedText, 12, 'start');
     }
   }

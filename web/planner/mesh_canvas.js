@@ -1,7 +1,7 @@
 // The Planner's grid on a canvas: the base layer (cells, node frames, labels) painted once per plan, mesh, size
 // and theme into an offscreen canvas; the selection and hover drawn over a copy of it. Click or arrow keys
 // select a rank, Enter opens it (the inspector), Home/End jump to the first/last rank.
-import {GridLayout} from './grid_layout.js';
+import {PlanGridLayout} from './grid_layout.js';
 import {paintBase, paintOverlay, readColours} from './grid_scene.js';
 import {CanvasSink, SvgSink} from './grid_sinks.js';
 import {el, setText} from './planner_dom.js';
@@ -61,7 +61,7 @@ export class MeshCanvas {
   setPlan(plan, meshName) {
     this.plan = plan;
     const mesh = plan.meshes.find((m) => m.name === meshName) || plan.meshes[0];
-    this.layout = new GridLayout(plan, mesh);
+    this.layout = new PlanGridLayout(plan, mesh);
     this.canvas.setAttribute('aria-label', `${mesh.name === 'expert' ? 'Expert' : 'Data'} mesh grid of ${plan.topology.world} ranks`);
     this.relayout();
   }

@@ -44,7 +44,7 @@ export class PlanExports {
       el('h2', {class: 'planner-heading', id: 'planner-exports-heading'}, 'Export'),
       el('h3', {class: 'planner-subheading'}, 'LlamaFactory config'), this.yaml,
       el('h3', {class: 'planner-subheading'}, 'torchrun'), this.torchrun,
-      el('div', {class: 'planner-export-buttons'}, buttons), this.status);
+      el('div', {class: 'planner-export-buttons'}, ...buttons), this.status);
   }
 
   // Shows the YAML and torchrun of the plan now on screen.

@@ -51,7 +51,7 @@ export class PlanForm {
       this.kept);
     this.onSuggestion = onSuggestion;
     this.root = el('form', {class: 'planner-inputs', 'aria-label': 'Layout'},
-      el('h2', {class: 'planner-heading'}, 'Layout'), el('div', {class: 'planner-fields'}, controls), this.errorPanel);
+      el('h2', {class: 'planner-heading'}, 'Layout'), el('div', {class: 'planner-fields'}, ...controls), this.errorPanel);
     this.root.addEventListener('submit', (event) => event.preventDefault());
   }
 

@@ -53,6 +53,11 @@ enum class Colour {
     grid_group_5,
     grid_group_6,
     grid_group_7,
+    dim_ep,  // the selected rank's group along a dim (the planners' styles: ui/planner/dim_style, web/planner)
+    dim_dp,
+    dim_expert_cp,  // also cp: the same ranks
+    dim_efsdp,
+    dim_edp,
     // the Live grid: one colour per RankStateKind, in its order
     state_pending,
     state_initializing,
