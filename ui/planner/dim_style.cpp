@@ -1,16 +1,25 @@
 #include "dim_style.h"
 
+#include "meshscope/palette.h"
+
 namespace meshscope::ui {
 
+namespace {
+QColor colour(Colour c) {
+    return QColor::fromRgb(static_cast<QRgb>(0xff000000u | palette_rgb(c, ColourScheme::light)));
+}
+}  // namespace
+
 DimStyle dim_style(std::string_view dim) {
-    // Mid-tone colours that read on light and dark cells alike; expert_cp and cp share one style because
-    // their groups are the same ranks (LlamaFactory's expert_cp groups equal the data mesh's cp groups).
-    if (dim == "ep") return {QColor(0xF5, 0x7C, 0x00), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
-    if (dim == "dp") return {QColor(0xD8, 0x1B, 0x60), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
+    // The palette's dim colours (the web planner draws with the same, from /palette.css); expert_cp and cp
+    // share one style because their groups are the same ranks (LlamaFactory's expert_cp groups equal the
+    // data mesh's cp groups).
+    if (dim == "ep") return {colour(Colour::dim_ep), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
+    if (dim == "dp") return {colour(Colour::dim_dp), HighlightShape::frame, 4.0, 0.0, QStringLiteral("frame")};
     if (dim == "expert_cp" || dim == "cp")
-        return {QColor(0x03, 0x9B, 0xE5), HighlightShape::band, 2.0, 0.0, QStringLiteral("band")};
-    if (dim == "efsdp") return {QColor(0x8E, 0x24, 0xAA), HighlightShape::ring, 3.0, 4.0, QStringLiteral("ring")};
-    if (dim == "edp") return {QColor(0x43, 0xA0, 0x47), HighlightShape::ring, 2.0, 9.0, QStringLiteral("inner ring")};
+        return {colour(Colour::dim_expert_cp), HighlightShape::band, 2.0, 0.0, QStringLiteral("band")};
+    if (dim == "efsdp") return {colour(Colour::dim_efsdp), HighlightShape::ring, 3.0, 4.0, QStringLiteral("ring")};
+    if (dim == "edp") return {colour(Colour::dim_edp), HighlightShape::ring, 2.0, 9.0, QStringLiteral("inner ring")};
     return {QColor(0x75, 0x75, 0x75), HighlightShape::frame, 2.0, 0.0, QStringLiteral("frame")};
 }
 
