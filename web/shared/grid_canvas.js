@@ -274,9 +274,11 @@ export class GridCanvas {
     }
     const dpr = this.fit();
     const s = this.scale;
-    ctx.setTransform(dpr * s, 0, 0, dpr * s, 0, 0);
+    // The background over every device pixel (the scaled content may end inside the last row of pixels).
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = colours.background;
-    ctx.fillRect(0, 0, layout.width, layout.height);
+    ctx.fillRect(0, 0, this.base.width, this.base.height);
+    ctx.setTransform(dpr * s, 0, 0, dpr * s, 0, 0);
     const cell = metrics.cell;
     const pitch = cell + metrics.gap;
 
