@@ -4,31 +4,12 @@
 // on the shared 2-core machine; a small simulated job runs next to it.
 import {test, after} from 'node:test';
 import assert from 'node:assert/strict';
-import {eventually, launchBrowser, postEvents, simulate, startServe, tempDir} from './harness.mjs';
+import {eventually, launchBrowser, postBigJob, simulate, startServe, tempDir} from './harness.mjs';
 
 const cleanup = [];
 after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
-
-// (dp, cp, ep) = (8192, 2, 8): 16,384 ranks on 2,048 nodes of 8. Every 7th rank stops at launch
-// (initializing), the others are ready.
-export async function postBigJob(url, job) {
-  const world = 16384;
-  const topology = {dp: 8192, cp: 2, ep: 8};
-  let body = [];
-  for (let rank = 0; rank < world; ++rank) {
-    const common = {job, rank, world_size: world, host: `node-${Math.floor(rank / 8)}`, local_rank: rank % 8, ts: 1000};
-    body.push({...common, phase: 'launch', status: 'started'});
-    if (rank % 7 !== 0) body.push({...common, phase: 'ready', status: 'done', ts: 1001, topology});
-    if (body.length >= 4000) {
-      await postEvents(url, body);
-      body = [];
-    }
-  }
-  if (body.length) await postEvents(url, body);
-  return {world, initializing: Math.ceil(world / 7)};
-}
 
 test('a 16,384-rank job renders whole', async () => {
   const dir = tempDir();

@@ -16,6 +16,7 @@ const kindOrder = ['topology_mismatch', 'group_disagreement', 'missing_rank', 'd
   'stale_rank', 'rank_error', 'reinit_mismatch'];
 
 const stateIndex = new Map(stateNames.map((name, i) => [name, i]));
+const phaseIndex = new Map(phaseNames.map((name, i) => [name, i]));
 
 function findingBefore(a, b) {
   const ka = kindOrder.indexOf(a.kind);
@@ -49,6 +50,9 @@ export class LiveData {
     this.ranksTimer = 0;
     this.origin = 0;              // the job's time axis (sender clock): earliest and latest phase time
     this.horizon = 0;
+    this.gpus = 0;                // GPUs per node: the largest local rank + 1
+    this.hostsChanged = true;
+    this.hostList = null;
   }
 
   destroy() {
@@ -118,6 +122,9 @@ export class LiveData {
       this.states[row.rank] = stateIndex.get(row.state) ?? 0;
     }
     for (let r = 0; r < this.world; ++r) ++this.counts[this.states[r]];
+    this.gpus = 0;
+    for (const row of rows) if (Number.isInteger(row.local_rank)) this.gpus = Math.max(this.gpus, row.local_rank + 1);
+    this.hostsChanged = true;
     this.axis();
   }
 
@@ -210,17 +217,16 @@ export class LiveData {
     const after = stateIndex.get(c.state) ?? before;
     let row = this.ranks[rank];
     if (whole) {
-      row = {...c};
-      delete row.type;
-      delete row.job;
-      this.ranks[rank] = row;
-      for (const t of Object.values(row.timings || {})) {
-        for (const v of [t.started, t.done, t.failed]) {
-          if (typeof v !== 'number') continue;
-          if (this.origin === 0 && this.horizon === 0) this.origin = this.horizon = v;
-          if (v < this.origin) this.origin = v;
-          if (v > this.horizon) this.horizon = v;
-        }
+      // The change is the rank's whole row (plus "type" and "job"): kept as it is, no copy.
+      if (row && c.host !== row.host) this.hostsChanged = true;
+      if (Number.isInteger(c.local_rank) && c.local_rank + 1 > this.gpus) this.gpus = c.local_rank + 1;
+      this.ranks[rank] = row = c;
+      const timings = c.timings;
+      for (const phase in timings) {
+        const t = timings[phase];
+        this.extendAxis(t.started);
+        this.extendAxis(t.done);
+        this.extendAxis(t.failed);
       }
     } else {
       if (!row) this.ranks[rank] = row = {rank, state: c.state, timings: {}, findings: []};
@@ -233,6 +239,13 @@ export class LiveData {
     }
     this.states[rank] = after;
     return !whole;
+  }
+
+  extendAxis(v) {
+    if (typeof v !== 'number') return;
+    if (this.origin === 0 && this.horizon === 0) this.origin = this.horizon = v;
+    else if (v < this.origin) this.origin = v;
+    else if (v > this.horizon) this.horizon = v;
   }
 
   scheduleJobs() {
@@ -263,9 +276,12 @@ export class LiveData {
 
   // "host" list of the filter: every host a rank of the job reported, node-2 before node-10.
   hosts(compare) {
+    if (!this.hostsChanged && this.hostList) return this.hostList;
     const set = new Set();
     for (const row of this.ranks) if (row && typeof row.host === 'string') set.add(row.host);
-    return [...set].sort(compare);
+    this.hostsChanged = false;
+    this.hostList = [...set].sort(compare);
+    return this.hostList;
   }
 
   seen() {
@@ -274,9 +290,7 @@ export class LiveData {
 
   // GPUs per node as the ranks report it (the largest local rank + 1), else 8 (as the desktop assumes).
   gpusPerNode() {
-    let gpus = 0;
-    for (const row of this.ranks) if (row && Number.isInteger(row.local_rank)) gpus = Math.max(gpus, row.local_rank + 1);
-    return gpus > 0 ? gpus : 8;
+    return this.gpus > 0 ? this.gpus : 8;
   }
 
   // Ranks by the phase they reported last: "not seen" first, then core's phases.
@@ -284,7 +298,7 @@ export class LiveData {
     const counts = new Array(phaseNames.length + 1).fill(0);
     for (let r = 0; r < this.world; ++r) {
       const row = this.ranks[r];
-      const phase = row && row.phase ? phaseNames.indexOf(row.phase) : -1;
+      const phase = row && row.phase ? (phaseIndex.get(row.phase) ?? -1) : -1;
       ++counts[phase + 1];
     }
     return counts;

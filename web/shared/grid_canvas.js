@@ -108,7 +108,7 @@ export class GridLayout {
 // The view: a focusable wrapper (keyboard), a base canvas (cells: repainted when the data changes) and an
 // overlay canvas (selection and hover outlines: repainted alone, so hovering never repaints 16,384 cells).
 //
-// options: {label, cell(rank) -> {fill, mark}, colours() -> {background, text, nodeFrame, mark, outline,
+// options: {label, fill(rank) -> CSS colour, mark(rank) -> bool (a finding's corner), colours() -> {background, text, nodeFrame, mark, outline,
 //           selection, hover}, describe(rank) -> string, onSelect(rank), onOpen(rank), onHover(rank)}
 export class GridCanvas {
   constructor(host, options) {
@@ -274,9 +274,11 @@ export class GridCanvas {
     }
     const dpr = this.fit();
     const s = this.scale;
-    ctx.setTransform(dpr * s, 0, 0, dpr * s, 0, 0);
+    // The background over every device pixel (the scaled content may end inside the last row of pixels).
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = colours.background;
-    ctx.fillRect(0, 0, layout.width, layout.height);
+    ctx.fillRect(0, 0, this.base.width, this.base.height);
+    ctx.setTransform(dpr * s, 0, 0, dpr * s, 0, 0);
     const cell = metrics.cell;
     const pitch = cell + metrics.gap;
 
@@ -294,12 +296,14 @@ export class GridCanvas {
     // Cells grouped by fill: one fillStyle per colour, not per rank.
     const byFill = new Map();
     const marks = [];
+    const fillOf = this.options.fill;
+    const markOf = this.options.mark;
     for (let rank = 0; rank < layout.world; ++rank) {
-      const {fill, mark} = this.options.cell(rank);
+      const fill = fillOf(rank);
       let list = byFill.get(fill);
       if (!list) byFill.set(fill, (list = []));
       list.push(rank);
-      if (mark) marks.push(rank);
+      if (markOf(rank)) marks.push(rank);
     }
     const origins = new Float64Array(layout.world * 2);
     for (let block = 0, rank = 0; block < layout.blocks && rank < layout.world; ++block) {
@@ -366,6 +370,8 @@ export class GridCanvas {
     }
     this.paintOverlay();
     this.lastPaintMs = performance.now() - started;
+    // For the benchmark (bench/web/live_render.mjs): when a grid of this size was last fully drawn.
+    performance.mark('meshscope-grid-painted', {detail: {world: layout.world, ms: this.lastPaintMs}});
   }
 
   paintOverlay() {
