@@ -3,7 +3,8 @@
 # CUDA and NCCL are optional and never installed here (the probe builds when /usr/local/cuda has them).
 # Usage: bootstrap.sh [extra ...]   extras, installed only by what uses them:
 #   screens  xvfb, xauth, imagemagick (a real window under X, pictures converted for review)
-#   web      chromium and Node.js/npm (browser tests through playwright-core)
+#   web      chromium and Node.js/npm, then `npm ci` in tests/web (playwright-core, axe-core: pinned by its
+#            package-lock.json; never a downloaded browser)
 set -euo pipefail
 
 packages=(
@@ -52,4 +53,15 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The browser tests' npm packages, exactly as locked; again only when the lock changed since the last install.
+if [[ " $* " == *" web "* ]]; then
+  web_tests="$(cd "$(dirname "$0")/../tests/web" && pwd)"
+  stamp="$web_tests/node_modules/.meshscope-installed-lock.json"  # the lock the last npm ci installed
+  if ! cmp -s "$web_tests/package-lock.json" "$stamp" 2>/dev/null; then
+    echo "bootstrap: npm ci in tests/web" >&2
+    (cd "$web_tests" && npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
+    cp "$web_tests/package-lock.json" "$stamp"
+  fi
 fi

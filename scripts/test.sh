@@ -6,7 +6,7 @@
 # the dev ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
+bash scripts/bootstrap.sh web   # web: chromium + tests/web's npm packages (browser tests)
 jobs=$(nproc)
 
 echo "== format (clang-format-14, .clang-format)"

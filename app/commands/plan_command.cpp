@@ -1,9 +1,8 @@
-// meshscope plan: the same core functions the planner uses, as text or as the plan JSON contract.
+// meshscope plan: the same core functions the planners use, as text, as the plan JSON contract or as an export;
+// with a model, the layout's memory and communication cost too.
 #include <CLI/CLI.hpp>
 
-#include <charconv>
 #include <iostream>
-#include <optional>
 #include <sstream>
 
 #include "commands.h"
@@ -11,7 +10,9 @@
 #include "meshscope/cost/advice.h"
 #include "meshscope/cost/advice_json.h"
 #include "meshscope/plan.h"
+#include "meshscope/plan_export.h"
 #include "meshscope/plan_json.h"
+#include "meshscope/plan_request.h"
 #include "model_options.h"
 #include "plan_text.h"
 
@@ -20,55 +21,28 @@ namespace meshscope::app {
 namespace {
 constexpr const char* usage_hint =
     "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--mp-replicate R [--mp-shard S]] "
-    "[--gpus-per-node G] [--order torch29|torch28] [--format text|json] [--no-groups] [--no-ranks]";
-
-std::string join(const std::vector<std::int64_t>& values) {
-    std::ostringstream out;
-    for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
-    return out.str();
-}
-
-// A second line after the exact message: what the user could type instead.
-std::string hint_for(std::int64_t world, std::int64_t dp, const Error& error) {
-    const std::string message = error.message();
-    const bool ep_error = message.rfind("dp_size must be divisible by ep_size", 0) == 0 ||
-                          message.rfind("ep_size must be positive", 0) == 0;
-    if (ep_error && dp > 0)
-        return "hint: ep must divide dp = " + std::to_string(dp) + "; valid ep: " + join(valid_ep_sizes(dp));
-    if (message.rfind("world_size (", 0) == 0 && message.find("cp_size") != std::string::npos)
-        return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
-    if (message.rfind("cp_size must be positive", 0) == 0 && world > 0)
-        return "hint: cp must divide world = " + std::to_string(world) + "; valid cp: " + join(valid_cp_sizes(world));
-    if (message.find("mp_replicate_size") != std::string::npos && world > 0)
-        return "hint: mp_replicate must divide world = " + std::to_string(world) +
-               " (valid: " + join(valid_cp_sizes(world)) + ") and mp_shard, if given, must be world / mp_replicate";
-    if (message.rfind("gpus_per_node", 0) == 0)
-        return "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)";
-    if (message.find("exceeds the supported maximum") != std::string::npos)
-        return "hint: the largest world meshscope plans is " + std::to_string(max_world_size) + " ranks";
-    return "hint: dp (or world), cp and ep are positive integers, and ep must divide dp";
-}
-
-// Whole decimal integers only: CLI11 2.1 would saturate "99999999999999999999" to INT64_MAX silently.
-std::optional<std::string> parse_int(const std::string& flag, const std::string& text, std::int64_t& out) {
-    const char* first = text.data();
-    const char* last = text.data() + text.size();
-    if (first != last && *first == '+') ++first;
-    const auto [end, error] = std::from_chars(first, last, out);
-    if (error == std::errc::result_out_of_range) return flag + " is out of range, got '" + text + "'.";
-    if (error != std::errc() || end != last || first == last) return flag + " expects an integer, got '" + text + "'.";
-    return std::nullopt;
-}
+    "[--gpus-per-node G] [--order torch29|torch28] [--format text|json|yaml|torchrun] [--no-groups] [--no-ranks]";
 
 int usage_error(const std::string& message) {
     std::cerr << "meshscope plan: " << message << "\n" << usage_hint << "\n";
     return exit_usage;
 }
 
-// The model options' errors name the options that cost the plan.
 int model_error(const std::string& message) {
     std::cerr << "meshscope plan: " << message << "\n" << model_options_hint << "\n";
     return exit_usage;
+}
+
+// The plan document with a "cost" member before its closing brace (docs/plan-format.md).
+void write_plan_json_with_cost(std::ostream& out, const Plan& plan, const cost::CostInputs& inputs,
+                               const PlanJsonOptions& options) {
+    std::ostringstream plan_json;
+    write_plan_json(plan_json, plan, options);
+    std::string text = std::move(plan_json).str();
+    auto cost_json = cost::inputs_json(inputs);
+    cost_json["layout"] = cost::layout_cost_json(cost::cost_plan(inputs, plan));
+    text.resize(text.size() - 3);  // "\n}\n"
+    out << text << ",\n  \"cost\": " << cost_json.dump() << "\n}\n";
 }
 }  // namespace
 
@@ -98,7 +72,9 @@ int run_plan(int argc, char** argv) {
     cli.add_option("--order", order_text, "group creation order: torch29 (PyTorch >= 2.9) or torch28")
         ->check(CLI::IsMember({"torch29", "torch28"}))
         ->capture_default_str();
-    cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    cli.add_option("--format", format, "text, json (meshscope.plan/1), yaml (LlamaFactory) or torchrun")
+        ->check(CLI::IsMember({"text", "json", "yaml", "torchrun"}))
+        ->capture_default_str();
     cli.add_flag("--no-groups", no_groups, "leave out the member lists of every group");
     cli.add_flag("--no-ranks", no_ranks, "leave out the per-rank table");
     ModelOptions model;  // with a model, the plan's memory and communication cost follow it
@@ -114,53 +90,45 @@ int run_plan(int argc, char** argv) {
     if (dp_opt->count() == 0 && world_opt->count() == 0) return usage_error("give --dp or --world");
     if (auto orphan = model.orphan(cli)) return model_error(*orphan);
 
-    std::int64_t dp = 0, world = 0, cp = 1, ep = 1, gpus_per_node = 8, mp_replicate = 1, mp_shard = 0;
+    PlanRequest request;
+    std::int64_t size = 0;
     const bool by_world = world_opt->count() > 0;
+    if (auto error = parse_plan_integer(by_world ? "--world" : "--dp", by_world ? world_text : dp_text, size))
+        return usage_error(*error);
+    (by_world ? request.world : request.dp) = size;
     for (const auto& [flag, text, value] :
-         {std::tuple{"--dp", &dp_text, &dp}, std::tuple{"--world", &world_text, &world},
-          std::tuple{"--cp", &cp_text, &cp}, std::tuple{"--ep", &ep_text, &ep},
-          std::tuple{"--mp-replicate", &replicate_text, &mp_replicate},
-          std::tuple{"--mp-shard", &shard_text, &mp_shard},
-          std::tuple{"--gpus-per-node", &gpus_text, &gpus_per_node}}) {
-        if (std::string_view(flag) == (by_world ? "--dp" : "--world")) continue;
-        if (std::string_view(flag) == "--mp-shard" && shard_text.empty()) continue;
-        if (auto error = parse_int(flag, *text, *value)) return usage_error(*error);
+         {std::tuple{"--cp", &cp_text, &request.cp}, std::tuple{"--ep", &ep_text, &request.ep},
+          std::tuple{"--mp-replicate", &replicate_text, &request.mp_replicate},
+          std::tuple{"--gpus-per-node", &gpus_text, &request.gpus_per_node}})
+        if (auto error = parse_plan_integer(flag, *text, *value)) return usage_error(*error);
+    if (!shard_text.empty()) {
+        std::int64_t shard = 0;
+        if (auto error = parse_plan_integer("--mp-shard", shard_text, shard)) return usage_error(*error);
+        request.mp_shard = shard;
     }
+    request.order = *parse_creation_order(order_text);
 
-    ModelMeshSizes model{mp_replicate, std::nullopt};
-    if (!shard_text.empty()) model.mp_shard = mp_shard;
-    const auto topology = by_world ? Topology::from_world(world, cp, ep, model) : Topology::make(dp, cp, ep, model);
-    // For the hint: the dp and world the user meant, where they can be known.
-    const std::int64_t shown_world = by_world ? world : (cp > 0 && dp <= max_world_size / cp ? dp * cp : 0);
-    const std::int64_t shown_dp = by_world ? (cp > 0 ? world / cp : 0) : dp;
-    if (!topology) {
-        std::cerr << topology.error().message() << "\n" << hint_for(shown_world, shown_dp, topology.error()) << "\n";
-        return exit_usage;
-    }
-    const auto plan = Plan::make(*topology, gpus_per_node, *parse_creation_order(order_text));
+    const auto plan = make_plan(request);
     if (!plan) {
-        std::cerr << plan.error().message() << "\n" << hint_for(shown_world, shown_dp, plan.error()) << "\n";
+        std::cerr << plan.error().message() << "\n" << plan_advice(request, plan.error()).hint << "\n";
         return exit_usage;
     }
     std::optional<cost::CostInputs> inputs;
     if (model.requested()) {
-        auto made = model.make_inputs(gpus_per_node);
+        auto made = model.make_inputs(request.gpus_per_node);
         if (!made) return model_error(made.error().message());
-        if (auto problem = cost::layout_problem(made->model, *topology)) return model_error(*problem);
+        if (auto problem = cost::layout_problem(made->model, plan->topology())) return model_error(*problem);
         inputs = std::move(made).value();
     }
     std::ios::sync_with_stdio(false);
+    const PlanJsonOptions json_options{!no_groups, !no_ranks};
+    // yaml and torchrun are the exports' bytes (core's writers, as the planners and the collector give them).
     if (format == "json" && inputs) {
-        // The plan document with a "cost" member before its closing brace (docs/plan-format.md).
-        std::ostringstream plan_json;
-        write_plan_json(plan_json, *plan, PlanJsonOptions{!no_groups, !no_ranks});
-        std::string text = std::move(plan_json).str();
-        auto cost_json = cost::inputs_json(*inputs);
-        cost_json["layout"] = cost::layout_cost_json(cost::cost_plan(*inputs, *plan));
-        text.resize(text.size() - 3);  // "\n}\n"
-        std::cout << text << ",\n  \"cost\": " << cost_json.dump() << "\n}\n";
+        write_plan_json_with_cost(std::cout, *plan, *inputs, json_options);
     } else if (format == "json") {
-        write_plan_json(std::cout, *plan, PlanJsonOptions{!no_groups, !no_ranks});
+        write_plan_json(std::cout, *plan, json_options);
+    } else if (const auto export_format = parse_plan_export_format(format)) {
+        write_plan_export(std::cout, *plan, *export_format);
     } else {
         write_plan_text(std::cout, *plan, PlanTextOptions{!no_groups, !no_ranks});
         if (inputs) {

@@ -5,7 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
+#include "plan_api.h"
+#include "plan_worker.h"
 #include "ranks_cache.h"
+#include "static_assets.h"
 #include "url_parts.h"
 
 namespace meshscope::server {
@@ -61,7 +64,10 @@ HttpReply error_reply(int status, std::string_view message, std::vector<std::pai
 }
 
 ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
-    : collector_(collector), options_(std::move(options)), ranks_cache_(std::make_shared<RanksCache>()) {}
+    : collector_(collector),
+      options_(std::move(options)),
+      ranks_cache_(std::make_shared<RanksCache>()),
+      plan_worker_(std::make_unique<PlanWorker>()) {}
 
 ApiRouter::~ApiRouter() = default;
 
@@ -75,6 +81,12 @@ bool ApiRouter::authorized(const HttpRequest& request, std::string_view path, st
 void ApiRouter::handle(HttpRequest request, Reply reply) {
     const UrlParts url = split_target(request.target);
     const std::string& path = url.path;
+    // The web dashboard's files hold no data: served without a token, so a browser can load the page that
+    // then asks for the token (docs/collector.md, "The web dashboard").
+    if (is_page_path(path)) {
+        if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
+        return reply(page_reply(path));
+    }
     if (!authorized(request, path, url.query))
         return reply(error_reply(401, "missing or wrong bearer token", {{"WWW-Authenticate", "Bearer"}}));
     const bool post = request.method == "POST";
@@ -98,6 +110,7 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         return reply(std::move(metrics));
     }
     if (path == "/api/v1/health") return reply(json_reply(R"({"status":"ok"})"));
+    if (is_plan_path(path)) return plan_worker_->submit(path, url.query, std::move(reply));
     if (path == "/api/v1/jobs")
         return collector_.query([](const Monitor& m) { return dump(m.jobs_json()); },
                                 [reply = std::move(reply)](std::string body) { reply(json_reply(std::move(body))); });

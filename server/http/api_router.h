@@ -13,6 +13,7 @@
 namespace meshscope::server {
 
 class Collector;
+class PlanWorker;
 class RanksCache;
 
 class ApiRouter {
@@ -37,6 +38,7 @@ private:
     Collector& collector_;
     HttpOptions options_;
     std::shared_ptr<RanksCache> ranks_cache_;  // used on the monitor thread only
+    std::unique_ptr<PlanWorker> plan_worker_;  // the plan routes, off the network thread
 };
 
 }  // namespace meshscope::server

@@ -26,6 +26,12 @@ struct HttpReply {
     bool accept_stream = false;  // not an answer: accept the WebSocket upgrade (GET /api/v1/stream)
 };
 
+// On every answer of the collector (the web page is served from it): no script, style or connection but the
+// collector's own, no inline script, no framing, and no content-type sniffing.
+inline constexpr std::string_view content_security_policy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
 // {"error": message} with `status`, plus the given headers.
 [[nodiscard]] HttpReply error_reply(int status, std::string_view message,
                                     std::vector<std::pair<std::string, std::string>> headers = {});

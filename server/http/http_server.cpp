@@ -235,6 +235,9 @@ public:
         static const std::string body = R"({"error":"too many connections"})";
         static const std::string answer =
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 2\r\n"
+            "Content-Security-Policy: " +
+            std::string(content_security_policy) +
+            "\r\nX-Content-Type-Options: nosniff\r\n"
             "Connection: close\r\nContent-Length: " +
             std::to_string(body.size()) + "\r\n\r\n" + body;
         timer_.expires_after(std::chrono::milliseconds(500));

@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QTest>
 
+#include "plan_export_cases.h"
+
 namespace {
 struct Result {
     int exit_code = -1;
@@ -237,7 +239,7 @@ private slots:
         QTest::addColumn<QString>("hint");
         const QString usage =
             "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--mp-replicate R [--mp-shard S]] "
-            "[--gpus-per-node G] [--order torch29|torch28] [--format text|json] [--no-groups] [--no-ranks]";
+            "[--gpus-per-node G] [--order torch29|torch28] [--format text|json|yaml|torchrun] [--no-groups] [--no-ranks]";
         const QString model_hint =
             "hint: mp_replicate must divide world = 16 (valid: 1, 2, 4, 8, 16) and mp_shard, "
             "if given, must be world / mp_replicate";
@@ -303,8 +305,11 @@ private slots:
             << QStringList{"--dp"} << "meshscope plan: --dp: 1 required INT missing" << usage;
         QTest::addRow("bad order") << QStringList{"--dp", "8", "--order", "torch27"}
                                    << "meshscope plan: --order: torch27 not in {torch29,torch28}" << usage;
-        QTest::addRow("bad format") << QStringList{"--dp", "8", "--format", "yaml"}
-                                    << "meshscope plan: --format: yaml not in {text,json}" << usage;
+        QTest::addRow("bad format") << QStringList{"--dp", "8", "--format", "xml"}
+                                    << "meshscope plan: --format: xml not in {text,json,yaml,torchrun}" << usage;
+        QTest::addRow("bad input, yaml") << QStringList{"--dp", "16", "--ep", "3", "--format", "yaml"}
+                                         << "dp_size must be divisible by ep_size, got 16 % 3 != 0."
+                                         << "hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16";
     }
     void bad_input() {
         QFETCH(QStringList, args);
@@ -314,6 +319,48 @@ private slots:
         QCOMPARE(r.exit_code, 2);
         QCOMPARE(QString::fromUtf8(r.err), message + "\n" + hint + "\n");
         QVERIFY(r.out.isEmpty());
+    }
+
+    // --format json|yaml|torchrun print exactly the exports' bytes (hand-worked in plan_export_cases.h, which
+    // core, the collector and the desktop planner are compared to as well).
+    void exports_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("expected");
+        namespace c = plan_export_cases;
+        const auto bytes = [](std::string_view text) { return QByteArray(text.data(), qsizetype(text.size())); };
+        QTest::addRow("json") << QStringList{"--world",
+                                             QString::number(c::json_world),
+                                             "--ep",
+                                             QString::number(c::json_ep),
+                                             "--gpus-per-node",
+                                             QString::number(c::json_gpus_per_node),
+                                             "--format",
+                                             "json"}
+                              << bytes(c::json);
+        for (const auto& e : c::text_cases) {
+            const QStringList plan{"--world",
+                                   QString::number(e.world),
+                                   "--cp",
+                                   QString::number(e.cp),
+                                   "--ep",
+                                   QString::number(e.ep),
+                                   "--gpus-per-node",
+                                   QString::number(e.gpus_per_node)};
+            QTest::addRow("yaml: %s", e.name) << plan + QStringList{"--format", "yaml"} << bytes(e.yaml);
+            QTest::addRow("torchrun: %s", e.name) << plan + QStringList{"--format", "torchrun"} << bytes(e.torchrun);
+        }
+        // The exports are whole documents: --no-groups and --no-ranks only trim the json and text formats.
+        QTest::addRow("yaml ignores --no-groups")
+            << QStringList{"--dp", "8", "--cp", "2", "--ep", "2", "--no-groups", "--no-ranks", "--format", "yaml"}
+            << bytes(c::text_cases[0].yaml);
+    }
+    void exports() {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, expected);
+        const auto r = run_plan(args);
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.err.isEmpty());
+        QCOMPARE(r.out, expected);
     }
 
     void help() {

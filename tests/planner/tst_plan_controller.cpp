@@ -10,6 +10,7 @@
 
 #include "meshscope/plan_json.h"
 #include "plan_controller.h"
+#include "plan_export_cases.h"
 
 using meshscope::ui::PlanController;
 using meshscope::ui::PlanInput;
@@ -348,6 +349,24 @@ private slots:
         const auto exported = nlohmann::json::parse(c.view()->exportText(QStringLiteral("json")).toStdString());
         QVERIFY(exported == expected);
         QCOMPARE(QString::fromStdString(exported.at("schema").get<std::string>()), QStringLiteral("meshscope.plan/1"));
+    }
+
+    // The desktop's exports are core's bytes: the hand-worked texts every writer is compared to.
+    void exports_are_the_cli_bytes() {
+        namespace cases = plan_export_cases;
+        const auto text = [](std::string_view bytes) {
+            return QString::fromUtf8(bytes.data(), qsizetype(bytes.size()));
+        };
+        PlanController c;
+        set_inputs(c, true, cases::json_world, cases::json_gpus_per_node, cases::json_cp, cases::json_ep);
+        QVERIFY2(c.valid(), qPrintable(c.errorText()));
+        QCOMPARE(c.exportText(QStringLiteral("json")), text(cases::json));
+        for (const auto& e : cases::text_cases) {
+            set_inputs(c, true, e.world, e.gpus_per_node, e.cp, e.ep);
+            QVERIFY2(c.valid(), qPrintable(c.errorText()));
+            QCOMPARE(c.exportText(QStringLiteral("yaml")), text(e.yaml));
+            QCOMPARE(c.exportText(QStringLiteral("torchrun")), text(e.torchrun));
+        }
     }
 
     void save_export_writes_the_text() {

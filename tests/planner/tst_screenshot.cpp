@@ -49,7 +49,7 @@ private slots:
         QTest::addColumn<QRgb>("node0");
         QTest::addColumn<QRgb>("node1");
         QTest::addColumn<QRgb>("selection");
-        // The palette table's grid-node-0, grid-node-1 and selection (ui/style/palette_table.cpp), written out.
+        // The palette table's grid-node-0, grid-node-1 and selection (core/src/palette.cpp), written out.
         QTest::addRow("light") << "light" << qRgb(0xE3, 0xEE, 0xFB) << qRgb(0xFC, 0xEB, 0xD9) << qRgb(0x21, 0x21, 0x21);
         QTest::addRow("dark") << "dark" << qRgb(0x23, 0x3A, 0x55) << qRgb(0x4A, 0x36, 0x22) << qRgb(0xFA, 0xFA, 0xFA);
     }

@@ -11,12 +11,13 @@
 
 #include "dim_style.h"
 #include "grid_painter.h"
+#include "meshscope/palette.h"
 #include "palette.h"
-#include "palette_table.h"
 #include "state_style.h"
 
 Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 
+using namespace meshscope;
 using namespace meshscope::ui;
 
 namespace {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "meshscope/model_mesh.h"
+#include "meshscope/plan_grid.h"
+
 namespace meshscope::ui {
 
 namespace {
@@ -37,33 +40,20 @@ GridGeometry::GridGeometry(std::shared_ptr<const Plan> plan, GridMesh mesh, doub
     const Topology& t = plan_->topology();
     world_ = t.world();
     cp_ = t.cp;
-    rows_ = t.cp;
+    // How many blocks, columns and rows: core's rule, which the web planner gets from the collector too.
     const PlanMesh* expert = plan_->mesh("expert");
     if (mesh == GridMesh::model) {
         kind_ = GridMesh::model;
         mesh_ = plan_->mesh(model_mesh_name);
-        // rank = block * columns + column: a block never straddles two mp_shard groups when columns divides
-        // mp_shard, so take its largest divisor up to a node's GPUs.
-        cp_ = rows_ = 1;
-        const std::int64_t wrap = std::max<std::int64_t>(1, plan_->placement().gpus_per_node);
-        columns_ = 1;
-        for (std::int64_t d = 1; d <= std::min(wrap, t.mp_shard); ++d)
-            if (t.mp_shard % d == 0) columns_ = d;
-        blocks_ = world_ / columns_;
-    } else if (mesh == GridMesh::expert && expert != nullptr) {
-        kind_ = GridMesh::expert;
-        mesh_ = expert;
-        columns_ = t.ep;
-        blocks_ = t.edp * t.efsdp;
+        cp_ = 1;
     } else {
-        kind_ = GridMesh::data;
-        mesh_ = plan_->mesh("data");
-        // Wrap dp like the expert mesh when there is one; otherwise one node's worth of dp per block.
-        const std::int64_t gpus = plan_->placement().gpus_per_node;
-        std::int64_t wrap = t.ep > 1 ? t.ep : std::max<std::int64_t>(1, gpus / t.cp);
-        columns_ = std::clamp<std::int64_t>(wrap, 1, t.dp);
-        blocks_ = (t.dp + columns_ - 1) / columns_;
+        kind_ = mesh == GridMesh::expert && expert != nullptr ? GridMesh::expert : GridMesh::data;
+        mesh_ = kind_ == GridMesh::expert ? expert : plan_->mesh("data");
     }
+    const PlanGrid grid = plan_grid(*plan_, mesh_->name);
+    columns_ = grid.columns;
+    rows_ = grid.rows;
+    blocks_ = grid.blocks;
     block_width_ = span_of(columns_, M::cell, M::cell_gap);
     block_height_ = M::label_height + span_of(rows_, M::cell, M::cell_gap);
     block_columns_ = choose_block_columns(blocks_, block_width_, block_height_, target_aspect);

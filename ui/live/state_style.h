@@ -1,5 +1,5 @@
 // The Live grid's colours of rank states and findings, from the one palette table
-// (ui/style/palette_table.h) that also gives QML (Theme.stateColors) and CSS theirs.
+// (core/include/meshscope/palette.h) that also gives QML (Theme.stateColors) and CSS theirs.
 #pragma once
 
 #include <QColor>

@@ -5,7 +5,8 @@
 namespace meshscope::ui {
 
 namespace {
-// The dims' colours are mid-tones, the same in both themes (the palette table's dim_* rows).
+// The dims' colours are mid-tones, the same in both themes (the palette's dim_* rows; the web planner reads
+// the same from /palette.css).
 QColor dim_colour(Colour colour) {
     return palette_colour(colour, ColourScheme::light);
 }

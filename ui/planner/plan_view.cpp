@@ -5,7 +5,7 @@
 #include <QGuiApplication>
 #include <QSettings>
 
-#include "plan_exports.h"
+#include "meshscope/plan_export.h"
 
 namespace meshscope::ui {
 
@@ -124,10 +124,9 @@ void PlanView::refresh_models() {
 }
 
 QString PlanView::exportText(const QString& kind) const {
-    if (kind == QLatin1String("json")) return plan_json(plan());
-    if (kind == QLatin1String("yaml")) return llamafactory_yaml(plan());
-    if (kind == QLatin1String("torchrun")) return torchrun_command(plan());
-    return {};
+    // The same bytes as `meshscope plan --format <kind>` and GET /api/v1/plan/export: core writes them.
+    const auto format = parse_plan_export_format(kind.toStdString());
+    return format ? QString::fromStdString(plan_export(plan(), *format)) : QString();
 }
 
 bool PlanView::saveExport(const QString& kind, const QUrl& file) {

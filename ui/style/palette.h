@@ -1,4 +1,4 @@
-// The palette table (palette_table.h) for Qt: QColor for the painters, and MeshPalette, the QML singleton
+// The palette table (core's meshscope/palette.h) for Qt: QColor for the painters, and MeshPalette, the QML singleton
 // Theme.qml reads its colours from. Light and dark are two constant sets; Theme.dark picks one.
 //
 //   import MeshScope.Style
@@ -13,7 +13,7 @@
 class QJSEngine;
 class QQmlEngine;
 
-#include "palette_table.h"
+#include "meshscope/palette.h"
 
 namespace meshscope::ui {
 

@@ -1,9 +1,9 @@
-#include "palette_table.h"
+#include "meshscope/palette.h"
 
 #include <array>
 #include <cstdio>
 
-namespace meshscope::ui {
+namespace meshscope {
 
 namespace {
 // Text and panels after GitHub's Primer scales; the planner's node fills pale (light) or deep (dark) so
@@ -127,4 +127,4 @@ std::string palette_stylesheet() {
            palette_css_properties(ColourScheme::dark) + "}\n";
 }
 
-}  // namespace meshscope::ui
+}  // namespace meshscope

@@ -1,7 +1,7 @@
 // The dashboard's colours, ONE table for every output: the QML singleton (MeshPalette, through Theme.qml),
 // the painters of the planner's and the Live page's grids (GridPalette, LivePalette), and CSS custom
-// properties for the web dashboard (`--ms-state-ready: #5cb176;`). Plain C++ without Qt, so that a part
-// that links no GUI library (the collector serving the web page) can write the same CSS.
+// properties for the web dashboard (`--ms-state-ready: #5cb176;`, served as GET /palette.css). It lives in
+// core (plain C++, no Qt) so that the collector, which links no GUI library, writes the same CSS.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 
 #include "meshscope/rank_state.h"
 
-namespace meshscope::ui {
+namespace meshscope {
 
 enum class ColourScheme { light, dark };
 
@@ -101,4 +101,4 @@ struct PaletteEntry {
 // A stylesheet: the light colours on :root, the dark ones on :root[data-theme="dark"].
 [[nodiscard]] std::string palette_stylesheet();
 
-}  // namespace meshscope::ui
+}  // namespace meshscope

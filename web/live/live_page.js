@@ -1,0 +1,286 @@
+// The Live page (#/live, #/live/<JOB>?rank=R): the desktop's Live page in a browser. Jobs, progress and the
+// rank list on the left; filters, the grid, its legend and a status line in the middle; findings and the
+// selected rank on the right. Data: live_data.js (snapshots + the change stream); views: the other modules.
+import {el, naturalCompare, setText} from '../shared/dom.js';
+import {GridCanvas} from '../shared/grid_canvas.js';
+import {LiveData, stateNames} from './live_data.js';
+import {gridColours, liveLayout} from './live_grid.js';
+import {RankList, rankListHeader} from './rank_list.js';
+import {RankPanel} from './rank_panel.js';
+import {FindingsList, Filters, JobsList, Progress, legend} from './side_panels.js';
+
+let page = null;
+
+class LivePage {
+  constructor(root, ctx) {
+    this.ctx = ctx;
+    this.selectedRank = -1;
+    this.selectedFinding = '';
+    this.hovered = -1;
+    this.dirty = new Set();
+    this.frame = 0;
+    this.layoutKey = '';
+    this.colours = gridColours();
+    this.data = new LiveData(ctx.api, (what) => this.changed(what));
+
+    const left = el('div', {class: 'live-column live-left'});
+    const middle = el('div', {class: 'live-column live-middle'});
+    const right = el('div', {class: 'live-column live-right'});
+    root.append(el('div', {class: 'live-page'}, left, middle, right));
+
+    this.jobs = new JobsList(left, {onOpen: (job) => this.openJob(job)});
+    this.progress = new Progress(left);
+    this.ranksHeading = el('h2', {id: 'ranks-heading'}, 'Ranks');
+    const ranksPanel = el('section', {class: 'panel ranks-panel', 'aria-labelledby': 'ranks-heading'}, this.ranksHeading);
+    left.append(ranksPanel);
+    this.rankList = new RankList(ranksPanel, {
+      labelledBy: 'ranks-heading',
+      row: (rank) => this.rankRow(rank),
+      onOpen: (rank) => this.openRank(rank),
+    });
+
+    this.filters = new Filters(middle, {onChange: (how) => {
+      if (how?.clear) this.toggleFinding('');
+      this.invalidate('filters');
+    }});
+    const gridPanel = el('section', {class: 'panel grid-panel', 'aria-label': 'Rank grid'});
+    this.placeholder = el('p', {class: 'grid-placeholder muted'});
+    gridPanel.append(this.placeholder);
+    middle.append(gridPanel, legend());
+    this.grid = new GridCanvas(gridPanel, {
+      label: 'Rank grid: arrow keys move the selection, Enter opens the rank',
+      fill: (rank) => this.fill(rank),
+      mark: (rank) => this.data.rankKinds.has(rank),
+      colours: () => this.colours,
+      describe: (rank) => this.hoverText(rank),
+      onSelect: (rank) => {
+        this.selectedRank = rank;
+        this.rankList.setActiveRank(rank);
+      },
+      onOpen: (rank) => this.openRank(rank),
+      onHover: (rank) => {
+        this.hovered = rank;
+        this.renderStatus();
+      },
+    });
+    this.status = el('p', {class: 'status-line', id: 'live-status'});
+    middle.append(this.status);
+
+    this.findings = new FindingsList(right, {onToggle: (id) => this.toggleFinding(id)});
+    this.rankPanel = new RankPanel(right, {api: ctx.api});
+
+    this.onTheme = () => {
+      this.colours = gridColours();
+      this.grid.invalidate();
+    };
+    window.addEventListener('meshscope-theme', this.onTheme);
+    this.unsubscribe = ctx.stream.subscribe((event) => {
+      if (event.type === 'changes') this.data.apply(event.changes);
+      else if (event.type === 'resync') this.data.load(this.data.job);
+      else if (event.type === 'state') this.renderStatus();
+    });
+    this.update(ctx.params, {first: true});
+  }
+
+  destroy() {
+    this.unsubscribe();
+    window.removeEventListener('meshscope-theme', this.onTheme);
+    cancelAnimationFrame(this.frame);
+    this.data.destroy();
+    this.grid.destroy();
+  }
+
+  // A new hash on this page: another job and/or rank.
+  update(params, {first = false} = {}) {
+    const job = params.job || '';
+    const rank = params.rank !== undefined && /^\d+$/.test(params.rank) ? Number(params.rank) : -1;
+    this.wantedRank = rank;
+    if (first || (job && job !== this.data.job)) {
+      this.selectedFinding = '';
+      this.selectedRank = -1;
+      this.data.load(job);
+    } else {
+      this.selectRank(rank);
+    }
+  }
+
+  hash(job, rank) {
+    const base = job ? `#/live/${encodeURIComponent(job)}` : '#/live';
+    return rank >= 0 ? `${base}?rank=${rank}` : base;
+  }
+
+  openJob(job) {
+    this.ctx.navigate(this.hash(job, -1));
+  }
+
+  // Opening a rank is a deep link (#/live/JOB?rank=R); the hash change selects it (update()).
+  openRank(rank) {
+    const hash = this.hash(this.data.job, rank);
+    if (location.hash === hash) this.selectRank(rank);
+    else this.ctx.navigate(hash, {replace: true});
+  }
+
+  selectRank(rank) {
+    const valid = rank >= 0 && rank < this.data.ranks.length ? rank : -1;
+    this.selectedRank = valid;
+    this.grid.select(valid, {announce: false});
+    this.rankList.setActiveRank(valid);
+    this.renderRankPanel(true);
+  }
+
+  toggleFinding(id) {
+    this.selectedFinding = this.selectedFinding === id ? '' : id;
+    this.invalidate('findings');
+  }
+
+  changed(what) {
+    if (what === 'jobs' && this.data.job && this.wantedRank >= 0 && this.selectedRank !== this.wantedRank) {
+      this.invalidate('select');
+    }
+    this.invalidate(what);
+  }
+
+  // Everything that changed in one frame is drawn once.
+  invalidate(what) {
+    this.dirty.add(what);
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      const dirty = this.dirty;
+      this.dirty = new Set();
+      this.render(dirty);
+    });
+  }
+
+  render(dirty) {
+    const started = performance.now();
+    this.renderPanels(dirty);
+    this.lastRenderMs = performance.now() - started;  // read by bench/web/live_render.mjs
+  }
+
+  renderPanels(dirty) {
+    const data = this.data;
+    if (dirty.has('jobs')) this.jobs.render(data.jobs, data.job);
+    const finding = data.findings.find((f) => f.id === this.selectedFinding);
+    if (!finding && this.selectedFinding) this.selectedFinding = '';
+    if (dirty.has('ranks') || dirty.has('jobs') || dirty.has('filters') || dirty.has('findings')) {
+      // A rank of the deep link, once its job is loaded.
+      if (this.wantedRank >= 0 && !data.loading && data.ranks.length > this.wantedRank
+          && this.selectedRank !== this.wantedRank) {
+        const rank = this.wantedRank;
+        this.wantedRank = -1;
+        this.selectedRank = rank;
+        this.grid.select(rank, {announce: false});
+        this.rankPanel.fetch(data.job, rank, data.rankKinds.get(rank) || [], data.origin, data.horizon,
+          data.ranks[rank]);
+      }
+      this.filters.setHosts(data.hosts(naturalCompare));
+      const layout = liveLayout({world: data.world, topology: data.summary?.topology || null,
+        gpusPerNode: data.gpusPerNode()}, 1.6);
+      const key = layout ? `${layout.world}/${layout.columns}/${layout.rows}/${layout.blocks}/${data.gpusPerNode()}` : '';
+      if (key !== this.layoutKey) {
+        this.layoutKey = key;
+        this.grid.setLayout(layout);
+      }
+      this.finding = finding || null;
+      this.filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
+      this.grid.setOutlined(finding ? finding.ranks : []);
+      this.grid.invalidate();
+      this.progress.render(data);
+      const filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
+      this.filters.render(filtering || !!this.selectedFinding, layout ? layout.axes : '');
+      const ranks = [];
+      for (let r = 0; r < data.ranks.length; ++r) if (data.ranks[r] && this.matches(r)) ranks.push(r);
+      this.rankList.setRanks(ranks);
+      setText(this.ranksHeading, rankListHeader(ranks.length, data.world, filtering));
+      this.findings.render(data.findings, this.selectedFinding, !!data.job);
+      this.placeholder.hidden = data.world > 0;
+      setText(this.placeholder, data.job ? `Waiting for ${data.job} to report …`
+        : `Waiting for a job to report to ${location.host} …`);
+      this.renderRankPanel(false);
+    }
+    this.renderStatus();
+  }
+
+  matches(rank) {
+    const state = this.filters.stateFilter;
+    const host = this.filters.hostFilter;
+    if (state >= 0 && this.data.states[rank] !== state) return false;
+    if (host && this.data.ranks[rank]?.host !== host) return false;
+    return true;
+  }
+
+  // A cell's fill: its state's colour, faded when filtered out (0.18) or outside the selected finding (0.35).
+  fill(rank) {
+    const state = this.data.states[rank];
+    if (this.filtering && !this.matches(rank)) return this.colours.filterFaded[state];
+    if (this.finding && !this.highlightSet(this.finding).has(rank)) return this.colours.highlightFaded[state];
+    return this.colours.states[state];
+  }
+
+  highlightSet(finding) {
+    if (this.highlightFor !== finding) {
+      this.highlightFor = finding;
+      this.highlight = new Set(finding.ranks);
+    }
+    return this.highlight;
+  }
+
+  rankRow(rank) {
+    const row = this.data.ranks[rank];
+    const kinds = this.data.rankKinds.get(rank);
+    return {state: stateNames[this.data.states[rank]], detail: kinds ? kinds.join(', ') : (row?.host || ''),
+      alert: !!kinds};
+  }
+
+  // "rank 5 · ready · node-0 · communicator · straggler" (the desktop grid's hover text).
+  hoverText(rank) {
+    const row = this.data.ranks[rank];
+    const parts = [`rank ${rank}`, stateNames[this.data.states[rank]]];
+    if (row?.host) parts.push(row.host);
+    if (row?.phase) parts.push(row.phase);
+    const kinds = this.data.rankKinds.get(rank);
+    if (kinds) parts.push(kinds.join(', '));
+    return parts.join(' · ');
+  }
+
+  renderStatus() {
+    let text;
+    let error = false;
+    if (this.hovered >= 0) text = `${this.hoverText(this.hovered)} — click for its timeline`;
+    else if (this.data.error) {
+      text = this.data.error;
+      error = true;
+    } else if (this.ctx.stream.state === 'live') text = `Live from ${location.host}`;
+    else if (this.ctx.stream.state === 'down') {
+      text = `Reconnecting to ${location.host} …`;
+      error = true;
+    } else text = `Connecting to ${location.host} …`;
+    setText(this.status, text);
+    this.status.classList.toggle('error', error);
+  }
+
+  renderRankPanel(fetch) {
+    const data = this.data;
+    const rank = this.selectedRank;
+    this.rankPanel.show(data.job, rank, data.ranks[rank], data.rankKinds.get(rank) || [], data.origin, data.horizon);
+    if (rank >= 0 && fetch) {
+      this.rankPanel.fetch(data.job, rank, data.rankKinds.get(rank) || [], data.origin, data.horizon, data.ranks[rank]);
+    }
+  }
+}
+
+export function mount(root, ctx) {
+  page = new LivePage(root, ctx);
+  window.meshscopeLive = page;  // for the browser tests and the benchmark: the page's state, read-only use
+}
+
+export function update(params) {
+  page?.update(params);
+}
+
+export function unmount() {
+  page?.destroy();
+  page = null;
+  window.meshscopeLive = null;
+}
