@@ -39,6 +39,8 @@ public:
             response.set("X-Content-Type-Options", content_type_options);
         }));
         ws_.text(true);
+        // A subscriber only ever sends its auth message: an unauthenticated client cannot make us buffer more.
+        ws_.read_message_max(64 * 1024);
         ws_.async_accept(request, [self = this->shared_from_this()](beast::error_code error) {
             if (error) return;
             if (self->start_.authenticate_first) return self->authenticate();

@@ -220,6 +220,23 @@ private slots:
         QVERIFY(!client.closed);
     }
 
+    // A first message over 64 KiB is not read into memory: the subscriber is closed (1009, too big).
+    void oversized_first_message() {
+        test::CollectorConfig config;
+        config.token = "s3cret";
+        auto s = test::start_collector(config);
+        QVERIFY(s);
+        test::StreamClient client;
+        bool connected = false;
+        QObject::connect(&client.socket, &QWebSocket::connected, &client.socket, [&] { connected = true; });
+        client.open(stream_url(s->port()));
+        QVERIFY(test::eventually([&] { return connected; }, 5000, 10));
+        client.socket.sendTextMessage(R"({"type":"auth","token":")" + QString(100 * 1024, 'a') + R"("})");
+        QVERIFY(test::eventually([&] { return client.closed; }, 10000, 10));
+        QVERIFY(client.messages.isEmpty());
+        QCOMPARE(client.socket.closeCode(), QWebSocketProtocol::CloseCodeTooMuchData);
+    }
+
     // Clients that can set headers (or use ?token=) are served at once, as before; a wrong one is 401.
     void token_in_the_request() {
         test::CollectorConfig config;
