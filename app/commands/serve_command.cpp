@@ -16,7 +16,7 @@ namespace meshscope::app {
 
 int run_serve(int argc, char** argv) {
     CLI::App cli{"Collect live events from training ranks, keep their history and report findings.", "meshscope serve"};
-    std::string listen = "127.0.0.1:7077", token, token_file, db;
+    std::string listen = "127.0.0.1:7077", token, token_file, db, tls_cert, tls_key;
     double missing_after = 30, stale_after = 60;
     std::size_t max_body = 1 << 20;
     // Every rank holds its own connection: as many as the descriptor limit allows (docs/live-at-scale.md).
@@ -25,6 +25,8 @@ int run_serve(int argc, char** argv) {
     cli.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     auto* token_opt = cli.add_option("--token", token, "require 'Authorization: Bearer TOKEN' on every request");
     cli.add_option("--token-file", token_file, "read the token from FILE (first line)")->excludes(token_opt);
+    cli.add_option("--tls-cert", tls_cert, "serve HTTPS and wss:// with this PEM certificate (chain); needs --tls-key");
+    cli.add_option("--tls-key", tls_key, "the PEM private key of --tls-cert");
     cli.add_option("--db", db, "history database (default: " + server::default_database_path() + ")");
     cli.add_option("--missing-after", missing_after,
                    "seconds after a job's first event before unseen ranks are missing")
@@ -69,6 +71,16 @@ int run_serve(int argc, char** argv) {
         }
         while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
     }
+    if (tls_cert.empty() != tls_key.empty()) {
+        std::cerr << "meshscope serve: --tls-cert and --tls-key go together: give both\n";
+        return exit_usage;
+    }
+    if (!tls_cert.empty()) {
+        if (const auto usable = server::check_tls_files(tls_cert, tls_key); !usable) {
+            std::cerr << "meshscope serve: " << usable.error().message() << "\n";
+            return exit_usage;
+        }
+    }
     if (token.empty() && !address->loopback) {
         std::cerr << "meshscope serve: " << listen
                   << " is not a loopback address: give --token or --token-file so that only your ranks can report\n";
@@ -92,6 +104,8 @@ int run_serve(int argc, char** argv) {
     http.address = address->host;
     http.port = address->port;
     http.token = token;
+    http.tls_cert = tls_cert;
+    http.tls_key = tls_key;
     http.limits.max_body_bytes = max_body;
     http.limits.max_connections = max_connections;
 

@@ -87,7 +87,12 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
         return reply(page_reply(path));
     }
-    if (!authorized(request, path, url.query))
+    // A browser's WebSocket carries no token (it cannot set headers and must not put it in a URL): the
+    // upgrade is accepted and its first message must be {"type":"auth","token":...} (stream_session.cpp).
+    const bool authenticate_first = !options_.token.empty() && path == api_stream && request.upgrade_websocket &&
+                                    request.method == "GET" && request.authorization.empty() &&
+                                    !query_value(url.query, "token");
+    if (!authenticate_first && !authorized(request, path, url.query))
         return reply(error_reply(401, "missing or wrong bearer token", {{"WWW-Authenticate", "Bearer"}}));
     const bool post = request.method == "POST";
     if (path == api_events || path == api_batches) {
@@ -101,6 +106,9 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
             return reply(error_reply(400, "/api/v1/stream is a WebSocket: send an upgrade request"));
         HttpReply accept;
         accept.accept_stream = true;
+        accept.stream.authenticate_first = authenticate_first;
+        accept.stream.since = query_value(url.query, "since");
+        accept.stream.epoch = query_value(url.query, "epoch").value_or("");
         return reply(std::move(accept));
     }
     if (path == "/metrics") {

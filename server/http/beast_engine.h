@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -15,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "http_exchange.h"
 #include "meshscope/monitor.h"
+#include "stream_protocol.h"
 
 namespace meshscope::server {
 
@@ -23,6 +26,10 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
+// A connection is one of these two for its whole life (HttpServer listens with TLS or without): the
+// sessions are templates over it, so the plain path has no indirection per byte.
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 // Hands work from the collector's threads to the network thread while it runs, and drops it once the
 // server is gone (the collector outlives the server and still finishes what was in flight).
@@ -57,22 +64,43 @@ private:
     std::shared_ptr<std::atomic<std::size_t>> open_;
 };
 
-class StreamSession;
+// One WebSocket subscriber as the hub sees it (StreamSession<PlainStream or TlsStream>): one virtual call
+// per message, not per byte.
+class StreamSubscriber {
+public:
+    virtual ~StreamSubscriber() = default;
+    // Queues one message (shared with the other subscribers); drops the subscriber when too far behind.
+    virtual void send(StreamMessage message) = 0;
+    virtual void drop() = 0;
+};
+
+struct StreamSettings {
+    std::size_t max_backlog_bytes = 8 << 20;
+    std::size_t resume_messages = 1024;
+    std::size_t resume_bytes = std::size_t{32} << 20;
+    std::chrono::milliseconds auth_timeout{10000};
+    std::string token;  // what a first-message authentication must carry
+};
 
 // The WebSocket subscribers and the change feed they share: changes gathered on the monitor thread, one
-// {"type":"changes"} message per window of at most 100 ms, serialized once (change_batch.h).
+// {"type":"changes","seq":N} message per window of at most 100 ms, serialized once (change_batch.h), the
+// latest kept in a ring for subscribers that reconnect (stream_protocol.h).
 class StreamHub : public std::enable_shared_from_this<StreamHub> {
 public:
-    StreamHub(asio::io_context& io, std::shared_ptr<Gate> gate, std::size_t max_backlog_bytes);
-    // Monitor thread: keeps the change for the next message (only while someone listens).
+    StreamHub(asio::io_context& io, std::shared_ptr<Gate> gate, StreamSettings settings);
+    // Monitor thread: keeps the change for the next message (while someone listens, or may come back).
     void on_change(const Change& change);
-    // Network thread:
-    void add(const std::shared_ptr<StreamSession>& session);
-    void remove(const StreamSession* session);
+    // Network thread: sends hello, then what the subscriber missed or {"type":"reload"} (start.since),
+    // then every message.
+    void add(const std::shared_ptr<StreamSubscriber>& session, const StreamStart& start);
+    void remove(const StreamSubscriber* session);
     void close_all();
-    [[nodiscard]] std::size_t max_backlog_bytes() const noexcept { return max_backlog_bytes_; }
+    [[nodiscard]] const StreamSettings& settings() const noexcept { return settings_; }
 
     static constexpr std::chrono::milliseconds window{100};
+    // After the last subscriber leaves, changes are still gathered this long, so that one reconnecting
+    // (a laptop waking, a tunnel restarting) can resume instead of reloading.
+    static constexpr std::chrono::minutes keep_gathering{5};
 
 private:
     void schedule_flush();
@@ -80,17 +108,27 @@ private:
 
     std::shared_ptr<Gate> gate_;
     asio::steady_timer timer_;
-    std::size_t max_backlog_bytes_;
-    std::vector<std::shared_ptr<StreamSession>> sessions_;
-    std::atomic<std::size_t> subscribers_{0};
-    std::mutex mutex_;  // guards what the monitor thread hands over:
+    StreamSettings settings_;
+    std::string epoch_;  // this process's stream: a resume from another one reloads
+    std::vector<std::shared_ptr<StreamSubscriber>> sessions_;
+    // Network thread: the seq of the last message, the ring, and the lowest `since` still complete.
+    std::uint64_t seq_ = 0;
+    StreamRing ring_;
+    std::uint64_t resume_floor_ = 0;
+    std::mutex mutex_;  // guards what the monitor thread and the network thread share:
     std::vector<Change> pending_;
     bool flush_posted_ = false;
+    std::size_t subscribers_ = 0;
+    std::chrono::steady_clock::time_point gather_until_{};
+    bool missed_ = false;      // a change went ungathered: no resume from before it
+    bool overflowed_ = false;  // pending_ was full and a change was dropped: every subscriber reloads
 };
 
 // Accepts the WebSocket upgrade on a connection whose HTTP session asked for it (the route and the token
-// were checked), sends hello, then the hub's messages.
-void accept_stream(const std::shared_ptr<StreamHub>& hub, beast::tcp_stream stream,
-                   http::request<http::string_body> request, std::shared_ptr<ConnectionSlot> slot);
+// were checked, or the token is to come as the first message), then hands the subscriber to the hub.
+void accept_stream(const std::shared_ptr<StreamHub>& hub, PlainStream stream, http::request<http::string_body> request,
+                   std::shared_ptr<ConnectionSlot> slot, StreamStart start);
+void accept_stream(const std::shared_ptr<StreamHub>& hub, TlsStream stream, http::request<http::string_body> request,
+                   std::shared_ptr<ConnectionSlot> slot, StreamStart start);
 
 }  // namespace meshscope::server

@@ -59,7 +59,7 @@ inline BeastResponse beast_response(HttpReply reply) {
     BeastResponse response(static_cast<http::status>(reply.status), 11);
     response.set(http::field::content_type, reply.content_type);
     response.set("Content-Security-Policy", content_security_policy);
-    response.set("X-Content-Type-Options", "nosniff");
+    response.set("X-Content-Type-Options", content_type_options);
     for (const auto& [name, value] : reply.headers) response.set(name, value);
     response.keep_alive(!reply.close);
     response.body() = std::move(reply.body);

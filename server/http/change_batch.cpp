@@ -18,10 +18,10 @@ std::vector<const Change*> collapse_changes(const std::vector<Change>& changes) 
     return kept;
 }
 
-std::shared_ptr<const std::string> changes_message(const std::vector<Change>& changes) {
+std::shared_ptr<const std::string> changes_message(const std::vector<Change>& changes, std::uint64_t seq) {
     const auto kept = collapse_changes(changes);
     if (kept.empty()) return nullptr;
-    std::string text = R"({"type":"changes","changes":[)";
+    std::string text = R"({"type":"changes","seq":)" + std::to_string(seq) + R"(,"changes":[)";
     for (std::size_t i = 0; i < kept.size(); ++i) {
         if (i) text += ',';
         text += to_json(*kept[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -24,7 +24,7 @@ std::string CollectorService::url() const {
     if (host == "0.0.0.0") host = "127.0.0.1";
     if (host == "::") host = "::1";
     if (host.find(':') != std::string::npos) host = "[" + host + "]";
-    return "http://" + host + ":" + std::to_string(port());
+    return (http_.tls_cert.empty() ? "http://" : "https://") + host + ":" + std::to_string(port());
 }
 
 }  // namespace meshscope::server

@@ -31,7 +31,7 @@ public:
 
     [[nodiscard]] Collector& collector() noexcept { return *collector_; }
     [[nodiscard]] std::uint16_t port() const noexcept { return server_->port(); }
-    [[nodiscard]] std::string url() const;  // http://address:port (a wildcard address reads as loopback)
+    [[nodiscard]] std::string url() const;  // http(s)://address:port (a wildcard address reads as loopback)
     [[nodiscard]] const HttpServer& server() const noexcept { return *server_; }
 
 private:

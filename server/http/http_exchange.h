@@ -2,6 +2,7 @@
 // the handlers do not depend on the HTTP engine (Beast lives in http_server.cpp and stream_session.cpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,13 @@ struct HttpRequest {
     std::string body;
 };
 
+// How a WebSocket subscriber (GET /api/v1/stream) starts, read from its upgrade request by the router.
+struct StreamStart {
+    bool authenticate_first = false;   // no token in the request: the first message must carry it
+    std::optional<std::string> since;  // ?since=N as sent: resume after message N of ...
+    std::string epoch;                 // ... ?epoch=E, this collector process's stream
+};
+
 struct HttpReply {
     int status = 200;
     std::string body;
@@ -24,13 +32,16 @@ struct HttpReply {
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Allow, Retry-After ...)
     bool close = false;                                        // the connection closes after this answer
     bool accept_stream = false;  // not an answer: accept the WebSocket upgrade (GET /api/v1/stream)
+    StreamStart stream;          // with accept_stream
 };
 
-// On every answer of the collector (the web page is served from it): no script, style or connection but the
-// collector's own, no inline script, no framing, and no content-type sniffing.
+// Carried by every answer of the collector (API, errors, refusals, the WebSocket upgrade, the pages): the
+// page may run only its own scripts and styles and talk only to its own origin, and the browser must not
+// guess a content type (docs/collector.md).
 inline constexpr std::string_view content_security_policy =
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+inline constexpr std::string_view content_type_options = "nosniff";
 
 // {"error": message} with `status`, plus the given headers.
 [[nodiscard]] HttpReply error_reply(int status, std::string_view message,

@@ -24,6 +24,15 @@ struct HttpOptions {
     std::string token;                  // required as "Authorization: Bearer <token>" when not empty
     ConnectionLimits limits;
     std::size_t max_stream_backlog_bytes = 8 << 20;  // a WebSocket subscriber further behind is dropped
+    // The stream's recent messages, kept so that a subscriber reconnecting with ?since=N&epoch=E gets what
+    // it missed (docs/collector.md): at most this many messages and bytes, the oldest leaving first.
+    std::size_t stream_resume_messages = 1024;
+    std::size_t stream_resume_bytes = std::size_t{32} << 20;
+    // A subscriber that authenticates with its first message (a browser) must send it within this.
+    int stream_auth_timeout_ms = 10000;
+    // PEM files: with both set the collector speaks only TLS (https:// and wss://).
+    std::string tls_cert;
+    std::string tls_key;
 };
 
 // File descriptors kept back from connections: the database, its WAL, the listening socket, logs.

@@ -1,6 +1,7 @@
 // The listener and the HTTP/1.1 sessions (see http_server.h). Each session reads one request at a time:
 // wait for its first byte (idle timeout), read the header (read timeout starts), refuse an oversized body
-// from Content-Length, read the body, hand the request to ApiRouter, write the answer, repeat.
+// from Content-Length, read the body, hand the request to ApiRouter, write the answer, repeat. With TLS a
+// session first does the handshake (within the read timeout); HttpSession is a template over the stream.
 #include "http_server.h"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -13,6 +14,7 @@
 #include "beast_engine.h"
 #include "beast_request.h"
 #include "collector/collector.h"
+#include "tls_context.h"
 
 namespace meshscope::server {
 
@@ -22,13 +24,17 @@ namespace {
 // Longer than a refused rank's Retry-After (2 s x up to 1.5), as long as a heartbeat interval.
 constexpr std::chrono::seconds rotate_for{5};
 
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+template <typename Stream>
+class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
 public:
-    HttpSession(tcp::socket socket, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot);
-    void start() { wait_for_request(); }
+    HttpSession(Stream stream, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot);
+    void start();
 
 private:
-    enum class Deadline { none, idle, request, drain };
+    using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
+    using std::enable_shared_from_this<HttpSession<Stream>>::weak_from_this;
+    enum class Deadline { none, idle, request, drain, handshake };
+    [[nodiscard]] tcp::socket& socket() { return beast::get_lowest_layer(stream_).socket(); }
     void arm(Deadline kind, std::chrono::milliseconds after);
     void wait_for_request();
     void read_request();
@@ -40,7 +46,7 @@ private:
     void drain();
     void close();
 
-    beast::tcp_stream stream_;
+    Stream stream_;
     HttpServer::Impl& server_;
     std::shared_ptr<ConnectionSlot> slot_;
     beast::flat_buffer buffer_;
@@ -82,7 +88,8 @@ struct HttpServer::Impl {
     // instead of waiting for slots that heartbeating ranks would hold for the life of the job.
     std::chrono::steady_clock::time_point last_refusal{};
     std::shared_ptr<StreamHub> hub;
-    std::unordered_set<std::shared_ptr<HttpSession>> waiting;  // for an answer from the collector
+    std::shared_ptr<asio::ssl::context> tls;            // set: every connection is TLS
+    std::unordered_set<std::shared_ptr<void>> waiting;  // sessions waiting for an answer from the collector
     int subscription = 0;
     std::uint16_t port = 0;
     std::thread thread;
@@ -90,11 +97,26 @@ struct HttpServer::Impl {
 
 namespace {
 
-HttpSession::HttpSession(tcp::socket socket, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot)
-    : stream_(std::move(socket)), server_(server), slot_(std::move(slot)), timer_(stream_.get_executor()) {}
+template <typename Stream>
+HttpSession<Stream>::HttpSession(Stream stream, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot)
+    : stream_(std::move(stream)), server_(server), slot_(std::move(slot)), timer_(stream_.get_executor()) {}
+
+template <typename Stream>
+void HttpSession<Stream>::start() {
+    if constexpr (std::is_same_v<Stream, TlsStream>) {
+        arm(Deadline::handshake, std::chrono::milliseconds(server_.options.limits.read_timeout_ms));
+        stream_.async_handshake(asio::ssl::stream_base::server, [self = shared_from_this()](beast::error_code error) {
+            if (error) return self->close();  // not TLS, a bad client, or too slow: nobody to answer in HTTP
+            self->wait_for_request();
+        });
+    } else {
+        wait_for_request();
+    }
+}
 
 // One timer per connection: idle (close quietly), request (cancel the read: 408), drain (close).
-void HttpSession::arm(Deadline kind, std::chrono::milliseconds after) {
+template <typename Stream>
+void HttpSession<Stream>::arm(Deadline kind, std::chrono::milliseconds after) {
     deadline_ = kind;
     timer_.expires_after(after);
     timer_.async_wait([self = shared_from_this(), kind](beast::error_code error) {
@@ -102,14 +124,15 @@ void HttpSession::arm(Deadline kind, std::chrono::milliseconds after) {
         if (kind == Deadline::request) {
             self->timed_out_ = true;
             beast::error_code ignored;
-            self->stream_.socket().cancel(ignored);
+            self->socket().cancel(ignored);
         } else {
             self->close();
         }
     });
 }
 
-void HttpSession::wait_for_request() {
+template <typename Stream>
+void HttpSession<Stream>::wait_for_request() {
     if (buffer_.size() > 0) return read_request();  // a pipelined request is already here
     arm(Deadline::idle, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
     stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](beast::error_code error, std::size_t n) {
@@ -119,7 +142,8 @@ void HttpSession::wait_for_request() {
     });
 }
 
-void HttpSession::read_request() {
+template <typename Stream>
+void HttpSession<Stream>::read_request() {
     const auto& limits = server_.options.limits;
     parser_.emplace();
     limit_parser(*parser_, limits);
@@ -130,7 +154,8 @@ void HttpSession::read_request() {
         [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_header(error); });
 }
 
-void HttpSession::on_header(beast::error_code error) {
+template <typename Stream>
+void HttpSession<Stream>::on_header(beast::error_code error) {
     if (error) return refuse(error);
     const auto& request = parser_->get();
     if (beast::iequals(request[http::field::expect], "100-continue") && !parser_->is_done()) {
@@ -145,12 +170,14 @@ void HttpSession::on_header(beast::error_code error) {
     read_body();
 }
 
-void HttpSession::read_body() {
+template <typename Stream>
+void HttpSession<Stream>::read_body() {
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_request(error); });
 }
 
-void HttpSession::on_request(beast::error_code error) {
+template <typename Stream>
+void HttpSession<Stream>::on_request(beast::error_code error) {
     if (error) return refuse(error);
     deadline_ = Deadline::none;  // the collector may take its time: no timeout while it works
     timer_.cancel();
@@ -166,26 +193,29 @@ void HttpSession::on_request(beast::error_code error) {
         gate->post([weak, server, reply = std::move(reply)]() mutable {
             const auto self = weak.lock();
             if (!self) return;
-            server->waiting.erase(self);
+            server->waiting.erase(std::static_pointer_cast<void>(self));
             self->answer(std::move(reply));
         });
     });
 }
 
 // A request that cannot be served: answer what went wrong (when there is someone to tell) and close.
-void HttpSession::refuse(beast::error_code error) {
+template <typename Stream>
+void HttpSession<Stream>::refuse(beast::error_code error) {
     if (timed_out_) return answer(error_reply(408, "request not received in time"));
     auto reply = refusal_reply(error, server_.options.limits);
     if (!reply) return close();
     answer(std::move(*reply));
 }
 
-void HttpSession::answer(HttpReply reply) {
+template <typename Stream>
+void HttpSession<Stream>::answer(HttpReply reply) {
     if (reply.accept_stream) {
         // The connection leaves HTTP: the WebSocket session takes the socket and the connection's slot.
         deadline_ = Deadline::none;
         timer_.cancel();
-        return accept_stream(server_.hub, std::move(stream_), parser_->release(), std::move(slot_));
+        return accept_stream(server_.hub, std::move(stream_), parser_->release(), std::move(slot_),
+                             std::move(reply.stream));
     }
     const bool refused = reply.status == 408 || reply.status == 413 || reply.status == 431 ||
                          (reply.status == 400 && (!parser_ || !parser_->is_done()));
@@ -205,7 +235,8 @@ void HttpSession::answer(HttpReply reply) {
 
 // After refusing a request the client may still be sending it: read and discard until it goes quiet
 // (closing with unread data would reset the connection before the client reads the answer), within bounds.
-void HttpSession::drain() {
+template <typename Stream>
+void HttpSession<Stream>::drain() {
     using namespace std::chrono;
     if (drained_ == 0) drain_until_ = steady_clock::now() + seconds(10);
     if (steady_clock::now() >= drain_until_ || drained_ > 64 * server_.options.limits.max_body_bytes) return close();
@@ -219,12 +250,13 @@ void HttpSession::drain() {
                             });
 }
 
-void HttpSession::close() {
+template <typename Stream>
+void HttpSession<Stream>::close() {
     deadline_ = Deadline::none;
     timer_.cancel();
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.socket().close(ignored);
+    socket().shutdown(tcp::socket::shutdown_send, ignored);
+    socket().close(ignored);
 }
 
 // Past max_connections: a refusal the reporter understands (503 + Retry-After), never a silent drop.
@@ -236,10 +268,8 @@ public:
         static const std::string answer =
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 2\r\n"
             "Content-Security-Policy: " +
-            std::string(content_security_policy) +
-            "\r\nX-Content-Type-Options: nosniff\r\n"
-            "Connection: close\r\nContent-Length: " +
-            std::to_string(body.size()) + "\r\n\r\n" + body;
+            std::string(content_security_policy) + "\r\nX-Content-Type-Options: " + std::string(content_type_options) +
+            "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
         timer_.expires_after(std::chrono::milliseconds(500));
         timer_.async_wait([self = shared_from_this()](beast::error_code) {
             beast::error_code ignored;
@@ -283,7 +313,13 @@ void HttpServer::Impl::take(tcp::socket socket) {
     beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
     auto slot = std::make_shared<ConnectionSlot>(open);
-    std::make_shared<HttpSession>(std::move(socket), *this, std::move(slot))->start();
+    if (tls) {
+        std::make_shared<HttpSession<TlsStream>>(TlsStream(PlainStream(std::move(socket)), *tls), *this,
+                                                 std::move(slot))
+            ->start();
+    } else {
+        std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), *this, std::move(slot))->start();
+    }
 }
 
 void HttpServer::Impl::accept() {
@@ -316,9 +352,16 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     if (options.limits.max_connections == 0) options.limits.max_connections = default_max_connections();
     raise_descriptor_limit();
     const std::string where = options.address + ":" + std::to_string(options.port);
+    std::shared_ptr<asio::ssl::context> tls;
+    if (!options.tls_cert.empty() || !options.tls_key.empty()) {
+        auto context = make_tls_context(options.tls_cert, options.tls_key);
+        if (!context) return context.error();
+        tls = std::move(context).value();
+    }
     std::unique_ptr<HttpServer> server(new HttpServer());
     server->impl_ = std::make_unique<Impl>(collector, options);
     Impl& impl = *server->impl_;
+    impl.tls = std::move(tls);
     beast::error_code error;
     const auto address = asio::ip::make_address(options.address, error);
     if (error) return RuntimeError("cannot listen on " + where + ": not an IP address");
@@ -341,7 +384,13 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     impl.acceptor.non_blocking(true, error);  // accept() drains the listen queue without waiting
     if (error) return RuntimeError("cannot listen on " + where + ": " + error.message());
 
-    impl.hub = std::make_shared<StreamHub>(impl.io, impl.gate, options.max_stream_backlog_bytes);
+    impl.hub = std::make_shared<StreamHub>(
+        impl.io, impl.gate,
+        StreamSettings{.max_backlog_bytes = options.max_stream_backlog_bytes,
+                       .resume_messages = options.stream_resume_messages,
+                       .resume_bytes = options.stream_resume_bytes,
+                       .auth_timeout = std::chrono::milliseconds(options.stream_auth_timeout_ms),
+                       .token = options.token});
     impl.subscription = collector.subscribe([hub = impl.hub](const Change& change) { hub->on_change(change); });
     impl.accept();
     impl.thread = std::thread([&impl] { impl.io.run(); });

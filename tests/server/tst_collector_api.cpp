@@ -272,7 +272,56 @@ private slots:
         QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", good).status, 200);
         QVERIFY(test::eventually([&] { return messages.join('\n').contains("\"rank_changed\""); }, 5000));
         QVERIFY(messages.join('\n').contains("\"job_added\""));
-        QVERIFY(messages[1].startsWith(R"({"type":"changes","changes":[)"));  // batched (tst_collector_scale)
+        QVERIFY(messages[1].startsWith(R"({"type":"changes","seq":1,"changes":[)"));  // batched (tst_collector_scale)
+    }
+
+    // Every answer carries the contract's Content-Security-Policy and nosniff: answers, errors, refusals
+    // written before a request is read, the 503 past the connection limit and the WebSocket upgrade.
+    void security_headers_data() {
+        QTest::addColumn<QByteArray>("token");
+        QTest::addColumn<int>("held");  // connections held open first (the limit is 2)
+        QTest::addColumn<QByteArray>("request");
+        QTest::addColumn<int>("status");
+        const QByteArray upgrade =
+            "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n";
+        QTest::addRow("200") << QByteArray() << 0 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+                             << 200;
+        QTest::addRow("404") << QByteArray() << 0 << QByteArray("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n") << 404;
+        QTest::addRow("405") << QByteArray() << 0 << QByteArray("PUT /api/v1/jobs HTTP/1.1\r\nHost: x\r\n\r\n") << 405;
+        QTest::addRow("401") << QByteArray("s3cret") << 0 << QByteArray("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\n\r\n")
+                             << 401;
+        QTest::addRow("400 bad HTTP") << QByteArray() << 0 << QByteArray("NONSENSE\r\n\r\n") << 400;
+        QTest::addRow("413") << QByteArray() << 0
+                             << QByteArray(
+                                    "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")
+                             << 413;
+        QTest::addRow("503 too many connections")
+            << QByteArray() << 2 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n") << 503;
+        QTest::addRow("101 WebSocket upgrade")
+            << QByteArray() << 0 << QByteArray("GET /api/v1/stream HTTP/1.1\r\nHost: x\r\n" + upgrade) << 101;
+    }
+    void security_headers() {
+        QFETCH(QByteArray, token);
+        QFETCH(int, held);
+        QFETCH(QByteArray, request);
+        QFETCH(int, status);
+        auto s = start(token, 2);
+        QVERIFY(s);
+        std::vector<std::unique_ptr<QTcpSocket>> holding;
+        for (int i = 0; i < held; ++i) {
+            holding.push_back(std::make_unique<QTcpSocket>());
+            holding.back()->connectToHost(QHostAddress::LocalHost, s->port());
+            QVERIFY(holding.back()->waitForConnected(5000));
+        }
+        QVERIFY(
+            test::eventually([&] { return s->service->server().open_connections() == std::size_t(held); }, 5000, 10));
+        const auto reply = test::raw_http(s->port(), request, 5000);
+        QCOMPARE(reply.status, status);
+        QCOMPARE(reply.header("Content-Security-Policy"),
+                 QByteArray("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+                            "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"));
+        QCOMPARE(reply.header("X-Content-Type-Options"), QByteArray("nosniff"));
     }
 };
 

@@ -285,7 +285,13 @@ private slots:
         first.open(stream);
         second.open(stream);
         QVERIFY(test::eventually([&] { return a.size() == 1 && b.size() == 1; }, 5000, 10));
-        QCOMPARE(a[0], QString(R"({"type":"hello","protocol":"meshscope.stream/1"})"));
+        // hello (a fresh collector has sent no message yet: seq 0), then the numbered changes.
+        const auto hello = QJsonDocument::fromJson(a[0].toUtf8()).object();
+        QCOMPARE(hello.keys(), QStringList({"epoch", "protocol", "seq", "type"}));
+        QCOMPARE(hello["type"].toString(), QString("hello"));
+        QCOMPARE(hello["protocol"].toString(), QString("meshscope.stream/1"));
+        QCOMPARE(hello["seq"].toInteger(), 0);
+        QCOMPARE(b[0], a[0]);
         QNetworkAccessManager nam;
         const QByteArray body = rank_event(0, "launch") + "\n" + rank_event(0, "process_group") + "\n" +
                                 rank_event(0, "device_mesh") + "\n" + rank_event(1, "launch");
@@ -300,7 +306,7 @@ private slots:
         QCOMPARE(
             QJsonDocument::fromJson(a[2].toUtf8()).object(),
             QJsonDocument::fromJson(
-                R"({"type":"changes","changes":[{"type":"rank_changed","job":"api","rank":2,"state":"initializing","phase":"launch"}]})")
+                R"({"type":"changes","seq":2,"changes":[{"type":"rank_changed","job":"api","rank":2,"state":"initializing","phase":"launch"}]})")
                 .object());
         QCOMPARE(a[1], b[1]);
         const auto message = QJsonDocument::fromJson(a[1].toUtf8()).object();
@@ -421,7 +427,9 @@ private slots:
         QTest::addColumn<QByteArray>("target");
         QTest::addColumn<QByteArray>("authorization");
         QTest::addColumn<int>("status");
-        QTest::addRow("no token") << QByteArray("/api/v1/stream") << QByteArray() << 401;
+        // None in the request: upgraded, the first message must carry it (tst_stream_resume).
+        QTest::addRow("no token: first message") << QByteArray("/api/v1/stream") << QByteArray() << 101;
+        QTest::addRow("wrong header token") << QByteArray("/api/v1/stream") << QByteArray("Bearer guess") << 401;
         QTest::addRow("wrong query token") << QByteArray("/api/v1/stream?token=guess") << QByteArray() << 401;
         QTest::addRow("query token") << QByteArray("/api/v1/stream?token=s3cret") << QByteArray() << 101;
         QTest::addRow("header token") << QByteArray("/api/v1/stream") << QByteArray("Bearer s3cret") << 101;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <ctime>
 #include <mutex>
 #include <system_error>
@@ -48,8 +49,9 @@ int progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }
 }  // namespace
 
-HttpPost::HttpPost(std::string url, const std::string& token, std::chrono::milliseconds connect_timeout,
-                   std::chrono::milliseconds request_timeout, const std::atomic<bool>& abort)
+HttpPost::HttpPost(std::string url, const std::string& token, const std::string& ca_file,
+                   std::chrono::milliseconds connect_timeout, std::chrono::milliseconds request_timeout,
+                   const std::atomic<bool>& abort)
     : url_(std::move(url)), abort_(abort) {
     global_init();
     CURL* curl = curl_easy_init();
@@ -73,6 +75,10 @@ HttpPost::HttpPost(std::string url, const std::string& token, std::chrono::milli
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, progress);
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &abort_);
     curl_easy_setopt(curl, CURLOPT_PROXY, "");  // the collector is reached directly, never via http_proxy
+    // https://: libcurl verifies the peer and its name by default; only the CAs to trust may change.
+    const char* from_env = std::getenv("MESHSCOPE_CA_FILE");
+    const std::string cas = !ca_file.empty() ? ca_file : (from_env ? std::string(from_env) : std::string());
+    if (!cas.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, cas.c_str());  // libcurl copies the string
 }
 
 HttpPost::~HttpPost() {

@@ -21,8 +21,11 @@ double parse_retry_after(std::string_view value, double now);
 class HttpPost {
 public:
     // `abort` is polled during transfers so that shutdown never waits a whole request timeout.
-    HttpPost(std::string url, const std::string& token, std::chrono::milliseconds connect_timeout,
-             std::chrono::milliseconds request_timeout, const std::atomic<bool>& abort);
+    // `ca_file`: the CAs an https:// collector is verified against (empty: $MESHSCOPE_CA_FILE, else the
+    // system's). Peer and host verification stay on.
+    HttpPost(std::string url, const std::string& token, const std::string& ca_file,
+             std::chrono::milliseconds connect_timeout, std::chrono::milliseconds request_timeout,
+             const std::atomic<bool>& abort);
     ~HttpPost();
     HttpPost(const HttpPost&) = delete;
     HttpPost& operator=(const HttpPost&) = delete;

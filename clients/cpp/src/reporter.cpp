@@ -70,7 +70,7 @@ struct Reporter::State {
 };
 
 void Reporter::State::run_sender(unsigned index) {
-    HttpPost http(url, options.token, options.connect_timeout, options.request_timeout, abort);
+    HttpPost http(url, options.token, options.ca_file, options.connect_timeout, options.request_timeout, abort);
     // Seeded per process and thread: simulated ranks in many processes must not share one jitter sequence.
     std::mt19937_64 random(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
                            (static_cast<std::uint64_t>(::getpid()) << 32) ^ (index * 0x9E3779B97F4A7C15ull));

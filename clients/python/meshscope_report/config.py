@@ -64,6 +64,7 @@ class Config:
     batch_max: int = 512  # events per POST
     backoff_max_s: float = 5.0
     ready_after_s: float = 60.0  # fallback: ready after this long with no initialization activity
+    ca_file: Optional[str] = None  # https://: the CAs to trust (MESHSCOPE_CA_FILE), else the system's
 
     @property
     def events_url(self) -> str:
@@ -98,4 +99,5 @@ class Config:
             batch_max=_int(env, "MESHSCOPE_BATCH_MAX", 512, 1, 100000),
             backoff_max_s=_float(env, "MESHSCOPE_BACKOFF_MAX_S", 5.0, 0.05, 300.0),
             ready_after_s=_float(env, "MESHSCOPE_READY_AFTER_S", 60.0, 0.1, 86400.0),
+            ca_file=env.get("MESHSCOPE_CA_FILE", "").strip() or None,
         )

@@ -47,7 +47,8 @@ class Reporter:
         self.config = config
         self.identity = identity
         self._transport = (transport if transport is not None
-                           else HttpTransport(config.events_url, config.token, clock=clock))
+                           else HttpTransport(config.events_url, config.token, clock=clock,
+                                         ca_file=config.ca_file))
         self._clock = clock
         self._monotonic = monotonic
         self._random = rng if rng is not None else random.Random()

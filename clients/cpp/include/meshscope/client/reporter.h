@@ -21,9 +21,12 @@
 namespace meshscope::client {
 
 struct ReporterOptions {
-    std::string url;                       // the collector, "http://127.0.0.1:7077" (events go to <url>/api/v1/events)
-    std::string token;                     // sent as "Authorization: Bearer <token>" when not empty
-    std::size_t max_queue_events = 65536;  // events held (queued + in flight); beyond: heartbeats go first
+    std::string url;    // the collector, "http://127.0.0.1:7077" (events go to <url>/api/v1/events)
+    std::string token;  // sent as "Authorization: Bearer <token>" when not empty
+    // For an https:// url: the PEM file of the CAs to trust (a self-signed collector's certificate).
+    // Empty: $MESHSCOPE_CA_FILE when set, else the system's CAs. Verification is never turned off.
+    std::string ca_file;
+    std::size_t max_queue_events = 65536;      // events held (queued + in flight); beyond: heartbeats go first
     std::size_t max_queue_bytes = 64u << 20;   // the same bound in bytes
     std::size_t max_batch_events = 256;        // events of one rank in one request
     std::size_t max_batch_bytes = 512u << 10;  // and their size (the collector refuses > 1 MiB)
