@@ -12,6 +12,7 @@ packages=(
   clang-format-14        # the format gate (scripts/format-check.sh)
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
+  libgloo-dev            # meshscope-probe's gloo backend (probe/)
   libjemalloc-dev        # the collector's allocator (app/CMakeLists.txt, docs/libraries.md)
   libboost1.81-dev       # Asio + Beast: the collector's HTTP/WebSocket engine, the relay and the storm simulator
   clang-14 libclang-rt-14-dev llvm-14   # fuzz/: libFuzzer + ASan/UBSan runtimes, llvm-symbolizer (scripts/fuzz.sh)

@@ -13,6 +13,7 @@
 namespace meshscope::server {
 
 class Collector;
+class JobKv;
 class RanksCache;
 
 class ApiRouter {
@@ -37,6 +38,7 @@ private:
     Collector& collector_;
     HttpOptions options_;
     std::shared_ptr<RanksCache> ranks_cache_;  // used on the monitor thread only
+    std::unique_ptr<JobKv> kv_;                // /api/v1/jobs/{job}/kv/{key}: rendezvous (job_kv.h)
 };
 
 }  // namespace meshscope::server

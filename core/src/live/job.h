@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "live/communicator_book.h"
 #include "live/group_report.h"
 #include "meshscope/finding.h"
 #include "meshscope/plan.h"
@@ -114,6 +115,7 @@ struct Job {
     std::map<std::string, Finding> findings;  // by id
     std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
     std::vector<std::int64_t> stale;          // ranks named by the stale_rank finding, sorted
+    CommunicatorBook communicators;           // meshscope-probe's group measurements
 
     // Work left for the end of the current ingest call.
     std::vector<Aspect*> dirty_aspects;

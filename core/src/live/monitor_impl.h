@@ -49,6 +49,9 @@ struct Monitor::Impl {
                       const std::vector<std::int64_t>& members);
     void evaluate_group(live::Job& job, int dim, std::int64_t rank);
 
+    // monitor_communicators.cpp: slow_group and communicator_not_formed from the job's CommunicatorBook
+    void refresh_communicator_findings(live::Job& job);
+
     // monitor_tick.cpp
     void tick_job(live::Job& job, double now);
     void set_rank_list_finding(live::Job& job, std::vector<std::int64_t>& current, std::vector<std::int64_t> ranks,

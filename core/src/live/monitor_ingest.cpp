@@ -153,6 +153,7 @@ void Monitor::Impl::ingest_one(live::Job& job, const Event& e, double at) {
         rec.failed = true;
         push_unique(job.dirty_ranks, e.rank);
     }
+    for (const auto& c : e.communicators) job.communicators.record(e.rank, c);
     if (e.phase == Phase::exit) rec.exited = true;
     if (e.phase == Phase::ready && e.status == Status::done) rec.ready = true;
 
@@ -381,6 +382,7 @@ void Monitor::Impl::flush(live::Job& job) {
     for (const auto rank : job.dirty_ranks)
         if (live::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
     job.dirty_ranks.clear();
+    if (job.communicators.dirty) refresh_communicator_findings(job);
 }
 
 }  // namespace meshscope
