@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
   libssl-dev openssl     # serve --tls-cert/--tls-key (OpenSSL via Boost.Asio); tests make a certificate with the CLI
+  libgloo-dev            # meshscope-probe's gloo backend (probe/)
   libjemalloc-dev        # the collector's allocator (app/CMakeLists.txt, docs/libraries.md)
   libboost1.81-dev       # Asio + Beast: the collector's HTTP/WebSocket engine, the relay and the storm simulator
   clang-14 libclang-rt-14-dev llvm-14   # fuzz/: libFuzzer + ASan/UBSan runtimes, llvm-symbolizer (scripts/fuzz.sh)

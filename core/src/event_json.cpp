@@ -318,6 +318,11 @@ Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
         if (!plan) return plan.error();
         e.plan = std::move(*plan);
     }
+    if (const json* v = member(value, "communicators")) {
+        auto c = read_communicators(*v, e.world_size, limits);
+        if (!c) return c.error();
+        e.communicators = std::move(*c);
+    }
     return e;
 }
 
@@ -451,6 +456,10 @@ json to_json(const Event& e) {
     if (!e.groups.empty()) j["groups"] = e.groups;
     if (e.error) j["error"] = {{"type", e.error->type}, {"message", e.error->message}};
     if (e.plan) j["plan"] = *e.plan;
+    if (!e.communicators.empty()) {
+        j["communicators"] = json::array();
+        for (const auto& c : e.communicators) j["communicators"].push_back(to_json(c));
+    }
     return j;
 }
 

@@ -6,8 +6,8 @@ namespace meshscope {
 
 namespace {
 constexpr std::array<std::string_view, finding_kind_count> kind_names = {
-    "topology_mismatch", "group_disagreement", "missing_rank", "duplicate_rank",
-    "straggler",         "stale_rank",         "rank_error",   "reinit_mismatch",
+    "topology_mismatch", "group_disagreement", "missing_rank",    "duplicate_rank", "straggler",
+    "stale_rank",        "rank_error",         "reinit_mismatch", "slow_group",     "communicator_not_formed",
 };
 }  // namespace
 

@@ -117,6 +117,22 @@ Page {
                 session: root.session
             }
 
+            // meshscope-probe jobs only: bandwidth per dim and per group.
+            LiveCommunicatorList {
+                Layout.fillWidth: true
+                Layout.preferredHeight: 220
+                visible: communicators.count > 0
+                model: communicators
+            }
+
+            CommunicatorsModel {
+                id: communicators
+
+                url: root.session.url
+                token: root.session.token
+                job: root.session.currentJob
+            }
+
             LiveRankPanel {
                 Layout.fillWidth: true
                 Layout.preferredHeight: 300

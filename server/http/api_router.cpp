@@ -7,6 +7,7 @@
 #include "collector/collector.h"
 #include "plan_api.h"
 #include "plan_worker.h"
+#include "job_kv.h"
 #include "ranks_cache.h"
 #include "static_assets.h"
 #include "url_parts.h"
@@ -67,7 +68,8 @@ ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
     : collector_(collector),
       options_(std::move(options)),
       ranks_cache_(std::make_shared<RanksCache>()),
-      plan_worker_(std::make_unique<PlanWorker>()) {}
+      plan_worker_(std::make_unique<PlanWorker>()),
+      kv_(std::make_unique<JobKv>()) {}
 
 ApiRouter::~ApiRouter() = default;
 
@@ -95,6 +97,9 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
     if (!authenticate_first && !authorized(request, path, url.query))
         return reply(error_reply(401, "missing or wrong bearer token", {{"WWW-Authenticate", "Bearer"}}));
     const bool post = request.method == "POST";
+    if (url.segments.size() == 6 && url.segments[0] == "api" && url.segments[1] == "v1" && url.segments[2] == "jobs" &&
+        url.segments[4] == "kv")
+        return reply(kv_->answer(request.method, url.segments[3], url.segments[5], std::move(request.body)));
     if (path == api_events || path == api_batches) {
         if (!post) return reply(error_reply(405, "use POST", {{"Allow", "POST"}}));
         if (path == api_events) return answer_events(std::move(request.body), std::move(reply));
@@ -128,12 +133,12 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
 }
 
 void ApiRouter::answer_job(const std::vector<std::string>& segments, std::string_view query, Reply reply) {
-    // segments: api v1 jobs {job} [ranks [{rank}] | findings]
+    // segments: api v1 jobs {job} [ranks [{rank}] | findings | communicators]
     const std::string job = segments[3];
     const std::string what = segments.size() >= 5 ? segments[4] : std::string();
     const bool one_rank = segments.size() == 6 && what == "ranks";
     if (job.empty() || segments.size() > 6 || (segments.size() == 6 && !one_rank) ||
-        (segments.size() == 5 && what != "ranks" && what != "findings"))
+        (segments.size() == 5 && what != "ranks" && what != "findings" && what != "communicators"))
         return reply(error_reply(404, "no such endpoint"));
     const auto no_job = [job] { return error_reply(404, "no job named \"" + job + "\""); };
 
@@ -169,7 +174,9 @@ void ApiRouter::answer_job(const std::vector<std::string>& segments, std::string
     }
     collector_.query(
         [job, what](const Monitor& m) -> std::optional<std::string> {
-            const auto answer = what == "findings" ? m.findings_json(job) : m.job_json(job);
+            const auto answer = what == "findings"        ? m.findings_json(job)
+                                : what == "communicators" ? m.communicators_json(job)
+                                                          : m.job_json(job);
             if (!answer) return std::nullopt;
             return dump(*answer);
         },

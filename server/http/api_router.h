@@ -13,6 +13,7 @@
 namespace meshscope::server {
 
 class Collector;
+class JobKv;
 class PlanWorker;
 class RanksCache;
 
@@ -39,6 +40,7 @@ private:
     HttpOptions options_;
     std::shared_ptr<RanksCache> ranks_cache_;  // used on the monitor thread only
     std::unique_ptr<PlanWorker> plan_worker_;  // the plan routes, off the network thread
+    std::unique_ptr<JobKv> kv_;                // /api/v1/jobs/{job}/kv/{key}: rendezvous (job_kv.h)
 };
 
 }  // namespace meshscope::server

@@ -9,8 +9,9 @@ namespace meshscope::ui {
 namespace {
 // The collector's order: kind (its enum order), then first rank, then id.
 int kind_order(const QString& kind) {
-    static const QStringList kinds = {"topology_mismatch", "group_disagreement", "missing_rank", "duplicate_rank",
-                                      "straggler",         "stale_rank",         "rank_error",   "reinit_mismatch"};
+    static const QStringList kinds = {
+        "topology_mismatch", "group_disagreement", "missing_rank",    "duplicate_rank", "straggler",
+        "stale_rank",        "rank_error",         "reinit_mismatch", "slow_group",     "communicator_not_formed"};
     const auto i = kinds.indexOf(kind);
     return i < 0 ? static_cast<int>(kinds.size()) : static_cast<int>(i);
 }

@@ -72,6 +72,33 @@ struct ReportedError {
     friend bool operator==(const ReportedError&, const ReportedError&) = default;
 };
 
+// One communicator (the rank's group along one mesh dim) as meshscope-probe built and measured it
+// (docs/probe.md). The probe's `communicator` events carry them; the monitor compares groups of one dim.
+enum class CommunicatorState { formed, not_formed, wrong_result, failed };
+[[nodiscard]] std::string_view to_string(CommunicatorState state) noexcept;
+[[nodiscard]] std::optional<CommunicatorState> parse_communicator_state(std::string_view text) noexcept;
+
+struct CollectiveResult {
+    std::string collective;  // "all_to_all", "all_gather", "reduce_scatter", "all_reduce"
+    std::int64_t bytes = 0;  // each rank's input buffer
+    double seconds = 0;      // one call, averaged over the iterations
+    double algbw = 0;        // GB/s, nccl-tests' definition
+    double busbw = 0;        // GB/s, nccl-tests' definition
+    friend bool operator==(const CollectiveResult&, const CollectiveResult&) = default;
+};
+
+struct ReportedCommunicator {
+    std::string dim;                    // "ep"
+    std::int64_t index = 0;             // where the group comes in its dim's creation order
+    std::vector<std::int64_t> members;  // by coordinate along the dim
+    CommunicatorState state = CommunicatorState::formed;
+    std::optional<double> create_seconds;  // until the communicator was usable
+    std::vector<CollectiveResult> results;
+    std::vector<std::int64_t> missing;  // not_formed: the members that never joined
+    std::optional<std::string> error;   // what went wrong, one line
+    friend bool operator==(const ReportedCommunicator&, const ReportedCommunicator&) = default;
+};
+
 struct Event {
     // required
     std::string job;
@@ -91,7 +118,8 @@ struct Event {
     // dim name -> the members of this rank's own group along that dim, as the rank reported them.
     std::map<std::string, std::vector<std::int64_t>> groups;
     std::optional<ReportedError> error;
-    std::optional<nlohmann::json> plan;  // a "meshscope.plan/1" document the job declares as expected
+    std::optional<nlohmann::json> plan;               // a "meshscope.plan/1" document the job declares as expected
+    std::vector<ReportedCommunicator> communicators;  // meshscope-probe's groups (phase communicator)
 
     friend bool operator==(const Event&, const Event&) = default;
 };
@@ -104,7 +132,9 @@ struct EventLimits {
     std::size_t max_message_length = 8192;  // error.message
     std::size_t max_mesh_dims = 8;
     std::size_t max_group_dims = 16;
-    std::size_t max_events = 100000;  // per body
+    std::size_t max_events = 100000;     // per body
+    std::size_t max_communicators = 64;  // per event
+    std::size_t max_results = 64;        // per communicator
 };
 
 // Parses a request body: one JSON object, a JSON array of objects, or NDJSON (one object per line; blank
@@ -121,5 +151,11 @@ struct EventLimits {
 // The event as protocol JSON, with "schema": "meshscope.event/1" and only the optional fields it has.
 // event_from_json(to_json(e)) == e.
 [[nodiscard]] nlohmann::json to_json(const Event& event);
+
+// The "communicators" field alone (communicator_json.cpp): read with the event's limits, and written back.
+[[nodiscard]] Expected<std::vector<ReportedCommunicator>> read_communicators(const nlohmann::json& value,
+                                                                             std::int64_t world_size,
+                                                                             const EventLimits& limits = {});
+[[nodiscard]] nlohmann::json to_json(const ReportedCommunicator& communicator);
 
 }  // namespace meshscope

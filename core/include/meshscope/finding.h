@@ -31,12 +31,17 @@ enum class FindingKind {
     stale_rank,          // no event for stale_after seconds while not exited
     rank_error,          // status failed or phase error
     reinit_mismatch,     // FSDPTurbo's "already initialized with (...), got (...)." RuntimeError
+    slow_group,          // meshscope-probe: a group's bus bandwidth far below its dim's other groups
+    // meshscope-probe: a group's communicator did not form within the timeout
+    communicator_not_formed,
 };
-inline constexpr std::size_t finding_kind_count = 8;
+inline constexpr std::size_t finding_kind_count = 10;
 inline constexpr std::array<FindingKind, finding_kind_count> all_finding_kinds = {
-    FindingKind::topology_mismatch, FindingKind::group_disagreement, FindingKind::missing_rank,
-    FindingKind::duplicate_rank,    FindingKind::straggler,          FindingKind::stale_rank,
+    FindingKind::topology_mismatch, FindingKind::group_disagreement,
+    FindingKind::missing_rank,      FindingKind::duplicate_rank,
+    FindingKind::straggler,         FindingKind::stale_rank,
     FindingKind::rank_error,        FindingKind::reinit_mismatch,
+    FindingKind::slow_group,        FindingKind::communicator_not_formed,
 };
 
 [[nodiscard]] std::string_view to_string(FindingKind kind) noexcept;

@@ -52,6 +52,11 @@ struct MonitorOptions {
     double straggler_floor_seconds = 1.0;
     double straggler_floor_ratio = 0.5;
     std::size_t straggler_min_peers = 8;
+    // slow_group, on b = log(bus bandwidth) over a dim's groups: b < median - max(slow_group_mads * 1.4826 * MAD,
+    //             log(1 / slow_group_floor_ratio)), once slow_group_min_groups groups were measured.
+    double slow_group_mads = 5.0;
+    double slow_group_floor_ratio = 0.5;
+    std::size_t slow_group_min_groups = 3;
     bool record_changes = false;  // keep changes for take_changes()
 };
 
@@ -147,6 +152,8 @@ public:
     [[nodiscard]] std::optional<nlohmann::json> job_json(std::string_view job) const;       // summary or nullopt
     [[nodiscard]] std::optional<nlohmann::json> ranks_json(std::string_view job) const;     // {"ranks": [...]}
     [[nodiscard]] std::optional<nlohmann::json> findings_json(std::string_view job) const;  // {"findings": [...]}
+    // meshscope-probe's measurements: {"dims": [...], "groups": [...]} (docs/probe.md); nullopt: no such job.
+    [[nodiscard]] std::optional<nlohmann::json> communicators_json(std::string_view job) const;
 
     // Forgets a job (e.g. on a retention limit). Returns whether it existed. Tells no changes.
     bool remove_job(std::string_view job);

@@ -19,6 +19,7 @@
 #include "meshscope/finding.h"
 #include "meshscope/plan.h"
 #include "meshscope/rank_state.h"
+#include "monitor/communicator_book.h"
 #include "monitor/group_report.h"
 
 namespace meshscope::monitor {
@@ -119,6 +120,7 @@ struct Job {
     std::map<std::string, Finding> findings;  // by id
     std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
     std::vector<std::int64_t> stale;          // ranks named by the stale_rank finding, sorted
+    CommunicatorBook communicators;           // meshscope-probe's group measurements
 
     // Work left for the end of the current ingest call.
     std::vector<Aspect*> dirty_aspects;

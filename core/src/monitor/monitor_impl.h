@@ -55,6 +55,9 @@ struct Monitor::Impl {
                       const std::vector<std::int64_t>& members);
     void evaluate_group(monitor::Job& job, int dim, std::int64_t rank);
 
+    // monitor_communicators.cpp: slow_group and communicator_not_formed from the job's CommunicatorBook
+    void refresh_communicator_findings(monitor::Job& job);
+
     // monitor_tick.cpp
     void tick_job(monitor::Job& job, double now);
     void set_rank_list_finding(monitor::Job& job, std::vector<std::int64_t>& current, std::vector<std::int64_t> ranks,

@@ -149,6 +149,7 @@ void note_outcome(monitor::Job& job, monitor::RankRecord& rec, const Event& e, b
         rec.failed = true;
         push_unique(job.dirty_ranks, e.rank);
     }
+    for (const auto& c : e.communicators) job.communicators.record(e.rank, c);
     if (e.phase == Phase::exit) rec.exited = true;
     if (e.phase == Phase::ready && e.status == Status::done) rec.ready = true;
 }
@@ -411,6 +412,7 @@ void Monitor::Impl::flush(monitor::Job& job) {
     for (const auto rank : job.dirty_ranks)
         if (monitor::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
     job.dirty_ranks.clear();
+    if (job.communicators.dirty) refresh_communicator_findings(job);
 }
 
 }  // namespace meshscope
