@@ -136,20 +136,36 @@ Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     Collector* self = collector.get();
     monitor.set_change_listener([self](const Change& change) { self->notify(change); });
     collector->writer_ = std::make_unique<StoreWriter>(std::move(std::move(store).value()));
+    collector->parser_ = std::make_unique<ParseThread>();
     collector->monitor_ =
         std::make_unique<MonitorThread>(std::move(monitor), collector->options_.tick_interval, &Collector::now);
     return collector;
 }
 
 Collector::~Collector() {
-    // The writer first: its last callbacks post to the monitor thread, which must still be there.
+    // The parser first (its bodies go to the writer), then the writer: its last callbacks post to the monitor
+    // thread, which must still be there.
+    parser_.reset();
     writer_.reset();
     monitor_.reset();
 }
 
-void Collector::submit(std::string_view body, Done done) {
+void Collector::submit(std::string body, Done done) {
     // Past the high watermark nothing is parsed: shedding must cost less than storing.
     if (auto shed = shed_all()) return done(std::move(*shed));
+    // A queued body counts as one pending event until it is parsed, so the watermarks see this queue too.
+    ++events_pending_;
+    parser_->post([this, body = std::move(body), done = std::move(done)]() mutable {
+        --events_pending_;
+        try {
+            judge(body, std::move(done));
+        } catch (const std::exception& e) {  // bad_alloc: the body is refused, the collector stays up
+            done({503, error_body(std::string("collector busy: ") + e.what()), 0, 1});
+        }
+    });
+}
+
+void Collector::judge(std::string_view body, Done done) {
     auto events = parse_events(body, options_.limits);
     if (!events) {
         ++bodies_refused_;

@@ -20,6 +20,7 @@
 #include "meshscope/event.h"
 #include "meshscope/monitor.h"
 #include "monitor_thread.h"
+#include "parse_thread.h"
 #include "store/event_store.h"
 #include "store/store_writer.h"
 
@@ -74,9 +75,10 @@ public:
     Collector(const Collector&) = delete;
     Collector& operator=(const Collector&) = delete;
 
-    // A request body (one event, a JSON array or NDJSON). done runs exactly once: inline for a refused
-    // body, else on a collector thread after the events are durable and in the monitor.
-    void submit(std::string_view body, Done done);
+    // A request body (one event, a JSON array or NDJSON). done runs exactly once: inline when shed at the
+    // high watermark, else on a collector thread (the parse thread for a refused body; after the events are
+    // durable and in the monitor for accepted ones). The caller's thread does no JSON work.
+    void submit(std::string body, Done done);
     // Already-validated events (in-process producers); same store-then-monitor path.
     void submit(std::vector<Event> events, Done done);
     // Several request bodies at once (POST /api/v1/batches, from a relay): each body is judged alone exactly
@@ -118,6 +120,9 @@ private:
     // stored[i] is events[i] as stored (same order, same size): heartbeats are told apart by events[i].phase.
     void store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done);
     void notify(const Change& change);
+    // On the parse thread: parse and validate one body, apply the heartbeat watermark, store the events.
+    void judge(std::string_view body, Done done);
+    void judge_bodies(std::vector<std::string> bodies, BatchDone done);
     // collector_batch.cpp: the watermarks, and the pending-event count they watch.
     [[nodiscard]] std::optional<SubmitResult> shed_all();
     [[nodiscard]] std::optional<SubmitResult> shed_heartbeats(const std::vector<Event>& events, double received);
@@ -127,6 +132,7 @@ private:
     std::string path_;
     std::unique_ptr<StoreWriter> writer_;
     std::unique_ptr<MonitorThread> monitor_;
+    std::unique_ptr<ParseThread> parser_;
     std::mutex listeners_mutex_;
     std::map<int, ChangeListener> listeners_;
     int next_listener_ = 1;

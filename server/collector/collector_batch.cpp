@@ -39,6 +39,21 @@ Collector::Done Collector::counted(std::int64_t events, Done done) {
 }
 
 void Collector::submit_bodies(std::vector<std::string> bodies, BatchDone done) {
+    const auto queued = static_cast<std::int64_t>(bodies.size());
+    events_pending_ += queued;  // as for submit(body): a queued body counts until it is parsed
+    parser_->post([this, queued, bodies = std::move(bodies), done = std::move(done)]() mutable {
+        events_pending_ -= queued;
+        try {
+            judge_bodies(std::move(bodies), std::move(done));
+        } catch (const std::exception& e) {
+            std::vector<SubmitResult> busy(
+                bodies.size(), SubmitResult{503, error_body(std::string("collector busy: ") + e.what()), 0, 1});
+            done(std::move(busy));
+        }
+    });
+}
+
+void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
     const double received = now();
     auto results = std::make_shared<std::vector<SubmitResult>>(bodies.size());
     std::vector<std::size_t> accepted;  // indices of the bodies to store

@@ -186,7 +186,8 @@ void ApiRouter::answer_job(const std::vector<std::string>& segments, std::string
 }
 
 void ApiRouter::answer_events(std::string body, Reply reply) {
-    collector_.submit(body, [reply = std::move(reply)](SubmitResult result) { reply(submit_reply(result)); });
+    collector_.submit(std::move(body),
+                      [reply = std::move(reply)](SubmitResult result) { reply(submit_reply(result)); });
 }
 
 void ApiRouter::answer_batches(const std::string& body, Reply reply) {
