@@ -117,7 +117,8 @@ void add_plan_flags(CLI::App& cli, GuiOptions& o) {
     const auto names = [](auto... values) { return std::vector<std::string>{ui::name_of(values).toStdString()...}; };
     add_choice(cli, "--order", o.order, names(CreationOrder::torch29, CreationOrder::torch28),  // core's names
                "The order torch creates the groups in", "ORDER");
-    add_choice(cli, "--view", o.view, names(ui::GridMesh::expert, ui::GridMesh::data, ui::GridMesh::model), "The mesh drawn", "MESH");
+    add_choice(cli, "--view", o.view, names(ui::GridMesh::expert, ui::GridMesh::data, ui::GridMesh::model),
+               "The mesh drawn", "MESH");
     add_text(cli, "--show-dim", o.show_dim, "Draw all groups of this dim (ep, efsdp, dp, ...).", "DIM");
 }
 

@@ -36,8 +36,14 @@ void write_plan_compact(std::ostream& out, const Plan& plan) {
     const auto& p = plan.placement();
     json doc;
     doc["schema"] = std::string(compact_plan_schema);
-    doc["topology"] = {{"world", t.world()}, {"dp", t.dp},       {"cp", t.cp},
-                       {"ep", t.ep},         {"efsdp", t.efsdp}, {"edp", t.edp}};
+    doc["topology"] = {{"world", t.world()},
+                       {"dp", t.dp},
+                       {"cp", t.cp},
+                       {"ep", t.ep},
+                       {"efsdp", t.efsdp},
+                       {"edp", t.edp},
+                       {"mp_replicate", t.mp_replicate},
+                       {"mp_shard", t.mp_shard}};
     doc["cluster"] = {{"gpus_per_node", p.gpus_per_node}, {"nodes", p.nodes()}};
     doc["creation_order"] = std::string(to_string(plan.order()));
     json meshes = json::array();

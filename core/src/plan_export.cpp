@@ -32,7 +32,8 @@ void write_llamafactory_yaml(std::ostream& out, const Plan& plan) {
         out << "; ep_size 1 builds no expert mesh\n";
     out << "cp_size: " << t.cp << "\n";
     // LlamaFactory's model mesh: top-level like cp_size; left out at its default (1, world), as LlamaFactory does.
-    if (t.mp_replicate != 1) out << "mp_replicate_size: " << t.mp_replicate << "\nmp_shard_size: " << t.mp_shard << "\n";
+    if (t.mp_replicate != 1)
+        out << "mp_replicate_size: " << t.mp_replicate << "\nmp_shard_size: " << t.mp_shard << "\n";
     out << "dist_config:\n  name: fsdpturbo\n  ep_size: " << t.ep << "\n";
 }
 

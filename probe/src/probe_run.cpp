@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <ostream>
+#include <vector>
 
 #include "bandwidth.h"
 #include "group_schedule.h"
@@ -25,6 +26,23 @@ double wall_now() {
 
 double seconds_since(clock::time_point start) {
     return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+// Each call timed on its own (launched and waited for), and the median taken: a rank that the scheduler set
+// aside for a while slows one call, not the figure, so a slow group is a slow link and not a busy machine.
+// nccl-tests reports the mean of back-to-back launches instead; docs/probe.md says why we differ.
+double median_call_seconds(Communicator& comm, int iters) {
+    std::vector<double> calls;
+    calls.reserve(static_cast<std::size_t>(std::max(iters, 1)));
+    for (int i = 0; i < std::max(iters, 1); ++i) {
+        const auto t0 = clock::now();
+        comm.launch();
+        comm.wait();
+        calls.push_back(seconds_since(t0));
+    }
+    const auto middle = calls.begin() + static_cast<std::ptrdiff_t>(calls.size() / 2);
+    std::nth_element(calls.begin(), middle, calls.end());
+    return *middle;
 }
 
 std::string members_text(const std::vector<std::int64_t>& members) {
@@ -188,10 +206,7 @@ int run_probe(const Plan& plan, const RunSettings& s, KeyValue& store, Backend& 
                                 (*at < got.size() ? number("%g", got[*at]) : std::string("missing")) + ", expected " +
                                 number("%g", expected[*at]);
                     }
-                    const auto t0 = clock::now();
-                    for (int i = 0; i < s.iters; ++i) comm->launch();
-                    comm->wait();
-                    const double seconds = seconds_since(t0) / std::max(s.iters, 1);
+                    const double seconds = median_call_seconds(*comm, s.iters);
                     const auto input_bytes = static_cast<std::int64_t>(shape.input * sizeof(float));
                     const Bandwidth bw = bandwidth(c, input_bytes, n, seconds);
                     entry["results"].push_back({{"collective", to_string(c)},

@@ -53,7 +53,7 @@ LivePanel {
                     text: row.label
                     color: row.slow || (row.state !== "" && row.state !== "formed") ? Theme.error : Theme.text
                     font.bold: row.isDim
-                    font.family: row.isDim ? Qt.application.font.family : Theme.monospace
+                    font.family: Theme.monospace
                     font.pixelSize: Theme.fontSmall
                     elide: Text.ElideRight
                 }

@@ -128,9 +128,9 @@ Page {
             CommunicatorsModel {
                 id: communicators
 
-                url: root.session.url
-                token: root.session.token
-                job: root.session.currentJob
+                url: root.session.inputs.url
+                token: root.session.inputs.token
+                job: root.session.inputs.currentJob
             }
 
             LiveRankPanel {

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
+#include "job_kv.h"
 #include "plan_api.h"
 #include "plan_worker.h"
-#include "job_kv.h"
 #include "ranks_cache.h"
 #include "static_assets.h"
 #include "url_parts.h"

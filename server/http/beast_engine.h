@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "change_batch.h"
 #include "http_exchange.h"
 #include "meshscope/monitor.h"
 #include "stream_protocol.h"
@@ -115,8 +116,8 @@ private:
     std::uint64_t seq_ = 0;
     StreamRing ring_;
     std::uint64_t resume_floor_ = 0;
-    std::mutex mutex_;  // guards what the monitor thread and the network thread share:
-    std::vector<Change> pending_;
+    std::mutex mutex_;     // guards what the monitor thread and the network thread share:
+    ChangeBatch pending_;  // the window so far, serialized on the monitor thread
     bool flush_posted_ = false;
     std::size_t subscribers_ = 0;
     std::chrono::steady_clock::time_point gather_until_{};

@@ -1,33 +1,48 @@
 #include "change_batch.h"
 
-#include <algorithm>
-#include <set>
-#include <utility>
-
 namespace meshscope::server {
 
-std::vector<const Change*> collapse_changes(const std::vector<Change>& changes) {
-    std::vector<const Change*> kept;
-    kept.reserve(changes.size());
-    std::set<std::pair<std::string_view, std::int64_t>> ranks_seen;  // walking backwards: the last one wins
-    for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
-        if (it->kind == ChangeKind::rank_changed && !ranks_seen.emplace(it->job, it->rank).second) continue;
-        kept.push_back(&*it);
-    }
-    std::reverse(kept.begin(), kept.end());
-    return kept;
+std::string change_text(const Change& change) {
+    return to_json(change).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::shared_ptr<const std::string> changes_message(const std::vector<Change>& changes, std::uint64_t seq) {
-    const auto kept = collapse_changes(changes);
-    if (kept.empty()) return nullptr;
-    std::string text = R"({"type":"changes","seq":)" + std::to_string(seq) + R"(,"changes":[)";
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-        if (i) text += ',';
-        text += to_json(*kept[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+void ChangeBatch::add(const Change& change, std::string text) {
+    if (change.kind == ChangeKind::rank_changed) {
+        const auto [it, first] = last_rank_change_.try_emplace({change.job, change.rank}, texts_.size());
+        if (!first) {
+            std::string& replaced = texts_[it->second];
+            bytes_ -= replaced.size();
+            replaced.clear();
+            replaced.shrink_to_fit();
+            --kept_;
+            it->second = texts_.size();
+        }
     }
-    text += "]}";
-    return std::make_shared<const std::string>(std::move(text));
+    bytes_ += text.size();
+    texts_.push_back(std::move(text));
+    ++kept_;
+}
+
+std::shared_ptr<const std::string> ChangeBatch::take_message(std::uint64_t seq) {
+    std::shared_ptr<const std::string> message;
+    if (kept_ > 0) {
+        std::string text = R"({"type":"changes","seq":)" + std::to_string(seq) + R"(,"changes":[)";
+        text.reserve(text.size() + bytes_ + kept_ + 2);
+        bool first = true;
+        for (const std::string& change : texts_) {
+            if (change.empty()) continue;
+            if (!first) text += ',';
+            first = false;
+            text += change;
+        }
+        text += "]}";
+        message = std::make_shared<const std::string>(std::move(text));
+    }
+    texts_.clear();
+    last_rank_change_.clear();
+    kept_ = 0;
+    bytes_ = 0;
+    return message;
 }
 
 }  // namespace meshscope::server

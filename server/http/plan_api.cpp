@@ -26,7 +26,8 @@ constexpr std::string_view rank_path = "/api/v1/plan/rank";
 constexpr std::string_view general_hint = "hint: dp (or world), cp and ep are positive integers, and ep must divide dp";
 
 std::string usage_hint(std::string_view path) {
-    const std::string common = "?(dp=D | world=W)[&cp=C][&ep=E][&gpus_per_node=G][&order=torch29|torch28]";
+    const std::string common =
+        "?(dp=D | world=W)[&cp=C][&ep=E][&mp_replicate=R[&mp_shard=S]][&gpus_per_node=G][&order=torch29|torch28]";
     if (path == export_path) return "hint: GET /api/v1/plan/export" + common + "&format=json|yaml|torchrun";
     if (path == rank_path) return "hint: GET /api/v1/plan/rank" + common + "&rank=R";
     return "hint: GET /api/v1/plan" + common + "[&form=full|compact]";
@@ -77,7 +78,8 @@ struct Parsed {
 
 std::optional<Rejection> parse(std::string_view path, std::string_view query, Parsed& out) {
     const auto params = parameters(query);
-    std::vector<std::string_view> allowed{"dp", "world", "cp", "ep", "gpus_per_node", "order"};
+    std::vector<std::string_view> allowed{"dp",       "world",         "cp",   "ep", "mp_replicate",
+                                          "mp_shard", "gpus_per_node", "order"};
     allowed.push_back(path == export_path ? "format" : path == rank_path ? "rank" : "form");
     for (const auto& [name, value] : params)
         if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
@@ -95,6 +97,8 @@ std::optional<Rejection> parse(std::string_view path, std::string_view query, Pa
     for (auto rejection :
          {integer("dp", [&](std::int64_t v) { r.dp = v; }), integer("world", [&](std::int64_t v) { r.world = v; }),
           integer("cp", [&](std::int64_t v) { r.cp = v; }), integer("ep", [&](std::int64_t v) { r.ep = v; }),
+          integer("mp_replicate", [&](std::int64_t v) { r.mp_replicate = v; }),
+          integer("mp_shard", [&](std::int64_t v) { r.mp_shard = v; }),
           integer("gpus_per_node", [&](std::int64_t v) { r.gpus_per_node = v; }),
           integer("rank", [&](std::int64_t v) { out.rank = v; })})
         if (rejection) return rejection;
@@ -173,7 +177,8 @@ HttpReply answer_plan(std::string_view path, std::string_view query, PlanCache* 
         return reject(
             {"rank " + std::to_string(*parsed.rank) + " is outside the plan's " + std::to_string(world) + " ranks",
              "hint: ranks are 0 to " + std::to_string(world - 1), "rank"});
-    const auto layout = std::tuple{topology->dp, topology->cp, topology->ep, request.gpus_per_node, request.order};
+    const auto layout = std::tuple{topology->dp,  topology->cp,           topology->ep,      request.gpus_per_node,
+                                   request.order, topology->mp_replicate, topology->mp_shard};
     std::shared_ptr<const Plan> plan;
     if (cache != nullptr && cache->plan && cache->layout == layout) {
         plan = cache->plan;

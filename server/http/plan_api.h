@@ -26,7 +26,9 @@ inline constexpr std::int64_t compact_plan_above = 4096;
 // The last plan built, for the next request of the same layout: a page asks for the plan, then for one rank
 // after another of it, and each would otherwise walk every group again. One thread uses it (the plan worker).
 struct PlanCache {
-    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, CreationOrder> layout;  // dp cp ep gpus order
+    // dp cp ep gpus order mp_replicate mp_shard
+    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, CreationOrder, std::int64_t, std::int64_t>
+        layout;
     std::shared_ptr<const Plan> plan;
 };
 

@@ -156,17 +156,22 @@ StreamHub::StreamHub(asio::io_context& io, std::shared_ptr<Gate> gate, StreamSet
       ring_(settings_.resume_messages, settings_.resume_bytes) {}
 
 void StreamHub::on_change(const Change& change) {
-    std::lock_guard lock(mutex_);
-    if (subscribers_ == 0 && std::chrono::steady_clock::now() >= gather_until_) {
-        missed_ = true;  // nobody listens or is likely back soon: no work, and no resume from before this
-        return;
+    {
+        std::lock_guard lock(mutex_);
+        if (subscribers_ == 0 && std::chrono::steady_clock::now() >= gather_until_) {
+            missed_ = true;  // nobody listens or is likely back soon: no work, and no resume from before this
+            return;
+        }
     }
+    // Serialized here, on the monitor thread, outside the lock: the network thread only joins the texts.
+    std::string text = change_text(change);
+    std::lock_guard lock(mutex_);
     // A network thread this far behind would not catch up: keep memory bounded; the subscribers reload.
     if (pending_.size() >= 1'000'000) {
         overflowed_ = true;
         return;
     }
-    pending_.push_back(change);
+    pending_.add(change, std::move(text));
     if (!flush_posted_) {
         flush_posted_ = true;
         gate_->post([self = shared_from_this()] { self->schedule_flush(); });
@@ -183,15 +188,15 @@ void StreamHub::schedule_flush() {
 }
 
 void StreamHub::flush() {
-    std::vector<Change> changes;
+    ChangeBatch batch;
     bool overflowed = false;
     {
         std::lock_guard lock(mutex_);
-        changes.swap(pending_);
+        std::swap(batch, pending_);
         flush_posted_ = false;
         std::swap(overflowed, overflowed_);
     }
-    const auto message = changes_message(changes, seq_ + 1);
+    const auto message = batch.take_message(seq_ + 1);
     if (message) {
         ++seq_;
         ring_.push(seq_, message);

@@ -196,7 +196,7 @@ private slots:
         QCOMPARE(json.exit_code, 0);
         const auto doc = json_of(json);
         QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.plan/1"));
-        QCOMPARE(doc["meshes"].toArray().size(), 2);
+        QCOMPARE(doc["meshes"].toArray().size(), 3);  // model, data, expert
         const auto cost = doc["cost"].toObject();
         QCOMPARE(cost["model"].toObject()["name"].toString(), QStringLiteral("qwen3-30b-a3b"));
         const auto layout = cost["layout"].toObject();

@@ -239,7 +239,8 @@ private slots:
         QTest::addColumn<QString>("hint");
         const QString usage =
             "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--mp-replicate R [--mp-shard S]] "
-            "[--gpus-per-node G] [--order torch29|torch28] [--format text|json|yaml|torchrun] [--no-groups] [--no-ranks]";
+            "[--gpus-per-node G] [--order torch29|torch28] [--format text|json|yaml|torchrun] [--no-groups] "
+            "[--no-ranks]";
         const QString model_hint =
             "hint: mp_replicate must divide world = 16 (valid: 1, 2, 4, 8, 16) and mp_shard, "
             "if given, must be world / mp_replicate";

@@ -20,6 +20,18 @@ QString text(std::string_view bytes) {
     return QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size()));
 }
 
+PlanRequest request_of(std::optional<std::int64_t> dp, std::optional<std::int64_t> world, std::int64_t cp,
+                       std::int64_t ep, std::int64_t gpus, CreationOrder order = CreationOrder::torch29) {
+    PlanRequest r;
+    r.dp = dp;
+    r.world = world;
+    r.cp = cp;
+    r.ep = ep;
+    r.gpus_per_node = gpus;
+    r.order = order;
+    return r;
+}
+
 std::optional<std::int64_t> none() {
     return std::nullopt;
 }
@@ -38,7 +50,8 @@ private slots:
 
     // LlamaFactory's model mesh goes top-level beside cp_size (its TrainingArguments), only when not the default.
     void yaml_with_a_model_mesh() {
-        const Plan plan = Plan::make(Topology::from_world(16, 2, 4, ModelMeshSizes{2, std::nullopt}).value(), 8).value();
+        const Plan plan =
+            Plan::make(Topology::from_world(16, 2, 4, ModelMeshSizes{2, std::nullopt}).value(), 8).value();
         QCOMPARE(QString::fromStdString(plan_export(plan, PlanExportFormat::yaml)),
                  QStringLiteral("# LlamaFactory v1, FSDPTurbo: world 16 = dp 8 x cp 2; expert mesh edp 1 x efsdp 2 x "
                                 "ep 4 x expert_cp 2\n"
@@ -171,7 +184,7 @@ private slots:
         QFETCH(QString, field);
         QFETCH(QString, hint);
         QFETCH(Ints, values);
-        const PlanRequest request{dp, world, cp, ep, gpus, CreationOrder::torch29};
+        const PlanRequest request = request_of(dp, world, cp, ep, gpus);
         const auto plan = make_plan(request);
         QVERIFY(!plan);
         QCOMPARE(QString::fromStdString(plan.error().message()), message);
@@ -183,11 +196,11 @@ private slots:
     }
 
     void dp_and_world_that_agree_make_the_plan() {
-        const auto plan = make_plan({8, 16, 2, 2, 8, CreationOrder::torch28});
+        const auto plan = make_plan(request_of(8, 16, 2, 2, 8, CreationOrder::torch28));
         QVERIFY(plan);
         QCOMPARE(plan->topology().world(), std::int64_t{16});
         QCOMPARE(plan->order(), CreationOrder::torch28);
-        QVERIFY(make_plan({std::nullopt, 16, 2, 2, 8, CreationOrder::torch29}));
+        QVERIFY(make_plan(request_of(std::nullopt, 16, 2, 2, 8)));
     }
 
     void integers_data() {

@@ -133,6 +133,8 @@ private slots:
         QCOMPARE(*timings[index_of(meshscope::Phase::ready)].done, 12.0);
         QCOMPARE(rows[0].phase, meshscope::Phase::heartbeat);
         QVERIFY(!rows[1].phase);  // never reported one
+        QCOMPARE(rows[0].status, meshscope::Status::done);
+        QVERIFY(!rows[1].status);
         QVERIFY(rows[0].topology && rows[0].topology->ep == 2);
         QCOMPARE(rows[0].state, meshscope::RankStateKind::ready);
         QCOMPARE(rows[1].state, meshscope::RankStateKind::failed);

@@ -226,9 +226,10 @@ private slots:
         LiveSession session;
         session.inputs()->setPollIntervalMs(600000);  // only the stream, and the snapshots it asks for
         session.inputs()->setUrl(server.url());
+        // Streaming first: with polling held, only the stream's job_added can bring the job in.
+        QTRY_VERIFY_WITH_TIMEOUT(session.view()->streaming(), 10000);
         QCOMPARE(server.post(test::line(test::rank_event("burst", 0, Phase::launch, Status::started, 1.0))), 200);
-        QTRY_COMPARE_WITH_TIMEOUT(session.inputs()->currentJob(), QStringLiteral("burst"), 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(session.view()->streaming(), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.inputs()->currentJob(), QStringLiteral("burst"), 10000);
         QTRY_COMPARE_WITH_TIMEOUT(session.view()->ranks()->count(), test::standard_world, 5000);
 
         QObject watch;  // ends the connections below before the locals they capture

@@ -359,13 +359,13 @@ private slots:
         };
         PlanController c;
         set_inputs(c, true, cases::json_world, cases::json_gpus_per_node, cases::json_cp, cases::json_ep);
-        QVERIFY2(c.valid(), qPrintable(c.errorText()));
-        QCOMPARE(c.exportText(QStringLiteral("json")), text(cases::json));
+        QVERIFY2(c.form()->valid(), qPrintable(c.form()->errorText()));
+        QCOMPARE(c.view()->exportText(QStringLiteral("json")), text(cases::json));
         for (const auto& e : cases::text_cases) {
             set_inputs(c, true, e.world, e.gpus_per_node, e.cp, e.ep);
-            QVERIFY2(c.valid(), qPrintable(c.errorText()));
-            QCOMPARE(c.exportText(QStringLiteral("yaml")), text(e.yaml));
-            QCOMPARE(c.exportText(QStringLiteral("torchrun")), text(e.torchrun));
+            QVERIFY2(c.form()->valid(), qPrintable(c.form()->errorText()));
+            QCOMPARE(c.view()->exportText(QStringLiteral("yaml")), text(e.yaml));
+            QCOMPARE(c.view()->exportText(QStringLiteral("torchrun")), text(e.torchrun));
         }
     }
 

@@ -75,14 +75,16 @@ private slots:
         QTest::addColumn<int>("cp");
         QTest::addColumn<int>("ep");
         QTest::addColumn<QStringList>("dims");  // dim:groups:group size, in creation order
+        // LlamaFactory's model mesh comes first, at its default (1, world): mp_replicate `world` groups of 1,
+        // mp_shard one group of all.
         // (4, 2, 2), 8 ranks: data mesh (4, 2) -> dp 2 groups of 4, cp 4 of 2; expert mesh (1, 2, 2, 2) ->
         // edp 8 of 1, efsdp 4 of 2, ep 4 of 2, expert_cp 4 of 2.
         QTest::addRow("8 ranks (dp 4, cp 2, ep 2)")
-            << 4 << 2 << 2 << QStringList{"dp:2:4", "cp:4:2", "edp:8:1", "efsdp:4:2", "ep:4:2", "expert_cp:4:2"};
+            << 4 << 2 << 2 << QStringList{"mp_replicate:8:1", "mp_shard:1:8", "dp:2:4", "cp:4:2", "edp:8:1", "efsdp:4:2", "ep:4:2", "expert_cp:4:2"};
         // (8, 2, 4), 16 ranks: data (8, 2) -> dp 2 of 8, cp 8 of 2; expert (1, 2, 4, 2) -> edp 16 of 1,
         // efsdp 8 of 2, ep 4 of 4, expert_cp 8 of 2.
         QTest::addRow("16 ranks (dp 8, cp 2, ep 4)")
-            << 8 << 2 << 4 << QStringList{"dp:2:8", "cp:8:2", "edp:16:1", "efsdp:8:2", "ep:4:4", "expert_cp:8:2"};
+            << 8 << 2 << 4 << QStringList{"mp_replicate:16:1", "mp_shard:1:16", "dp:2:8", "cp:8:2", "edp:16:1", "efsdp:8:2", "ep:4:4", "expert_cp:8:2"};
     }
     void creates_and_measures_every_group() {
         QFETCH(int, dp);
@@ -108,10 +110,12 @@ private slots:
         // collectives at every size.
         const std::map<QString, QStringList> carries = {{"dp", {"all_gather", "reduce_scatter"}},
                                                         {"efsdp", {"all_gather", "reduce_scatter"}},
-                                                        {"cp", {"all_reduce"}},
+                                                        {"cp", {"all_to_all", "all_reduce"}},
                                                         {"expert_cp", {"all_reduce"}},
                                                         {"ep", {"all_to_all"}},
-                                                        {"edp", {}}};
+                                                        {"edp", {}},
+                                                        {"mp_replicate", {}},
+                                                        {"mp_shard", {}}};
         int expected_groups = 0;
         for (const auto& d : dims) expected_groups += d.split(':')[1].toInt();
         const QString url = serve.url() + "/api/v1/jobs/" + job + "/communicators";
@@ -163,9 +167,6 @@ private slots:
     }
 
     void names_an_injected_slow_group() {
-        QSKIP(
-            "OPEN: the injected 30 ms delay did not yield exactly one slow_group finding on the loaded 2-core "
-            "machine; not yet examined (see the probe branch's report)");
         QTemporaryDir dir;
         test::ServeProcess serve({"--db", dir.filePath("h.db")});
         QVERIFY2(serve.port(), serve.errors().constData());
@@ -174,7 +175,7 @@ private slots:
         QProcess probe;
         probe.setProcessChannelMode(QProcess::MergedChannels);
         probe.start(MESHSCOPE_PROBE_BIN,
-                    {"--local", "8", "--dp", "4", "--cp", "2", "--ep", "2", "--sizes", "1K:4K", "--iters", "3",
+                    {"--local", "8", "--dp", "4", "--cp", "2", "--ep", "2", "--sizes", "1K:4K", "--iters", "7",
                      "--collector", serve.url(), "--job", "slow", "--inject-slow-group", "ep:1:30"});
         QVERIFY(probe.waitForFinished(240000));
         QVERIFY2(probe.exitCode() == 0, probe.readAll().constData());

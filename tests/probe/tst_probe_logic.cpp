@@ -118,23 +118,29 @@ private slots:
         QTest::addColumn<QString>("schedule");  // dim:index#creation[members]@position
         // domain.md: dp=8, cp=2, ep=2 -> data mesh (8, 2): dp [[0,2,..,14],[1,3,..,15]], cp [[0,1],[2,3],..];
         // expert mesh (1, 4, 2, 2): edp 16 groups of one, efsdp [[1,5,9,13]] for rank 5, ep [4,6],[5,7] ...,
-        // expert_cp [4,5]. Creation counts every earlier dim's groups: dp 2, cp 8, edp 16, efsdp 4, ep 8.
+        // expert_cp [4,5]. Creation counts every earlier dim's groups, the model mesh's first (LlamaFactory builds
+        // it first; at its default (1, 16): mp_replicate 16 singletons indexed by rank, mp_shard one group of all),
+        // so every data and expert index is 17 past where it would be without it: mp_replicate 16, mp_shard 1,
+        // dp 2, cp 8, edp 16, efsdp 4, ep 8.
         QTest::addRow("rank 5 of (8, 2, 2)")
             << qint64{8} << qint64{2} << qint64{2} << "torch29" << qint64{5}
-            << "dp:1#1[1,3,5,7,9,11,13,15]@2 cp:2#4[4,5]@1 edp:5#15[5]@0 efsdp:1#27[1,5,9,13]@1 ep:3#33[5,7]@0 "
-               "expert_cp:2#40[4,5]@1";
+            << "mp_replicate:5#5[5]@0 mp_shard:0#16[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]@5 "
+               "dp:1#18[1,3,5,7,9,11,13,15]@2 cp:2#21[4,5]@1 edp:5#32[5]@0 efsdp:1#44[1,5,9,13]@1 ep:3#50[5,7]@0 "
+               "expert_cp:2#57[4,5]@1";
         // dp=16, cp=1, ep=8, rank 13 at [0, 1, 5, 0]: efsdp [5, 13], ep [8..15].
         QTest::addRow("rank 13 of (16, 1, 8)")
             << qint64{16} << qint64{1} << qint64{8} << "torch29" << qint64{13}
-            << "dp:0#0[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]@13 cp:13#14[13]@0 edp:13#30[13]@0 "
-               "efsdp:5#38[5,13]@1 ep:1#42[8,9,10,11,12,13,14,15]@5 expert_cp:13#56[13]@0";
+            << "mp_replicate:13#13[13]@0 mp_shard:0#16[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]@13 "
+               "dp:0#17[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]@13 cp:13#31[13]@0 edp:13#47[13]@0 "
+               "efsdp:5#55[5,13]@1 ep:1#59[8,9,10,11,12,13,14,15]@5 expert_cp:13#73[13]@0";
         // torch28 differs for dims d <= ndim - 3 (edp, efsdp): rows of mesh.swapdims(-1, d). edp: rows over
         // (expert_cp, efsdp, ep) = (1, 1, 0) -> 1 * 8 + 1 * 2 + 0 = 10. efsdp: rows over (edp, expert_cp, ep) =
         // (0, 1, 0) -> 2.
         QTest::addRow("rank 5 of (8, 2, 2), torch28")
             << qint64{8} << qint64{2} << qint64{2} << "torch28" << qint64{5}
-            << "dp:1#1[1,3,5,7,9,11,13,15]@2 cp:2#4[4,5]@1 edp:10#20[5]@0 efsdp:2#28[1,5,9,13]@1 ep:3#33[5,7]@0 "
-               "expert_cp:2#40[4,5]@1";
+            << "mp_replicate:5#5[5]@0 mp_shard:0#16[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]@5 "
+               "dp:1#18[1,3,5,7,9,11,13,15]@2 cp:2#21[4,5]@1 edp:10#37[5]@0 efsdp:2#45[1,5,9,13]@1 ep:3#50[5,7]@0 "
+               "expert_cp:2#57[4,5]@1";
     }
     void schedules_follow_the_plan() {
         QFETCH(qint64, dp);

@@ -92,8 +92,16 @@ private slots:
         QTest::addColumn<QString>("order");
         QTest::addColumn<QByteArray>("expected");
         const QByteArray common_start = R"({"schema": "meshscope.plan.compact/1",
-            "topology": {"world": 16, "dp": 8, "cp": 2, "ep": 2, "efsdp": 4, "edp": 1},
+            "topology": {"world": 16, "dp": 8, "cp": 2, "ep": 2, "efsdp": 4, "edp": 1, "mp_replicate": 1, "mp_shard": 16},
             "cluster": {"gpus_per_node": 8, "nodes": 2}, "creation_order": )";
+        // LlamaFactory's default model mesh (1, 16): mp_replicate's 16 singletons are indexed by the mp_shard
+        // coordinate, its one mp_shard group [0..15] spans both nodes; a block is 8 ranks (the largest divisor of
+        // 16 up to a node), one row.
+        const QByteArray model_mesh = R"({"name": "model", "dim_names": ["mp_replicate", "mp_shard"], "shape": [1, 16],
+             "strides": [16, 1], "group_weights": {"mp_replicate": [0, 1], "mp_shard": [0, 0]},
+             "spans": {"mp_replicate": {"group_size": 1, "groups": 16, "cross_node_groups": 0, "max_nodes": 1},
+                       "mp_shard": {"group_size": 16, "groups": 1, "cross_node_groups": 1, "max_nodes": 2}},
+             "grid": {"blocks": 2, "columns": 8, "rows": 1}})";
         const QByteArray data_mesh = R"({"name": "data", "dim_names": ["dp", "cp"], "shape": [8, 2], "strides": [2, 1],
              "group_weights": {"dp": [0, 1], "cp": [1, 0]},
              "spans": {"dp": {"group_size": 8, "groups": 2, "cross_node_groups": 2, "max_nodes": 2},
@@ -107,12 +115,12 @@ private slots:
                        "expert_cp": {"group_size": 2, "groups": 8, "cross_node_groups": 0, "max_nodes": 1}},
              "grid": {"blocks": 4, "columns": 2, "rows": 2}, )";
         QTest::addRow("torch29") << "torch29"
-                                 << common_start + R"("torch29", "meshes": [)" + data_mesh + ", " + expert_start +
+                                 << common_start + R"("torch29", "meshes": [)" + model_mesh + ", " + data_mesh + ", " + expert_start +
                                         R"("group_weights": {"edp": [0, 4, 2, 1], "efsdp": [0, 0, 2, 1],
                                              "ep": [0, 2, 0, 1], "expert_cp": [0, 2, 1, 0]}}], "warnings": []})";
         // torch28 lists edp as the rows of swapdims(-1, 0): (expert_cp, efsdp, ep) -> 8 cp + 2 efsdp + ep.
         QTest::addRow("torch28") << "torch28"
-                                 << common_start + R"("torch28", "meshes": [)" + data_mesh + ", " + expert_start +
+                                 << common_start + R"("torch28", "meshes": [)" + model_mesh + ", " + data_mesh + ", " + expert_start +
                                         R"("group_weights": {"edp": [0, 2, 1, 8], "efsdp": [0, 0, 1, 2],
                                              "ep": [0, 2, 0, 1], "expert_cp": [0, 2, 1, 0]}}], "warnings": []})";
     }
@@ -133,7 +141,7 @@ private slots:
         QVERIFY2(big.body.size() < 4096, QByteArray::number(big.body.size()));
         const auto doc = parse(big.body);
         QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.plan.compact/1"));
-        const auto expert = doc["meshes"].toArray()[1].toObject();
+        const auto expert = doc["meshes"].toArray()[2].toObject();  // model, data, expert
         QCOMPARE(expert["grid"].toObject()["blocks"].toInt(), 8192);
         QCOMPARE(expert["strides"].toArray(), (QJsonArray{131072, 16, 2, 1}));
     }
@@ -144,6 +152,9 @@ private slots:
         const auto reply = get("/api/v1/plan/rank?dp=8&cp=2&ep=2&rank=5");
         QCOMPARE(reply.status, 200);
         const auto expected = parse(R"({"rank": 5, "node": 0, "local_rank": 5, "meshes": [
+            {"name": "model", "coords": [0, 5], "groups": [
+              {"dim": "mp_replicate", "coordinate": 0, "index": 5, "size": 1, "first": 5, "stride": 16, "nodes": 1, "leaves_node": false},
+              {"dim": "mp_shard", "coordinate": 5, "index": 0, "size": 16, "first": 0, "stride": 1, "nodes": 2, "leaves_node": true}]},
             {"name": "data", "coords": [2, 1], "groups": [
               {"dim": "dp", "coordinate": 2, "index": 1, "size": 8, "first": 1, "stride": 2, "nodes": 2, "leaves_node": true},
               {"dim": "cp", "coordinate": 1, "index": 2, "size": 2, "first": 4, "stride": 1, "nodes": 1, "leaves_node": false}]},
@@ -173,13 +184,14 @@ private slots:
         QTest::addColumn<QByteArray>("suggestions");
         const QString general = "hint: dp (or world), cp and ep are positive integers, and ep must divide dp";
         const QString plan_usage =
-            "hint: GET /api/v1/plan?(dp=D | world=W)[&cp=C][&ep=E][&gpus_per_node=G]"
+            "hint: GET /api/v1/plan?(dp=D | world=W)[&cp=C][&ep=E][&mp_replicate=R[&mp_shard=S]][&gpus_per_node=G]"
             "[&order=torch29|torch28][&form=full|compact]";
         const QString export_usage =
-            "hint: GET /api/v1/plan/export?(dp=D | world=W)[&cp=C][&ep=E][&gpus_per_node=G]"
+            "hint: GET /api/v1/plan/export?(dp=D | "
+            "world=W)[&cp=C][&ep=E][&mp_replicate=R[&mp_shard=S]][&gpus_per_node=G]"
             "[&order=torch29|torch28]&format=json|yaml|torchrun";
         const QString rank_usage =
-            "hint: GET /api/v1/plan/rank?(dp=D | world=W)[&cp=C][&ep=E][&gpus_per_node=G]"
+            "hint: GET /api/v1/plan/rank?(dp=D | world=W)[&cp=C][&ep=E][&mp_replicate=R[&mp_shard=S]][&gpus_per_node=G]"
             "[&order=torch29|torch28]&rank=R";
         QTest::addRow("ep 3 of dp 16") << "/api/v1/plan?dp=16&ep=3"
                                        << "dp_size must be divisible by ep_size, got 16 % 3 != 0."
@@ -197,6 +209,12 @@ private slots:
                                           << "world_size (16) must be divisible by cp_size (3)."
                                           << "hint: cp must divide world = 16; valid cp: 1, 2, 4, 8, 16"
                                           << "cp" << QByteArray(R"({"cp": [1, 2, 4, 8, 16]})");
+        QTest::addRow("mp_replicate 3 of world 16")
+            << "/api/v1/plan?world=16&mp_replicate=3"
+            << "world_size (16) must be divisible by mp_replicate_size (3)."
+            << "hint: mp_replicate must divide world = 16 (valid: 1, 2, 4, 8, 16) and mp_shard, if given, must be "
+               "world / mp_replicate"
+            << "mp_replicate" << QByteArray(R"({"mp_replicate": [1, 2, 4, 8, 16]})");
         QTest::addRow("gpus 0") << "/api/v1/plan?dp=8&gpus_per_node=0"
                                 << "gpus_per_node must be positive, got 0."
                                 << "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)"

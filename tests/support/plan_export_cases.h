@@ -38,16 +38,24 @@ inline constexpr std::array<Case, 4> text_cases{{
      "--rdzv-id <JOB_ID> <TRAIN_SCRIPT> <CONFIG.yaml>\n"},
 }};
 
-// dp 4, ep 2 on nodes of 2 GPUs (world 4, cp 1): expert mesh (1, 2, 2, 1); efsdp [0,2] [1,3] cross the two
-// nodes, ep [0,1] [2,3] stay inside them; no warning.
+// dp 4, ep 2 on nodes of 2 GPUs (world 4, cp 1): LlamaFactory's default model mesh (1, 4), whose one mp_shard
+// group [0..3] spans both nodes; expert mesh (1, 2, 2, 1); efsdp [0,2] [1,3] cross the two nodes, ep [0,1]
+// [2,3] stay inside them; no warning.
 inline constexpr int json_world = 4, json_cp = 1, json_ep = 2, json_gpus_per_node = 2;
 inline constexpr std::string_view json =
     "{\n"
     "  \"schema\": \"meshscope.plan/1\",\n"
-    "  \"topology\": {\"world\": 4, \"dp\": 4, \"cp\": 1, \"ep\": 2, \"efsdp\": 2, \"edp\": 1},\n"
+    "  \"topology\": {\"world\": 4, \"dp\": 4, \"cp\": 1, \"ep\": 2, \"efsdp\": 2, \"edp\": 1, \"mp_replicate\": 1, "
+    "\"mp_shard\": 4},\n"
     "  \"cluster\": {\"gpus_per_node\": 2, \"nodes\": 2},\n"
     "  \"creation_order\": \"torch29\",\n"
     "  \"meshes\": [\n"
+    "    {\"name\": \"model\", \"dim_names\": [\"mp_replicate\",\"mp_shard\"], \"shape\": [1,4],\n"
+    "     \"spans\": {\"mp_replicate\": {\"group_size\": 1, \"groups\": 4, \"cross_node_groups\": 0, \"max_nodes\": "
+    "1}, "
+    "\"mp_shard\": {\"group_size\": 4, \"groups\": 1, \"cross_node_groups\": 1, \"max_nodes\": 2}},\n"
+    "     \"groups\": {\"mp_replicate\": [[0], [1], [2], [3]],\n"
+    "                \"mp_shard\": [[0, 1, 2, 3]]}},\n"
     "    {\"name\": \"data\", \"dim_names\": [\"dp\",\"cp\"], \"shape\": [4,1],\n"
     "     \"spans\": {\"dp\": {\"group_size\": 4, \"groups\": 1, \"cross_node_groups\": 1, \"max_nodes\": 2}, "
     "\"cp\": {\"group_size\": 1, \"groups\": 4, \"cross_node_groups\": 0, \"max_nodes\": 1}},\n"
@@ -64,10 +72,14 @@ inline constexpr std::string_view json =
     "                \"expert_cp\": [[0], [1], [2], [3]]}}\n"
     "  ],\n"
     "  \"ranks\": [\n"
-    "    {\"rank\": 0, \"node\": 0, \"local_rank\": 0, \"coords\": {\"data\": [0, 0], \"expert\": [0, 0, 0, 0]}},\n"
-    "    {\"rank\": 1, \"node\": 0, \"local_rank\": 1, \"coords\": {\"data\": [1, 0], \"expert\": [0, 0, 1, 0]}},\n"
-    "    {\"rank\": 2, \"node\": 1, \"local_rank\": 0, \"coords\": {\"data\": [2, 0], \"expert\": [0, 1, 0, 0]}},\n"
-    "    {\"rank\": 3, \"node\": 1, \"local_rank\": 1, \"coords\": {\"data\": [3, 0], \"expert\": [0, 1, 1, 0]}}\n"
+    "    {\"rank\": 0, \"node\": 0, \"local_rank\": 0, \"coords\": {\"model\": [0, 0], \"data\": [0, 0], \"expert\": "
+    "[0, 0, 0, 0]}},\n"
+    "    {\"rank\": 1, \"node\": 0, \"local_rank\": 1, \"coords\": {\"model\": [0, 1], \"data\": [1, 0], \"expert\": "
+    "[0, 0, 1, 0]}},\n"
+    "    {\"rank\": 2, \"node\": 1, \"local_rank\": 0, \"coords\": {\"model\": [0, 2], \"data\": [2, 0], \"expert\": "
+    "[0, 1, 0, 0]}},\n"
+    "    {\"rank\": 3, \"node\": 1, \"local_rank\": 1, \"coords\": {\"model\": [0, 3], \"data\": [3, 0], \"expert\": "
+    "[0, 1, 1, 0]}}\n"
     "  ],\n"
     "  \"warnings\": []\n"
     "}\n";

@@ -83,7 +83,7 @@ std::vector<RankRow> parse_ranks(const json& body) {
         row.host = string_at(r, "host");
         row.local_rank = static_cast<int>(int_at(r, "local_rank", -1));
         row.phase = phase_named(string_at(r, "phase"));
-        row.status = string_at(r, "status");
+        row.status = parse_status(string_at(r, "status").toStdString());
         row.topology = topology_at(r);
         if (const json* kinds = array_at(r, "findings"))
             for (const json& k : *kinds)

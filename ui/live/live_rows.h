@@ -40,10 +40,10 @@ struct RankRow {
     RankStateKind state = RankStateKind::pending;  // an unknown name reads as pending
     QString host;
     int local_rank = -1;
-    std::optional<Phase> phase;  // the latest report's; none before the first (or an unknown name)
-    QString status;
-    QStringList findings;  // kinds of the findings naming this rank
-    QString error;         // "RuntimeError: ..." when the rank reported one
+    std::optional<Phase> phase;    // the latest report's; none before the first (or an unknown name)
+    std::optional<Status> status;  // of its last phase; none before it reported one
+    QStringList findings;          // kinds of the findings naming this rank
+    QString error;                 // "RuntimeError: ..." when the rank reported one
     std::optional<ReportedTopology> topology;
     std::array<PhaseTiming, phase_count> timings{};  // by core's Phase; a phase not reported is not seen()
     friend bool operator==(const RankRow&, const RankRow&) = default;

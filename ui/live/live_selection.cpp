@@ -46,7 +46,8 @@ QString LiveSelection::selectedRankText() const {
     if (!r->host.isEmpty()) parts << r->host;
     if (r->local_rank >= 0) parts << tr("local rank %1").arg(r->local_rank);
     const QString state = name_of(r->state);
-    parts << (r->phase ? tr("%1 (%2 %3)").arg(state, name_of(*r->phase), r->status) : state);
+    parts << (r->phase ? tr("%1 (%2 %3)").arg(state, name_of(*r->phase), r->status ? name_of(*r->status) : QString())
+                       : state);
     QString text = parts.join(QStringLiteral(" · "));
     if (r->topology)
         text += tr("\nreports dp %1 · cp %2 · ep %3").arg(r->topology->dp).arg(r->topology->cp).arg(r->topology->ep);

@@ -20,7 +20,7 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
         case HostRole: return row.host;
         case LocalRankRole: return row.local_rank;
         case PhaseRole: return row.phase ? name_of(*row.phase) : QString();
-        case StatusRole: return row.status;
+        case StatusRole: return row.status ? name_of(*row.status) : QString();
         case FindingsRole: return row.findings;
         case FindingsTextRole: return row.findings.join(QStringLiteral(", "));
         case ErrorRole: return row.error;

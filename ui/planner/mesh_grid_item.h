@@ -26,7 +26,8 @@ namespace meshscope::ui {
 class MeshGridItem : public meshscope::ui::GridItem {  // qualified: qmltyperegistrar finds the base by it
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(PlanController* controller READ controller WRITE setController NOTIFY controllerChanged REQUIRED)
+    Q_PROPERTY(
+        meshscope::ui::PlanController* controller READ controller WRITE setController NOTIFY controllerChanged REQUIRED)
 
 public:
     explicit MeshGridItem(QQuickItem* parent = nullptr);

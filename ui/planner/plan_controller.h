@@ -20,9 +20,9 @@ namespace meshscope::ui {
 class PlanController : public QObject {
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(PlanForm* form READ form CONSTANT)
-    Q_PROPERTY(PlanView* view READ view CONSTANT)
-    Q_PROPERTY(PlanSelection* selection READ selection CONSTANT)
+    Q_PROPERTY(meshscope::ui::PlanForm* form READ form CONSTANT)
+    Q_PROPERTY(meshscope::ui::PlanView* view READ view CONSTANT)
+    Q_PROPERTY(meshscope::ui::PlanSelection* selection READ selection CONSTANT)
 
 public:
     explicit PlanController(QObject* parent = nullptr);

@@ -43,10 +43,10 @@ class PlanForm : public QObject {
     Q_PROPERTY(QString errorText READ errorText NOTIFY validityChanged)
     Q_PROPERTY(int errorField READ errorField NOTIFY validityChanged)  // a PlanInput value (None when valid)
     Q_PROPERTY(QString suggestionTitle READ suggestionTitle NOTIFY validityChanged)
-    Q_PROPERTY(SuggestionModel* suggestions READ suggestions CONSTANT)
+    Q_PROPERTY(meshscope::ui::SuggestionModel* suggestions READ suggestions CONSTANT)
     Q_PROPERTY(QString expertsText READ expertsText NOTIFY expertsChanged)
     Q_PROPERTY(bool expertsValid READ expertsValid NOTIFY expertsChanged)
-    Q_PROPERTY(SuggestionModel* expertsSuggestions READ expertsSuggestions CONSTANT)
+    Q_PROPERTY(meshscope::ui::SuggestionModel* expertsSuggestions READ expertsSuggestions CONSTANT)
 
 public:
     // The planner draws every rank; beyond this `meshscope plan` is the tool.

@@ -16,7 +16,7 @@ class PlanSelection : public QObject {
     QML_ELEMENT
     QML_UNCREATABLE("PlanSelection belongs to a PlanController")
     Q_PROPERTY(int selectedRank READ selectedRank WRITE setSelectedRank NOTIFY selectedRankChanged)  // -1: none
-    Q_PROPERTY(InspectorModel* inspector READ inspector CONSTANT)
+    Q_PROPERTY(meshscope::ui::InspectorModel* inspector READ inspector CONSTANT)
 
 public:
     explicit PlanSelection(PlanForm* form, QObject* parent = nullptr);

@@ -48,8 +48,8 @@ class PlanView : public QObject {
     Q_PROPERTY(int shownMesh READ shownMesh NOTIFY viewChanged)  // the MeshView drawn (expert falls back to data)
     Q_PROPERTY(bool showingExpertMesh READ showingExpertMesh NOTIFY viewChanged)
     Q_PROPERTY(QString shownDim READ shownDim WRITE setShownDim NOTIFY viewChanged)  // all its groups drawn
-    Q_PROPERTY(DimsModel* legend READ legend CONSTANT)                               // the drawn mesh's dims
-    Q_PROPERTY(DimsModel* dims READ dims CONSTANT)                                   // every dim of the plan
+    Q_PROPERTY(meshscope::ui::DimsModel* legend READ legend CONSTANT)                // the drawn mesh's dims
+    Q_PROPERTY(meshscope::ui::DimsModel* dims READ dims CONSTANT)                    // every dim of the plan
 
 public:
     explicit PlanView(PlanForm* form, QObject* parent = nullptr);

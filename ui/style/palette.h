@@ -69,8 +69,8 @@ class MeshPalette : public QObject {
     Q_OBJECT
     QML_ELEMENT
     QML_SINGLETON
-    Q_PROPERTY(PaletteColors* light READ light CONSTANT)
-    Q_PROPERTY(PaletteColors* dark READ dark CONSTANT)
+    Q_PROPERTY(meshscope::ui::PaletteColors* light READ light CONSTANT)
+    Q_PROPERTY(meshscope::ui::PaletteColors* dark READ dark CONSTANT)
 
 public:
     [[nodiscard]] static MeshPalette* create(QQmlEngine* qml, QJSEngine* js);

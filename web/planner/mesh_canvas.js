@@ -60,9 +60,9 @@ export class MeshCanvas {
   // plan: the compact plan; meshName: "expert" or "data" (the data mesh when the plan has no expert mesh).
   setPlan(plan, meshName) {
     this.plan = plan;
-    const mesh = plan.meshes.find((m) => m.name === meshName) || plan.meshes[0];
+    const mesh = plan.meshes.find((m) => m.name === meshName) || plan.meshes.find((m) => m.name === 'data');
     this.layout = new PlanGridLayout(plan, mesh);
-    this.canvas.setAttribute('aria-label', `${mesh.name === 'expert' ? 'Expert' : 'Data'} mesh grid of ${plan.topology.world} ranks`);
+    this.canvas.setAttribute('aria-label', `${mesh.name[0].toUpperCase()}${mesh.name.slice(1)} mesh grid of ${plan.topology.world} ranks`);
     this.relayout();
   }
 

@@ -57,7 +57,7 @@ export class RankInspector {
           el('p', {class: group.leaves_node ? 'planner-leaves' : 'planner-muted', 'data-leaves-node': String(group.leaves_node)}, flag)));
       }
       this.body.append(el('h3', {class: 'planner-subheading'},
-        mesh.name === 'expert' ? 'Expert mesh groups' : 'Data mesh groups'), list);
+        `${mesh.name[0].toUpperCase()}${mesh.name.slice(1)} mesh groups`), list);
     }
   }
 

@@ -18,10 +18,10 @@ struct PlanRequest {
     std::optional<std::int64_t> world;  // dp = world / cp
     std::int64_t cp = 1;
     std::int64_t ep = 1;
-    std::int64_t mp_replicate = 1;             // LlamaFactory's model mesh (mp_replicate, mp_shard)
-    std::optional<std::int64_t> mp_shard;      // default world / mp_replicate
     std::int64_t gpus_per_node = 8;
     CreationOrder order = CreationOrder::torch29;
+    std::int64_t mp_replicate = 1;         // LlamaFactory's model mesh (mp_replicate, mp_shard)
+    std::optional<std::int64_t> mp_shard;  // default world / mp_replicate
 };
 
 // Topology::make or ::from_world, with the checks below: cheap at any size, so a caller can bound the world
@@ -33,8 +33,8 @@ struct PlanRequest {
 
 // What a rejection means for the person who typed the request.
 struct PlanAdvice {
-    std::string field;                 // the input to change: "dp", "world", "cp", "ep", "mp_replicate", "gpus_per_node"
-    std::string hint;                  // "hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16"
+    std::string field;  // the input to change: "dp", "world", "cp", "ep", "mp_replicate", "gpus_per_node"
+    std::string hint;   // "hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16"
     std::vector<std::int64_t> values;  // values of `field` that would fix it (may be empty)
 };
 

@@ -3,15 +3,20 @@
 #include <algorithm>
 #include <numeric>
 
+#include "meshscope/model_mesh.h"
 #include "meshscope/parallel_state.h"
 
 namespace meshscope::cost {
 
 std::vector<MeshDim> mesh_dims(const Plan& plan) {
     std::vector<MeshDim> out;
-    for (const auto& pm : plan.meshes())
+    for (const auto& pm : plan.meshes()) {
+        // LlamaFactory's model mesh carries no traffic under FSDPTurbo, whose outer FSDP2 runs on the data
+        // mesh (dim_collectives.h): costing starts at the data mesh, as mesh_dims(topology, placement) does.
+        if (pm.name == model_mesh_name) continue;
         for (const auto& span : pm.spans)
             out.push_back({pm.name, span.dim, span.group_size, span.cross_node_groups > 0, span.max_nodes});
+    }
     return out;
 }
 

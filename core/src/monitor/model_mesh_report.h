@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "monitor/job.h"
 #include "meshscope/event.h"
 #include "meshscope/model_mesh.h"
+#include "monitor/job.h"
 
 namespace meshscope::monitor {
 

@@ -79,7 +79,8 @@ void Monitor::Impl::rebuild_expected(monitor::Job& job) {
     if (const auto& topology = job.reference_topology) {
         const auto& plan = job.plan;
         if (plan &&
-            monitor::same_fsdpturbo_topology(*topology, {plan->topology().dp, plan->topology().cp, plan->topology().ep}) &&
+            monitor::same_fsdpturbo_topology(*topology,
+                                             {plan->topology().dp, plan->topology().cp, plan->topology().ep}) &&
             (!job.reference_model || *job.reference_model == plan->topology().model_mesh())) {
             job.expected = plan;
             job.expected_has_model = job.reference_model.has_value();
