@@ -82,7 +82,8 @@ static_assert(static_cast<int>(Colour::state_exited) - static_cast<int>(Colour::
                   static_cast<int>(RankStateKind::exited) - static_cast<int>(RankStateKind::pending),
               "one state colour per RankStateKind, in its order");
 static_assert(rank_state_kind_count == 6);
-static_assert(static_cast<std::size_t>(Colour::memory_fsdp_buffers) - static_cast<std::size_t>(Colour::memory_params) + 1 ==
+static_assert(static_cast<std::size_t>(Colour::memory_fsdp_buffers) - static_cast<std::size_t>(Colour::memory_params) +
+                      1 ==
                   memory_part_colour_count,
               "one colour per part of a GPU's memory");
 

@@ -12,6 +12,7 @@ RowLayout {
     required property string label
     required property var names  // a list of strings
     required property string value
+    property alias box: box
 
     signal chosen(string name)
 

@@ -35,8 +35,8 @@ public:
         InterNodeSecondsRole,
         IntraFractionRole,  // the inside-node segment's width, a fraction of the slowest dim's time
         InterFractionRole,
-        TimeTextRole,  // "3.21 ms"
-        LinkTextRole,  // "inside a node" / "across 2 nodes"
+        TimeTextRole,         // "3.21 ms"
+        LinkTextRole,         // "inside a node" / "across 2 nodes"
         CollectivesTextRole,  // "all_gather 7 × 3.4 MiB, reduce_scatter 4 × 3.5 MiB"
     };
     Q_ENUM(Role)

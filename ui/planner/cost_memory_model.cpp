@@ -69,8 +69,8 @@ QVariant CostMemoryModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> CostMemoryModel::roleNames() const {
-    return {{PartRole, "part"},   {NameRole, "name"},   {BytesRole, "bytes"},
-            {TextRole, "text"},   {StartRole, "start"}, {FractionRole, "fraction"}};
+    return {{PartRole, "part"}, {NameRole, "name"},   {BytesRole, "bytes"},
+            {TextRole, "text"}, {StartRole, "start"}, {FractionRole, "fraction"}};
 }
 
 QString CostMemoryModel::totalText() const {

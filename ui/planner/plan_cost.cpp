@@ -8,8 +8,7 @@ QString billions(std::int64_t n) {
 }
 }  // namespace
 
-PlanCost::PlanCost(PlanForm* form, CostForm* inputs, QObject* parent)
-    : QObject(parent), form_(form), inputs_(inputs) {
+PlanCost::PlanCost(PlanForm* form, CostForm* inputs, QObject* parent) : QObject(parent), form_(form), inputs_(inputs) {
     connect(form, &PlanForm::planChanged, this, &PlanCost::update);
     connect(inputs, &CostForm::inputsChanged, this, [this] {
         ranking_stale_ = true;
@@ -73,11 +72,11 @@ void PlanCost::update() {
                       .arg(QString::fromStdString(inputs.model.name), billions(p.total()), billions(p.active()));
     cluster_text_ = QStringLiteral("%1: %2 GiB per GPU, %3% kept free · NVLink %4 GB/s · %5 %6 GB/s per GPU")
                         .arg(QString::fromStdString(c.hardware))
-                        .arg(c.gib_per_gpu)
-                        .arg(c.reserve * 100.0)
-                        .arg(c.intra.bus_gbps)
+                        .arg(c.gib_per_gpu, 0, 'g', 4)
+                        .arg(c.reserve * 100.0, 0, 'g', 3)
+                        .arg(c.intra.bus_gbps, 0, 'g', 4)
                         .arg(QString::fromStdString(c.network))
-                        .arg(c.inter.bus_gbps);
+                        .arg(c.inter.bus_gbps, 0, 'g', 4);
     const auto problem = cost::layout_problem(inputs.model, topology);
     layout_problem_ = problem ? QString::fromStdString(*problem) : QString();
     emit costChanged();

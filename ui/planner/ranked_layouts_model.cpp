@@ -36,8 +36,9 @@ QVariant RankedLayoutsModel::data(const QModelIndex& index, int role) const {
         case MemoryTextRole: return c ? gib_text(c->memory.total()) : QString();
         case HeadroomTextRole: return c ? gib_text(c->memory.headroom()) : QString();
         case ReasonRole:
-            return fits ? QString()
-                        : QString::fromStdString(advice_.excluded[static_cast<std::size_t>(row - rankedCount())].reason);
+            return fits
+                       ? QString()
+                       : QString::fromStdString(advice_.excluded[static_cast<std::size_t>(row - rankedCount())].reason);
         case CurrentRole: return row == current_row_;
         default: return {};
     }

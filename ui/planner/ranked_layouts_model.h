@@ -30,13 +30,13 @@ public:
         EfsdpRole,
         FitsRole,
         SecondsRole,
-        TimeTextRole,          // "3.21 ms"; "" when excluded
-        IntraNodeTextRole,     // "1.20 ms"
-        InterNodeTextRole,     // "2.01 ms"
-        MemoryTextRole,        // "61.2 GiB"
-        HeadroomTextRole,      // "65.7 GiB"
-        ReasonRole,            // core's reason an excluded layout was left out; "" when it fits
-        CurrentRole,           // the plan shows this layout
+        TimeTextRole,       // "3.21 ms"; "" when excluded
+        IntraNodeTextRole,  // "1.20 ms"
+        InterNodeTextRole,  // "2.01 ms"
+        MemoryTextRole,     // "61.2 GiB"
+        HeadroomTextRole,   // "65.7 GiB"
+        ReasonRole,         // core's reason an excluded layout was left out; "" when it fits
+        CurrentRole,        // the plan shows this layout
     };
     Q_ENUM(Role)
 

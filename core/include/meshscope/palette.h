@@ -60,7 +60,7 @@ enum class Colour {
     dim_cp,  // cp and expert_cp: their groups are the same ranks
     dim_efsdp,
     dim_edp,
-    dim_mp_shard,      // LlamaFactory's model mesh
+    dim_mp_shard,  // LlamaFactory's model mesh
     dim_mp_replicate,
     dim_other,
     // the planner's Cost panel: one colour per part of a GPU's memory, in MemoryPart order (ui/planner), and the
