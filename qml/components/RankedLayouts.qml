@@ -16,7 +16,7 @@ Frame {
     // Column widths, shared by the header and the rows.
     readonly property int rankWidth: 26
     readonly property int sizeWidth: 34
-    readonly property int timeWidth: 72
+    readonly property int timeWidth: 64
 
     background: Rectangle {
         color: Theme.panel

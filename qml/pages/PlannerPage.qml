@@ -129,7 +129,7 @@ Page {
                 spacing: Theme.spacing
 
                 CostPanel {
-                    Layout.preferredWidth: 390
+                    Layout.preferredWidth: 370
                     Layout.fillHeight: true
                     cost: root.controller.cost
                 }

@@ -208,8 +208,8 @@ private slots:
         model.set_current(Topology::make(2, 2, 2).value());
         const int row = model.currentRow();
         QVERIFY(row >= 0 && row < 5);
-        QCOMPARE(model.layout(row)->cp, 2);
-        QCOMPARE(model.layout(row)->ep, 2);
+        QCOMPARE(model.layout(row)->cp, std::int64_t{2});
+        QCOMPARE(model.layout(row)->ep, std::int64_t{2});
         QVERIFY(!role(model, 5, RankedLayoutsModel::CurrentRole).toBool());
         QCOMPARE(data.count(), 2);
         QCOMPARE(current.count(), 2);

@@ -49,7 +49,7 @@ void TimelineModel::setRank(const RankRow* rank, double origin, double horizon) 
             const PhaseTiming& p = rank->timings[i];
             if (!p.seen()) continue;
             Row row;
-            row.phase = name_of(static_cast<Phase>(i));
+            row.phase = static_cast<Phase>(i);
             const double start = p.started.value_or(p.done.value_or(p.failed.value_or(origin)));
             row.start = start - origin;
             if (p.failed) {

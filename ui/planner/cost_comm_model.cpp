@@ -1,6 +1,9 @@
 #include "cost_comm_model.h"
 
+#include <QStringList>
+
 #include <algorithm>
+#include <iterator>
 
 namespace meshscope::ui {
 
@@ -35,9 +38,9 @@ QVariant CostCommModel::data(const QModelIndex& index, int role) const {
         case CollectivesTextRole: {
             QStringList parts;
             for (const auto& c : d.collectives)
-                if (c.calls > 0)
+                if (const std::string_view name = to_string(c.collective); c.calls > 0)
                     parts << QStringLiteral("%1 %2 × %3 MiB")
-                                 .arg(QString::fromUtf8(to_string(c.collective).data()))
+                                 .arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())))
                                  .arg(c.calls)
                                  .arg(c.bytes / static_cast<double>(c.calls) / (1024.0 * 1024.0), 0, 'f', 1);
             return parts.join(QStringLiteral(", "));

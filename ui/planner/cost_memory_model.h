@@ -7,7 +7,7 @@
 #include <QAbstractListModel>
 #include <QString>
 
-#include <array>
+#include <cstddef>
 
 #include "meshscope/cost/memory.h"
 
