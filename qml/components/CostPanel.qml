@@ -236,5 +236,9 @@ Frame {
             color: Theme.error
             wrapMode: Text.Wrap
         }
+
+        Item {  // the rest of the panel's height, so the rows above keep together
+            Layout.fillHeight: true
+        }
     }
 }

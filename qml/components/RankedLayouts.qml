@@ -77,6 +77,8 @@ Frame {
             highlightFollowsCurrentItem: false
             boundsBehavior: Flickable.StopAtBounds
             ScrollBar.vertical: ScrollBar {}
+            // The plan's row stays in sight when a layout is typed or clicked.
+            onCurrentIndexChanged: rankingList.positionViewAtIndex(rankingList.currentIndex, ListView.Contain)
 
             delegate: ItemDelegate {
                 id: layoutRow
@@ -108,7 +110,14 @@ Frame {
                     color: layoutRow.current ? Theme.accent : (layoutRow.hovered ? Theme.button : "transparent")
                 }
 
-                contentItem: Row {
+                // The cells are the row's own children: Repeater delegates (with ids) inside a deferred contentItem
+                // would make qmllint's deferral warning.
+                contentItem: Item {}
+
+                Row {
+                    x: layoutRow.leftPadding
+                    anchors.verticalCenter: parent.verticalCenter
+
                     Label {
                         width: root.rankWidth
                         text: layoutRow.fits ? String(layoutRow.rank) : "–"

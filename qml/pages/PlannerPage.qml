@@ -124,7 +124,8 @@ Page {
             RowLayout {
                 objectName: "costStrip"
                 Layout.fillWidth: true
-                Layout.preferredHeight: 290
+                Layout.fillHeight: false  // its panels fill it; the grid takes the rest of the column
+                Layout.preferredHeight: 300
                 visible: root.controller.cost.shown
                 spacing: Theme.spacing
 

@@ -48,7 +48,7 @@ private slots:
         QTest::addRow("bad order") << QStringList{"--order", "torch27"}
                                    << "meshscope: --order must be torch29 or torch28, got 'torch27'";
         QTest::addRow("bad view") << QStringList{"--view", "pipeline"}
-                                  << "meshscope: --view must be expert or data, got 'pipeline'";
+                                  << "meshscope: --view must be expert or data or model, got 'pipeline'";
         QTest::addRow("bad page") << QStringList{"--page", "charts"}
                                   << "meshscope: --page must be planner or live, got 'charts'";
         // The Cost panel's names, judged by core with core's messages.

@@ -23,9 +23,10 @@ namespace meshscope::ui {
 class PlanController : public QObject {
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(PlanForm* form READ form CONSTANT)
-    Q_PROPERTY(PlanView* view READ view CONSTANT)
-    Q_PROPERTY(PlanSelection* selection READ selection CONSTANT)
+    // Qualified: Qt 6.4's qmllint matches a property's type to its QML type only by the fully qualified name.
+    Q_PROPERTY(meshscope::ui::PlanForm* form READ form CONSTANT)
+    Q_PROPERTY(meshscope::ui::PlanView* view READ view CONSTANT)
+    Q_PROPERTY(meshscope::ui::PlanSelection* selection READ selection CONSTANT)
     Q_PROPERTY(meshscope::ui::CostForm* costForm READ costForm CONSTANT)
     Q_PROPERTY(meshscope::ui::PlanCost* cost READ cost CONSTANT)
 
