@@ -156,8 +156,8 @@ Frame {
                 spacing: 6
 
                 Label {
-                    Layout.preferredWidth: 64
-                    text: qsTr("%1 (%2)").arg(commRow.dim).arg(commRow.size)
+                    Layout.preferredWidth: 84
+                    text: qsTr("%1 %2").arg(commRow.dim).arg(commRow.size)
                     color: Theme.text
                     font.family: Theme.monospace
                     font.pixelSize: Theme.fontSmall
@@ -190,8 +190,9 @@ Frame {
                 }
 
                 Label {
-                    Layout.preferredWidth: 150
+                    Layout.preferredWidth: 160
                     text: qsTr("%1 · %2").arg(commRow.timeText).arg(commRow.linkText)
+                    elide: Text.ElideRight
                     color: Theme.text
                     font.pixelSize: Theme.fontSmall
                 }

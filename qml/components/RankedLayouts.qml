@@ -14,9 +14,9 @@ Frame {
     required property PlanCost cost
 
     // Column widths, shared by the header and the rows.
-    readonly property int rankWidth: 26
-    readonly property int sizeWidth: 34
-    readonly property int timeWidth: 64
+    readonly property int rankWidth: 24
+    readonly property int sizeWidth: 32
+    readonly property int timeWidth: 66
 
     background: Rectangle {
         color: Theme.panel

@@ -125,11 +125,14 @@ Page {
                 objectName: "costStrip"
                 Layout.fillWidth: true
                 Layout.fillHeight: false  // its panels fill it; the grid takes the rest of the column
-                Layout.preferredHeight: 300
+                // As tall as the cost needs (more mesh dims, more rows), the ranked layouts alongside.
+                Layout.preferredHeight: Math.max(280, costPanel.implicitHeight)
                 visible: root.controller.cost.shown
                 spacing: Theme.spacing
 
                 CostPanel {
+                    id: costPanel
+
                     Layout.preferredWidth: 370
                     Layout.fillHeight: true
                     cost: root.controller.cost

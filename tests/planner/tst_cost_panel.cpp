@@ -167,6 +167,23 @@ private slots:
         QCOMPARE(model.totalText(), QString());
     }
 
+    // Milliseconds with two decimals below a second (as `meshscope advise`), seconds from one on.
+    void time_texts_data() {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("zero") << 0.0 << "0.00 ms";
+        QTest::addRow("microseconds") << 0.00012 << "0.12 ms";
+        QTest::addRow("milliseconds") << 0.34681 << "346.81 ms";
+        QTest::addRow("just below a second") << 0.999994 << "999.99 ms";
+        QTest::addRow("one second") << 1.0 << "1.00 s";
+        QTest::addRow("seconds") << 40.61528 << "40.62 s";
+    }
+    void time_texts() {
+        QFETCH(double, seconds);
+        QFETCH(QString, text);
+        QCOMPARE(ms_text(seconds), text);
+    }
+
     // tiny_moe on 4 GPUs: cp 1 (dp 4: ep 1, 2, 4), cp 2 (dp 2: ep 1, 2) and cp 4 (dp 1, ep 1): six layouts. cp 4
     // cannot split 2 query heads (LlamaFactory's message); the other five fit in 0.9 GiB.
     void ranking_rows() {

@@ -8,6 +8,8 @@
 namespace meshscope::ui {
 
 QString ms_text(double seconds) {
+    // Seconds from one on: a 65,536-rank layout's "40615.28 ms" would not fit its column.
+    if (seconds >= 1.0) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 2);
     return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', 2);
 }
 

@@ -69,7 +69,7 @@ private:
     double slowest_ = 0;
 };
 
-// "3.21 ms": seconds as milliseconds with two decimals, as `meshscope advise` prints them.
+// "3.21 ms": seconds as milliseconds with two decimals, as `meshscope advise` prints them; "40.62 s" from a second.
 [[nodiscard]] QString ms_text(double seconds);
 
 }  // namespace meshscope::ui
