@@ -28,6 +28,9 @@ QtObject {
     readonly property color button: theme.colors.button
     readonly property color selection: theme.colors.selection  // the planner's selected cell
     readonly property color finding: theme.colors.finding      // the Live grid's mark on ranks a finding names
+    // the Cost panel's communication bars; a memory part's colour: theme.colors.memoryColors[part]
+    readonly property color commIntraNode: theme.colors.commIntraNode
+    readonly property color commInterNode: theme.colors.commInterNode
 
     readonly property int spacing: 8
     readonly property int panelWidth: 310

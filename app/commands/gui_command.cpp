@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -22,6 +23,8 @@
 #include "commands.h"
 #include "live_session.h"
 #include "live_startup.h"
+#include "meshscope/cost/cluster.h"
+#include "meshscope/cost/presets.h"
 #include "plan_controller.h"
 #include "planner_enums.h"
 #include "preferences.h"
@@ -42,12 +45,13 @@ struct GuiOptions {
     std::optional<std::string> screenshot;
     std::optional<int> dp, world, nodes, cp, ep, mp_replicate, gpus_per_node, experts, select_rank;
     std::optional<std::string> order, view, show_dim, theme, page;
+    std::optional<std::string> model, hardware, network;  // core's canonical names, checked by core
     std::optional<std::string> connect, token, size;
     QSize window_size{1440, 900};
 
     [[nodiscard]] bool plan_flags() const {
         return dp || world || nodes || cp || ep || mp_replicate || gpus_per_node || experts || select_rank || order ||
-               view || show_dim;
+               view || show_dim || model || hardware || network;
     }
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner.
     [[nodiscard]] QString start_page() const {
@@ -102,6 +106,48 @@ void add_text(CLI::App& cli, const std::string& name, std::optional<std::string>
     cli.add_option_function<std::string>(
            name, [&out](const std::string& text) { out = text; }, what)
         ->type_name(type);
+}
+
+// A name core looks up (a model preset, hardware, a network): core's message when it knows no such name.
+void add_core_name(CLI::App& cli, const std::string& name, std::optional<std::string>& out,
+                   std::function<Expected<std::string>(const std::string&)> lookup, const std::string& what) {
+    cli.add_option_function<std::string>(
+           name,
+           [&out, lookup](const std::string& text) {
+               const Expected<std::string> canonical = lookup(text);
+               if (!canonical) throw CLI::ValidationError(canonical.error().message());
+               out = *canonical;
+           },
+           what)
+        ->type_name("NAME");
+}
+
+// The Cost panel's model and cluster (docs/cost-model.md); the step's other inputs are typed in the window.
+void add_cost_flags(CLI::App& cli, GuiOptions& o) {
+    add_core_name(
+        cli, "--model", o.model,
+        [](const std::string& text) -> Expected<std::string> {
+            auto model = cost::find_model_preset(text);
+            if (!model) return model.error();
+            return model->name;
+        },
+        "Price the plan for this model: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b.");
+    add_core_name(
+        cli, "--hardware", o.hardware,
+        [](const std::string& text) -> Expected<std::string> {
+            auto cluster = cost::make_cluster(text, "ndr");
+            if (!cluster) return cluster.error();
+            return cluster->hardware;
+        },
+        "The GPU for the Cost panel: h100, h200, b200, a100.");
+    add_core_name(
+        cli, "--network", o.network,
+        [](const std::string& text) -> Expected<std::string> {
+            auto cluster = cost::make_cluster("h100", text);
+            if (!cluster) return cluster.error();
+            return cluster->network;
+        },
+        "The network between nodes for the Cost panel: ndr or hdr.");
 }
 
 void add_plan_flags(CLI::App& cli, GuiOptions& o) {
@@ -184,6 +230,7 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
     cli.footer("       meshscope <command> [options]   the headless commands (meshscope help)");
     cli.allow_extras();  // an unknown flag or word gets the message of leftover_error
     add_plan_flags(cli, out);
+    add_cost_flags(cli, out);
     add_window_flags(cli, out);
     add_live_flags(cli, out);
     try {
@@ -232,6 +279,10 @@ void apply(const GuiOptions& o, PlanController& controller, Preferences& prefere
     if (o.show_dim) controller.view()->setShownDim(QString::fromStdString(*o.show_dim));
     if (o.select_rank) controller.selection()->setSelectedRank(*o.select_rank);
     if (o.theme) preferences.setDarkTheme(*o.theme == "dark");
+    ui::CostForm& cost = *controller.costForm();
+    if (o.model) cost.setModel(QString::fromStdString(*o.model));
+    if (o.hardware) cost.setHardware(QString::fromStdString(*o.hardware));
+    if (o.network) cost.setNetwork(QString::fromStdString(*o.network));
 }
 
 // The remembered plan and theme (not for a screenshot: it shows exactly what its flags say), then the flags.

@@ -52,6 +52,14 @@ constexpr std::array<PaletteEntry, colour_count> table{{
     {Colour::dim_mp_shard, "dim-mp-shard", 0x00897b, 0x00897b},
     {Colour::dim_mp_replicate, "dim-mp-replicate", 0x6d4c41, 0x6d4c41},
     {Colour::dim_other, "dim-other", 0x757575, 0x757575},
+    {Colour::memory_params, "memory-params", 0x4e79a7, 0x5b8ac0},
+    {Colour::memory_grads, "memory-grads", 0xf28e2b, 0xf28e2b},
+    {Colour::memory_optimizer, "memory-optimizer", 0xe15759, 0xe8686a},
+    {Colour::memory_activations, "memory-activations", 0x59a14f, 0x62b257},
+    {Colour::memory_all_to_all, "memory-all-to-all", 0xb07aa1, 0xc08bb1},
+    {Colour::memory_fsdp_buffers, "memory-fsdp-buffers", 0xd4b32f, 0xedc948},
+    {Colour::comm_intra_node, "comm-intra-node", 0x3d8fb8, 0x4fa3cc},
+    {Colour::comm_inter_node, "comm-inter-node", 0xd9763a, 0xe58a4f},
     {Colour::state_pending, "state-pending", 0xd5d9de, 0x3a3e45},
     {Colour::state_initializing, "state-initializing", 0x79a9e6, 0x4d7cc0},
     {Colour::state_ready, "state-ready", 0x5cb176, 0x3f9a5c},
@@ -74,6 +82,10 @@ static_assert(static_cast<int>(Colour::state_exited) - static_cast<int>(Colour::
                   static_cast<int>(RankStateKind::exited) - static_cast<int>(RankStateKind::pending),
               "one state colour per RankStateKind, in its order");
 static_assert(rank_state_kind_count == 6);
+static_assert(static_cast<std::size_t>(Colour::memory_fsdp_buffers) - static_cast<std::size_t>(Colour::memory_params) +
+                      1 ==
+                  memory_part_colour_count,
+              "one colour per part of a GPU's memory");
 
 const PaletteEntry& entry(Colour colour) noexcept {
     return table[static_cast<std::size_t>(colour)];
@@ -102,6 +114,10 @@ Colour grid_node_colour(std::size_t node) noexcept {
 
 Colour grid_group_colour(std::size_t group) noexcept {
     return static_cast<Colour>(static_cast<std::size_t>(Colour::grid_group_0) + group % grid_group_colour_count);
+}
+
+Colour memory_part_colour(std::size_t part) noexcept {
+    return static_cast<Colour>(static_cast<std::size_t>(Colour::memory_params) + part % memory_part_colour_count);
 }
 
 std::string css_hex(std::uint32_t rgb) {

@@ -6,8 +6,9 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Planner
 
-// The planner: inputs, summary and exports on the left; the grid with its legend in the middle; the
-// selected rank on the right. Everything it shows comes from the PlanController's three parts: its form (inputs
+// The planner: inputs, the model to price it for, summary and exports on the left; the grid with its legend in
+// the middle, under it (once a model is chosen) the layout's cost and core's ranked layouts; the selected rank on
+// the right. Everything it shows comes from the PlanController's three parts: its form (inputs
 // and verdict), its view (the plan shown and what the grid draws) and its selection.
 Page {
     id: root
@@ -39,6 +40,11 @@ Page {
                     Layout.fillWidth: true
                     form: root.controller.form
                     view: root.controller.view
+                }
+
+                CostInputs {
+                    Layout.fillWidth: true
+                    form: root.controller.costForm
                 }
 
                 ErrorPanel {
@@ -113,6 +119,30 @@ Page {
                 Layout.fillWidth: true
                 Layout.preferredWidth: 0
                 view: root.controller.view
+            }
+
+            RowLayout {
+                objectName: "costStrip"
+                Layout.fillWidth: true
+                Layout.fillHeight: false  // its panels fill it; the grid takes the rest of the column
+                // As tall as the cost needs (more mesh dims, more rows), the ranked layouts alongside.
+                Layout.preferredHeight: Math.max(280, costPanel.implicitHeight)
+                visible: root.controller.cost.shown
+                spacing: Theme.spacing
+
+                CostPanel {
+                    id: costPanel
+
+                    Layout.preferredWidth: 370
+                    Layout.fillHeight: true
+                    cost: root.controller.cost
+                }
+
+                RankedLayouts {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    cost: root.controller.cost
+                }
             }
 
             Label {

@@ -51,6 +51,14 @@ private slots:
                                   << "meshscope: --view must be expert or data or model, got 'pipeline'";
         QTest::addRow("bad page") << QStringList{"--page", "charts"}
                                   << "meshscope: --page must be planner or live, got 'charts'";
+        // The Cost panel's names, judged by core with core's messages.
+        QTest::addRow("unknown model")
+            << QStringList{"--model", "llama"}
+            << "meshscope: unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b";
+        QTest::addRow("unknown hardware") << QStringList{"--model", "deepseek-v3", "--hardware", "x100"}
+                                          << "meshscope: unknown hardware 'x100'; known: a100, h100, h200, b200";
+        QTest::addRow("unknown network") << QStringList{"--network", "edr"}
+                                         << "meshscope: unknown network 'edr'; known: ndr, hdr";
         QTest::addRow("dp and world") << QStringList{"--dp", "8", "--world", "8"}
                                       << "meshscope: give one of --dp, --world and --nodes";
         QTest::addRow("world and nodes") << QStringList{"--world", "16", "--nodes", "2"}
@@ -98,8 +106,9 @@ private slots:
         const Run run = run_meshscope({"--dp", "8", "--help"});
         QCOMPARE(run.status, 0);
         for (const char* flag :
-             {"--dp", "--world", "--nodes", "--cp", "--ep", "--gpus-per-node", "--experts", "--select-rank", "--order",
-              "--view", "--show-dim", "--screenshot", "--theme", "--size", "--page", "--connect", "--token"})
+             {"--dp",          "--world", "--nodes", "--cp",       "--ep",      "--gpus-per-node", "--experts",
+              "--select-rank", "--order", "--view",  "--show-dim", "--model",   "--hardware",      "--network",
+              "--screenshot",  "--theme", "--size",  "--page",     "--connect", "--token"})
             QVERIFY2(run.out.contains(QLatin1String(flag)), flag);
         QVERIFY(run.out.contains(QStringLiteral("torch29 or torch28")));  // core's names
     }

@@ -101,6 +101,43 @@ private slots:
         QVERIFY(image.save(QStringLiteral("%1/planner-model-mesh.png").arg(QDir::tempPath())));  // to look at
     }
 
+    // The Cost panel for the question, Qwen3-30B-A3B on 64 H200s, ep 8: the memory bar's optimizer and
+    // activation segments and the communication bars of dp and efsdp, whose groups cross nodes, in the palette's
+    // colours (memory-optimizer, memory-activations, comm-inter-node of core/src/palette.cpp, written out).
+    // Without a model none of them is drawn.
+    void renders_the_cost_panel_data() {
+        QTest::addColumn<QString>("theme");
+        QTest::addColumn<QRgb>("optimizer");
+        QTest::addColumn<QRgb>("activations");
+        QTest::addColumn<QRgb>("inter_node");
+        QTest::addRow("light") << "light" << qRgb(0xE1, 0x57, 0x59) << qRgb(0x59, 0xA1, 0x4F) << qRgb(0xD9, 0x76, 0x3A);
+        QTest::addRow("dark") << "dark" << qRgb(0xE8, 0x68, 0x6A) << qRgb(0x62, 0xB2, 0x57) << qRgb(0xE5, 0x8A, 0x4F);
+    }
+    void renders_the_cost_panel() {
+        QFETCH(QString, theme);
+        QFETCH(QRgb, optimizer);
+        QFETCH(QRgb, activations);
+        QFETCH(QRgb, inter_node);
+        QTemporaryDir dir;
+        const QStringList plan{
+            QStringLiteral("--world"),    QStringLiteral("64"),   QStringLiteral("--ep"),    QStringLiteral("8"),
+            QStringLiteral("--hardware"), QStringLiteral("h200"), QStringLiteral("--theme"), theme};
+        const QString with = dir.filePath(QStringLiteral("cost.png"));
+        const QString without = dir.filePath(QStringLiteral("none.png"));
+        Run run = run_meshscope(QStringList{QStringLiteral("--screenshot"), with, QStringLiteral("--model"),
+                                            QStringLiteral("qwen3-30b-a3b")} +
+                                plan);
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        run = run_meshscope(QStringList{QStringLiteral("--screenshot"), without} + plan);
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        const QImage cost(with);
+        const QImage none(without);
+        QVERIFY(count_colour(cost, optimizer) > 200);
+        QVERIFY(count_colour(cost, activations) > 1000);
+        QVERIFY(count_colour(cost, inter_node) > 1500);
+        for (const QRgb colour : {optimizer, activations, inter_node}) QCOMPARE(count_colour(none, colour), 0);
+    }
+
     // At 16,384 ranks the fitted grid is too small for rank numbers and labels only every k-th block, so the
     // selection carries a chip ("5000 · efsdp 312") in the selection colour: hundreds of pixels more than
     // the few the tiny cell itself adds.

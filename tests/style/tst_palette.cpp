@@ -110,6 +110,57 @@ private slots:
             QVERIFY(css_declares(scheme, "--ms-" + css_name.toStdString() + ": " + expected.toStdString() + ";"));
     }
 
+    // The planner's Cost panel: a memory part's colour reaches QML at its part's index (CostMemoryModel's `part`,
+    // ui/planner's MemoryPart order), the two links as their own properties, and the CSS the same.
+    void cost_panel_colours_data() {
+        QTest::addColumn<QString>("qml");  // the property of a scheme's PaletteColors
+        QTest::addColumn<QString>("css_name");
+        QTest::addColumn<QString>("light");
+        QTest::addColumn<QString>("dark");
+        QTest::addRow("parameters") << "memoryColors[0]"
+                                    << "memory-params"
+                                    << "#4e79a7"
+                                    << "#5b8ac0";
+        QTest::addRow("gradients") << "memoryColors[1]"
+                                   << "memory-grads"
+                                   << "#f28e2b"
+                                   << "#f28e2b";
+        QTest::addRow("optimizer") << "memoryColors[2]"
+                                   << "memory-optimizer"
+                                   << "#e15759"
+                                   << "#e8686a";
+        QTest::addRow("activations") << "memoryColors[3]"
+                                     << "memory-activations"
+                                     << "#59a14f"
+                                     << "#62b257";
+        QTest::addRow("all-to-all") << "memoryColors[4]"
+                                    << "memory-all-to-all"
+                                    << "#b07aa1"
+                                    << "#c08bb1";
+        QTest::addRow("FSDP buffers") << "memoryColors[5]"
+                                      << "memory-fsdp-buffers"
+                                      << "#d4b32f"
+                                      << "#edc948";
+        QTest::addRow("inside a node") << "commIntraNode"
+                                       << "comm-intra-node"
+                                       << "#3d8fb8"
+                                       << "#4fa3cc";
+        QTest::addRow("between nodes") << "commInterNode"
+                                       << "comm-inter-node"
+                                       << "#d9763a"
+                                       << "#e58a4f";
+    }
+    void cost_panel_colours() {
+        QFETCH(QString, qml);
+        QFETCH(QString, css_name);
+        QFETCH(QString, light);
+        QFETCH(QString, dark);
+        QCOMPARE(qml_colour(QStringLiteral("MeshPalette.light.") + qml), QColor(light));
+        QCOMPARE(qml_colour(QStringLiteral("MeshPalette.dark.") + qml), QColor(dark));
+        QVERIFY(css_declares(ColourScheme::light, "--ms-" + css_name.toStdString() + ": " + light.toStdString() + ";"));
+        QVERIFY(css_declares(ColourScheme::dark, "--ms-" + css_name.toStdString() + ": " + dark.toStdString() + ";"));
+    }
+
     // Both grids sit on one background, the window's panels on another.
     void shared_colours() {
         QCOMPARE(GridPalette::light().background, QColor("#fafafa"));
@@ -144,6 +195,7 @@ private slots:
         QCOMPARE(to_string(state_colour(meshscope::RankStateKind::failed)), std::string_view("state-failed"));
         QCOMPARE(to_string(grid_node_colour(7)), std::string_view("grid-node-1"));
         QCOMPARE(to_string(grid_group_colour(8)), std::string_view("grid-group-0"));
+        QCOMPARE(to_string(memory_part_colour(5)), std::string_view("memory-fsdp-buffers"));
     }
 };
 

@@ -216,6 +216,23 @@ void PlanForm::applyExpertsSuggestion(int row) {
     if (const auto* s = experts_suggestions_.at(row)) setEp(static_cast<int>(s->value));
 }
 
+void PlanForm::set_layout(const Topology& layout) {
+    const Placement& placement = plan_->placement();
+    if (layout.world() != plan_->topology().world()) return;
+    const bool changed = cp_ != layout.cp || ep_ != layout.ep || gpus_per_node_ != placement.gpus_per_node ||
+                         (use_world_ ? world_ != layout.world() : nodes_ != placement.nodes());
+    if (!changed) return;
+    cp_ = static_cast<int>(layout.cp);
+    ep_ = static_cast<int>(layout.ep);
+    gpus_per_node_ = static_cast<int>(placement.gpus_per_node);
+    if (use_world_)
+        world_ = static_cast<int>(layout.world());
+    else
+        nodes_ = static_cast<int>(placement.nodes());
+    emit inputsChanged();
+    recompute();
+}
+
 bool PlanForm::restore(QSettings& settings) {
     settings.beginGroup(QStringLiteral("planner"));
     // Only a complete, valid plan is restored; anything else keeps the defaults.

@@ -91,6 +91,9 @@ public:
     // Sets the input a suggestion names to its value.
     Q_INVOKABLE void applySuggestion(int row);
     Q_INVOKABLE void applyExpertsSuggestion(int row);
+    // Shows (dp, cp, ep) of the last valid plan's world in one step (a ranked layout clicked): cp and ep, and the
+    // world's own inputs back to that plan's should they hold an invalid value meanwhile.
+    void set_layout(const Topology& layout);
 
     // The last valid plan's inputs under "planner/"; restore takes only a complete, valid set.
     [[nodiscard]] bool restore(QSettings& settings);

@@ -24,9 +24,13 @@ PaletteColors::PaletteColors(ColourScheme scheme, QObject* parent)
       button_(palette_colour(Colour::button, scheme)),
       selection_(palette_colour(Colour::selection, scheme)),
       grid_background_(palette_colour(Colour::grid_background, scheme)),
-      finding_(palette_colour(Colour::finding, scheme)) {
+      finding_(palette_colour(Colour::finding, scheme)),
+      comm_intra_node_(palette_colour(Colour::comm_intra_node, scheme)),
+      comm_inter_node_(palette_colour(Colour::comm_inter_node, scheme)) {
     for (std::size_t k = 0; k < rank_state_kind_count; ++k)
         state_colors_ << palette_colour(state_colour(static_cast<RankStateKind>(k)), scheme);
+    for (std::size_t p = 0; p < memory_part_colour_count; ++p)
+        memory_colors_ << palette_colour(memory_part_colour(p), scheme);
 }
 
 MeshPalette::MeshPalette() : light_(ColourScheme::light, this), dark_(ColourScheme::dark, this) {}

@@ -40,6 +40,10 @@ class PaletteColors : public QObject {
     Q_PROPERTY(QColor gridBackground MEMBER grid_background_ CONSTANT)
     Q_PROPERTY(QColor finding MEMBER finding_ CONSTANT)
     Q_PROPERTY(QList<QColor> stateColors MEMBER state_colors_ CONSTANT)  // indexed by RankState.Kind
+    // The planner's Cost panel: indexed by a memory row's `part` (CostMemoryModel), and the two links.
+    Q_PROPERTY(QList<QColor> memoryColors MEMBER memory_colors_ CONSTANT)
+    Q_PROPERTY(QColor commIntraNode MEMBER comm_intra_node_ CONSTANT)
+    Q_PROPERTY(QColor commInterNode MEMBER comm_inter_node_ CONSTANT)
 
 public:
     explicit PaletteColors(ColourScheme scheme, QObject* parent = nullptr);
@@ -61,6 +65,9 @@ private:
     QColor grid_background_;
     QColor finding_;
     QList<QColor> state_colors_;
+    QList<QColor> memory_colors_;
+    QColor comm_intra_node_;
+    QColor comm_inter_node_;
 };
 
 // One instance for the process, owned by C++: an engine tearing down must not delete the colours while

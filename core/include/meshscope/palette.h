@@ -63,6 +63,16 @@ enum class Colour {
     dim_mp_shard,  // LlamaFactory's model mesh
     dim_mp_replicate,
     dim_other,
+    // the planner's Cost panel: one colour per part of a GPU's memory, in MemoryPart order (ui/planner), and the
+    // communication time inside a node and between nodes; mid-tones that read on both themes' panels
+    memory_params,
+    memory_grads,
+    memory_optimizer,
+    memory_activations,
+    memory_all_to_all,
+    memory_fsdp_buffers,
+    comm_intra_node,
+    comm_inter_node,
     // the Live grid: one colour per RankStateKind, in its order
     state_pending,
     state_initializing,
@@ -78,6 +88,7 @@ enum class Colour {
 inline constexpr std::size_t colour_count = static_cast<std::size_t>(Colour::ink_on_light) + 1;
 inline constexpr std::size_t grid_node_colour_count = 6;
 inline constexpr std::size_t grid_group_colour_count = 8;
+inline constexpr std::size_t memory_part_colour_count = 6;
 
 struct PaletteEntry {
     Colour colour;
@@ -93,6 +104,9 @@ struct PaletteEntry {
 [[nodiscard]] Colour state_colour(RankStateKind state) noexcept;
 [[nodiscard]] Colour grid_node_colour(std::size_t node) noexcept;
 [[nodiscard]] Colour grid_group_colour(std::size_t group) noexcept;
+// Part p of a GPU's memory (0 parameters, 1 gradients, 2 optimizer, 3 activations, 4 all-to-all, 5 FSDP buffers);
+// p must be below memory_part_colour_count.
+[[nodiscard]] Colour memory_part_colour(std::size_t part) noexcept;
 
 // "#5cb176"
 [[nodiscard]] std::string css_hex(std::uint32_t rgb);

@@ -1,0 +1,75 @@
+// CostCommModel: one layout's communication per optimizer step, one row per mesh dim that moves anything (size > 1
+// and some collective), with its time inside a node or between nodes (a dim's groups cross the network or not:
+// the time of a row is all one or all the other). Widths are fractions of the slowest dim's time.
+#pragma once
+
+#include <QtQml/qqmlregistration.h>
+#include <QAbstractListModel>
+#include <QString>
+
+#include <vector>
+
+#include "meshscope/cost/layout_cost.h"
+
+namespace meshscope::ui {
+
+class CostCommModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("CostCommModel belongs to a PlanController")
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+    // "12.34 ms per step: inside nodes 1.20 ms, between nodes 11.14 ms"
+    Q_PROPERTY(QString totalText READ totalText NOTIFY costChanged)
+    Q_PROPERTY(double intraNodeSeconds READ intraNodeSeconds NOTIFY costChanged)
+    Q_PROPERTY(double interNodeSeconds READ interNodeSeconds NOTIFY costChanged)
+
+public:
+    enum Role {
+        MeshRole = Qt::UserRole + 1,
+        DimRole,
+        SizeRole,
+        InterNodeRole,  // its groups cross the network
+        NodesRole,      // nodes a group spans
+        SecondsRole,
+        IntraNodeSecondsRole,
+        InterNodeSecondsRole,
+        IntraFractionRole,  // the inside-node segment's width, a fraction of the slowest dim's time
+        InterFractionRole,
+        TimeTextRole,         // "3.21 ms"
+        LinkTextRole,         // "inside a node" / "across 2 nodes"
+        CollectivesTextRole,  // "all_gather 7 × 3.4 MiB, reduce_scatter 4 × 3.5 MiB"
+    };
+    Q_ENUM(Role)
+
+    using QAbstractListModel::QAbstractListModel;
+
+    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
+    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
+    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
+    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+
+    [[nodiscard]] QString totalText() const;
+    [[nodiscard]] double intraNodeSeconds() const { return intra_seconds_; }
+    [[nodiscard]] double interNodeSeconds() const { return inter_seconds_; }
+
+    void set(const cost::LayoutCost& cost);
+    void clear();
+
+signals:
+    void countChanged();
+    void costChanged();
+
+private:
+    void reset(std::vector<cost::DimCost> rows, bool shown, double intra, double inter);
+
+    std::vector<cost::DimCost> rows_;
+    bool shown_ = false;
+    double intra_seconds_ = 0;
+    double inter_seconds_ = 0;
+    double slowest_ = 0;
+};
+
+// "3.21 ms": seconds as milliseconds with two decimals, as `meshscope advise` prints them; "40.62 s" from a second.
+[[nodiscard]] QString ms_text(double seconds);
+
+}  // namespace meshscope::ui

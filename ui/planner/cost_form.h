@@ -1,0 +1,91 @@
+// CostForm: what the planner's Cost panel needs besides the layout: a model preset ("none" shows no cost), the
+// hardware and network, and the training step (sequence, micro-batch, micro-batches per step, recomputation).
+// Names and values are core's (meshscope/cost): any value may be set, and core judges it, with its exact message.
+#pragma once
+
+#include <QtQml/qqmlregistration.h>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+
+#include "meshscope/cost/inputs.h"
+#include "meshscope/error.h"
+
+class QSettings;
+
+namespace meshscope::ui {
+
+class CostForm : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("CostForm belongs to a PlanController")
+
+    Q_PROPERTY(QString model READ model WRITE setModel NOTIFY inputsChanged)  // a preset name or "none"
+    Q_PROPERTY(QString hardware READ hardware WRITE setHardware NOTIFY inputsChanged)
+    Q_PROPERTY(QString network READ network WRITE setNetwork NOTIFY inputsChanged)
+    Q_PROPERTY(int seq READ seq WRITE setSeq NOTIFY inputsChanged)
+    Q_PROPERTY(int microBatch READ microBatch WRITE setMicroBatch NOTIFY inputsChanged)
+    Q_PROPERTY(int gradAccum READ gradAccum WRITE setGradAccum NOTIFY inputsChanged)
+    Q_PROPERTY(QString recompute READ recompute WRITE setRecompute NOTIFY inputsChanged)
+    // The choices, core's names; modelNames starts with "none".
+    Q_PROPERTY(QStringList modelNames READ modelNames CONSTANT)
+    Q_PROPERTY(QStringList hardwareNames READ hardwareNames CONSTANT)
+    Q_PROPERTY(QStringList networkNames READ networkNames CONSTANT)
+    Q_PROPERTY(QStringList recomputeNames READ recomputeNames CONSTANT)
+    Q_PROPERTY(bool hasModel READ hasModel NOTIFY inputsChanged)
+    Q_PROPERTY(QString errorText READ errorText NOTIFY inputsChanged)  // core's message on the inputs; "" when valid
+
+public:
+    static inline const QString no_model = QStringLiteral("none");
+
+    explicit CostForm(QObject* parent = nullptr);
+
+    [[nodiscard]] QString model() const { return model_; }
+    [[nodiscard]] QString hardware() const { return hardware_; }
+    [[nodiscard]] QString network() const { return network_; }
+    [[nodiscard]] int seq() const { return seq_; }
+    [[nodiscard]] int microBatch() const { return micro_batch_; }
+    [[nodiscard]] int gradAccum() const { return grad_accum_; }
+    [[nodiscard]] QString recompute() const { return recompute_; }
+    void setModel(const QString& value);
+    void setHardware(const QString& value);
+    void setNetwork(const QString& value);
+    void setSeq(int value);
+    void setMicroBatch(int value);
+    void setGradAccum(int value);
+    void setRecompute(const QString& value);
+    [[nodiscard]] static QStringList modelNames();
+    [[nodiscard]] static QStringList hardwareNames();
+    [[nodiscard]] static QStringList networkNames();
+    [[nodiscard]] static QStringList recomputeNames();
+
+    [[nodiscard]] bool hasModel() const { return model_.compare(no_model, Qt::CaseInsensitive) != 0; }
+    [[nodiscard]] QString errorText() const;
+
+    // The inputs for a cluster of `gpus_per_node`: nullopt without a model, else core's verdict.
+    [[nodiscard]] std::optional<Expected<cost::CostInputs>> inputs(std::int64_t gpus_per_node) const;
+
+    // Under "planner/cost/"; restore takes only a set core accepts, and returns whether it did.
+    bool restore(QSettings& settings);
+    void save(QSettings& settings) const;
+
+signals:
+    void inputsChanged();
+
+private:
+    template <typename T>
+    void set_input(T& slot, const T& value);
+
+    QString model_ = no_model;
+    QString hardware_ = QStringLiteral("h100");
+    QString network_ = QStringLiteral("ndr");
+    int seq_ = 4096;
+    int micro_batch_ = 1;
+    int grad_accum_ = 1;
+    QString recompute_ = QStringLiteral("selective");
+};
+
+}  // namespace meshscope::ui

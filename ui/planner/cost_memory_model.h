@@ -1,0 +1,78 @@
+// CostMemoryModel: one layout's memory per GPU, one row per part (parameters, gradients, optimizer state,
+// activations, all-to-all buffers, FSDP buffers), each with where its segment starts and how wide it is on a bar
+// whose full width is the larger of the total and the usable memory, so the usable mark always lies on the bar.
+#pragma once
+
+#include <QtQml/qqmlregistration.h>
+#include <QAbstractListModel>
+#include <QString>
+
+#include <cstddef>
+
+#include "meshscope/cost/memory.h"
+
+namespace meshscope::ui {
+
+// The parts in the bar's order; a part's value indexes the palette's memory colours (memory_part_colour).
+enum class MemoryPart { params, grads, optimizer, activations, all_to_all, fsdp_buffers };
+inline constexpr std::size_t memory_part_count = 6;
+
+class CostMemoryModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("CostMemoryModel belongs to a PlanController")
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+    Q_PROPERTY(double totalBytes READ totalBytes NOTIFY memoryChanged)
+    Q_PROPERTY(double usableBytes READ usableBytes NOTIFY memoryChanged)
+    Q_PROPERTY(double usableFraction READ usableFraction NOTIFY memoryChanged)  // the usable mark on the bar
+    Q_PROPERTY(bool fits READ fits NOTIFY memoryChanged)
+    // "61.2 GiB of 126.9 GiB usable"; "fits, 65.7 GiB headroom" / "does not fit, 4.1 GiB over"
+    Q_PROPERTY(QString totalText READ totalText NOTIFY memoryChanged)
+    Q_PROPERTY(QString fitText READ fitText NOTIFY memoryChanged)
+
+public:
+    enum Role {
+        PartRole = Qt::UserRole + 1,  // a MemoryPart value: the index of its colour
+        NameRole,                     // "parameters"
+        BytesRole,
+        TextRole,      // "12.3 GiB"
+        StartRole,     // where its segment starts, a fraction of the bar
+        FractionRole,  // its share of the bar
+    };
+    Q_ENUM(Role)
+
+    using QAbstractListModel::QAbstractListModel;
+
+    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
+    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
+    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
+    [[nodiscard]] int count() const { return shown_ ? static_cast<int>(memory_part_count) : 0; }
+
+    [[nodiscard]] double totalBytes() const { return memory_.total(); }
+    [[nodiscard]] double usableBytes() const { return memory_.usable; }
+    [[nodiscard]] double usableFraction() const;
+    [[nodiscard]] bool fits() const { return memory_.fits(); }
+    [[nodiscard]] QString totalText() const;
+    [[nodiscard]] QString fitText() const;
+
+    [[nodiscard]] static QString part_name(MemoryPart part);
+    [[nodiscard]] double bytes(MemoryPart part) const;
+
+    void set(const cost::MemoryBreakdown& memory);
+    void clear();  // no rows: no model chosen
+
+signals:
+    void countChanged();
+    void memoryChanged();
+
+private:
+    [[nodiscard]] double scale() const;
+
+    bool shown_ = false;
+    cost::MemoryBreakdown memory_;
+};
+
+// "12.3 GiB": bytes in GiB with one decimal, as `meshscope advise` prints them.
+[[nodiscard]] QString gib_text(double bytes);
+
+}  // namespace meshscope::ui

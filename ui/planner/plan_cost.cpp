@@ -1,0 +1,89 @@
+#include "plan_cost.h"
+
+namespace meshscope::ui {
+
+namespace {
+QString billions(std::int64_t n) {
+    return QStringLiteral("%1B").arg(static_cast<double>(n) / 1e9, 0, 'f', 2);
+}
+}  // namespace
+
+PlanCost::PlanCost(PlanForm* form, CostForm* inputs, QObject* parent) : QObject(parent), form_(form), inputs_(inputs) {
+    connect(form, &PlanForm::planChanged, this, &PlanCost::update);
+    connect(inputs, &CostForm::inputsChanged, this, [this] {
+        ranking_stale_ = true;
+        update();
+    });
+    update();
+}
+
+void PlanCost::clear() {
+    memory_.clear();
+    comm_.clear();
+    ranking_.clear();
+    ranking_stale_ = true;
+    if (!shown_ && model_text_.isEmpty()) return;
+    shown_ = false;
+    model_text_.clear();
+    cluster_text_.clear();
+    layout_problem_.clear();
+    ranking_text_.clear();
+    emit costChanged();
+}
+
+void PlanCost::update() {
+    const std::shared_ptr<const Plan> plan = form_->plan();
+    const std::int64_t gpus_per_node = plan->placement().gpus_per_node;
+    const auto in = inputs_->inputs(gpus_per_node);
+    if (!in || !*in) {
+        clear();
+        return;
+    }
+    const cost::CostInputs& inputs = **in;
+    const Topology& topology = plan->topology();
+    const cost::LayoutCost layout = cost::cost_plan(inputs, *plan);
+    memory_.set(layout.memory);
+    comm_.set(layout);
+
+    const std::int64_t world = topology.world();
+    if (ranking_stale_ || world != ranked_world_ || gpus_per_node != ranked_gpus_per_node_) {
+        auto advice = cost::advise(inputs, world);
+        if (advice) {
+            ranking_text_ = QStringLiteral("world %1: %2 layouts, %3 fit, %4 excluded")
+                                .arg(world)
+                                .arg(advice->considered())
+                                .arg(advice->ranked.size())
+                                .arg(advice->excluded.size());
+            ranking_.set(std::move(advice).value());
+        } else {
+            ranking_text_ = QString::fromStdString(advice.error().message());
+            ranking_.clear();
+        }
+        ranking_stale_ = false;
+        ranked_world_ = world;
+        ranked_gpus_per_node_ = gpus_per_node;
+    }
+    ranking_.set_current(topology);
+
+    const auto& p = inputs.params;
+    const auto& c = inputs.cluster;
+    shown_ = true;
+    model_text_ = QStringLiteral("%1: %2 parameters, %3 active")
+                      .arg(QString::fromStdString(inputs.model.name), billions(p.total()), billions(p.active()));
+    cluster_text_ = QStringLiteral("%1: %2 GiB per GPU, %3% kept free · NVLink %4 GB/s · %5 %6 GB/s per GPU")
+                        .arg(QString::fromStdString(c.hardware))
+                        .arg(c.gib_per_gpu, 0, 'g', 4)
+                        .arg(c.reserve * 100.0, 0, 'g', 3)
+                        .arg(c.intra.bus_gbps, 0, 'g', 4)
+                        .arg(QString::fromStdString(c.network))
+                        .arg(c.inter.bus_gbps, 0, 'g', 4);
+    const auto problem = cost::layout_problem(inputs.model, topology);
+    layout_problem_ = problem ? QString::fromStdString(*problem) : QString();
+    emit costChanged();
+}
+
+void PlanCost::applyRanked(int row) {
+    if (const auto layout = ranking_.layout(row)) form_->set_layout(*layout);
+}
+
+}  // namespace meshscope::ui
