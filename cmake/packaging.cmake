@@ -1,11 +1,13 @@
 # install() rules and two .deb packages (CPack, one component each):
-# - meshscope: the headless CLI (plan, serve, simulate, replay, export, relay) for head nodes and training
-#   nodes, and the Python attach package under /usr/share/meshscope/python (put on PYTHONPATH by the user,
+# - meshscope: the headless CLI (plan, serve, simulate, replay, export, relay) and meshscope-probe for head
+#   nodes and training nodes, and the Python attach package under /usr/share/meshscope/python (put on
+#   PYTHONPATH by the user,
 #   never installed as a system-wide sitecustomize).
 # - meshscope-dashboard: the desktop window, its .desktop entry and icon; depends on meshscope.
 include(GNUInstallDirs)
 
 install(TARGETS meshscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT headless)
+install(TARGETS meshscope-probe RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT headless)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/clients/python/meshscope_report ${PROJECT_SOURCE_DIR}/clients/python/autoattach
         DESTINATION ${CMAKE_INSTALL_DATADIR}/meshscope/python COMPONENT headless
         PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)

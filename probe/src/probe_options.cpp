@@ -22,6 +22,8 @@ mesh dim carries, checks it and measures bandwidth. One process per rank (torchr
   --job ID                 the probe's job (default MESHSCOPE_JOB or the launcher's job id, plus "-probe")
   --local N                start N ranks on this host (loopback)
   --bind ADDR              the address gloo listens on (default 127.0.0.1 with --local, else the host name)
+  --one-group-at-a-time    measure the groups one after another, each alone on the fabric, instead of every
+                           group of a dim at once as training runs them: tells a slow link from contention
 )";
 
 namespace {
@@ -106,6 +108,10 @@ Expected<ProbeOptions> parse_probe_options(const std::vector<std::string>& args,
         if (a == "--version") {
             o.version = true;
             return o;
+        }
+        if (a == "--one-group-at-a-time") {
+            o.one_group_at_a_time = true;
+            continue;
         }
         if (i + 1 >= args.size())
             return ValueError(a.rfind("--", 0) == 0 ? a + " needs a value" : "unknown argument \"" + a + "\"");

@@ -27,6 +27,7 @@ struct ProbeOptions {
     std::chrono::milliseconds timeout{60000};
     int local = 0;  // --local N: start N ranks here
     std::string bind_address;
+    bool one_group_at_a_time = false;
     // identity (from the launcher's environment)
     std::int64_t rank = 0, world = 1, local_rank = 0;
     // the collector

@@ -189,6 +189,22 @@ int run_probe(const Plan& plan, const RunSettings& s, KeyValue& store, Backend& 
         }
         entry["create_seconds"] = seconds_since(started);
         entry["results"] = json::array();
+        if (s.one_group_at_a_time && g.creation > 0) {
+            const std::string before = "measured." + std::to_string(g.creation - 1);
+            if (!store.wait_get(before, s.timeout)) {
+                const std::string why = "the group created before it did not finish measuring within --timeout (" +
+                                        std::to_string(s.timeout.count() / 1000) + " s)";
+                out << "rank " << s.rank << ": the " << group_text(g) << " was not measured: " << why << "\n";
+                entry["state"] = "failed";
+                entry["error"] = why;
+                json ev = events.base("communicator", "failed");
+                ev["error"] = {{"type", "RendezvousError"}, {"message", "the " + group_text(g) + ": " + why}};
+                ev["communicators"] = json::array({entry});
+                events.send(std::move(ev));
+                events.exit(false);
+                return exit_failed;
+            }
+        }
         const auto n = static_cast<std::int64_t>(g.members.size());
         std::string wrong;
         try {
@@ -231,6 +247,8 @@ int run_probe(const Plan& plan, const RunSettings& s, KeyValue& store, Backend& 
             events.exit(false);
             return exit_failed;
         }
+        // The group's first member tells the next group that this one is done (--one-group-at-a-time).
+        if (s.one_group_at_a_time && g.position == 0) store.set("measured." + std::to_string(g.creation), "1");
         json ev = events.base("communicator", "started");
         if (!wrong.empty()) {
             entry["state"] = "wrong_result";

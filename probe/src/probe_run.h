@@ -39,6 +39,8 @@ struct RunSettings {
     std::chrono::milliseconds timeout{60000};
     std::string job;
     std::string host;
+    // Measure group k only once group k - 1 (creation order, the whole plan) has: each group alone on the fabric.
+    bool one_group_at_a_time = false;
     std::string absent_dim;  // test hook (--inject-absent): never create this dim's group
 };
 

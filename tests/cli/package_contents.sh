@@ -14,6 +14,7 @@ check() {  # check DEB PATH: the package holds the path
 }
 headless=$(ls "$work"/meshscope_*.deb)
 check "$headless" usr/bin/meshscope
+check "$headless" usr/bin/meshscope-probe
 check "$headless" usr/share/meshscope/python/meshscope_report/__init__.py
 check "$headless" usr/share/meshscope/python/autoattach/sitecustomize.py
 check "$headless" usr/share/doc/meshscope/LICENSE

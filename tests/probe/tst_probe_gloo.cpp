@@ -80,11 +80,13 @@ private slots:
         // (4, 2, 2), 8 ranks: data mesh (4, 2) -> dp 2 groups of 4, cp 4 of 2; expert mesh (1, 2, 2, 2) ->
         // edp 8 of 1, efsdp 4 of 2, ep 4 of 2, expert_cp 4 of 2.
         QTest::addRow("8 ranks (dp 4, cp 2, ep 2)")
-            << 4 << 2 << 2 << QStringList{"mp_replicate:8:1", "mp_shard:1:8", "dp:2:4", "cp:4:2", "edp:8:1", "efsdp:4:2", "ep:4:2", "expert_cp:4:2"};
+            << 4 << 2 << 2 << QStringList{"mp_replicate:8:1", "mp_shard:1:8", "dp:2:4", "cp:4:2",
+                                          "edp:8:1",          "efsdp:4:2",    "ep:4:2", "expert_cp:4:2"};
         // (8, 2, 4), 16 ranks: data (8, 2) -> dp 2 of 8, cp 8 of 2; expert (1, 2, 4, 2) -> edp 16 of 1,
         // efsdp 8 of 2, ep 4 of 4, expert_cp 8 of 2.
         QTest::addRow("16 ranks (dp 8, cp 2, ep 4)")
-            << 8 << 2 << 4 << QStringList{"mp_replicate:16:1", "mp_shard:1:16", "dp:2:8", "cp:8:2", "edp:16:1", "efsdp:8:2", "ep:4:4", "expert_cp:8:2"};
+            << 8 << 2 << 4 << QStringList{"mp_replicate:16:1", "mp_shard:1:16", "dp:2:8", "cp:8:2",
+                                          "edp:16:1",          "efsdp:8:2",     "ep:4:4", "expert_cp:8:2"};
     }
     void creates_and_measures_every_group() {
         QFETCH(int, dp);
@@ -159,8 +161,9 @@ private slots:
             got << name + ":" + QString::number(groups_of[name]) + ":" + QString::number(size_of[name]);
         }
         QCOMPARE(got, dims);
-        // slow_group is left out: on the loaded shared 2-core machine it fired on noise in these runs (OPEN, see the
-        // probe branch's report); everything else must stay quiet.
+        // slow_group is left out: measured together at a few KiB, with eight ranks on two cores, healthy groups of
+        // one dim differ up to twentyfold (docs/probe.md); names_an_injected_slow_group checks it where the figures
+        // mean something. Everything else must stay quiet.
         QCOMPARE(finding_ids(serve.url(), job,
                              {"topology_mismatch", "group_disagreement", "rank_error", "communicator_not_formed"}),
                  QStringList{});
@@ -171,15 +174,30 @@ private slots:
         test::ServeProcess serve({"--db", dir.filePath("h.db")});
         QVERIFY2(serve.port(), serve.errors().constData());
         // ep groups of (4, 2, 2) in creation order over (edp, efsdp, expert_cp): [0, 2], [1, 3], [4, 6], [5, 7].
-        // Group 1 sleeps 30 ms before every call: its bus bandwidth falls by two orders of magnitude.
+        // Group 1 sleeps 50 ms before every call, against about 2 ms for a 4 MiB all_to_all on loopback: its bus
+        // bandwidth falls twentyfold. One group at a time and 4 MiB because eight ranks share two cores here:
+        // measured together, or at a few KiB where a call takes either 0.1 ms or a scheduler tick, healthy
+        // groups of one dim differed up to twentyfold (docs/probe.md); alone at 4 MiB, by at most 1.4x.
         QProcess probe;
         probe.setProcessChannelMode(QProcess::MergedChannels);
-        probe.start(MESHSCOPE_PROBE_BIN,
-                    {"--local", "8", "--dp", "4", "--cp", "2", "--ep", "2", "--sizes", "1K:4K", "--iters", "7",
-                     "--collector", serve.url(), "--job", "slow", "--inject-slow-group", "ep:1:30"});
+        probe.start(MESHSCOPE_PROBE_BIN, {"--local", "8", "--dp", "4", "--cp", "2", "--ep", "2", "--sizes", "4M",
+                                          "--iters", "5", "--one-group-at-a-time", "--collector", serve.url(), "--job",
+                                          "slow", "--inject-slow-group", "ep:1:50"});
         QVERIFY(probe.waitForFinished(240000));
         QVERIFY2(probe.exitCode() == 0, probe.readAll().constData());
-        QVERIFY(test::eventually([&] { return finding_ids(serve.url(), "slow", {"slow_group"}).size() == 1; }, 30000));
+        const QByteArray output = probe.readAll();
+        // Judged once every member of the 35 groups (mp_replicate 8, mp_shard 1, dp 2, cp 4, edp 8, efsdp 4,
+        // ep 4, expert_cp 4) has reported.
+        QVERIFY2(
+            test::eventually(
+                [&] {
+                    int complete = 0;
+                    for (const auto g : get_json(serve.url() + "/api/v1/jobs/slow/communicators")["groups"].toArray())
+                        complete += g.toObject()["reported"].toInt() == g.toObject()["members"].toArray().size();
+                    return complete == 35;
+                },
+                30000),
+            output.constData());
         QCOMPARE(finding_ids(serve.url(), "slow", bad_kinds), QStringList{"slow_group/ep/1"});
         const auto findings = get_json(serve.url() + "/api/v1/jobs/slow/findings")["findings"].toArray();
         for (const auto f : findings)

@@ -221,6 +221,21 @@ private slots:
         QCOMPARE(o.has_value() ? QString() : QString::fromStdString(o.error().message()), error);
     }
 
+    void one_group_at_a_time_is_a_flag() {
+        const auto no_env = [](const char*) { return std::optional<std::string>(); };
+        // A flag takes no value, also as the last argument; without it, every group of a dim runs at once.
+        const auto last = parse_probe_options({"--collector", "x", "--one-group-at-a-time"}, no_env);
+        QVERIFY(last.has_value());
+        QVERIFY(last->one_group_at_a_time);
+        const auto first = parse_probe_options({"--one-group-at-a-time", "--dp", "2", "--collector", "x"}, no_env);
+        QVERIFY(first.has_value());
+        QVERIFY(first->one_group_at_a_time);
+        QCOMPARE(first->dp, std::optional<std::int64_t>(2));
+        const auto without = parse_probe_options({"--collector", "x"}, no_env);
+        QVERIFY(without.has_value());
+        QVERIFY(!without->one_group_at_a_time);
+    }
+
     void options_read_the_launcher() {
         // Slurm's variables when torchrun's are absent; the job is the launcher's plus "-probe".
         const std::map<std::string, std::string> env = {{"SLURM_PROCID", "5"},

@@ -30,8 +30,8 @@ Change job_added(const char* job) {
 
 // The change as the batch writes it, named so that an expected message reads like the window it came from.
 std::string r(const char* job, int rank, const char* state) {
-    return std::string(R"({"job":")") + job + R"(","rank":)" + std::to_string(rank) + R"(,"state":")" +
-           state + R"(","type":"rank_changed"})";
+    return std::string(R"({"job":")") + job + R"(","rank":)" + std::to_string(rank) + R"(,"state":")" + state +
+           R"(","type":"rank_changed"})";
 }
 }  // namespace
 

@@ -115,12 +115,14 @@ private slots:
                        "expert_cp": {"group_size": 2, "groups": 8, "cross_node_groups": 0, "max_nodes": 1}},
              "grid": {"blocks": 4, "columns": 2, "rows": 2}, )";
         QTest::addRow("torch29") << "torch29"
-                                 << common_start + R"("torch29", "meshes": [)" + model_mesh + ", " + data_mesh + ", " + expert_start +
+                                 << common_start + R"("torch29", "meshes": [)" + model_mesh + ", " + data_mesh + ", " +
+                                        expert_start +
                                         R"("group_weights": {"edp": [0, 4, 2, 1], "efsdp": [0, 0, 2, 1],
                                              "ep": [0, 2, 0, 1], "expert_cp": [0, 2, 1, 0]}}], "warnings": []})";
         // torch28 lists edp as the rows of swapdims(-1, 0): (expert_cp, efsdp, ep) -> 8 cp + 2 efsdp + ep.
         QTest::addRow("torch28") << "torch28"
-                                 << common_start + R"("torch28", "meshes": [)" + model_mesh + ", " + data_mesh + ", " + expert_start +
+                                 << common_start + R"("torch28", "meshes": [)" + model_mesh + ", " + data_mesh + ", " +
+                                        expert_start +
                                         R"("group_weights": {"edp": [0, 2, 1, 8], "efsdp": [0, 0, 1, 2],
                                              "ep": [0, 2, 0, 1], "expert_cp": [0, 2, 1, 0]}}], "warnings": []})";
     }
@@ -170,9 +172,9 @@ private slots:
         QCOMPARE(four["node"].toInt(), 1);
         QCOMPARE(four["local_rank"].toInt(), 1);
         QCOMPARE(parse(get("/api/v1/plan/rank?world=16&cp=2&ep=2&rank=5").body), expected);
-        // ep = 1: the data mesh only.
+        // ep = 1: no expert mesh, the model and data meshes only.
         const auto data_only = parse(get("/api/v1/plan/rank?world=16&rank=15").body);
-        QCOMPARE(data_only["meshes"].toArray().size(), 1);
+        QCOMPARE(data_only["meshes"].toArray().size(), 2);
         QCOMPARE(data_only["node"].toInt(), 1);
     }
 

@@ -95,7 +95,7 @@ test('a deep link opens exactly that plan, mesh and rank', async () => {
   equal(s.mesh, 'expert', 'mesh shown');
   equal(s.world, 16, 'world');
   const facts = await page.locator('.planner-facts dd').allTextContents();
-  equal(facts.join(' | '), '0 | 5 | (dp 2, cp 1) | (edp 0, efsdp 1, ep 0, expert_cp 1)', 'rank facts');
+  equal(facts.join(' | '), '0 | 5 | (mp_replicate 0, mp_shard 5) | (dp 2, cp 1) | (edp 0, efsdp 1, ep 0, expert_cp 1)', 'rank facts');
   // domain.md: rank 5's ep group is [5, 7], its expert_cp group [4, 5]; efsdp [1, 5, 9, 13] crosses to node 1.
   const group = (dim) => page.locator(`.planner-group[data-dim="${dim}"]`).first();
   equal(await group('ep').locator('.planner-members').textContent(), '[5, 7]', 'ep members');
