@@ -315,21 +315,17 @@ private slots:
         options.url = url.toStdString();
         options.max_queue_events = 100;
         options.connections = 2;
-        options.request_timeout = std::chrono::seconds(30);  // shutdown must not wait for it
-        // The caps below are hang guards, far under the 30 s an answer would take: what is under test is
-        // that nothing waits for the network at all.
-        QElapsedTimer clock;
-        clock.start();
+        // An answer would take an hour: if enqueue or shutdown waited for the network, the test would hang until
+        // ctest's timeout fails it. No clock is read; what is under test is that nothing waits at all.
+        options.request_timeout = std::chrono::hours(1);
         {
             Reporter reporter(options);
             for (int i = 0; i < 1000; ++i) reporter.enqueue(i % 16, event_json("j", i % 16));
-            QVERIFY2(clock.elapsed() < 10000, "enqueue must not wait for the network");
             const auto stats = reporter.stats();
             QCOMPARE(stats.dropped + stats.enqueued, std::uint64_t{1000});
             QVERIFY(stats.pending <= 100);  // heartbeats: the oldest make room for the newest
             QCOMPARE(stats.acknowledged, std::uint64_t{0});
             reporter.shutdown(std::chrono::milliseconds(200));
-            QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
             QVERIFY(!reporter.enqueue(0, event_json("j", 0)));  // closed: dropped, no throw
             const auto after = reporter.stats();
             QCOMPARE(after.abandoned + after.rejected + after.heartbeats_evicted + after.heartbeats_refused +
@@ -337,7 +333,6 @@ private slots:
                      after.enqueued);
             QCOMPARE(after.pending, std::size_t{0});
         }
-        QVERIFY(clock.elapsed() < 15000);
     }
 
     // 503 / 429 + Retry-After, as seconds or an HTTP-date: the next request comes no earlier than asked,
