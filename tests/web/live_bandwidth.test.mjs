@@ -69,12 +69,13 @@ function panelRows(page) {
       heading: text(section.querySelector('h2')),
       dims: [...section.querySelectorAll('tr.bw-dim')].map((tr) => ({dim: tr.dataset.dim,
         collective: tr.dataset.collective, median: Number(tr.dataset.median), min: Number(tr.dataset.min),
-        max: Number(tr.dataset.max), label: text(tr.cells[0]), value: text(tr.cells[1]),
-        detail: [...tr.cells[2].children].map(text)})),
+        max: Number(tr.dataset.max), label: text(tr.querySelector('.bw-name')), value: text(tr.cells[1]),
+        detail: [...tr.querySelectorAll('.bw-line')].map(text)})),
       groups: [...section.querySelectorAll('tr.bw-group')].map((tr) => ({dim: tr.dataset.dim,
         index: Number(tr.dataset.index), state: tr.dataset.state, slow: tr.dataset.slow === 'true',
         busbw: tr.dataset.busbw === undefined ? null : Number(tr.dataset.busbw), bad: tr.classList.contains('bad'),
-        label: text(tr.cells[0]), value: text(tr.cells[1]), detail: text(tr.cells[2])})),
+        label: text(tr.querySelector('.bw-name')), value: text(tr.cells[1]),
+        detail: [...tr.querySelectorAll('.bw-line')].map(text).join(' | ')})),
     };
   });
 }

@@ -65,22 +65,29 @@ function swatch(dim) {
   return el('span', {class: 'bw-swatch', 'data-dim': dim, 'aria-hidden': 'true'});
 }
 
+// A row: its header holds the name and, under it, the detail lines (so the name can use the panel's width);
+// the figure on the right.
+function row(attributes, name, value, lines) {
+  return el('tr', attributes,
+    el('th', {scope: 'row', class: 'bw-label'}, name, ...lines.map((line) => el('span', {class: 'bw-line'}, line))),
+    el('td', {class: 'bw-value'}, value));
+}
+
 function summaryRow(d) {
   const dim = String(d.dim ?? '');
   const collective = String(d.collective ?? '');
   const measured = typeof d.median_busbw === 'number';
-  const detail = el('td', {class: 'bw-detail'},
-    el('span', {class: 'bw-line'}, `${number(d.groups)} groups · ${sizeText(number(d.bytes))}`));
+  const lines = [`${number(d.groups)} groups · ${sizeText(number(d.bytes))}`];
+  // Two halves that wrap between them, never inside.
   if (measured) {
-    detail.append(el('span', {class: 'bw-line bw-range'},
-      `slowest ${bandwidthText(number(d.min_busbw))} · fastest ${bandwidthText(number(d.max_busbw))}`));
+    lines.push(el('span', {}, el('span', {class: 'bw-nowrap'}, `slowest ${bandwidthText(number(d.min_busbw))}`), ' · ',
+      el('span', {class: 'bw-nowrap'}, `fastest ${bandwidthText(number(d.max_busbw))}`)));
   }
-  return el('tr', {class: 'bw-dim', 'data-dim': dim, 'data-collective': collective,
+  return row({class: 'bw-dim', 'data-dim': dim, 'data-collective': collective,
     'data-median': measured ? String(d.median_busbw) : null,
     'data-min': measured ? String(d.min_busbw) : null, 'data-max': measured ? String(d.max_busbw) : null},
-  el('th', {scope: 'row', class: 'bw-label'}, swatch(dim), `${dim} · ${collective}`),
-  el('td', {class: 'bw-value'}, measured ? bandwidthText(number(d.median_busbw)) : 'not measured'),
-  detail);
+  el('span', {class: 'bw-name'}, swatch(dim), `${dim} · ${collective}`),
+  measured ? bandwidthText(number(d.median_busbw)) : 'not measured', lines);
 }
 
 function groupRow(g) {
@@ -95,12 +102,10 @@ function groupRow(g) {
   else if (figure) value = bandwidthText(figure.busbw) + (slow ? ' slow' : '');
   else value = 'not measured';
   const detail = `${number(g.reported)}/${members.length} members` + (figure ? ` · ${sizeText(figure.bytes)}` : '');
-  return el('tr', {class: `bw-group${slow || !formed ? ' bad' : ''}${figure || !formed ? '' : ' unmeasured'}`,
+  return row({class: `bw-group${slow || !formed ? ' bad' : ''}${figure || !formed ? '' : ' unmeasured'}`,
     'data-dim': dim, 'data-index': String(number(g.index)), 'data-state': state, 'data-slow': slow ? 'true' : 'false',
     'data-busbw': figure ? String(figure.busbw) : null},
-  el('th', {scope: 'row', class: 'bw-label'}, `${dim} group ${number(g.index)} ${membersText(members)}`),
-  el('td', {class: 'bw-value'}, value),
-  el('td', {class: 'bw-detail'}, detail));
+  el('span', {class: 'bw-name'}, `${dim} group ${number(g.index)} ${membersText(members)}`), value, [detail]);
 }
 
 export class BandwidthPanel {
@@ -118,8 +123,9 @@ export class BandwidthPanel {
     this.table = el('table', {class: 'bandwidth-table'});
     this.scroller = el('div', {class: 'bandwidth-scroll', tabindex: '0', role: 'region',
       'aria-labelledby': 'bandwidth-heading'}, this.table);
-    this.panel = el('section', {class: 'panel bandwidth-panel', 'aria-labelledby': 'bandwidth-heading', hidden: true},
-      this.heading, this.scroller);
+    // The scrolling table is the panel's one landmark (named by the heading) and a Tab stop, so the keyboard
+    // can scroll it; the section around it stays unnamed, or the page would hold two regions of one name.
+    this.panel = el('section', {class: 'panel bandwidth-panel', hidden: true}, this.heading, this.scroller);
     host.append(this.panel);
     ensureStylesheet();
   }
@@ -194,9 +200,8 @@ export class BandwidthPanel {
     setText(this.heading, `Bus bandwidth (${dims.length} dims, ${groups.length} groups)`);
     const parts = sections({dims, groups}).map((s) => el('tbody', {'data-dim': s.dim},
       ...s.summaries.map(summaryRow), ...s.groups.map(groupRow)));
-    replaceChildren(this.table, el('thead', {class: 'visually-hidden'}, el('tr', {},
-      el('th', {scope: 'col'}, 'Dim or group'), el('th', {scope: 'col'}, 'Bus bandwidth'),
-      el('th', {scope: 'col'}, 'Detail'))), ...parts);
+    replaceChildren(this.table, el('colgroup', {}, el('col', {}), el('col', {class: 'bw-value-column'})), el('thead', {class: 'visually-hidden'}, el('tr', {},
+      el('th', {scope: 'col'}, 'Dim or group'), el('th', {scope: 'col'}, 'Bus bandwidth'))), ...parts);
   }
 }
 
