@@ -37,8 +37,9 @@ print("  |---|---|---|---|---|---|---|---|---|---|")
 for d in doc["dims"]:
     creates = [g["create_seconds"] for g in doc["groups"] if g["dim"] == d["dim"] and "create_seconds" in g]
     cm, cmin, cmax = spread(creates) if creates else (0, 0, 0)
-    print("  | %s | %s | %d | %d KiB | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
-        d["dim"], d["collective"], d["groups"], d["bytes"] // 1024, d.get("median_busbw", 0), d.get("min_busbw", 0),
+    size = "%d MiB" % (d["bytes"] >> 20) if d["bytes"] % (1 << 20) == 0 else "%d KiB" % (d["bytes"] >> 10)
+    print("  | %s | %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
+        d["dim"], d["collective"], d["groups"], size, d.get("median_busbw", 0), d.get("min_busbw", 0),
         d.get("max_busbw", 0), cm, cmin, cmax))
 unmeasured = sorted({g["dim"] for g in doc["groups"]} - {d["dim"] for d in doc["dims"]})
 for dim in unmeasured:

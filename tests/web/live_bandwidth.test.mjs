@@ -123,10 +123,6 @@ function assertPanelIs(shown, body) {
 
 test('the panel follows a running probe job, then shows every group with the collector\'s numbers', async () => {
   const {page} = browser;
-  const requests = [];
-  page.on('request', (r) => {
-    if (r.url().endsWith('/api/v1/jobs/healthy/communicators')) requests.push(performance.now());
-  });
   await page.goto(`${serve.url}/#/live/healthy`);
   await page.waitForSelector('.bandwidth-panel', {state: 'attached'});
   assert.equal(await page.$eval('.bandwidth-panel', (s) => s.hidden), true, 'no job yet: no panel');
@@ -146,42 +142,106 @@ test('the panel follows a running probe job, then shows every group with the col
   const shown = await panelRows(page);
   assert.deepEqual(shown.groups.filter((g) => g.dim === 'ep').map((g) => g.label), epLabels);
   assert.equal(shown.heading, `Bus bandwidth (8 dims, ${allGroups} groups)`);
-  // Refreshed on the stream's changes, never twice within a second (a little slack for the timestamps).
-  assert.ok(requests.length >= 2, `asked ${requests.length} times`);
-  for (let i = 1; i < requests.length; ++i) {
-    assert.ok(requests[i] - requests[i - 1] >= 950, `requests ${i - 1} and ${i} ${requests[i] - requests[i - 1]} ms apart`);
+  // Refreshed on the stream's changes, never twice within a second: the page's own clock at each request (the
+  // browser's request events reach this process late and unevenly on a loaded machine).
+  const asked = await page.evaluate(() => window.meshscopeLive.bandwidth.asked);
+  assert.ok(asked.length >= 2, `asked ${asked.length} times`);
+  for (let i = 1; i < asked.length; ++i) {
+    assert.ok(asked[i] - asked[i - 1] >= 1000, `requests ${i - 1} and ${i} ${asked[i] - asked[i - 1]} ms apart`);
   }
   assert.deepEqual(browser.errors, []);
 });
 
-test('an injected slow ep group is marked slow, the others are not', async () => {
-  const {page} = browser;
-  // The recipe of tests/probe/tst_probe_gloo.cpp (names_an_injected_slow_group): one group at a time, 4 MiB,
-  // ep group 1 sleeping 50 ms before every call (eight ranks on shared cores: see docs/probe.md).
-  await probe(['--local', '8', '--dp', '4', '--cp', '2', '--ep', '2', '--sizes', '4M', '--iters', '5',
-    '--one-group-at-a-time', '--collector', serve.url, '--job', 'slow', '--inject-slow-group', 'ep:1:50']);
-  await eventually(() => complete('slow'), {timeout: 30000});
-  await page.goto(`${serve.url}/#/live/slow`);
+// Ep group 1 is slow in what the panel shows exactly when the collector says so; the other ep groups are not.
+async function assertEpMarks(page, job, slowIndex) {
   await eventually(async () => {
-    assertPanelIs(await panelRows(page), await communicators('slow'));
+    assertPanelIs(await panelRows(page), await communicators(job));
     return true;
   }, {timeout: 30000});
   const ep = (await panelRows(page)).groups.filter((g) => g.dim === 'ep');
   assert.deepEqual(ep.map((g) => [g.label, g.slow, g.bad]),
-    epLabels.map((label, i) => [label, i === 1, i === 1]));
-  assert.match(ep[1].value, / GB\/s slow$/);
-  // The finding the mark stands for is listed too.
-  await eventually(async () => (await page.$$('.finding[data-kind="slow_group"]')).length === 1);
-  if (process.env.BANDWIDTH_SCREENSHOT) {
-    await page.$eval('tr.bw-group[data-dim="ep"][data-index="1"]', (tr) => tr.scrollIntoView({block: 'center'}));
-    await page.screenshot({path: process.env.BANDWIDTH_SCREENSHOT});
+    epLabels.map((label, i) => [label, i === slowIndex, i === slowIndex]));
+  assert.match(ep[slowIndex].value, / GB\/s slow$/);
+  // The finding the mark stands for is listed too (other dims are not asserted: on a loaded machine a healthy
+  // group of another dim may be judged slow, and the panel then shows what the collector says, as above).
+  await eventually(() => page.$$eval('.finding[data-kind="slow_group"] .finding-message',
+    (m) => m.some((x) => x.textContent.startsWith(`${epLabels[slowIndex]} reaches `))));
+}
+
+test('an injected slow ep group is marked slow, the others are not', async (t) => {
+  const {page} = browser;
+  // The recipe of tests/probe/tst_probe_gloo.cpp (names_an_injected_slow_group), one group at a time at 4 MiB
+  // (eight ranks on shared cores: see docs/probe.md), with a longer sleep. slow_group needs a group below
+  // median - max(5 x 1.4826 x MAD, log 4) on log bandwidth; with 4 ep groups the MAD is the mean of the middle
+  // two deviations, so one healthy group far off the others lifts the bound. At load average 13-21 on the 2
+  // shared cores (six sessions building) the healthy ep groups' 4 MiB all_to_all took 2-27 ms (Debug build):
+  // 50 ms (2.3x) and 250 ms (24x) went unjudged, and so did 1.5 s once, with healthy groups 10x apart. Hence
+  // up to three runs; when none is judged slow the machine is too busy for gloo figures to mean anything, and
+  // the test says so and skips (the posted-figures test below checks the mark deterministically).
+  const tries = [];
+  for (let attempt = 1; attempt <= 3; ++attempt) {
+    const job = `slow-${attempt}`;
+    try {
+      await probe(['--local', '8', '--dp', '4', '--cp', '2', '--ep', '2', '--sizes', '4M', '--iters', '5',
+        '--one-group-at-a-time', '--collector', serve.url, '--job', job, '--inject-slow-group', 'ep:1:1500']);
+    } catch (e) {
+      tries.push(`${job}: ${e.message.split('\n').slice(0, 3).join(' / ')}`);
+      continue;
+    }
+    await eventually(() => complete(job), {timeout: 30000});
+    await page.goto(`${serve.url}/#/live/${job}`);
+    // Whatever the collector judged, the panel shows it.
+    await eventually(async () => {
+      assertPanelIs(await panelRows(page), await communicators(job));
+      return true;
+    }, {timeout: 30000});
+    const ep = (await communicators(job)).groups.filter((g) => g.dim === 'ep');
+    if (!ep[1].slow) {
+      tries.push(`${job}: ep busbw ${ep.map((g) => g.results[0]?.busbw.toFixed(4)).join(', ')} GB/s, not judged slow`);
+      continue;
+    }
+    await assertEpMarks(page, job, 1);
+    if (process.env.BANDWIDTH_SCREENSHOT) {
+      await page.$eval('tr.bw-group[data-dim="ep"][data-index="1"]', (tr) => tr.scrollIntoView({block: 'center'}));
+      await page.screenshot({path: process.env.BANDWIDTH_SCREENSHOT});
+    }
+    for (const line of tries) t.diagnostic(line);
+    assert.deepEqual(browser.errors, []);
+    return;
   }
-  assert.deepEqual(browser.errors, []);
+  t.skip(`no run was judged slow on this machine (load average ${(await import('node:os')).loadavg()
+    .map((x) => x.toFixed(1)).join(' ')}): ${tries.join('; ')}`);
+});
+
+test('posted figures: the ep group the collector judges slow is marked, the others are not', async () => {
+  const {page} = browser;
+  // Four ep groups of (4, 2, 2), each member reporting one 4 MiB all_to_all; group 2 at a twentieth of the
+  // others: far below the median (log 0.95 GB/s) by more than log 4 and 5 MADs.
+  const busbw = [1.0, 1.1, 0.05, 0.9];
+  const events = [];
+  epLabels.forEach((label, index) => {
+    const members = JSON.parse(label.slice(label.indexOf('[')));
+    for (const rank of members) {
+      events.push({job: 'posted', rank, world_size: 8, phase: 'communicator', status: 'started', ts: 100 + rank,
+        communicators: [{dim: 'ep', index, members, state: 'formed', create_seconds: 0.01,
+          results: [{collective: 'all_to_all', bytes: 4194304, seconds: 4194304 / 2 / busbw[index] / 1e9,
+            algbw: busbw[index] * 2, busbw: busbw[index]}]}]});
+    }
+  });
+  await postEvents(serve.url, events);
+  await page.goto(`${serve.url}/#/live/posted`);
+  await eventually(async () => (await page.$$('tr.bw-group')).length === 4);
+  await assertEpMarks(page, 'posted', 2);
+  const shown = await panelRows(page);
+  assert.deepEqual(shown.groups.map((g) => g.value), ['1.00 GB/s', '1.10 GB/s', '0.050 GB/s slow', '0.90 GB/s']);
+  // The dim's median on the logarithm: the mean of the middle two logs, sqrt(0.9 x 1.0) = 0.9487; worked by hand.
+  assert.equal(shown.dims[0].value, '0.95 GB/s');
+  assert.deepEqual(shown.dims[0].detail, ['4 groups · 4 MiB', 'slowest 0.050 GB/s · fastest 1.10 GB/s']);
 });
 
 test('Tab reaches the panel, and axe-core finds no serious or critical violation with it', async () => {
   const {page} = browser;
-  await page.goto(`${serve.url}/#/live/slow`);
+  await page.goto(`${serve.url}/#/live/healthy`);
   await eventually(async () => (await page.$$('tr.bw-group')).length === allGroups);
   let reached = false;
   for (let i = 0; i < 80 && !reached; ++i) {
