@@ -121,22 +121,42 @@ function assertPanelIs(shown, body) {
   }
 }
 
-test('the panel follows a running probe job, then shows every group with the collector\'s numbers', async () => {
+// The healthy job the later tests open (the first run that exited 0).
+let healthy = '';
+
+test('the panel follows a running probe job, then shows every group with the collector\'s numbers', async (t) => {
   const {page} = browser;
-  await page.goto(`${serve.url}/#/live/healthy`);
+  await page.goto(`${serve.url}/#/live/healthy-1`);
   await page.waitForSelector('.bandwidth-panel', {state: 'attached'});
   assert.equal(await page.$eval('.bandwidth-panel', (s) => s.hidden), true, 'no job yet: no panel');
-  await probe(['--local', '8', '--dp', '4', '--cp', '2', '--ep', '2', '--sizes', '1K:64K', '--iters', '3',
-    '--collector', serve.url, '--job', 'healthy']);
-  await eventually(() => complete('healthy'), {timeout: 30000});
-  const body = await communicators('healthy');
+  // Up to three runs: at load average 15-38 here, 1 run in 4 had rank 7 fail to connect the first
+  // multi-member group (mp_shard, gloo: "Connection closed by peer") and the others time out; that is gloo
+  // on a crowded loopback, not what this test is about, and it is reported as a diagnostic.
+  for (let attempt = 1; attempt <= 3 && !healthy; ++attempt) {
+    const job = `healthy-${attempt}`;
+    const run = probe(['--local', '8', '--dp', '4', '--cp', '2', '--ep', '2', '--sizes', '1K:64K', '--iters', '3',
+      '--timeout', '30', '--collector', serve.url, '--job', job]);
+    run.catch(() => {});
+    // Opened while it runs (the first run: already open before it started).
+    await eventually(async () => (await getJson(serve.url, '/api/v1/jobs')).body.jobs.some((j) => j.job === job));
+    await page.goto(`${serve.url}/#/live/${job}`);
+    try {
+      await run;
+      healthy = job;
+    } catch (e) {
+      t.diagnostic(`${job}: ${e.message.split('\n').slice(0, 2).join(' / ')}`);
+    }
+  }
+  assert.ok(healthy, 'three probe runs failed');
+  await eventually(() => complete(healthy), {timeout: 30000});
+  const body = await communicators(healthy);
   // The counts, worked by hand (above), before the panel is compared with the collector's answer.
   assert.equal(body.dims.length, 8);
   for (const [dim, count] of Object.entries(groupsOf)) {
     assert.equal(body.groups.filter((g) => g.dim === dim).length, count, dim);
   }
   await eventually(async () => {
-    assertPanelIs(await panelRows(page), await communicators('healthy'));
+    assertPanelIs(await panelRows(page), await communicators(healthy));
     return true;
   }, {timeout: 30000});
   const shown = await panelRows(page);
@@ -165,7 +185,7 @@ async function assertEpMarks(page, job, slowIndex) {
   // The finding the mark stands for is listed too (other dims are not asserted: on a loaded machine a healthy
   // group of another dim may be judged slow, and the panel then shows what the collector says, as above).
   await eventually(() => page.$$eval('.finding[data-kind="slow_group"] .finding-message',
-    (m) => m.some((x) => x.textContent.startsWith(`${epLabels[slowIndex]} reaches `))));
+    (m, prefix) => m.some((x) => x.textContent.startsWith(prefix)), `${epLabels[slowIndex]} reaches `));
 }
 
 test('an injected slow ep group is marked slow, the others are not', async (t) => {
@@ -183,7 +203,7 @@ test('an injected slow ep group is marked slow, the others are not', async (t) =
     const job = `slow-${attempt}`;
     try {
       await probe(['--local', '8', '--dp', '4', '--cp', '2', '--ep', '2', '--sizes', '4M', '--iters', '5',
-        '--one-group-at-a-time', '--collector', serve.url, '--job', job, '--inject-slow-group', 'ep:1:1500']);
+        '--one-group-at-a-time', '--timeout', '30', '--collector', serve.url, '--job', job, '--inject-slow-group', 'ep:1:1500']);
     } catch (e) {
       tries.push(`${job}: ${e.message.split('\n').slice(0, 3).join(' / ')}`);
       continue;
@@ -241,7 +261,7 @@ test('posted figures: the ep group the collector judges slow is marked, the othe
 
 test('Tab reaches the panel, and axe-core finds no serious or critical violation with it', async () => {
   const {page} = browser;
-  await page.goto(`${serve.url}/#/live/healthy`);
+  await page.goto(`${serve.url}/#/live/${healthy}`);
   await eventually(async () => (await page.$$('tr.bw-group')).length === allGroups);
   let reached = false;
   for (let i = 0; i < 80 && !reached; ++i) {
