@@ -203,7 +203,8 @@ test('an injected slow ep group is marked slow, the others are not', async (t) =
     const job = `slow-${attempt}`;
     try {
       await probe(['--local', '8', '--dp', '4', '--cp', '2', '--ep', '2', '--sizes', '4M', '--iters', '5',
-        '--one-group-at-a-time', '--timeout', '30', '--collector', serve.url, '--job', job, '--inject-slow-group', 'ep:1:1500']);
+        '--one-group-at-a-time', '--timeout', '30', '--collector', serve.url, '--job', job,
+        '--inject-slow-group', 'ep:1:1500']);
     } catch (e) {
       tries.push(`${job}: ${e.message.split('\n').slice(0, 3).join(' / ')}`);
       continue;
@@ -222,7 +223,8 @@ test('an injected slow ep group is marked slow, the others are not', async (t) =
     }
     await assertEpMarks(page, job, 1);
     if (process.env.BANDWIDTH_SCREENSHOT) {
-      await page.$eval('tr.bw-group[data-dim="ep"][data-index="1"]', (tr) => tr.scrollIntoView({block: 'center'}));
+      // The ep summary at the top of the panel, its groups below.
+      await page.$eval('tr.bw-dim[data-dim="ep"]', (tr) => tr.scrollIntoView({block: 'start'}));
       await page.screenshot({path: process.env.BANDWIDTH_SCREENSHOT});
     }
     for (const line of tries) t.diagnostic(line);
@@ -300,6 +302,7 @@ test('hostile dim names are text; a group that never formed shows its state; no 
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   // Another job without probe reports: the panel goes away.
   await page.goto(`${serve.url}/#/live/plain`);
-  await eventually(() => page.$eval('.bandwidth-panel', (s) => s.hidden && s.querySelectorAll('tr.bw-group').length === 0));
+  await eventually(() => page.$eval('.bandwidth-panel',
+    (s) => s.hidden && s.querySelectorAll('tr.bw-group').length === 0));
   assert.deepEqual(browser.errors, []);
 });

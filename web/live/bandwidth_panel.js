@@ -42,7 +42,9 @@ export function groupFigure(group) {
   let figure = null;
   for (const r of results) {
     if (number(r.bytes) !== largest) continue;
-    if (!figure || number(r.busbw) < figure.busbw) figure = {busbw: number(r.busbw), collective: String(r.collective ?? ''), bytes: largest};
+    if (!figure || number(r.busbw) < figure.busbw) {
+      figure = {busbw: number(r.busbw), collective: String(r.collective ?? ''), bytes: largest};
+    }
   }
   return figure;
 }
@@ -202,8 +204,10 @@ export class BandwidthPanel {
     setText(this.heading, `Bus bandwidth (${dims.length} dims, ${groups.length} groups)`);
     const parts = sections({dims, groups}).map((s) => el('tbody', {'data-dim': s.dim},
       ...s.summaries.map(summaryRow), ...s.groups.map(groupRow)));
-    replaceChildren(this.table, el('colgroup', {}, el('col', {}), el('col', {class: 'bw-value-column'})), el('thead', {class: 'visually-hidden'}, el('tr', {},
-      el('th', {scope: 'col'}, 'Dim or group'), el('th', {scope: 'col'}, 'Bus bandwidth'))), ...parts);
+    const columns = el('colgroup', {}, el('col', {}), el('col', {class: 'bw-value-column'}));
+    const head = el('thead', {class: 'visually-hidden'}, el('tr', {},
+      el('th', {scope: 'col'}, 'Dim or group'), el('th', {scope: 'col'}, 'Bus bandwidth')));
+    replaceChildren(this.table, columns, head, ...parts);
   }
 }
 
