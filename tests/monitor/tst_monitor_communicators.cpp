@@ -158,13 +158,17 @@ private slots:
     void finds_slow_groups_data() {
         QTest::addColumn<QList<double>>("busbw");  // GB/s of ep groups 0, 1, ...: [2g, 2g+1]
         QTest::addColumn<QStringList>("findings");
-        // log2 [2, 2, 2, 2, 3, -3]: median 2, MAD 0 -> threshold max(0, log2(1/0.5) = 1) below: < 2 GB/s.
+        // log2 [2, 2, 2, 2, 3, -3]: median 2, MAD 0 -> threshold max(0, log2(1/0.25) = 2) below: < 1 GB/s.
         QTest::addRow("one group 32x slower")
             << QList<double>{4, 4, 4, 4, 8, 0.125} << QStringList{"slow_group/ep/5:[10,11]"};
-        // 2.5 GB/s is 0.63 of the median: below the minimum effect (half the median).
+        // 2.5 GB/s is 0.63 of the median: below the minimum effect (a quarter of the median).
         QTest::addRow("small effect") << QList<double>{4, 4, 4, 4, 2.5} << QStringList{};
-        // log2 [0, 1, 2, 3, 4, -1]: median 1.5, MAD 1.5 -> 5 * 1.4826 * 1.5 = 11.1 below: nothing is an outlier.
+        // log2 [0, 1, 2, 3, 4, -1]: median 1.5, MAD 1.5 -> 3 * 1.4826 * 1.5 = 6.7 below: nothing is an outlier.
         QTest::addRow("wide spread") << QList<double>{1, 2, 4, 8, 16, 0.5} << QStringList{};
+        // log2 [0, 1, 2, -5]: median 0.5, deviations [0.5, 0.5, 1.5, 5.5], MAD 1 -> 3 * 1.4826 = 4.45 below:
+        // 0.5 - 4.45 = -3.95 > -5: slow, 45x under the median (at 5 MADs, 7.4 below, it went unjudged).
+        QTest::addRow("four groups, healthy ones spread")
+            << QList<double>{1, 2, 4, 0.03125} << QStringList{"slow_group/ep/3:[6,7]"};
         // Two groups only: below slow_group_min_groups (3), no judgement.
         QTest::addRow("too few groups") << QList<double>{4, 0.01} << QStringList{};
         QTest::addRow("three groups") << QList<double>{4, 4, 0.01} << QStringList{"slow_group/ep/2:[4,5]"};
@@ -254,7 +258,8 @@ private slots:
         QCOMPARE(groups[3]["reported"].get<int>(), 2);
         QCOMPARE(groups[3]["state"].get<std::string>(), std::string("formed"));
         QCOMPARE(groups[3]["results"][0]["busbw"].get<double>(), 0.125);
-        // log2 [2, 2, 1, -3]: median 1.5, MAD 0.5 -> 5 * 1.4826 * 0.5 = 3.7 below: 1.5 - 3.7 = -2.2 > -3: slow.
+        // log2 [2, 2, 1, -3]: median 1.5, MAD 0.5 -> max(3 * 1.4826 * 0.5 = 2.2, log2(4) = 2) below: 1.5 - 2.2 = -0.7 >
+        // -3: slow.
         QCOMPARE(groups[3]["slow"].get<bool>(), true);
         QCOMPARE(groups[2]["slow"].get<bool>(), false);
     }

@@ -3,6 +3,7 @@
 // selected rank on the right. Data: live_data.js (snapshots + the change stream); views: the other modules.
 import {el, naturalCompare, setText} from '../shared/dom.js';
 import {GridCanvas} from '../shared/grid_canvas.js';
+import {BandwidthPanel} from './bandwidth_panel.js';
 import {LiveData, stateNames} from './live_data.js';
 import {gridColours, liveLayout} from './live_grid.js';
 import {RankList, rankListHeader} from './rank_list.js';
@@ -67,6 +68,7 @@ class LivePage {
     middle.append(this.status);
 
     this.findings = new FindingsList(right, {onToggle: (id) => this.toggleFinding(id)});
+    this.bandwidth = new BandwidthPanel(right, {api: ctx.api});  // meshscope-probe jobs only
     this.rankPanel = new RankPanel(right, {api: ctx.api});
 
     this.onTheme = () => {
@@ -87,6 +89,7 @@ class LivePage {
     window.removeEventListener('meshscope-theme', this.onTheme);
     cancelAnimationFrame(this.frame);
     this.data.destroy();
+    this.bandwidth.destroy();
     this.grid.destroy();
   }
 
@@ -134,6 +137,7 @@ class LivePage {
   }
 
   changed(what) {
+    this.bandwidth.follow(this.data.job, what === 'ranks' || what === 'findings');
     if (what === 'jobs' && this.data.job && this.wantedRank >= 0 && this.selectedRank !== this.wantedRank) {
       this.invalidate('select');
     }

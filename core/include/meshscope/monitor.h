@@ -54,7 +54,7 @@ struct MonitorOptions {
     std::size_t straggler_min_peers = 8;
     // slow_group, on b = log(bus bandwidth) over a dim's groups: b < median - max(slow_group_mads * 1.4826 * MAD,
     //             log(1 / slow_group_floor_ratio)), once slow_group_min_groups groups were measured.
-    double slow_group_mads = 5.0;
+    double slow_group_mads = 3.0;
     double slow_group_floor_ratio = 0.25;
     std::size_t slow_group_min_groups = 3;
     bool record_changes = false;  // keep changes for take_changes()

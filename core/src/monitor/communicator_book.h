@@ -42,7 +42,7 @@ struct CommunicatorBook {
 // Robust comparison of the groups of one dim for one collective at one size, on log(busbw): a group is slow
 // when log(busbw) < median - max(k * 1.4826 * MAD, log(1 / floor_ratio)) (medians over the dim's groups).
 struct SlowGroupOptions {
-    double mads = 5.0;           // k
+    double mads = 3.0;           // k
     double floor_ratio = 0.25;   // minimum effect: at most a quarter of the dim's median
     std::size_t min_groups = 3;  // fewer measured groups than this: no judgement
 };
