@@ -377,7 +377,8 @@ Expected<Tour> parse_tour(std::string_view json_text) {
         const Reader top(value, "", "");
         top.allow_only({"schema", "name", "title", "summary", "steps"});
         const std::string schema = top.text("schema");
-        if (schema != Tour::schema) top.fail("schema", "expected " + in_quotes(Tour::schema) + ", got " + in_quotes(schema));
+        if (schema != Tour::schema)
+            top.fail("schema", "expected " + in_quotes(Tour::schema) + ", got " + in_quotes(schema));
         Tour tour;
         tour.name = top.text("name");
         for (char c : tour.name)
