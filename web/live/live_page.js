@@ -184,8 +184,12 @@ class LivePage {
       }
       this.finding = finding || null;
       this.filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
-      this.grid.setOutlined(finding ? finding.ranks : []);
-      this.grid.invalidate();
+      // The cells follow states, filters and findings; a jobs re-read alone (once a second while changes
+      // come) repaints none of the 16,384 (a new topology comes through setLayout).
+      if (dirty.has('ranks') || dirty.has('filters') || dirty.has('findings')) {
+        this.grid.setOutlined(finding ? finding.ranks : []);
+        this.grid.invalidate();
+      }
       this.progress.render(data);
       const filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
       this.filters.render(filtering || !!this.selectedFinding, layout ? layout.axes : '');
