@@ -1,7 +1,9 @@
 // The shell: hash router (#/live, #/live/<JOB>?rank=R, #/plan?...), the nav, the token dialog and the
 // connection banner. Pages are modules exporting mount(root, ctx) and unmount() (and, optionally,
-// update(params) to follow a new hash without being rebuilt); ctx = {api, params, navigate(hash), stream}.
+// update(params) to follow a new hash without being rebuilt); ctx = {api, params, navigate(hash), stream,
+// parser} (parser: the worker that parses the stream and the ranks snapshots, shared/parser.js).
 import {createApi, storedToken} from './shared/api.js';
+import {Parser} from './shared/parser.js';
 import {Stream} from './shared/stream.js';
 import {setText} from './shared/dom.js';
 
@@ -50,8 +52,14 @@ function askToken(reason) {
   });
 }
 
-const api = createApi(askToken);
+// Every token typed in also reaches the stream (it may be waiting without one).
+const api = createApi((reason) => askToken(reason).then((token) => {
+  setTimeout(() => stream.tokenChanged(), 0);  // after the API has stored it
+  return token;
+}));
+const parser = new Parser();
 const stream = new Stream({
+  parser,
   token: storedToken,
   onAuthRefused: () => api.requestToken('missing or wrong bearer token'),
 });
@@ -139,7 +147,7 @@ async function routeNow() {
   }
   current = {name, module};
   document.title = name === 'plan' ? 'MeshScope · Planner' : 'MeshScope · Live';
-  module.mount(page, {api, params, navigate, stream});
+  module.mount(page, {api, params, navigate, stream, parser});
 }
 
 function route() {
@@ -152,4 +160,4 @@ if (!location.hash) history.replaceState(null, '', '#/live');
 stream.start();
 route();
 // For tests and benchmarks: resolves once the current route has mounted.
-window.meshscope = {routed: () => routing};
+window.meshscope = {routed: () => routing, stream, parser};

@@ -11,6 +11,7 @@
 #include "plan_worker.h"
 #include "ranks_cache.h"
 #include "static_assets.h"
+#include "stream_protocol.h"
 #include "url_parts.h"
 
 namespace meshscope::server {
@@ -90,12 +91,19 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
         return reply(page_reply(path));
     }
-    // A browser's WebSocket carries no token (it cannot set headers and must not put it in a URL): the
-    // upgrade is accepted and its first message must be {"type":"auth","token":...} (stream_session.cpp).
-    const bool authenticate_first = !options_.token.empty() && path == api_stream && request.upgrade_websocket &&
-                                    request.method == "GET" && request.authorization.empty() &&
-                                    !query_value(url.query, "token");
-    if (!authenticate_first && !authorized(request, path, url.query))
+    // A browser's WebSocket carries no Authorization (it cannot set headers and must not put the token in a
+    // URL): it offers the token as the subprotocol meshscope.bearer.<base64url> (judged here; a wrong one is
+    // upgraded and refused with 1008, as a browser sees no HTTP status), or else the upgrade is accepted and
+    // its first message must be {"type":"auth","token":...} (stream_session.cpp).
+    const bool browser_stream = !options_.token.empty() && path == api_stream && request.upgrade_websocket &&
+                                request.method == "GET" && request.authorization.empty() &&
+                                !query_value(url.query, "token");
+    const SubprotocolOffer offer = path == api_stream && request.upgrade_websocket
+                                       ? parse_subprotocols(request.websocket_protocols)
+                                       : SubprotocolOffer{};
+    const bool bearer_offered = browser_stream && offer.bearer;
+    const bool authenticate_first = browser_stream && !offer.bearer;
+    if (!browser_stream && !authorized(request, path, url.query))
         return reply(error_reply(401, "missing or wrong bearer token", {{"WWW-Authenticate", "Bearer"}}));
     const bool post = request.method == "POST";
     if (url.segments.size() == 6 && url.segments[0] == "api" && url.segments[1] == "v1" && url.segments[2] == "jobs" &&
@@ -110,9 +118,13 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
     if (path == api_stream) {
         if (!request.upgrade_websocket)
             return reply(error_reply(400, "/api/v1/stream is a WebSocket: send an upgrade request"));
+        if (offer.bearer && !offer.v1)
+            return reply(error_reply(400, "offer the subprotocol meshscope.v1 beside meshscope.bearer.<token>"));
         HttpReply accept;
         accept.accept_stream = true;
         accept.stream.authenticate_first = authenticate_first;
+        accept.stream.refuse = bearer_offered && !(offer.token && tokens_equal(*offer.token, options_.token));
+        if (offer.v1) accept.stream.protocol = stream_subprotocol;
         accept.stream.since = query_value(url.query, "since");
         accept.stream.epoch = query_value(url.query, "epoch").value_or("");
         return reply(std::move(accept));

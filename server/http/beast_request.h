@@ -34,6 +34,7 @@ inline HttpRequest router_request(boost::beast::http::request<boost::beast::http
     request.target = std::string(message.target());
     request.authorization = std::string(message[http::field::authorization]);
     request.upgrade_websocket = boost::beast::websocket::is_upgrade(message);
+    request.websocket_protocols = std::string(message[http::field::sec_websocket_protocol]);
     request.body = std::move(message.body());
     return request;
 }

@@ -14,13 +14,16 @@ struct HttpRequest {
     std::string method;  // "GET", "POST" ...
     std::string target;  // path and query as sent: "/api/v1/jobs/j%201/ranks?offset=10"
     std::string authorization;
-    bool upgrade_websocket = false;  // "Upgrade: websocket"
+    bool upgrade_websocket = false;   // "Upgrade: websocket"
+    std::string websocket_protocols;  // Sec-WebSocket-Protocol as sent: "meshscope.v1, meshscope.bearer.<token>"
     std::string body;
 };
 
 // How a WebSocket subscriber (GET /api/v1/stream) starts, read from its upgrade request by the router.
 struct StreamStart {
     bool authenticate_first = false;   // no token in the request: the first message must carry it
+    bool refuse = false;               // a wrong meshscope.bearer.<token>: upgraded, told, closed (1008)
+    std::string protocol;              // the subprotocol the upgrade answers ("meshscope.v1" or none)
     std::optional<std::string> since;  // ?since=N as sent: resume after message N of ...
     std::string epoch;                 // ... ?epoch=E, this collector process's stream
 };
@@ -40,7 +43,7 @@ struct HttpReply {
 // guess a content type (docs/collector.md).
 inline constexpr std::string_view content_security_policy =
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+    "worker-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 inline constexpr std::string_view content_type_options = "nosniff";
 
 // {"error": message} with `status`, plus the given headers.

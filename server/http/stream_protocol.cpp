@@ -27,19 +27,69 @@ StreamMessage auth_error_message() {
     return message;
 }
 
+bool tokens_equal(std::string_view a, std::string_view b) noexcept {
+    // Constant time in the content: a guesser learns nothing from how long a refusal takes.
+    unsigned difference = a.size() == b.size() ? 0 : 1;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        difference |= static_cast<unsigned char>(a[i]) ^ static_cast<unsigned char>(b.empty() ? 0 : b[i % b.size()]);
+    return difference == 0;
+}
+
 bool is_auth_message(std::string_view text, std::string_view token) {
     const auto message = nlohmann::json::parse(text, nullptr, false);
     if (!message.is_object()) return false;
     const auto type = message.find("type");
     const auto given = message.find("token");
     if (type == message.end() || *type != "auth" || given == message.end() || !given->is_string()) return false;
-    const auto& value = given->get_ref<const std::string&>();
-    // Constant time in the token's content: a guesser learns nothing from how long a refusal takes.
-    unsigned difference = value.size() == token.size() ? 0 : 1;
-    for (std::size_t i = 0; i < value.size(); ++i)
-        difference |= static_cast<unsigned char>(value[i]) ^
-                      static_cast<unsigned char>(token.empty() ? 0 : token[i % token.size()]);
-    return difference == 0;
+    return tokens_equal(given->get_ref<const std::string&>(), token);
+}
+
+std::optional<std::string> decode_base64url(std::string_view text) {
+    if (text.size() % 4 == 1) return std::nullopt;
+    const auto value = [](char c) -> int {
+        if (c >= 'A' && c <= 'Z') return c - 'A';
+        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+        if (c >= '0' && c <= '9') return c - '0' + 52;
+        if (c == '-') return 62;
+        if (c == '_') return 63;
+        return -1;
+    };
+    std::string out;
+    out.reserve(text.size() * 3 / 4);
+    std::uint32_t bits = 0;
+    int count = 0;
+    for (const char c : text) {
+        const int v = value(c);
+        if (v < 0) return std::nullopt;
+        bits = (bits << 6) | static_cast<std::uint32_t>(v);
+        count += 6;
+        if (count >= 8) {
+            count -= 8;
+            out += static_cast<char>((bits >> count) & 0xff);
+        }
+    }
+    // The bits left over are padding: zero in a canonical encoding.
+    if ((bits & ((1u << count) - 1)) != 0) return std::nullopt;
+    return out;
+}
+
+SubprotocolOffer parse_subprotocols(std::string_view header) {
+    SubprotocolOffer offer;
+    while (!header.empty()) {
+        const auto comma = header.find(',');
+        std::string_view item = header.substr(0, comma);
+        header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+        if (item == stream_subprotocol) {
+            offer.v1 = true;
+        } else if (item.starts_with(bearer_subprotocol_prefix)) {
+            // Two bearers: neither is trusted.
+            offer.token = offer.bearer ? std::nullopt : decode_base64url(item.substr(bearer_subprotocol_prefix.size()));
+            offer.bearer = true;
+        }
+    }
+    return offer;
 }
 
 std::string new_stream_epoch() {

@@ -26,6 +26,24 @@ using StreamMessage = std::shared_ptr<const std::string>;
 // True when `text` is {"type":"auth","token":"<token>"} (other fields ignored), token compared in
 // constant time.
 [[nodiscard]] bool is_auth_message(std::string_view text, std::string_view token);
+// a == b in time that depends on their lengths only, not on where they differ.
+[[nodiscard]] bool tokens_equal(std::string_view a, std::string_view b) noexcept;
+
+// The stream's subprotocols (Sec-WebSocket-Protocol, comma-separated): a browser cannot set Authorization
+// on a WebSocket, but it can offer subprotocols, so the bearer may come as meshscope.bearer.<base64url of the
+// token, no padding> (a subprotocol must be an RFC 7230 token: no '=', '/', ' '...) beside meshscope.v1,
+// which the upgrade echoes (the bearer one never is). docs/collector.md, "Security defaults".
+inline constexpr std::string_view stream_subprotocol = "meshscope.v1";
+inline constexpr std::string_view bearer_subprotocol_prefix = "meshscope.bearer.";
+struct SubprotocolOffer {
+    bool v1 = false;                   // meshscope.v1 offered
+    bool bearer = false;               // a meshscope.bearer.* offered ...
+    std::optional<std::string> token;  // ... and its token, when it decodes
+};
+[[nodiscard]] SubprotocolOffer parse_subprotocols(std::string_view header);
+// RFC 4648 section 5 without padding; nullopt for any other character or an impossible length.
+[[nodiscard]] std::optional<std::string> decode_base64url(std::string_view text);
+
 // A new epoch: 16 random hex digits, different for every collector process.
 [[nodiscard]] std::string new_stream_epoch();
 // ?since=N: a whole number (digits only); nullopt otherwise.

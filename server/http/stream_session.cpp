@@ -33,16 +33,20 @@ public:
     void accept(http::request<http::string_body> request) {
         // Pings an idle subscriber and drops one that stops answering.
         ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-        ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
-            response.set(http::field::server, "meshscope");
-            response.set("Content-Security-Policy", content_security_policy);
-            response.set("X-Content-Type-Options", content_type_options);
-        }));
+        ws_.set_option(
+            websocket::stream_base::decorator([protocol = start_.protocol](websocket::response_type& response) {
+                response.set(http::field::server, "meshscope");
+                response.set("Content-Security-Policy", content_security_policy);
+                response.set("X-Content-Type-Options", content_type_options);
+                // A browser that offered subprotocols fails an upgrade that names none of them.
+                if (!protocol.empty()) response.set(http::field::sec_websocket_protocol, protocol);
+            }));
         ws_.text(true);
         // A subscriber only ever sends its auth message: an unauthenticated client cannot make us buffer more.
         ws_.read_message_max(64 * 1024);
         ws_.async_accept(request, [self = this->shared_from_this()](beast::error_code error) {
             if (error) return;
+            if (self->start_.refuse) return self->refuse();
             if (self->start_.authenticate_first) return self->authenticate();
             self->subscribe();
         });

@@ -7,6 +7,7 @@
 #include <QNetworkRequest>
 #include <QStringList>
 #include <QWebSocket>
+#include <QWebSocketHandshakeOptions>
 
 namespace test {
 
@@ -19,6 +20,11 @@ public:
     }
     void open(const QNetworkRequest& request) { socket.open(request); }
     void open(const QString& url) { socket.open(QNetworkRequest(QUrl(url))); }
+    void open(const QString& url, const QStringList& subprotocols) {
+        QWebSocketHandshakeOptions options;
+        options.setSubprotocols(subprotocols);
+        socket.open(QNetworkRequest(QUrl(url)), options);
+    }
     [[nodiscard]] QJsonObject json(qsizetype i) const {
         return QJsonDocument::fromJson(messages.value(i).toUtf8()).object();
     }

@@ -320,7 +320,8 @@ private slots:
         QCOMPARE(reply.status, status);
         QCOMPARE(reply.header("Content-Security-Policy"),
                  QByteArray("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-                            "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"));
+                            "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
+                            "frame-ancestors 'none'"));
         QCOMPARE(reply.header("X-Content-Type-Options"), QByteArray("nosniff"));
     }
 };

@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include "collector_fixture.h"
+#include "http/stream_protocol.h"
 #include "live_client.h"
 #include "server_test_support.h"
 #include "stream_test_client.h"
@@ -235,6 +236,112 @@ private slots:
         QVERIFY(test::eventually([&] { return client.closed; }, 10000, 10));
         QVERIFY(client.messages.isEmpty());
         QCOMPARE(client.socket.closeCode(), QWebSocketProtocol::CloseCodeTooMuchData);
+    }
+
+    // The bearer as a subprotocol (what a browser can send in the upgrade): meshscope.bearer.<base64url of
+    // the token, no padding> beside meshscope.v1. Right: hello at once, meshscope.v1 echoed; wrong or not
+    // base64url: upgraded (meshscope.v1 echoed), the error message, close code 1008, as for a wrong first
+    // message. Encodings worked by hand from RFC 4648's alphabet: "s3cret" -> czNjcmV0, "guess" -> Z3Vlc3M,
+    // "a/b=c?d" (bytes 61 2f 62 3d 63 3f 64) -> YS9iPWM_ZA (the '?' makes the '_').
+    void subprotocol_bearer_data() {
+        QTest::addColumn<QString>("token");  // the collector's
+        QTest::addColumn<QStringList>("offered");
+        QTest::addColumn<bool>("accepted");
+        QTest::addRow("right token") << "s3cret" << QStringList{"meshscope.v1", "meshscope.bearer.czNjcmV0"} << true;
+        QTest::addRow("bearer first") << "s3cret" << QStringList{"meshscope.bearer.czNjcmV0", "meshscope.v1"} << true;
+        QTest::addRow("token with / = ?")
+            << "a/b=c?d" << QStringList{"meshscope.v1", "meshscope.bearer.YS9iPWM_ZA"} << true;
+        QTest::addRow("wrong token") << "s3cret" << QStringList{"meshscope.v1", "meshscope.bearer.Z3Vlc3M"} << false;
+        QTest::addRow("not base64url") << "s3cret" << QStringList{"meshscope.v1", "meshscope.bearer.czNjcmV0."}
+                                       << false;
+        QTest::addRow("two bearers") << "s3cret"
+                                     << QStringList{"meshscope.v1", "meshscope.bearer.czNjcmV0",
+                                                    "meshscope.bearer.czNjcmV0"}
+                                     << false;
+    }
+    void subprotocol_bearer() {
+        QFETCH(QString, token);
+        QFETCH(QStringList, offered);
+        QFETCH(bool, accepted);
+        test::CollectorConfig config;
+        config.token = token.toUtf8();
+        config.stream_auth_timeout_ms = 300;
+        auto s = test::start_collector(config);
+        QVERIFY(s);
+        test::StreamClient client;
+        bool connected = false;
+        QObject::connect(&client.socket, &QWebSocket::connected, &client.socket, [&] { connected = true; });
+        client.open(stream_url(s->port()), offered);
+        QVERIFY(test::eventually([&] { return connected; }, 5000, 10));
+        QCOMPARE(client.socket.subprotocol(), QString("meshscope.v1"));
+        if (!accepted) {
+            QVERIFY(test::eventually([&] { return client.closed; }, 10000, 10));
+            QCOMPARE(client.messages, QStringList{auth_error});
+            QCOMPARE(client.socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
+            return;
+        }
+        // Sends nothing: hello comes at once, and the stream outlives the first-message deadline.
+        QVERIFY(test::eventually([&] { return client.messages.size() == 1; }, 5000, 10));
+        QCOMPARE(client.type(0), QString("hello"));
+        QNetworkAccessManager nam;
+        QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", launch(0), config.token).status, 200);
+        QVERIFY(test::eventually([&] { return client.messages.size() == 2; }, 5000, 10));
+        QCOMPARE(client.seq(1), 1);
+        QVERIFY(!client.closed);
+    }
+
+    // The bearer subprotocol's encoding: RFC 4648 section 10's test vectors without their padding, and what
+    // is refused (padding, '+' and '/' of plain base64, a length no encoding has, leftover bits not zero).
+    void base64url_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("valid");
+        QTest::addColumn<QByteArray>("decoded");
+        QTest::addRow("empty") << QByteArray("") << true << QByteArray("");
+        QTest::addRow("f") << QByteArray("Zg") << true << QByteArray("f");
+        QTest::addRow("fo") << QByteArray("Zm8") << true << QByteArray("fo");
+        QTest::addRow("foo") << QByteArray("Zm9v") << true << QByteArray("foo");
+        QTest::addRow("foob") << QByteArray("Zm9vYg") << true << QByteArray("foob");
+        QTest::addRow("fooba") << QByteArray("Zm9vYmE") << true << QByteArray("fooba");
+        QTest::addRow("foobar") << QByteArray("Zm9vYmFy") << true << QByteArray("foobar");
+        QTest::addRow("- and _") << QByteArray("-_8") << true << QByteArray("\xfb\xff");
+        QTest::addRow("padded") << QByteArray("Zg==") << false << QByteArray();
+        QTest::addRow("plain base64 +") << QByteArray("+_8") << false << QByteArray();
+        QTest::addRow("plain base64 /") << QByteArray("-/8") << false << QByteArray();
+        QTest::addRow("one char") << QByteArray("Z") << false << QByteArray();
+        QTest::addRow("bits left over") << QByteArray("Zh") << false << QByteArray();
+    }
+    void base64url() {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, valid);
+        QFETCH(QByteArray, decoded);
+        const auto got = meshscope::server::decode_base64url(text.toStdString());
+        QCOMPARE(got.has_value(), valid);
+        if (valid) QCOMPARE(QByteArray::fromStdString(*got), decoded);
+    }
+
+    // A bearer subprotocol without meshscope.v1 (the upgrade could echo nothing a browser accepts): 400. A
+    // client that offers meshscope.v1 alone, without a token on the collector, gets it echoed.
+    void subprotocol_answers() {
+        test::CollectorConfig config;
+        config.token = "s3cret";
+        auto s = test::start_collector(config);
+        QVERIFY(s);
+        const QByteArray upgrade =
+            "GET /api/v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Protocol: meshscope.bearer.czNjcmV0\r\n\r\n";
+        const auto reply = test::raw_http(s->port(), upgrade, 5000);
+        QCOMPARE(reply.status, 400);
+        QCOMPARE(QJsonDocument::fromJson(reply.body).object().value("error").toString(),
+                 QString("offer the subprotocol meshscope.v1 beside meshscope.bearer.<token>"));
+
+        auto open = test::start_collector({});
+        QVERIFY(open);
+        test::StreamClient client;
+        client.open(stream_url(open->port()), {"meshscope.v1"});
+        QVERIFY(test::eventually([&] { return client.messages.size() == 1; }, 5000, 10));
+        QCOMPARE(client.socket.subprotocol(), QString("meshscope.v1"));
+        QCOMPARE(client.type(0), QString("hello"));
     }
 
     // Clients that can set headers (or use ?token=) are served at once, as before; a wrong one is 401.

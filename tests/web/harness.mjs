@@ -50,9 +50,10 @@ export function freePort() {
   });
 }
 
-// `meshscope serve` on 127.0.0.1 (port 0: a free one); resolves once it printed its JSON line.
-export async function startServe({port = 0, db, args = []} = {}) {
-  const child = spawn(meshscope, ['serve', '--listen', `127.0.0.1:${port}`, '--db', db, ...args],
+// `meshscope serve` on 127.0.0.1 (port 0: a free one); resolves once it printed its JSON line. bin: another
+// meshscope (bench/web/live_render.mjs compares two).
+export async function startServe({port = 0, db, args = [], bin = meshscope} = {}) {
+  const child = spawn(bin, ['serve', '--listen', `127.0.0.1:${port}`, '--db', db, ...args],
     {stdio: ['ignore', 'pipe', 'pipe']});
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -64,6 +65,7 @@ export async function startServe({port = 0, db, args = []} = {}) {
   const info = JSON.parse(line);
   return {
     child,
+    bin,
     port: info.port,
     url: `http://127.0.0.1:${info.port}`,
     stderr: () => stderr,

@@ -8,7 +8,7 @@ import {join, relative} from 'node:path';
 import {eventually, launchBrowser, simulate, startServe, tempDir} from './harness.mjs';
 
 const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
-  "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 const webDir = new URL('../../web/', import.meta.url).pathname;
 const cleanup = [];
 after(async () => {

@@ -1,23 +1,25 @@
-// The Live page's data: the jobs, and the selected job's ranks and findings, as the collector's JSON gives
-// them (no second vocabulary: a rank row is the API's object), kept current from the change stream.
+// The Live page's data: the jobs, the selected job's findings as the collector's JSON gives them, and its
+// ranks as columns (state, phase, host, local rank in typed arrays: rank_columns.js), kept current from the
+// change stream. The ranks snapshot and the stream's messages are parsed in the parser's worker
+// (shared/parser.js): the main thread only copies columns into these arrays.
 //
 // Snapshots (GET /api/v1/jobs, .../ranks, .../findings) are read when the page opens, when a job is
 // selected and when the stream says the page may be behind ("resync"). Changes that arrive while a snapshot
-// is on its way wait and are applied after it, in order: every change carries the full new value of what it
+// is on its way wait and are applied after it, in order: every change carries the new value of what it
 // changes, so applying them on top of the snapshot ends where the collector is.
+//
+// A rank_changed carries the rank's state and phase (docs/collector.md); host and timings come from the
+// snapshot. A change that names a rank whose host the page does not know yet (it was pending, or is new)
+// re-reads the ranks within a second; other changes move the time axis (timings), re-read at most every
+// 10 s while they come. A change that is the rank's whole row (it carries "timings") needs neither.
+import {phaseNames, stateNames, unknownState} from '../shared/rank_columns.js';
 
-// Core's RankStateKind and Phase, in their enum order (core/include/meshscope/rank_state.h, event.h): the
-// JSON carries the names, the order is what the grid, the counts and the histogram index by.
-export const stateNames = ['pending', 'initializing', 'ready', 'failed', 'stale', 'exited'];
-export const phaseNames = ['launch', 'process_group', 'device_mesh', 'parallel_state', 'communicator', 'ready',
-  'heartbeat', 'error', 'exit'];
+export {phaseNames, stateNames};
+
 // The collector's order of findings: kind (core's FindingKind order), first rank, id.
 const kindOrder = ['topology_mismatch', 'group_disagreement', 'missing_rank', 'duplicate_rank', 'straggler',
   'stale_rank', 'rank_error', 'reinit_mismatch', 'slow_group', 'communicator_not_formed',
   'creation_order_mismatch'];
-
-const stateIndex = new Map(stateNames.map((name, i) => [name, i]));
-const phaseIndex = new Map(phaseNames.map((name, i) => [name, i]));
 
 function findingBefore(a, b) {
   const ka = kindOrder.indexOf(a.kind);
@@ -29,17 +31,27 @@ function findingBefore(a, b) {
   return String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0;
 }
 
+const soon = 1000;       // ms: a rank the page knows nothing about changed
+const axisEvery = 10000;  // ms: only the time axis is behind
+
 export class LiveData {
-  // api: shared/api.js; onChange(what): what in 'jobs' | 'ranks' | 'findings' | 'error'
-  constructor(api, onChange) {
+  // api: shared/api.js; parser: shared/parser.js; onChange(what): what in 'jobs' | 'ranks' | 'findings' | 'error'
+  constructor(api, parser, onChange) {
     this.api = api;
+    this.parser = parser;
     this.onChange = onChange;
     this.jobs = [];
     this.job = '';
     this.wantedJob = '';
     this.world = 0;
-    this.ranks = [];              // by rank: the API's rank objects
-    this.states = new Uint8Array(0);  // by rank: index into stateNames
+    this.size = 0;                          // rank slots: the world, or more when a rank beyond it reported
+    this.states = new Uint8Array(0);        // by rank: index into stateNames
+    this.phases = new Int8Array(0);         // by rank: index into phaseNames, -1: none
+    this.hostOf = new Int32Array(0);        // by rank: index into hostNames, -1: not known
+    this.localRanks = new Int32Array(0);    // by rank: -1 when not known
+    this.present = new Uint8Array(0);       // by rank: 1 when the collector has a row for it
+    this.hostNames = [];
+    this.hostIds = new Map();
     this.counts = new Array(stateNames.length).fill(0);
     this.findings = [];
     this.rankKinds = new Map();   // rank -> [finding kinds], from the findings
@@ -49,11 +61,13 @@ export class LiveData {
     this.generation = 0;
     this.jobsTimer = 0;
     this.ranksTimer = 0;
+    this.ranksDue = 0;            // when the scheduled re-read runs (performance.now())
     this.origin = 0;              // the job's time axis (sender clock): earliest and latest phase time
     this.horizon = 0;
     this.gpus = 0;                // GPUs per node: the largest local rank + 1
     this.hostsChanged = true;
     this.hostList = null;
+    this.lastApplyMs = 0;         // read by bench/web/live_render.mjs
   }
 
   destroy() {
@@ -71,6 +85,12 @@ export class LiveData {
     this.wantedJob = job;
     const generation = ++this.generation;
     this.loading = true;
+    clearTimeout(this.ranksTimer);
+    this.ranksTimer = 0;
+    // The job's snapshots are asked for at once when the page knows which job it wants (a deep link, a
+    // click): not one round trip after the jobs list. Used only when that job is the one chosen.
+    const early = job ? this.snapshots(job) : null;
+    early?.catch(() => {});
     try {
       const jobs = (await this.api.get('/api/v1/jobs')).jobs || [];
       if (generation !== this.generation) return;
@@ -82,15 +102,16 @@ export class LiveData {
       if (switched) this.findings = [];
       this.onChange('jobs');
       if (!chosen) {
-        this.setRanks([]);
+        this.setRanks(null, 0);
         this.findings = [];
         this.afterFindings();
         this.error = '';
       } else {
-        const base = `/api/v1/jobs/${encodeURIComponent(chosen)}`;
-        const [ranks, findings] = await Promise.all([this.api.get(`${base}/ranks`), this.api.get(`${base}/findings`)]);
+        const [ranks, findings] = await (chosen === job ? early : this.snapshots(chosen));
         if (generation !== this.generation) return;
-        this.setRanks(ranks.ranks || [], this.summary?.world_size || ranks.total || 0);
+        this.setRanks(ranks.columns || null, this.summary?.world_size || ranks.total || 0);
+        // For the benchmark (bench/web/live_render.mjs): the snapshot's columns are in.
+        performance.mark('meshscope-ranks-loaded', {detail: {world: this.world}});
         this.findings = (findings.findings || []).slice().sort(findingBefore);
         this.afterFindings();
         this.error = '';
@@ -104,47 +125,111 @@ export class LiveData {
         this.loading = false;
         const waiting = this.pending;
         this.pending = [];
-        for (const changes of waiting) this.apply(changes);
+        for (const batch of waiting) this.apply(batch);
         this.onChange('ranks');
         this.onChange('findings');
       }
     }
   }
 
-  setRanks(rows, world = rows.length) {
-    this.world = Math.max(world, 0);
-    const size = Math.max(this.world, rows.length ? rows[rows.length - 1].rank + 1 : 0);
-    this.ranks = new Array(size);
-    this.states = new Uint8Array(size);
-    this.counts.fill(0);
-    for (const row of rows) {
-      if (!Number.isInteger(row.rank) || row.rank < 0 || row.rank >= size) continue;
-      this.ranks[row.rank] = row;
-      this.states[row.rank] = stateIndex.get(row.state) ?? 0;
-    }
-    for (let r = 0; r < this.world; ++r) ++this.counts[this.states[r]];
-    this.gpus = 0;
-    for (const row of rows) if (Number.isInteger(row.local_rank)) this.gpus = Math.max(this.gpus, row.local_rank + 1);
-    this.hostsChanged = true;
-    this.axis();
+  // [ranks (columns, from the parser's worker), findings] of a job.
+  snapshots(job) {
+    const base = `/api/v1/jobs/${encodeURIComponent(job)}`;
+    return Promise.all([this.api.answer(`${base}/ranks`, (path, token) => this.parser.ranks(path, token)),
+      this.api.get(`${base}/findings`)]);
   }
 
-  // The time axis of the timelines: the earliest and latest phase time of any rank (sender clock).
-  axis() {
-    let origin = Infinity;
-    let horizon = -Infinity;
-    for (const row of this.ranks) {
-      if (!row || !row.timings) continue;
-      for (const t of Object.values(row.timings)) {
-        for (const v of [t.started, t.done, t.failed]) {
-          if (typeof v !== 'number') continue;
-          if (v < origin) origin = v;
-          if (v > horizon) horizon = v;
+  // The ranks snapshot's columns (null: no ranks).
+  setRanks(columns, world) {
+    const n = columns ? columns.n : 0;
+    let last = -1;
+    for (let i = 0; i < n; ++i) if (columns.rank[i] > last) last = columns.rank[i];
+    this.world = Math.max(world, 0);
+    this.size = 0;
+    this.grow(Math.max(this.world, last + 1), true);
+    this.hostNames = [];
+    this.hostIds = new Map();
+    this.counts.fill(0);
+    this.gpus = 0;
+    this.origin = this.horizon = 0;
+    if (columns) {
+      this.put(columns, true);
+      this.origin = Number.isFinite(columns.origin) ? columns.origin : 0;
+      this.horizon = Number.isFinite(columns.horizon) ? columns.horizon : 0;
+    }
+    for (let r = 0; r < this.world; ++r) ++this.counts[this.states[r]];
+    this.hostsChanged = true;
+  }
+
+  // Room for `size` ranks (fresh: new empty arrays).
+  grow(size, fresh = false) {
+    if (!fresh && size <= this.size) return;
+    const old = fresh ? null : this;
+    const make = (Type, fill, before) => {
+      const a = new Type(size);
+      if (fill) a.fill(fill);
+      if (before) a.set(before);
+      return a;
+    };
+    this.states = make(Uint8Array, 0, old?.states);
+    this.phases = make(Int8Array, -1, old?.phases);
+    this.hostOf = make(Int32Array, -1, old?.hostOf);
+    this.localRanks = make(Int32Array, -1, old?.localRanks);
+    this.present = make(Uint8Array, 0, old?.present);
+    this.size = size;
+  }
+
+  // Copies columns in; snapshot: rows of a snapshot (states not counted here, unknown states are pending).
+  // Returns what the page still lacks: 0 nothing, 1 the time axis, 2 a rank's host.
+  put(columns, snapshot = false) {
+    const {n, rank, state, phase, host, localRank, whole, hosts} = columns;
+    // The columns' host ids -> this job's (the same name, the same id, whichever message brought it).
+    const ids = new Int32Array(hosts.length);
+    for (let h = 0; h < hosts.length; ++h) {
+      let id = this.hostIds.get(hosts[h]);
+      if (id === undefined) {
+        id = this.hostNames.length;
+        this.hostNames.push(hosts[h]);
+        this.hostIds.set(hosts[h], id);
+        this.hostsChanged = true;
+      }
+      ids[h] = id;
+    }
+    let last = -1;
+    for (let i = 0; i < n; ++i) if (rank[i] > last) last = rank[i];
+    this.grow(last + 1);
+    const states = this.states;
+    const counts = this.counts;
+    const world = this.world;
+    let lacks = 0;
+    for (let i = 0; i < n; ++i) {
+      const r = rank[i];
+      const before = states[r];
+      let after = state[i];
+      if (after === unknownState) after = snapshot ? 0 : before;
+      if (!snapshot) {
+        if (!whole[i]) lacks = Math.max(lacks, this.hostOf[r] < 0 || before === 0 ? 2 : 1);
+        if (before !== after && r < world) {
+          --counts[before];
+          ++counts[after];
         }
       }
+      states[r] = after;
+      this.phases[r] = phase[i];
+      this.present[r] = 1;
+      if (host[i] >= 0) {
+        const id = ids[host[i]];
+        if (this.hostOf[r] !== id) {
+          if (this.hostOf[r] >= 0) this.hostsChanged = true;
+          this.hostOf[r] = id;
+        }
+      }
+      if (localRank[i] >= 0) {
+        this.localRanks[r] = localRank[i];
+        if (localRank[i] + 1 > this.gpus) this.gpus = localRank[i] + 1;
+      }
     }
-    this.origin = Number.isFinite(origin) ? origin : 0;
-    this.horizon = Number.isFinite(horizon) ? horizon : 0;
+    return lacks;
   }
 
   afterFindings() {
@@ -158,26 +243,24 @@ export class LiveData {
     }
   }
 
-  // One {"type":"changes"} message's list (or a list buffered during a snapshot).
-  apply(changes) {
+  // One {"type":"changes"} message as the stream hands it ({count, jobs, others}: stream.js), or one
+  // buffered during a snapshot.
+  apply(batch) {
     if (this.loading) {
-      this.pending.push(changes);
+      this.pending.push(batch);
       return;
     }
+    const started = performance.now();
     let ranks = false;
     let findings = false;
-    let partialRows = false;
-    for (const c of changes) {
+    for (const c of batch.others) {
       if (!c || typeof c !== 'object') continue;
       if (c.type === 'job_added') {
         if (!this.job) this.scheduleSnapshot(0);
         continue;
       }
       if (c.job !== this.job) continue;
-      if (c.type === 'rank_changed') {
-        if (this.applyRank(c)) partialRows = true;
-        ranks = true;
-      } else if (c.type === 'finding_added' || c.type === 'finding_updated') {
+      if (c.type === 'finding_added' || c.type === 'finding_updated') {
         const f = c.finding;
         if (!f || !Array.isArray(f.ranks)) continue;
         const at = this.findings.findIndex((x) => x.id === f.id);
@@ -190,60 +273,28 @@ export class LiveData {
         findings = true;
       }
     }
+    const columns = this.job ? batch.jobs.get(this.job) : null;
+    if (columns && columns.n > 0) {
+      const lacks = this.put(columns);
+      this.extendAxis(columns.origin);
+      this.extendAxis(columns.horizon);
+      if (lacks === 2) this.scheduleSnapshot(soon);
+      else if (lacks === 1) this.scheduleSnapshot(axisEvery);
+      ranks = true;
+    }
     // Summaries (every job's ready count, hosts of other jobs) are not in the stream: re-read the jobs soon.
-    if (changes.length) this.scheduleJobs();
-    // A collector that sends only state and phase in rank_changed: host and timings come from a re-read.
-    if (partialRows) this.scheduleSnapshot(1000);
+    if (batch.count) this.scheduleJobs();
     if (findings) {
       this.findings.sort(findingBefore);
       this.afterFindings();
       this.onChange('findings');
     }
     if (ranks) this.onChange('ranks');
-  }
-
-  // Returns true when the change held only part of the row (an older collector).
-  applyRank(c) {
-    const rank = c.rank;
-    if (!Number.isInteger(rank) || rank < 0) return false;
-    if (rank >= this.ranks.length) {
-      // A rank beyond the world: grow the arrays (they are drawn only up to the world).
-      const states = new Uint8Array(rank + 1);
-      states.set(this.states);
-      this.states = states;
-      this.ranks.length = rank + 1;
-    }
-    const whole = c.timings !== undefined;
-    const before = this.states[rank];
-    const after = stateIndex.get(c.state) ?? before;
-    let row = this.ranks[rank];
-    if (whole) {
-      // The change is the rank's whole row (plus "type" and "job"): kept as it is, no copy.
-      if (row && c.host !== row.host) this.hostsChanged = true;
-      if (Number.isInteger(c.local_rank) && c.local_rank + 1 > this.gpus) this.gpus = c.local_rank + 1;
-      this.ranks[rank] = row = c;
-      const timings = c.timings;
-      for (const phase in timings) {
-        const t = timings[phase];
-        this.extendAxis(t.started);
-        this.extendAxis(t.done);
-        this.extendAxis(t.failed);
-      }
-    } else {
-      if (!row) this.ranks[rank] = row = {rank, state: c.state, timings: {}, findings: []};
-      row.state = c.state;
-      if (c.phase !== undefined) row.phase = c.phase;
-    }
-    if (before !== after && rank < this.world) {
-      --this.counts[before];
-      ++this.counts[after];
-    }
-    this.states[rank] = after;
-    return !whole;
+    this.lastApplyMs = performance.now() - started;
   }
 
   extendAxis(v) {
-    if (typeof v !== 'number') return;
+    if (!Number.isFinite(v)) return;
     if (this.origin === 0 && this.horizon === 0) this.origin = this.horizon = v;
     else if (v < this.origin) this.origin = v;
     else if (v > this.horizon) this.horizon = v;
@@ -267,8 +318,12 @@ export class LiveData {
     }, 1000);
   }
 
+  // A re-read of the snapshots in `delay` ms, unless one is due sooner.
   scheduleSnapshot(delay) {
-    if (this.ranksTimer) return;
+    const due = performance.now() + delay;
+    if (this.ranksTimer && this.ranksDue <= due) return;
+    clearTimeout(this.ranksTimer);
+    this.ranksDue = due;
     this.ranksTimer = setTimeout(() => {
       this.ranksTimer = 0;
       if (!this.loading) this.load(this.job);
@@ -278,11 +333,38 @@ export class LiveData {
   // "host" list of the filter: every host a rank of the job reported, node-2 before node-10.
   hosts(compare) {
     if (!this.hostsChanged && this.hostList) return this.hostList;
-    const set = new Set();
-    for (const row of this.ranks) if (row && typeof row.host === 'string') set.add(row.host);
+    const used = new Uint8Array(this.hostNames.length);
+    for (let r = 0; r < this.size; ++r) if (this.hostOf[r] >= 0) used[this.hostOf[r]] = 1;
     this.hostsChanged = false;
-    this.hostList = [...set].sort(compare);
+    this.hostList = this.hostNames.filter((_, id) => used[id]).sort(compare);
     return this.hostList;
+  }
+
+  has(rank) {
+    return rank >= 0 && rank < this.size && this.present[rank] === 1;
+  }
+
+  host(rank) {
+    const id = rank >= 0 && rank < this.size ? this.hostOf[rank] : -1;
+    return id >= 0 ? this.hostNames[id] : '';
+  }
+
+  phase(rank) {
+    const p = rank >= 0 && rank < this.size ? this.phases[rank] : -1;
+    return p >= 0 ? phaseNames[p] : '';
+  }
+
+  // What the page knows of a rank, in the API's words ({rank, state, phase, host, local_rank}); the rank
+  // panel fetches the rest (GET .../ranks/{rank}). undefined for a rank without a row.
+  row(rank) {
+    if (!this.has(rank)) return undefined;
+    const row = {rank, state: stateNames[this.states[rank]], timings: {}};
+    const phase = this.phase(rank);
+    if (phase) row.phase = phase;
+    const host = this.host(rank);
+    if (host) row.host = host;
+    if (this.localRanks[rank] >= 0) row.local_rank = this.localRanks[rank];
+    return row;
   }
 
   seen() {
@@ -297,11 +379,9 @@ export class LiveData {
   // Ranks by the phase they reported last: "not seen" first, then core's phases.
   phaseCounts() {
     const counts = new Array(phaseNames.length + 1).fill(0);
-    for (let r = 0; r < this.world; ++r) {
-      const row = this.ranks[r];
-      const phase = row && row.phase ? (phaseIndex.get(row.phase) ?? -1) : -1;
-      ++counts[phase + 1];
-    }
+    const n = Math.min(this.world, this.size);
+    for (let r = 0; r < n; ++r) ++counts[this.phases[r] + 1];
+    counts[0] += this.world - n;
     return counts;
   }
 }

@@ -22,7 +22,7 @@ class LivePage {
     this.frame = 0;
     this.layoutKey = '';
     this.colours = gridColours();
-    this.data = new LiveData(ctx.api, (what) => this.changed(what));
+    this.data = new LiveData(ctx.api, ctx.parser, (what) => this.changed(what));
 
     const left = el('div', {class: 'live-column live-left'});
     const middle = el('div', {class: 'live-column live-middle'});
@@ -77,7 +77,7 @@ class LivePage {
     };
     window.addEventListener('meshscope-theme', this.onTheme);
     this.unsubscribe = ctx.stream.subscribe((event) => {
-      if (event.type === 'changes') this.data.apply(event.changes);
+      if (event.type === 'changes') this.data.apply(event.batch);
       else if (event.type === 'resync') this.data.load(this.data.job);
       else if (event.type === 'state') this.renderStatus();
     });
@@ -124,7 +124,7 @@ class LivePage {
   }
 
   selectRank(rank) {
-    const valid = rank >= 0 && rank < this.data.ranks.length ? rank : -1;
+    const valid = rank >= 0 && rank < this.data.size ? rank : -1;
     this.selectedRank = valid;
     this.grid.select(valid, {announce: false});
     this.rankList.setActiveRank(valid);
@@ -169,14 +169,14 @@ class LivePage {
     if (!finding && this.selectedFinding) this.selectedFinding = '';
     if (dirty.has('ranks') || dirty.has('jobs') || dirty.has('filters') || dirty.has('findings')) {
       // A rank of the deep link, once its job is loaded.
-      if (this.wantedRank >= 0 && !data.loading && data.ranks.length > this.wantedRank
+      if (this.wantedRank >= 0 && !data.loading && data.size > this.wantedRank
           && this.selectedRank !== this.wantedRank) {
         const rank = this.wantedRank;
         this.wantedRank = -1;
         this.selectedRank = rank;
         this.grid.select(rank, {announce: false});
         this.rankPanel.fetch(data.job, rank, data.rankKinds.get(rank) || [], data.origin, data.horizon,
-          data.ranks[rank]);
+          data.row(rank));
       }
       this.filters.setHosts(data.hosts(naturalCompare));
       const layout = liveLayout({world: data.world, topology: data.summary?.topology || null,
@@ -188,13 +188,18 @@ class LivePage {
       }
       this.finding = finding || null;
       this.filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
-      this.grid.setOutlined(finding ? finding.ranks : []);
-      this.grid.invalidate();
+      // The cells follow states, filters and findings; a jobs re-read alone (once a second while changes
+      // come) repaints none of the 16,384 (a new topology comes through setLayout).
+      if (dirty.has('ranks') || dirty.has('filters') || dirty.has('findings')) {
+        this.grid.setOutlined(finding ? finding.ranks : []);
+        this.grid.invalidate();
+      }
       this.progress.render(data);
       const filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
       this.filters.render(filtering || !!this.selectedFinding, layout ? layout.axes : '');
       const ranks = [];
-      for (let r = 0; r < data.ranks.length; ++r) if (data.ranks[r] && this.matches(r)) ranks.push(r);
+      const present = data.present;
+      for (let r = 0; r < data.size; ++r) if (present[r] && this.matches(r)) ranks.push(r);
       this.rankList.setRanks(ranks);
       setText(this.ranksHeading, rankListHeader(ranks.length, data.world, filtering));
       this.findings.render(data.findings, this.selectedFinding, !!data.job);
@@ -210,7 +215,7 @@ class LivePage {
     const state = this.filters.stateFilter;
     const host = this.filters.hostFilter;
     if (state >= 0 && this.data.states[rank] !== state) return false;
-    if (host && this.data.ranks[rank]?.host !== host) return false;
+    if (host && this.data.host(rank) !== host) return false;
     return true;
   }
 
@@ -231,18 +236,18 @@ class LivePage {
   }
 
   rankRow(rank) {
-    const row = this.data.ranks[rank];
     const kinds = this.data.rankKinds.get(rank);
-    return {state: stateNames[this.data.states[rank]], detail: kinds ? kinds.join(', ') : (row?.host || ''),
+    return {state: stateNames[this.data.states[rank]], detail: kinds ? kinds.join(', ') : this.data.host(rank),
       alert: !!kinds};
   }
 
   // "rank 5 · ready · node-0 · communicator · straggler" (the desktop grid's hover text).
   hoverText(rank) {
-    const row = this.data.ranks[rank];
     const parts = [`rank ${rank}`, stateNames[this.data.states[rank]]];
-    if (row?.host) parts.push(row.host);
-    if (row?.phase) parts.push(row.phase);
+    const host = this.data.host(rank);
+    const phase = this.data.phase(rank);
+    if (host) parts.push(host);
+    if (phase) parts.push(phase);
     const kinds = this.data.rankKinds.get(rank);
     if (kinds) parts.push(kinds.join(', '));
     return parts.join(' · ');
@@ -267,9 +272,10 @@ class LivePage {
   renderRankPanel(fetch) {
     const data = this.data;
     const rank = this.selectedRank;
-    this.rankPanel.show(data.job, rank, data.ranks[rank], data.rankKinds.get(rank) || [], data.origin, data.horizon);
+    const row = data.row(rank);
+    this.rankPanel.show(data.job, rank, row, data.rankKinds.get(rank) || [], data.origin, data.horizon);
     if (rank >= 0 && fetch) {
-      this.rankPanel.fetch(data.job, rank, data.rankKinds.get(rank) || [], data.origin, data.horizon, data.ranks[rank]);
+      this.rankPanel.fetch(data.job, rank, data.rankKinds.get(rank) || [], data.origin, data.horizon, row);
     }
   }
 }

@@ -39,41 +39,55 @@ export function createApi(askToken) {
     return asking;
   }
 
-  async function send(path, options) {
+  // GET path with the tab's token, read and parsed here: {status, body, notJson}.
+  async function load(path) {
     const headers = {Accept: 'application/json'};
     const token = storedToken();
     if (token) headers.Authorization = `Bearer ${token}`;
+    let response;
     try {
-      return await fetch(path, {...options, headers, cache: 'no-store', credentials: 'omit'});
+      response = await fetch(path, {method: 'GET', headers, cache: 'no-store', credentials: 'omit'});
     } catch (e) {
-      throw new ApiError(0, `cannot reach the collector: ${e.message}`);
+      return {status: 0, error: `cannot reach the collector: ${e.message}`};
     }
+    const text = await response.text().catch(() => '');
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      return {status: response.status, body: null, notJson: true};
+    }
+    return {status: response.status, body};
   }
 
-  async function get(path) {
+  // The answer of a GET made by `loader(path, token)` -> {status, body, notJson} | {status: 0, error} (a
+  // 2xx answer may carry more: the parser's columns): get() loads here, the Live page's ranks load in the parser's worker (parser.js). A 401 asks
+  // for the token and tries again; other failures throw an ApiError.
+  async function answer(path, loader) {
     let refused = false;
     for (;;) {
-      const response = await send(path, {method: 'GET'});
-      const text = await response.text().catch(() => '');
-      let body = null;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        if (response.ok) throw new ApiError(response.status, `GET ${path}: the answer is not JSON`);
-      }
-      if (response.status === 401) {
+      const got = await loader(path, storedToken());
+      if (got.status === 0) throw new ApiError(0, got.error);
+      if (got.status === 401) {
         await requestToken(refused || storedToken() ? 'missing or wrong bearer token' : '');
         refused = true;
         continue;
       }
-      if (!response.ok) {
-        const error = body && typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
+      const body = got.body ?? null;
+      const ok = got.status >= 200 && got.status <= 299;
+      if (ok && got.notJson) throw new ApiError(got.status, `GET ${path}: the answer is not JSON`);
+      if (!ok) {
+        const error = body && typeof body.error === 'string' ? body.error : `HTTP ${got.status}`;
         const hint = body && typeof body.hint === 'string' ? body.hint : '';
-        throw new ApiError(response.status, error, hint, body);
+        throw new ApiError(got.status, error, hint, body);
       }
-      return body;
+      return got;
     }
   }
 
-  return {get, token: storedToken, requestToken};
+  async function get(path) {
+    return (await answer(path, load)).body;
+  }
+
+  return {get, answer, token: storedToken, requestToken};
 }

@@ -105,6 +105,43 @@ export class GridLayout {
   }
 }
 
+// [x, y] of every cell's top-left corner, in content units.
+function cellOrigins(layout, pitch) {
+  const origins = new Float64Array(layout.world * 2);
+  for (let block = 0, rank = 0; block < layout.blocks && rank < layout.world; ++block) {
+    const [ox, oy] = layout.blockOrigin(block);
+    for (let column = 0; column < layout.columns; ++column) {
+      for (let row = 0; row < layout.rows && rank < layout.world; ++row, ++rank) {
+        origins[2 * rank] = ox + column * pitch;
+        origins[2 * rank + 1] = oy + metrics.label + row * pitch;
+      }
+    }
+  }
+  return origins;
+}
+
+// Node boundaries: a line in the gap between neighbouring cells of different nodes.
+function nodeLines(layout, origins, cell) {
+  const path = new Path2D();
+  for (let rank = 0; rank < layout.world; ++rank) {
+    const node = layout.node(rank);
+    const below = rank + 1;  // the next row of the same column, when the block has one
+    if ((rank % layout.rows) + 1 < layout.rows && below < layout.world && layout.node(below) !== node) {
+      const y = origins[2 * rank + 1] + cell + metrics.gap / 2;
+      path.moveTo(origins[2 * rank] - metrics.gap / 2, y);
+      path.lineTo(origins[2 * rank] + cell + metrics.gap / 2, y);
+    }
+    const right = rank + layout.rows;  // the next column of the same row
+    const column = Math.floor(rank / layout.rows) % layout.columns;
+    if (column + 1 < layout.columns && right < layout.world && layout.node(right) !== node) {
+      const x = origins[2 * rank] + cell + metrics.gap / 2;
+      path.moveTo(x, origins[2 * rank + 1] - metrics.gap / 2);
+      path.lineTo(x, origins[2 * rank + 1] + cell + metrics.gap / 2);
+    }
+  }
+  return path;
+}
+
 // The view: a focusable wrapper (keyboard), a base canvas (cells: repainted when the data changes) and an
 // overlay canvas (selection and hover outlines: repainted alone, so hovering never repaints 16,384 cells).
 //
@@ -305,17 +342,13 @@ export class GridCanvas {
       list.push(rank);
       if (markOf(rank)) marks.push(rank);
     }
-    const origins = new Float64Array(layout.world * 2);
-    for (let block = 0, rank = 0; block < layout.blocks && rank < layout.world; ++block) {
-      const [ox, oy] = layout.blockOrigin(block);
-      for (let column = 0; column < layout.columns; ++column) {
-        for (let row = 0; row < layout.rows && rank < layout.world; ++row, ++rank) {
-          origins[2 * rank] = ox + column * pitch;
-          origins[2 * rank + 1] = oy + metrics.label + row * pitch;
-        }
-      }
+    // Where each cell goes and the node boundaries depend on the layout alone: made once per layout.
+    if (this.originsFor !== layout) {
+      this.originsFor = layout;
+      this.origins = cellOrigins(layout, pitch);
+      this.nodeLines = nodeLines(layout, this.origins, cell);
     }
-    this.origins = origins;
+    const origins = this.origins;
     for (const [fill, ranks] of byFill) {
       ctx.fillStyle = fill;
       for (const rank of ranks) ctx.fillRect(origins[2 * rank], origins[2 * rank + 1], cell, cell);
@@ -338,24 +371,7 @@ export class GridCanvas {
     // Node boundaries: a line in the gap between neighbouring cells of different nodes.
     ctx.strokeStyle = colours.nodeFrame;
     ctx.lineWidth = Math.max(1 / s, metrics.gap * 0.6);
-    ctx.beginPath();
-    for (let rank = 0; rank < layout.world; ++rank) {
-      const node = layout.node(rank);
-      const below = rank + 1;  // the next row of the same column, when the block has one
-      if ((rank % layout.rows) + 1 < layout.rows && below < layout.world && layout.node(below) !== node) {
-        const y = origins[2 * rank + 1] + cell + metrics.gap / 2;
-        ctx.moveTo(origins[2 * rank] - metrics.gap / 2, y);
-        ctx.lineTo(origins[2 * rank] + cell + metrics.gap / 2, y);
-      }
-      const right = rank + layout.rows;  // the next column of the same row
-      const column = Math.floor(rank / layout.rows) % layout.columns;
-      if (column + 1 < layout.columns && right < layout.world && layout.node(right) !== node) {
-        const x = origins[2 * rank] + cell + metrics.gap / 2;
-        ctx.moveTo(x, origins[2 * rank + 1] - metrics.gap / 2);
-        ctx.lineTo(x, origins[2 * rank + 1] + cell + metrics.gap / 2);
-      }
-    }
-    ctx.stroke();
+    ctx.stroke(this.nodeLines);
     // The selected finding's ranks: outlines, drawn last so no neighbour paints over them.
     if (this.outlined.length) {
       ctx.strokeStyle = colours.outline;

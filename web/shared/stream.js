@@ -10,13 +10,23 @@
 // With a token, the first message is {"type":"auth","token":T}: a browser cannot set headers on a WebSocket,
 // and the token never goes into the URL.
 //
-// Listeners get {type: 'changes', changes, seq}, {type: 'resync'} (re-read snapshots) and
+// The messages are parsed off the main thread (parser.js, parse_worker.js): only their text crosses over, and
+// the answers are handled in the order the messages came, the socket's close after them.
+//
+// Listeners get {type: 'changes', batch, seq} (batch: {count, jobs: Map job -> rank columns, others: [the other
+// changes]}, rank_columns.js), {type: 'resync'} (re-read snapshots) and
 // {type: 'state', state: 'connecting' | 'live' | 'down', detail}.
 const backoffMs = [250, 500, 1000, 2000, 3000];
 
+// A listener that throws is the page's bug, reported as such; the messages after it are still handled.
+const rethrow = (e) => setTimeout(() => {
+  throw e;
+});
+
 export class Stream {
-  constructor({path = '/api/v1/stream', token = () => '', onAuthRefused = async () => {}} = {}) {
+  constructor({path = '/api/v1/stream', token = () => '', onAuthRefused = async () => {}, parser} = {}) {
     this.path = path;
+    this.parser = parser;
     this.token = token;
     this.onAuthRefused = onAuthRefused;
     this.listeners = new Set();
@@ -75,42 +85,69 @@ export class Stream {
       return;
     }
     this.socket = socket;
-    let hello = false;
-    let authRefused = false;
+    const connection = {socket, token: this.token(), hello: false, authRefused: false, replaced: false,
+      handled: Promise.resolve()};
+    this.connection = connection;  // the benchmark feeds messages through receive() (bench/web/live_render.mjs)
     socket.addEventListener('open', () => {
-      const token = this.token();
-      if (token) socket.send(JSON.stringify({type: 'auth', token}));
+      if (connection.token) socket.send(JSON.stringify({type: 'auth', token: connection.token}));
     });
     socket.addEventListener('message', (event) => {
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
-        return;  // not ours to interpret
-      }
-      if (message.type === 'hello') {
-        hello = true;
-        this.onHello(message);
-      } else if (message.type === 'reload') {
-        this.seq = this.helloSeq;
-        this.emit({type: 'resync'});
-      } else if (message.type === 'changes') {
-        this.onChanges(message);
-      } else if (message.type === 'error') {
-        authRefused = message.error === 'missing or wrong bearer token';
-      }
+      if (typeof event.data === 'string') this.receive(connection, event.data);
     });
     socket.addEventListener('close', (event) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      if (this.stopped) return;
-      if (authRefused || event.code === 1008) {
-        this.setState('down', 'missing or wrong bearer token');
-        this.onAuthRefused().then(() => this.connect());
-        return;
-      }
-      this.retry(hello ? 'the collector closed the stream' : 'cannot reach the collector');
+      connection.handled = connection.handled.then(() => this.onClose(connection, event)).catch(rethrow);
     });
+  }
+
+  // One message's text: parsed in the worker, handled after the messages before it.
+  receive(connection, text) {
+    const started = performance.now();
+    const parsed = this.parser.parseStream(text);
+    this.lastPostMs = performance.now() - started;  // read by bench/web/live_render.mjs
+    connection.handled = connection.handled.then(() => parsed).then((result) => this.onMessage(connection, result))
+      .catch(rethrow);
+    return connection.handled;
+  }
+
+  onMessage(connection, result) {
+    if (result.type === 'hello') {
+      connection.hello = true;
+      this.onHello(result.message);
+    } else if (result.type === 'reload') {
+      this.seq = this.helloSeq;
+      this.emit({type: 'resync'});
+    } else if (result.type === 'changes') {
+      this.onChanges(result);
+      this.lastHandledAt = performance.now();  // read by bench/web/live_render.mjs
+    } else if (result.type === 'error') {
+      connection.authRefused = result.message.error === 'missing or wrong bearer token';
+    }
+    // Anything else (not JSON, another type) is not ours to interpret.
+  }
+
+  // The tab got a token (the dialog): a connection opened without it waits for a first message it will
+  // never send; open one with it now.
+  tokenChanged() {
+    const connection = this.connection;
+    if (this.stopped || !this.socket || !connection || connection.token === this.token()) return;
+    connection.replaced = true;
+    this.socket = null;
+    connection.socket.close(1000);
+    clearTimeout(this.timer);
+    this.connect();
+  }
+
+  onClose(connection, event) {
+    if (connection.replaced || this.socket !== connection.socket) return;
+    this.socket = null;
+    if (this.stopped) return;
+    if (connection.authRefused || event.code === 1008) {
+      if (this.token() && this.token() !== connection.token) return this.connect();  // a newer token to try
+      this.setState('down', 'missing or wrong bearer token');
+      this.onAuthRefused().then(() => this.connect());
+      return;
+    }
+    this.retry(connection.hello ? 'the collector closed the stream' : 'cannot reach the collector');
   }
 
   retry(detail) {
@@ -139,8 +176,8 @@ export class Stream {
     }
   }
 
-  onChanges(message) {
-    const seq = Number.isInteger(message.seq) ? message.seq : null;
+  onChanges(result) {
+    const seq = result.seq;
     if (seq !== null && this.epoch !== null) {
       if (seq <= this.seq) return;  // already applied (a replay overlapping what we had)
       if (seq > this.seq + 1) {
@@ -149,6 +186,6 @@ export class Stream {
       }
       this.seq = seq;
     }
-    this.emit({type: 'changes', changes: Array.isArray(message.changes) ? message.changes : [], seq});
+    this.emit({type: 'changes', batch: {count: result.count, jobs: result.jobs, others: result.others}, seq});
   }
 }

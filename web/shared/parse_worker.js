@@ -1,0 +1,40 @@
+// The page's parser, a module worker (new Worker('/shared/parse_worker.js', {type: 'module'}), served by the
+// collector like every file of web/; the CSP's worker-src 'self' allows it): the stream's messages and the
+// ranks snapshot are parsed here, off the main thread, and go back as columns (rank_columns.js) whose typed
+// arrays are transferred. The main thread keeps the WebSocket (its reconnects, seq and epoch: stream.js):
+// only the text crosses over. Requests (parser.js):
+//   {id, op: 'stream', text}           -> {id, result: parseStreamText(text)}
+//   {id, op: 'ranks', path, token}     -> {id, status: 200, total, columns} | {id, status, body} (not 200:
+//                                         the collector's JSON error, or status 0 and error when unreachable)
+import {parseStreamText, ranksColumns, streamTransferables, transferables} from './rank_columns.js';
+
+async function ranks(id, path, token) {
+  const headers = {Accept: 'application/json'};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, {headers, cache: 'no-store', credentials: 'omit'});
+  } catch (e) {
+    return self.postMessage({id, status: 0, error: `cannot reach the collector: ${e.message}`});
+  }
+  const text = await response.text().catch(() => '');
+  let body = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    return self.postMessage({id, status: response.status, body: null, notJson: true});
+  }
+  if (response.status !== 200 || body === null) return self.postMessage({id, status: response.status, body});
+  const {total, columns} = ranksColumns(body);
+  self.postMessage({id, status: 200, total, columns}, transferables(columns));
+}
+
+self.addEventListener('message', (event) => {
+  const {id, op} = event.data || {};
+  if (op === 'stream') {
+    const result = parseStreamText(event.data.text);
+    self.postMessage({id, result}, streamTransferables(result));
+  } else if (op === 'ranks') {
+    ranks(id, event.data.path, event.data.token);
+  }
+});
