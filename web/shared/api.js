@@ -1,4 +1,4 @@
-// The collector's HTTP API as the page uses it: GET JSON with `Authorization: Bearer <token>` when the tab
+// The collector's HTTP API as the page uses it: GET (and POST) JSON with `Authorization: Bearer <token>` when the tab
 // has one. The token lives in sessionStorage (this tab only), never in a URL. A 401 asks for the token once
 // (every request waiting on a 401 shares that one question) and the request is tried again.
 const tokenKey = 'meshscope.token';
@@ -43,6 +43,7 @@ export function createApi(askToken) {
     const headers = {Accept: 'application/json'};
     const token = storedToken();
     if (token) headers.Authorization = `Bearer ${token}`;
+    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     try {
       return await fetch(path, {...options, headers, cache: 'no-store', credentials: 'omit'});
     } catch (e) {
@@ -50,16 +51,18 @@ export function createApi(askToken) {
     }
   }
 
-  async function get(path) {
+  // GET, or POST with a JSON body (the tour checks, the sandbox, a tour's job).
+  async function request(method, path, payload) {
     let refused = false;
     for (;;) {
-      const response = await send(path, {method: 'GET'});
+      const options = payload === undefined ? {method} : {method, body: JSON.stringify(payload)};
+      const response = await send(path, options);
       const text = await response.text().catch(() => '');
       let body = null;
       try {
         body = text ? JSON.parse(text) : null;
       } catch {
-        if (response.ok) throw new ApiError(response.status, `GET ${path}: the answer is not JSON`);
+        if (response.ok) throw new ApiError(response.status, `${method} ${path}: the answer is not JSON`);
       }
       if (response.status === 401) {
         await requestToken(refused || storedToken() ? 'missing or wrong bearer token' : '');
@@ -75,5 +78,8 @@ export function createApi(askToken) {
     }
   }
 
-  return {get, token: storedToken, requestToken};
+  const get = (path) => request('GET', path);
+  const post = (path, payload) => request('POST', path, payload ?? {});
+
+  return {get, post, token: storedToken, requestToken};
 }
