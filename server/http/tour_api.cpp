@@ -8,7 +8,7 @@
 #include "collector/collector.h"
 #include "meshscope/finding.h"
 #include "meshscope/tour.h"
-#include "meshscope/tours/shipped_tours.h"
+#include "shipped_tours.h"
 #include "simulation.h"
 #include "tour_jobs.h"
 
@@ -42,9 +42,9 @@ struct CatalogEntry {
 const std::vector<CatalogEntry>& catalog() {
     static const std::vector<CatalogEntry> entries = [] {
         std::vector<CatalogEntry> out;
-        for (const auto& shipped : shipped_tours()) {
-            auto tour = parse_tour(shipped.text);
-            if (tour) out.push_back({std::string(shipped.text), std::move(tour).value()});
+        for (const ShippedTour& shipped : shipped_tours()) {
+            auto tour = parse_tour(shipped.json);
+            if (tour) out.push_back({std::string(shipped.json), std::move(tour).value()});
         }
         return out;
     }();
@@ -113,9 +113,13 @@ json resolved_step(const Tour& tour, const TourStep& step, std::size_t k) {
     if (q.rank) peers["rank"] = *q.rank;
     json job = nullptr;
     if (step.job)
-        job = {{"job", tour_job_name(tour)}, {"dp", step.job->dp},     {"cp", step.job->cp},
-               {"ep", step.job->ep},         {"gpus_per_node", step.job->gpus_per_node}, {"faults", step.job->faults}};
-    return {{"tour", tour.name}, {"step", k},      {"page", to_string(step.page)},
+        job = {{"job", tour_job_name(tour)},
+               {"dp", step.job->dp},
+               {"cp", step.job->cp},
+               {"ep", step.job->ep},
+               {"gpus_per_node", step.job->gpus_per_node},
+               {"faults", step.job->faults}};
+    return {{"tour", tour.name},  {"step", k},      {"page", to_string(step.page)},
             {"planner", planner}, {"peers", peers}, {"job", job}};
 }
 
@@ -179,8 +183,8 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
             if (!index) return reply(std::move(refusal));
             step = &tour.steps[*index];
             if (!step->job)
-                return reply(error_reply(400, "step " + std::to_string(*index + 1) + " of tour " + quoted(tour.name) +
-                                                  " runs no job"));
+                return reply(error_reply(
+                    400, "step " + std::to_string(*index + 1) + " of tour " + quoted(tour.name) + " runs no job"));
         } else {
             for (const TourStep& s : tour.steps)
                 if (s.job && !step) step = &s;

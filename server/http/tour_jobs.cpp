@@ -12,8 +12,8 @@ namespace {
 std::string options_key(const sim::ScenarioOptions& o) {
     nlohmann::json faults = nlohmann::json::object();
     for (const auto& [kind, count] : o.faults) faults[std::string(to_string(kind))] = count;
-    return nlohmann::json{{"job", o.job},   {"dp", o.dp},         {"cp", o.cp},    {"ep", o.ep},
-                          {"gpus", o.gpus_per_node}, {"faults", faults}, {"seed", o.seed}}
+    return nlohmann::json{{"job", o.job},     {"dp", o.dp},    {"cp", o.cp}, {"ep", o.ep}, {"gpus", o.gpus_per_node},
+                          {"faults", faults}, {"seed", o.seed}}
         .dump();
 }
 }  // namespace

@@ -38,6 +38,14 @@ int step_with_check(const QString& tour, const QString& kind) {
     return 0;
 }
 
+// The step (from 1) of the live tour whose finding_rank check asks for `kind`, or 0.
+int step_with_finding(const QString& tour, const QString& kind) {
+    const QJsonArray steps = parse(shipped(tour))["steps"].toArray();
+    for (int i = 0; i < steps.size(); ++i)
+        if (steps[i].toObject()["task"].toObject()["check"].toObject()["finding"].toString() == kind) return i + 1;
+    return 0;
+}
+
 QByteArray sandbox_body(const QByteArray& calls) {
     return R"({"calls": [)" + calls + "]}";
 }
@@ -87,7 +95,8 @@ private slots:
 
     void answers_a_tour_as_shipped_data() {
         QTest::addColumn<QString>("name");
-        for (const char* name : {"mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job", "peers"})
+        for (const char* name :
+             {"mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job", "peers"})
             QTest::addRow("%s", name) << QString::fromLatin1(name);
     }
     void answers_a_tour_as_shipped() {
@@ -111,9 +120,8 @@ private slots:
         const QString range = QStringLiteral(" (steps 1 to %1)").arg(steps);
         QTest::addRow("unknown tour") << QByteArray("GET") << "/api/v1/tours/x" << QByteArray() << 404
                                       << R"(no tour named "x")";
-        QTest::addRow("unknown tour, check")
-            << QByteArray("POST") << "/api/v1/tours/nope/steps/1/check" << QByteArray(R"({"answer": {}})") << 404
-            << R"(no tour named "nope")";
+        QTest::addRow("unknown tour, check") << QByteArray("POST") << "/api/v1/tours/nope/steps/1/check"
+                                             << QByteArray(R"({"answer": {}})") << 404 << R"(no tour named "nope")";
         QTest::addRow("step 0") << QByteArray("GET") << "/api/v1/tours/expert-mesh/steps/0" << QByteArray() << 404
                                 << R"(tour "expert-mesh" has no step 0)" + range;
         QTest::addRow("step past the end")
@@ -125,31 +133,30 @@ private slots:
         QTest::addRow("unknown route") << QByteArray("GET") << "/api/v1/tours/expert-mesh/answers" << QByteArray()
                                        << 404 << "no such endpoint";
         QTest::addRow("GET a check") << QByteArray("GET") << check << QByteArray() << 405 << "use POST";
-        QTest::addRow("POST the list") << QByteArray("POST") << "/api/v1/tours" << QByteArray("{}") << 405
-                                       << "use GET";
-        QTest::addRow("GET the sandbox") << QByteArray("GET") << "/api/v1/sandbox" << QByteArray() << 405
-                                         << "use POST";
+        QTest::addRow("POST the list") << QByteArray("POST") << "/api/v1/tours" << QByteArray("{}") << 405 << "use GET";
+        QTest::addRow("GET the sandbox") << QByteArray("GET") << "/api/v1/sandbox" << QByteArray() << 405 << "use POST";
         const QString body_shape = R"(the body must be {"answer": {...}} with an optional "job": "<name>")";
         QTest::addRow("body not JSON") << QByteArray("POST") << check << QByteArray("rank 5") << 400 << body_shape;
         QTest::addRow("no answer") << QByteArray("POST") << check << QByteArray(R"({"rank": 5})") << 400 << body_shape;
-        QTest::addRow("job not a string") << QByteArray("POST") << check
-                                          << QByteArray(R"({"answer": {"rank": 5}, "job": 3})") << 400 << body_shape;
+        QTest::addRow("job not a string")
+            << QByteArray("POST") << check << QByteArray(R"({"answer": {"rank": 5}, "job": 3})") << 400 << body_shape;
         // core's own message for an answer of the wrong shape (tour.h)
-        QTest::addRow("answer without a rank") << QByteArray("POST") << check
-                                               << QByteArray(R"({"answer": {"number": 5}})") << 400
-                                               << R"(answer needs "rank", a non-negative integer)";
+        QTest::addRow("answer without a rank")
+            << QByteArray("POST") << check << QByteArray(R"({"answer": {"number": 5}})") << 400
+            << R"(answer needs "rank", a non-negative integer)";
         QTest::addRow("a negative rank") << QByteArray("POST") << check << QByteArray(R"({"answer": {"rank": -1}})")
                                          << 400 << R"(answer needs "rank", a non-negative integer)";
         QTest::addRow("a tour without a job") << QByteArray("POST") << "/api/v1/tours/expert-mesh/job" << QByteArray()
                                               << 400 << R"(tour "expert-mesh" runs no job)";
-        QTest::addRow("job body") << QByteArray("POST") << "/api/v1/tours/live-job/job" << QByteArray(R"({"step": "1"})")
-                                  << 400 << R"(the body must be empty or {"step": K}, K from 1)";
+        QTest::addRow("job body") << QByteArray("POST") << "/api/v1/tours/live-job/job"
+                                  << QByteArray(R"({"step": "1"})") << 400
+                                  << R"(the body must be empty or {"step": K}, K from 1)";
         const QString sandbox_shape = R"(the body must be {"calls": [{"op": "initialize", ...}, ...]})";
         QTest::addRow("sandbox without calls")
             << QByteArray("POST") << "/api/v1/sandbox" << QByteArray(R"({"call": []})") << 400 << sandbox_shape;
-        QTest::addRow("sandbox: unknown op") << QByteArray("POST") << "/api/v1/sandbox"
-                                             << sandbox_body(R"({"op": "initialise"})") << 400
-                                             << R"(calls[0]: unknown op "initialise")";
+        QTest::addRow("sandbox: unknown op")
+            << QByteArray("POST") << "/api/v1/sandbox" << sandbox_body(R"({"op": "initialise"})") << 400
+            << R"(calls[0]: unknown op "initialise")";
         QTest::addRow("sandbox: dp not an integer")
             << QByteArray("POST") << "/api/v1/sandbox"
             << sandbox_body(R"({"op": "reset"}, {"op": "initialize", "dp": "16", "cp": 1, "ep": 2})") << 400
@@ -204,10 +211,9 @@ private slots:
         QTest::addRow("relaunch") << first + "," + second + R"(, {"op": "relaunch"}, )" + second
                                   << QStringList{"initialized", "error", "relaunched", "initialized"} << QString()
                                   << "16 1 4 4 1";
-        QTest::addRow("ep must divide dp") << QByteArray(R"({"op": "initialize", "dp": 16, "cp": 1, "ep": 3})")
-                                           << QStringList{"error"}
-                                           << "ValueError: dp_size must be divisible by ep_size, got 16 % 3 != 0."
-                                           << QString();
+        QTest::addRow("ep must divide dp")
+            << QByteArray(R"({"op": "initialize", "dp": 16, "cp": 1, "ep": 3})") << QStringList{"error"}
+            << "ValueError: dp_size must be divisible by ep_size, got 16 % 3 != 0." << QString();
         QTest::addRow("reset alone") << QByteArray(R"({"op": "reset"})") << QStringList{"reset"} << QString()
                                      << QString();
     }
@@ -274,33 +280,31 @@ private slots:
         QVERIFY(test::eventually(
             [&] { return parse(get("/api/v1/jobs/tour-live-job").body)["ranks_seen"].toInt() == world; }, 30000));
 
-        const int k = step_with_check("live-job", "finding_rank");
+        // topology_mismatch: found as soon as the faulty rank reports (no waiting for missing_after).
+        const QString kind = "topology_mismatch";
+        const int k = step_with_finding("live-job", kind);
         QVERIFY(k > 0);
-        const QString kind = parse(shipped("live-job"))["steps"]
-                                 .toArray()[k - 1]
-                                 .toObject()["task"]
-                                 .toObject()["check"]
-                                 .toObject()["finding"]
-                                 .toString();
         // The ranks of that kind, as the job's own findings list them (the collector's monitor).
         QList<int> ranks;
-        QVERIFY2(test::eventually(
-                     [&] {
-                         ranks.clear();
-                         for (const auto& f :
-                              parse(get("/api/v1/jobs/tour-live-job/findings").body)["findings"].toArray())
-                             if (f.toObject()["kind"].toString() == kind)
-                                 for (const auto& r : f.toObject()["ranks"].toArray()) ranks << r.toInt();
-                         return !ranks.isEmpty();
-                     },
-                     60000),
-                 qPrintable("no " + kind + " finding in tour-live-job"));
+        QVERIFY2(
+            test::eventually(
+                [&] {
+                    ranks.clear();
+                    for (const auto& f : parse(get("/api/v1/jobs/tour-live-job/findings").body)["findings"].toArray())
+                        if (f.toObject()["kind"].toString() == kind)
+                            for (const auto& r : f.toObject()["ranks"].toArray()) ranks << r.toInt();
+                    return !ranks.isEmpty();
+                },
+                60000),
+            qPrintable("no " + kind + " finding in tour-live-job"));
         int healthy = 0;
         while (ranks.contains(healthy)) ++healthy;
         const QString target = QStringLiteral("/api/v1/tours/live-job/steps/%1/check").arg(k);
-        const auto right = parse(post(target, QStringLiteral(R"({"answer": {"rank": %1}})").arg(ranks.first()).toUtf8()).body);
+        const auto right =
+            parse(post(target, QStringLiteral(R"({"answer": {"rank": %1}})").arg(ranks.first()).toUtf8()).body);
         QCOMPARE(right["correct"].toBool(), true);
-        const auto wrong = parse(post(target, QStringLiteral(R"({"answer": {"rank": %1}})").arg(healthy).toUtf8()).body);
+        const auto wrong =
+            parse(post(target, QStringLiteral(R"({"answer": {"rank": %1}})").arg(healthy).toUtf8()).body);
         QCOMPARE(wrong["correct"].toBool(), false);
         // Another job's findings are asked for by name; an unknown one is a 404.
         const auto missing = post(target, R"({"answer": {"rank": 0}, "job": "nope"})");

@@ -10,7 +10,7 @@ import {onRank, onSandbox} from '../shared/learner.js';
 import {ensureStylesheet} from '../shared/stylesheet.js';
 import {sandboxCalls} from '../sandbox/sandbox_history.js';
 import {AnswerControl, answerKind} from './tour_answer.js';
-import {activeTour, markFinished, markReached, progressOf, setActiveTour} from './tour_progress.js';
+import {activeTour, forget, markFinished, markReached, progressOf, setActiveTour} from './tour_progress.js';
 
 const anchorWaitMs = 8000;
 
@@ -67,8 +67,10 @@ export class TourRunner {
     if (active) this.start(active.name, active.step);
   }
 
-  async start(name, k = 1) {
+  // restart: forget the progress first (Start over, or a finished tour started again).
+  async start(name, k = 1, {restart = false} = {}) {
     const seq = ++this.seq;
+    if (restart) forget(name);
     let tour = this.tours.get(name);
     if (!tour) {
       try {

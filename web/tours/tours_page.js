@@ -48,7 +48,9 @@ class ToursPage {
     const start = el('button', {type: 'button', class: 'tour-start', 'data-tour': tour.name,
       'aria-describedby': headingId},
     resumable ? `Resume at step ${progress.reached}` : 'Start');
-    start.addEventListener('click', () => this.ctx.tours.start(tour.name, resumable ? progress.reached : 1));
+    // A finished tour starts afresh; an unfinished one resumes where it was left.
+    start.addEventListener('click', () => this.ctx.tours.start(tour.name, resumable ? progress.reached : 1,
+      {restart: !resumable}));
     const again = progress.reached >= 1 ? el('button', {type: 'button', class: 'tour-restart',
       'aria-describedby': headingId}, 'Start over') : null;
     again?.addEventListener('click', () => this.ctx.tours.start(tour.name, 1, {restart: true}));
