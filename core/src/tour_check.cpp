@@ -54,17 +54,15 @@ std::optional<Verdict> outside(std::int64_t rank, std::int64_t world) {
 // The step's plan and the check's mesh and dim in it (parse_tour made sure they exist).
 struct Target {
     Plan plan;
-    const PlanMesh* mesh;
-    std::size_t dim;
+    std::string mesh_name;
     std::string dim_name;
+    std::size_t dim = 0;
+    [[nodiscard]] const PlanMesh& mesh() const { return *plan.mesh(mesh_name); }
 };
 Target target_of(const TourStep& step, const json& check) {
-    Plan plan = tour::planner_plan(step.planner).value();
-    const std::string mesh_name = check.at("mesh").get<std::string>();
-    const std::string dim = check.at("dim").get<std::string>();
-    Target t{std::move(plan), nullptr, 0, dim};
-    t.mesh = t.plan.mesh(mesh_name);
-    t.dim = t.mesh->mesh.dim_index(dim).value();
+    Target t{tour::planner_plan(step.planner).value(), check.at("mesh").get<std::string>(),
+             check.at("dim").get<std::string>()};
+    t.dim = t.mesh().mesh.dim_index(t.dim_name).value();
     return t;
 }
 
@@ -78,7 +76,7 @@ Expected<Verdict> rank_in_group(const TourStep& step, const json& check, const j
     const std::string of_name = "rank " + std::to_string(of);
     if (not_self && *rank == of)
         return wrong("that is " + of_name + " itself; find another member of its " + t.dim_name + " group.");
-    const auto group = t.mesh->mesh.group_of(*rank, t.dim);
+    const auto group = t.mesh().mesh.group_of(*rank, t.dim);
     const std::string who = "rank " + std::to_string(*rank) + "'s " + t.dim_name + " group is " + group_text(group);
     if (std::find(group.begin(), group.end(), of) == group.end())
         return wrong(who + "; it does not contain " + of_name + ".");
@@ -92,7 +90,7 @@ Expected<Verdict> rank_leaves_node(const TourStep& step, const json& check, cons
     if (!rank) return rank.error();
     const Target t = target_of(step, check);
     if (auto v = outside(*rank, t.plan.topology().world())) return *v;
-    const auto group = t.mesh->mesh.group_of(*rank, t.dim);
+    const auto group = t.mesh().mesh.group_of(*rank, t.dim);
     const std::string who = "rank " + std::to_string(*rank) + "'s " + t.dim_name + " group " + group_text(group);
     const std::string nodes = nodes_text(group, t.plan.placement());
     if (leaves_node(group, t.plan.placement())) return right(who + " spans " + nodes + ".");
@@ -103,9 +101,9 @@ Expected<Verdict> count(const TourStep& step, const json& check, const json& ans
     const auto number = answer_integer(answer, "number");
     if (!number) return number.error();
     const Target t = target_of(step, check);
-    const DimSpan& span = t.mesh->spans.at(t.dim);
+    const DimSpan& span = t.mesh().spans.at(t.dim);
     const std::string what = check.at("what").get<std::string>();
-    const std::string of_mesh = "the " + t.mesh->name + " mesh";
+    const std::string of_mesh = "the " + t.mesh().name + " mesh";
     std::int64_t expected = 0;
     std::string said;
     if (what == "groups") {
@@ -130,8 +128,7 @@ Expected<Verdict> layout(const TourStep& step, const json& check, const json& an
     if (!answer.is_object() || !answer.contains("layout") || !answer.at("layout").is_object()) return bad;
     const json& l = answer.at("layout");
     for (const auto& item : l.items())
-        if (item.key() != "dp" && item.key() != "cp" && item.key() != "ep" && item.key() != "gpus_per_node")
-            return bad;
+        if (item.key() != "dp" && item.key() != "cp" && item.key() != "ep" && item.key() != "gpus_per_node") return bad;
     auto field = [&](const char* key, std::optional<std::int64_t> fallback) -> std::optional<std::int64_t> {
         if (!l.contains(key)) return fallback;
         if (!l.at(key).is_number_integer()) return std::nullopt;
@@ -167,9 +164,9 @@ Expected<Verdict> layout(const TourStep& step, const json& check, const json& an
         const std::size_t d = expert->mesh.dim_index(dim).value();
         const DimSpan& span = expert->spans.at(d);
         if (span.cross_node_groups > 0)
-            return wrong(shape + " with " + std::to_string(*gpus) + " GPUs per node: " +
-                         std::to_string(span.cross_node_groups) + " of its " + std::to_string(span.groups) + " " +
-                         dim + " groups leave a node.");
+            return wrong(shape + " with " + std::to_string(*gpus) +
+                         " GPUs per node: " + std::to_string(span.cross_node_groups) + " of its " +
+                         std::to_string(span.groups) + " " + dim + " groups leave a node.");
         return right(shape + " with " + std::to_string(*gpus) + " GPUs per node keeps every " + dim +
                      " group inside one node.");
     }
@@ -183,15 +180,15 @@ Expected<Verdict> creation_index(const TourStep& step, const json& check, const 
     const std::int64_t of = check.at("of").get<std::int64_t>();
     const CreationOrder order = *parse_creation_order(check.at("order").get<std::string>());
     const std::string order_name(to_string(order));
-    const DeviceMesh& mesh = t.mesh->mesh;
+    const DeviceMesh& mesh = t.mesh().mesh;
     const std::int64_t count = mesh.group_count(t.dim);
     const std::string group = group_text(mesh.group_of(of, t.dim));
     if (*number >= count)
-        return wrong("the " + t.mesh->name + " mesh has only " + std::to_string(count) + " " + t.dim_name +
+        return wrong("the " + t.mesh().name + " mesh has only " + std::to_string(count) + " " + t.dim_name +
                      " groups, created at positions 0 to " + std::to_string(count - 1) + ".");
     if (mesh.group_index(of, t.dim, order) == *number)
-        return right("in " + order_name + " order rank " + std::to_string(of) + "'s " + t.dim_name + " group " +
-                     group + " is created at position " + std::to_string(*number) + ".");
+        return right("in " + order_name + " order rank " + std::to_string(of) + "'s " + t.dim_name + " group " + group +
+                     " is created at position " + std::to_string(*number) + ".");
     return wrong("in " + order_name + " order position " + std::to_string(*number) + " creates " +
                  group_text(mesh.group(t.dim, *number, order)) + ", not rank " + std::to_string(of) + "'s " +
                  t.dim_name + " group " + group + ".");
@@ -221,7 +218,7 @@ Expected<Verdict> sandbox(const json& check, const json& answer) {
     const std::string expect = check.at("expect").get<std::string>();
     const SandboxResult& last = results.back();
     const std::string got = last.outcome == SandboxOutcome::error ? std::string(python_name(last.error->type()))
-                                                                   : std::string(to_string(last.outcome));
+                                                                  : std::string(to_string(last.outcome));
     if (got != expect) return wrong("the last call's outcome is " + got + ", not " + expect + ".");
     if (check.contains("after")) {
         const std::string after = check.at("after").get<std::string>();
@@ -231,7 +228,9 @@ Expected<Verdict> sandbox(const json& check, const json& answer) {
         if (!failed) return wrong("no call has failed yet: first reproduce the error, then fix it.");
         bool came = false;
         for (std::size_t i = *failed + 1; i < calls->size(); ++i) came = came || to_string((*calls)[i].op) == after;
-        if (!came) return wrong("the last call's outcome is " + got + ", but no " + after + " came after the last failed call.");
+        if (!came)
+            return wrong("the last call's outcome is " + got + ", but no " + after +
+                         " came after the last failed call.");
         return right(expect + " after a " + after + " that followed the failed call.");
     }
     if (last.outcome == SandboxOutcome::error) return right(got + ": " + last.error->message());
@@ -244,7 +243,8 @@ Expected<Verdict> peer_group(const TourStep& step, const json& check, const json
     if (auto v = outside(*rank, step.peers.world)) return *v;
     const std::string framework = check.at("framework").get<std::string>();
     const std::int64_t of = check.at("of").get<std::int64_t>();
-    if (*rank == of) return wrong("that is rank " + std::to_string(of) + " itself; find another member of its ep group.");
+    if (*rank == of)
+        return wrong("that is rank " + std::to_string(of) + " itself; find another member of its ep group.");
     // The peers branch provides peer_layout(); until it is merged this check cannot be judged.
     (void)framework;
     return ValueError("peer layouts are not built");

@@ -13,8 +13,7 @@ std::optional<Finding> example(FindingKind kind) {
         case FindingKind::reinit_mismatch: return monitor::reinit_mismatch(0, "(16, 1, 2)", "(16, 1, 4)");
         case FindingKind::missing_rank: return monitor::missing_rank({2}, 4, 30);
         case FindingKind::stale_rank: return monitor::stale_rank({4}, 60);
-        case FindingKind::straggler:
-            return monitor::straggler(Phase::communicator, {{13, 12.0, false}}, 1.0, 16);
+        case FindingKind::straggler: return monitor::straggler(Phase::communicator, {{13, 12.0, false}}, 1.0, 16);
         default: return std::nullopt;
     }
 }

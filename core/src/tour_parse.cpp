@@ -13,8 +13,8 @@ namespace meshscope {
 namespace {
 constexpr std::array<std::string_view, 4> page_names = {"planner", "live", "sandbox", "peers"};
 constexpr std::array<std::string_view, 12> anchor_names = {
-    "planner.inputs", "planner.mesh",  "planner.order",  "planner.grid",   "planner.inspector", "live.progress",
-    "live.grid",      "live.findings", "live.rank",      "sandbox.calls",  "sandbox.state",     "peers.layouts"};
+    "planner.inputs", "planner.mesh",  "planner.order", "planner.grid",  "planner.inspector", "live.progress",
+    "live.grid",      "live.findings", "live.rank",     "sandbox.calls", "sandbox.state",     "peers.layouts"};
 // A tour is read by people one rank at a time: a world beyond this is a typo, and keeps every check cheap.
 constexpr std::int64_t max_tour_world = 4096;
 
@@ -97,8 +97,14 @@ constexpr std::array<std::string_view, 2> order_names = {"torch29", "torch28"};
 void read_planner_view(const Reader& view, TourPlannerState& state) {
     view.allow_only({"page", "dp", "world", "cp", "ep", "gpus_per_node", "order", "mesh", "rank"});
     if (view.has("dp") && view.has("world")) view.fail_here("give dp or world, not both");
-    if (auto dp = view.integer("dp", 1, false)) state.dp = dp, state.world.reset();
-    if (auto world = view.integer("world", 1, false)) state.world = world, state.dp.reset();
+    if (auto dp = view.integer("dp", 1, false)) {
+        state.dp = dp;
+        state.world.reset();
+    }
+    if (auto world = view.integer("world", 1, false)) {
+        state.world = world;
+        state.dp.reset();
+    }
     if (auto cp = view.integer("cp", 1, false)) state.cp = *cp;
     if (auto ep = view.integer("ep", 1, false)) state.ep = *ep;
     if (auto g = view.integer("gpus_per_node", 1, false)) state.gpus_per_node = *g;
@@ -169,9 +175,9 @@ std::string dims_text(const std::vector<std::string>& dims) {
 
 // The check's fields for its kind (docs/tours.md, "Checks"), against the step's resolved state.
 void read_check(const Reader& check, const TourStep& step, const std::optional<Plan>& plan) {
-    static constexpr std::array<std::string_view, 9> kinds = {
-        "rank_in_group", "rank_leaves_node", "count",   "layout", "creation_index",
-        "finding_rank",  "sandbox",          "peer_group", "choice"};
+    static constexpr std::array<std::string_view, 9> kinds = {"rank_in_group", "rank_leaves_node", "count",
+                                                              "layout",        "creation_index",   "finding_rank",
+                                                              "sandbox",       "peer_group",       "choice"};
     // The kind names the check, so its messages name the check ("task.check: unknown kind ...").
     const std::string kind = check.text("kind");
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) check.fail_here("unknown kind " + quoted(kind));
@@ -183,8 +189,8 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
     auto rank_field = [&](std::string_view key, std::int64_t world) {
         const std::int64_t r = *check.integer(key, 0, true);
         if (r >= world)
-            check.fail(key, "rank " + std::to_string(r) + " is outside the world of " + std::to_string(world) +
-                                " ranks");
+            check.fail(key,
+                       "rank " + std::to_string(r) + " is outside the world of " + std::to_string(world) + " ranks");
     };
     // mesh + dim, with the expert mesh present in the step's plan.
     auto mesh_dim = [&]() {
@@ -194,15 +200,16 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
         if (std::find(dims.begin(), dims.end(), dim) == dims.end())
             check.fail("dim", quoted(dim) + " is not a dim of the " + mesh + " mesh " + dims_text(dims));
         if (!plan->mesh(mesh))
-            check.fail("mesh", "the expert mesh needs ep > 1 (this step has ep = " +
-                                   std::to_string(plan->topology().ep) + ")");
+            check.fail("mesh",
+                       "the expert mesh needs ep > 1 (this step has ep = " + std::to_string(plan->topology().ep) + ")");
     };
     if (kind == "rank_in_group") {
         needs_page(TourPage::planner);
         check.allow_only({"kind", "mesh", "dim", "of", "not_self"});
         mesh_dim();
         rank_field("of", plan->topology().world());
-        if (check.has("not_self") && !check.at("not_self").is_boolean()) check.fail("not_self", "expected true or false");
+        if (check.has("not_self") && !check.at("not_self").is_boolean())
+            check.fail("not_self", "expected true or false");
     } else if (kind == "rank_leaves_node") {
         needs_page(TourPage::planner);
         check.allow_only({"kind", "mesh", "dim"});
@@ -370,8 +377,7 @@ Expected<Tour> parse_tour(std::string_view json_text) {
         const Reader top(value, "", "");
         top.allow_only({"schema", "name", "title", "summary", "steps"});
         const std::string schema = top.text("schema");
-        if (schema != Tour::schema)
-            top.fail("schema", "expected " + quoted(Tour::schema) + ", got " + quoted(schema));
+        if (schema != Tour::schema) top.fail("schema", "expected " + quoted(Tour::schema) + ", got " + quoted(schema));
         Tour tour;
         tour.name = top.text("name");
         for (char c : tour.name)

@@ -39,7 +39,8 @@ Expected<std::vector<SandboxCall>> read_sandbox_calls(const nlohmann::json& valu
         return ValueError("answer needs \"calls\", an array of sandbox calls");
     const json& calls = value.at("calls");
     if (calls.size() > max_calls)
-        return ValueError("calls: at most " + std::to_string(max_calls) + " calls, got " + std::to_string(calls.size()));
+        return ValueError("calls: at most " + std::to_string(max_calls) + " calls, got " +
+                          std::to_string(calls.size()));
     std::vector<SandboxCall> out;
     for (std::size_t i = 0; i < calls.size(); ++i) {
         const std::string where = "calls[" + std::to_string(i) + "]";
@@ -111,8 +112,9 @@ nlohmann::json to_json(std::span<const SandboxCall> calls, std::span<const Sandb
     json out = json::array();
     for (std::size_t i = 0; i < results.size() && i < calls.size(); ++i) {
         const SandboxResult& r = results[i];
-        json item = {{"op", to_string(calls[i].op)}, {"outcome", to_string(r.outcome)}};
-        if (r.error) item["error"] = {{"type", python_name(r.error->type())}, {"message", r.error->message()}};
+        json item = {{"op", std::string(to_string(calls[i].op))}, {"outcome", std::string(to_string(r.outcome))}};
+        if (r.error)
+            item["error"] = {{"type", std::string(python_name(r.error->type()))}, {"message", r.error->message()}};
         if (r.state)
             item["state"] = {{"dp", r.state->dp},
                              {"cp", r.state->cp},

@@ -42,9 +42,11 @@ Expected<TourContext> job_context(const Tour& tour, const TourStep& step) {
 
 // Sandbox histories up to four calls over the calls the singleton tour asks for.
 std::vector<nlohmann::json> sandbox_histories() {
-    const std::vector<nlohmann::json> calls = {
-        {{"op", "initialize"}, {"dp", 16}, {"cp", 1}, {"ep", 2}}, {{"op", "initialize"}, {"dp", 16}, {"cp", 1}, {"ep", 4}},
-        {{"op", "initialize"}, {"dp", 16}, {"cp", 1}, {"ep", 3}}, {{"op", "reset"}}, {{"op", "relaunch"}}};
+    const std::vector<nlohmann::json> calls = {{{"op", "initialize"}, {"dp", 16}, {"cp", 1}, {"ep", 2}},
+                                               {{"op", "initialize"}, {"dp", 16}, {"cp", 1}, {"ep", 4}},
+                                               {{"op", "initialize"}, {"dp", 16}, {"cp", 1}, {"ep", 3}},
+                                               {{"op", "reset"}},
+                                               {{"op", "relaunch"}}};
     std::vector<nlohmann::json> out = {nlohmann::json::array()};
     std::vector<nlohmann::json> frontier = out;
     for (int length = 1; length <= 4; ++length) {
@@ -130,7 +132,8 @@ private slots:
 
     void tour_data() {
         QTest::addColumn<QString>("name");
-        for (const auto& t : shipped_tours()) QTest::addRow("%s", std::string(t.name).c_str()) << QString::fromUtf8(t.name.data(), t.name.size());
+        for (const auto& t : shipped_tours())
+            QTest::addRow("%s", std::string(t.name).c_str()) << QString::fromUtf8(t.name.data(), t.name.size());
     }
     void tour() {
         QFETCH(QString, name);
@@ -167,19 +170,22 @@ private slots:
             "task": {"prompt": "P", "check": {"kind": "rank_leaves_node", "mesh": "data", "dim": "cp"}}})"
                                         << "t step 1: no answer is right";
         // ... and every dp group leaves it.
-        QTest::addRow("every rank leaves") << R"({"title": "A", "text": "B", "view": {"page": "planner", "dp": 8, "cp": 2},
+        QTest::addRow("every rank leaves")
+            << R"({"title": "A", "text": "B", "view": {"page": "planner", "dp": 8, "cp": 2},
             "task": {"prompt": "P", "check": {"kind": "rank_leaves_node", "mesh": "data", "dim": "dp"}}})"
-                                           << "t step 1: no answer is wrong";
+            << "t step 1: no answer is wrong";
         // One GPU per node: no ep group of 8 fits.
         QTest::addRow("no layout") << R"({"title": "A", "text": "B", "view": {"page": "planner", "dp": 8, "ep": 2},
             "task": {"prompt": "P", "check": {"kind": "layout", "ep": 8, "gpus_per_node": 1, "inside_node": "ep"}}})"
                                    << "t step 1: no answer is right";
-        QTest::addRow("fault not injected") << R"({"title": "A", "text": "B", "view": {"page": "live", "simulate": {"dp": 16, "faults": "straggler=1"}},
+        QTest::addRow("fault not injected")
+            << R"({"title": "A", "text": "B", "view": {"page": "live", "simulate": {"dp": 16, "faults": "straggler=1"}},
             "task": {"prompt": "P", "check": {"kind": "finding_rank", "finding": "missing_rank"}}})"
-                                            << "t step 1: no answer is right";
-        QTest::addRow("job refused") << R"({"title": "A", "text": "B", "view": {"page": "live", "simulate": {"dp": 2, "faults": "straggler=1"}},
+            << "t step 1: no answer is right";
+        QTest::addRow("job refused")
+            << R"({"title": "A", "text": "B", "view": {"page": "live", "simulate": {"dp": 2, "faults": "straggler=1"}},
             "task": {"prompt": "P", "check": {"kind": "finding_rank", "finding": "straggler"}}})"
-                                     << "t step 1: the job does not build: --faults: 1 faulty ranks need a world of at least 10, got 2";
+            << "t step 1: the job does not build: --faults: 1 faulty ranks need a world of at least 10, got 2";
     }
     void catches_unsolvable() {
         QFETCH(QString, steps);

@@ -9,12 +9,14 @@ using namespace meshscope;
 
 namespace {
 // A planner reading step, valid on its own.
-const std::string planner_step = R"({"title": "A", "text": "B", "view": {"page": "planner", "dp": 8, "cp": 2, "ep": 2}})";
+const std::string planner_step =
+    R"({"title": "A", "text": "B", "view": {"page": "planner", "dp": 8, "cp": 2, "ep": 2}})";
 
 std::string step_with(const std::string& view, const std::string& rest = "") {
     return R"({"title": "A", "text": "B", "view": )" + view + rest + "}";
 }
-std::string planner_task(const std::string& check, const std::string& view = R"({"page": "planner", "dp": 8, "cp": 2, "ep": 2})") {
+std::string planner_task(const std::string& check,
+                         const std::string& view = R"({"page": "planner", "dp": 8, "cp": 2, "ep": 2})") {
     return step_with(view, R"(, "task": {"prompt": "P", "check": )" + check + "}");
 }
 }  // namespace
@@ -46,7 +48,8 @@ private slots:
 
         // A step's own fields.
         row("step not object", steps("3"), "step 1: expected an object");
-        row("unknown step key", steps(R"({"title": "A", "text": "B", "anchr": "planner.grid", "view": {"page": "planner"}})"),
+        row("unknown step key",
+            steps(R"({"title": "A", "text": "B", "anchr": "planner.grid", "view": {"page": "planner"}})"),
             "step 1: unknown key \"anchr\"");
         row("title missing", steps(R"({"text": "B", "view": {"page": "planner"}})"), "step 1: title: missing");
         row("text type", steps(R"({"title": "A", "text": ["B"], "view": {"page": "planner"}})"),
@@ -101,7 +104,8 @@ private slots:
             "step 1: task: unknown key \"answer\"");
         row("check missing", steps(step_with(R"({"page": "planner"}, "task": {"prompt": "P"})")),
             "step 1: task.check: missing");
-        row("kind unknown", steps(planner_step + "," + planner_step + "," + planner_task(R"({"kind": "rank_in_grup"})")),
+        row("kind unknown",
+            steps(planner_step + "," + planner_step + "," + planner_task(R"({"kind": "rank_in_grup"})")),
             "step 3: task.check: unknown kind \"rank_in_grup\"");
         row("check field missing", steps(planner_task(R"({"kind": "rank_in_group", "mesh": "expert", "dim": "ep"})")),
             "step 1: task.check.of: missing");
@@ -111,8 +115,9 @@ private slots:
             "step 1: task.check.mesh: unknown mesh \"moe\"");
         row("dim of mesh", steps(planner_task(R"({"kind": "rank_leaves_node", "mesh": "data", "dim": "ep"})")),
             "step 1: task.check.dim: \"ep\" is not a dim of the data mesh (dp, cp)");
-        row("expert mesh ep 1", steps(planner_task(R"({"kind": "rank_leaves_node", "mesh": "expert", "dim": "ep"})",
-                                                   R"({"page": "planner", "dp": 8, "ep": 1})")),
+        row("expert mesh ep 1",
+            steps(planner_task(R"({"kind": "rank_leaves_node", "mesh": "expert", "dim": "ep"})",
+                               R"({"page": "planner", "dp": 8, "ep": 1})")),
             "step 1: task.check.mesh: the expert mesh needs ep > 1 (this step has ep = 1)");
         row("of outside", steps(planner_task(R"({"kind": "rank_in_group", "mesh": "data", "dim": "dp", "of": 16})")),
             "step 1: task.check.of: rank 16 is outside the world of 16 ranks");
@@ -126,7 +131,8 @@ private slots:
         row("layout inside_node", steps(planner_task(R"({"kind": "layout", "ep": 2, "inside_node": "cp"})")),
             "step 1: task.check.inside_node: unknown expert mesh dim \"cp\"");
         row("creation order",
-            steps(planner_task(R"({"kind": "creation_index", "mesh": "expert", "dim": "efsdp", "of": 5, "order": "2.9"})")),
+            steps(planner_task(
+                R"({"kind": "creation_index", "mesh": "expert", "dim": "efsdp", "of": 5, "order": "2.9"})")),
             "step 1: task.check.order: unknown order \"2.9\"");
         row("wrong page", steps(planner_task(R"({"kind": "finding_rank", "finding": "straggler"})")),
             "step 1: task.check: finding_rank needs a live view, not planner");
@@ -143,16 +149,19 @@ private slots:
                             R"(, "task": {"prompt": "P", "check": {"kind": "sandbox", "expect": "KeyError"}})")),
             "step 1: task.check.expect: unknown outcome \"KeyError\"");
         row("sandbox after",
-            steps(step_with(R"({"page": "sandbox"})",
-                            R"(, "task": {"prompt": "P", "check": {"kind": "sandbox", "expect": "initialized", "after": "restart"}})")),
+            steps(step_with(
+                R"({"page": "sandbox"})",
+                R"(, "task": {"prompt": "P", "check": {"kind": "sandbox", "expect": "initialized", "after": "restart"}})")),
             "step 1: task.check.after: unknown op \"restart\"");
         row("framework",
-            steps(step_with(R"({"page": "peers"})",
-                            R"(, "task": {"prompt": "P", "check": {"kind": "peer_group", "framework": "deepspeed", "of": 1}})")),
+            steps(step_with(
+                R"({"page": "peers"})",
+                R"(, "task": {"prompt": "P", "check": {"kind": "peer_group", "framework": "deepspeed", "of": 1}})")),
             "step 1: task.check.framework: unknown framework \"deepspeed\"");
         row("peer of outside",
-            steps(step_with(R"({"page": "peers", "world": 8})",
-                            R"(, "task": {"prompt": "P", "check": {"kind": "peer_group", "framework": "megatron", "of": 8}})")),
+            steps(step_with(
+                R"({"page": "peers", "world": 8})",
+                R"(, "task": {"prompt": "P", "check": {"kind": "peer_group", "framework": "megatron", "of": 8}})")),
             "step 1: task.check.of: rank 8 is outside the world of 8 ranks");
         row("choice options", steps(planner_task(R"({"kind": "choice", "options": ["only one"], "correct": 0})")),
             "step 1: task.check.options: expected at least two texts");
@@ -208,6 +217,23 @@ private slots:
         QCOMPARE(tour->steps[3].peers.ep, std::int64_t{4});
         QCOMPARE(tour->steps[3].peers.world, std::int64_t{16});
         QCOMPARE(tour->steps[3].view.at("page").get<std::string>(), std::string("peers"));
+    }
+
+    void resolved_json() {
+        const auto tour = parse_tour(test::tour_json(
+            planner_step + "," + step_with(R"({"page": "sandbox"})", R"(, "finding_text": "reinit_mismatch")")));
+        QVERIFY(tour);
+        const nlohmann::json j = to_json(*tour);
+        QCOMPARE(j.at("schema"), nlohmann::json("meshscope.tour/1"));
+        QCOMPARE(j.at("steps").size(), std::size_t{2});
+        // Step 2 shows the planner state step 1 left.
+        QCOMPARE(j.at("steps")[1].at("planner"),
+                 nlohmann::json::parse(R"({"dp": 8, "cp": 2, "ep": 2, "gpus_per_node": 8,
+                                                                           "order": "torch29", "mesh": "expert"})"));
+        QCOMPARE(j.at("steps")[1].at("page"), nlohmann::json("sandbox"));
+        QCOMPARE(j.at("steps")[1].at("finding").at("kind"), nlohmann::json("reinit_mismatch"));
+        QVERIFY(!j.at("steps")[0].contains("task"));
+        QVERIFY(!j.at("steps")[0].contains("job"));
     }
 
     void anchors() {

@@ -27,7 +27,7 @@ std::string outcomes(const std::vector<SandboxResult>& results) {
 nlohmann::json history(const std::vector<SandboxCall>& calls) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& c : calls) {
-        nlohmann::json call = {{"op", to_string(c.op)}};
+        nlohmann::json call = {{"op", std::string(to_string(c.op))}};
         if (c.op == SandboxOp::initialize) call.update({{"dp", c.dp}, {"cp", c.cp}, {"ep", c.ep}});
         out.push_back(call);
     }
@@ -44,27 +44,39 @@ private slots:
         QTest::addColumn<QString>("error");  // the last call's, "Type: message"
         QTest::addColumn<QString>("state");  // (dp, cp, ep) after the last call, or "none"
         QTest::addColumn<qint64>("efsdp");
-        QTest::addRow("first") << std::vector{init(16, 1, 2)} << "initialized" << "" << "(16, 1, 2)" << qint64{8};
+        QTest::addRow("first") << std::vector{init(16, 1, 2)} << "initialized"
+                               << ""
+                               << "(16, 1, 2)" << qint64{8};
         QTest::addRow("again with another ep")
             << std::vector{init(16, 1, 2), init(16, 1, 4)} << "initialized error"
             << "RuntimeError: FSDPTurbo parallel state is already initialized with (16, 1, 2), got (16, 1, 4)."
             << "(16, 1, 2)" << qint64{8};
-        QTest::addRow("ep does not divide dp")
-            << std::vector{init(16, 1, 2), init(16, 1, 3)} << "initialized error"
-            << "ValueError: dp_size must be divisible by ep_size, got 16 % 3 != 0." << "(16, 1, 2)" << qint64{8};
-        QTest::addRow("ep zero") << std::vector{init(16, 1, 0)} << "error" << "ValueError: ep_size must be positive, got 0."
+        QTest::addRow("ep does not divide dp") << std::vector{init(16, 1, 2), init(16, 1, 3)} << "initialized error"
+                                               << "ValueError: dp_size must be divisible by ep_size, got 16 % 3 != 0."
+                                               << "(16, 1, 2)" << qint64{8};
+        QTest::addRow("ep zero") << std::vector{init(16, 1, 0)} << "error"
+                                 << "ValueError: ep_size must be positive, got 0."
                                  << "none" << qint64{0};
-        QTest::addRow("fix: relaunch")
-            << std::vector{init(16, 1, 2), init(16, 1, 4), relaunch, init(16, 1, 4)}
-            << "initialized error relaunched initialized" << "" << "(16, 1, 4)" << qint64{4};
+        QTest::addRow("fix: relaunch") << std::vector{init(16, 1, 2), init(16, 1, 4), relaunch, init(16, 1, 4)}
+                                       << "initialized error relaunched initialized"
+                                       << ""
+                                       << "(16, 1, 4)" << qint64{4};
         QTest::addRow("fix: reset") << std::vector{init(16, 1, 2), init(16, 1, 4), reset, init(16, 1, 4)}
-                                    << "initialized error reset initialized" << "" << "(16, 1, 4)" << qint64{4};
-        QTest::addRow("fix: same topology")
-            << std::vector{init(16, 1, 2), init(16, 1, 2)} << "initialized unchanged" << "" << "(16, 1, 2)" << qint64{8};
-        QTest::addRow("reset alone") << std::vector{init(8, 2, 2), reset} << "initialized reset" << "" << "none" << qint64{0};
-        QTest::addRow("relaunch drops the state")
-            << std::vector{init(8, 2, 2), relaunch} << "initialized relaunched" << "" << "none" << qint64{0};
-        QTest::addRow("ep 1") << std::vector{init(16, 1, 1)} << "initialized" << "" << "(16, 1, 1)" << qint64{1};
+                                    << "initialized error reset initialized"
+                                    << ""
+                                    << "(16, 1, 4)" << qint64{4};
+        QTest::addRow("fix: same topology") << std::vector{init(16, 1, 2), init(16, 1, 2)} << "initialized unchanged"
+                                            << ""
+                                            << "(16, 1, 2)" << qint64{8};
+        QTest::addRow("reset alone") << std::vector{init(8, 2, 2), reset} << "initialized reset"
+                                     << ""
+                                     << "none" << qint64{0};
+        QTest::addRow("relaunch drops the state") << std::vector{init(8, 2, 2), relaunch} << "initialized relaunched"
+                                                  << ""
+                                                  << "none" << qint64{0};
+        QTest::addRow("ep 1") << std::vector{init(16, 1, 1)} << "initialized"
+                              << ""
+                              << "(16, 1, 1)" << qint64{1};
     }
     void replays() {
         QFETCH(std::vector<SandboxCall>, calls);
@@ -78,8 +90,9 @@ private slots:
         const SandboxResult& last = results.back();
         QCOMPARE(last.error.has_value(), !error.isEmpty());
         if (last.error)
-            QCOMPARE(QString::fromStdString(std::string(python_name(last.error->type())) + ": " + last.error->message()),
-                     error);
+            QCOMPARE(
+                QString::fromStdString(std::string(python_name(last.error->type())) + ": " + last.error->message()),
+                error);
         QCOMPARE(QString::fromStdString(last.state ? last.state->tuple_string() : "none"), state);
         if (last.state) QCOMPARE(last.state->efsdp, efsdp);
     }
@@ -93,14 +106,18 @@ private slots:
     void reads_calls_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
-        QTest::addRow("not calls") << R"({"history": []})" << "answer needs \"calls\", an array of sandbox calls";
-        QTest::addRow("no op") << R"({"calls": [{"dp": 1}]})" << "calls[0]: needs \"op\": initialize, reset or relaunch";
-        QTest::addRow("unknown op") << R"({"calls": [{"op": "reset"}, {"op": "resett"}]})" << "calls[1]: unknown op \"resett\"";
+        QTest::addRow("not calls") << R"({"history": []})"
+                                   << "answer needs \"calls\", an array of sandbox calls";
+        QTest::addRow("no op") << R"({"calls": [{"dp": 1}]})"
+                               << "calls[0]: needs \"op\": initialize, reset or relaunch";
+        QTest::addRow("unknown op") << R"({"calls": [{"op": "reset"}, {"op": "resett"}]})"
+                                    << "calls[1]: unknown op \"resett\"";
         QTest::addRow("missing cp") << R"({"calls": [{"op": "initialize", "dp": 16, "ep": 2}]})"
                                     << "calls[0].cp: expected an integer";
         QTest::addRow("unknown key") << R"({"calls": [{"op": "initialize", "dp": 16, "cp": 1, "ep": 2, "world": 16}]})"
                                      << "calls[0]: unknown key \"world\"";
-        QTest::addRow("reset arguments") << R"({"calls": [{"op": "reset", "dp": 1}]})" << "calls[0]: reset takes no arguments";
+        QTest::addRow("reset arguments") << R"({"calls": [{"op": "reset", "dp": 1}]})"
+                                         << "calls[0]: reset takes no arguments";
     }
     void reads_calls() {
         QFETCH(QString, json);
@@ -131,20 +148,23 @@ private slots:
         QTest::addColumn<QString>("message");
         const char* after_relaunch = R"({"kind": "sandbox", "expect": "initialized", "after": "relaunch"})";
         const char* runtime = R"({"kind": "sandbox", "expect": "RuntimeError"})";
-        QTest::addRow("relaunch fix") << after_relaunch << std::vector{init(16, 1, 2), init(16, 1, 4), relaunch, init(16, 1, 4)}
-                                      << true << "Right: initialized after a relaunch that followed the failed call.";
+        QTest::addRow("relaunch fix") << after_relaunch
+                                      << std::vector{init(16, 1, 2), init(16, 1, 4), relaunch, init(16, 1, 4)} << true
+                                      << "Right: initialized after a relaunch that followed the failed call.";
         QTest::addRow("no failure yet") << after_relaunch << std::vector{init(16, 1, 4)} << false
                                         << "no call has failed yet: first reproduce the error, then fix it.";
-        QTest::addRow("reset instead") << after_relaunch << std::vector{init(16, 1, 2), init(16, 1, 4), reset, init(16, 1, 4)}
-                                       << false
-                                       << "the last call's outcome is initialized, but no relaunch came after the last failed call.";
+        QTest::addRow("reset instead")
+            << after_relaunch << std::vector{init(16, 1, 2), init(16, 1, 4), reset, init(16, 1, 4)} << false
+            << "the last call's outcome is initialized, but no relaunch came after the last failed call.";
         QTest::addRow("still failing") << after_relaunch << std::vector{init(16, 1, 2), init(16, 1, 4)} << false
                                        << "the last call's outcome is RuntimeError, not initialized.";
-        QTest::addRow("the error") << runtime << std::vector{init(16, 1, 2), init(16, 1, 4)} << true
-                                   << "Right: RuntimeError: FSDPTurbo parallel state is already initialized with (16, 1, 2), got (16, 1, 4).";
+        QTest::addRow("the error")
+            << runtime << std::vector{init(16, 1, 2), init(16, 1, 4)} << true
+            << "Right: RuntimeError: FSDPTurbo parallel state is already initialized with (16, 1, 2), got (16, 1, 4).";
         QTest::addRow("no error") << runtime << std::vector{init(16, 1, 2)} << false
                                   << "the last call's outcome is initialized, not RuntimeError.";
-        QTest::addRow("no calls") << runtime << std::vector<SandboxCall>{} << false << "the sandbox has made no call yet.";
+        QTest::addRow("no calls") << runtime << std::vector<SandboxCall>{} << false
+                                  << "the sandbox has made no call yet.";
         QTest::addRow("unchanged") << R"({"kind": "sandbox", "expect": "unchanged"})"
                                    << std::vector{init(16, 1, 2), init(16, 1, 2)} << true
                                    << "Right: the last call's outcome is unchanged.";
@@ -154,8 +174,9 @@ private slots:
         QFETCH(std::vector<SandboxCall>, calls);
         QFETCH(bool, correct);
         QFETCH(QString, message);
-        const TourStep step = test::last_step(R"({"title": "A", "text": "B", "view": {"page": "sandbox"}, "task": {"prompt": "P", "check": )" +
-                                              check.toStdString() + "}}");
+        const TourStep step = test::last_step(
+            R"({"title": "A", "text": "B", "view": {"page": "sandbox"}, "task": {"prompt": "P", "check": )" +
+            check.toStdString() + "}}");
         const auto verdict = check_answer(step, history(calls));
         QVERIFY2(verdict, verdict ? "" : verdict.error().what());
         QCOMPARE(QString::fromStdString(verdict->message), message);

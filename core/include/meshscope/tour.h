@@ -46,7 +46,7 @@ struct TourPlannerState {
     std::int64_t ep = 1;
     std::int64_t gpus_per_node = 8;
     CreationOrder order = CreationOrder::torch29;
-    std::string mesh = "expert";     // "model", "data" or "expert"
+    std::string mesh = "expert";       // "model", "data" or "expert"
     std::optional<std::int64_t> rank;  // the selected rank
     [[nodiscard]] std::int64_t dp_size() const noexcept { return dp ? *dp : *world / cp; }
 };
@@ -94,6 +94,11 @@ struct Tour {
 
 // ValueError naming the step (from 1) and the field: `step 3: task.check: unknown kind "rank_in_grup"`.
 [[nodiscard]] Expected<Tour> parse_tour(std::string_view json_text);
+
+// The tour with what parse_tour resolved per step, for the web page (docs/tours.md, "The resolved tour"):
+// {"schema", "name", "title", "summary", "steps": [{"title", "text", "page", "view", "anchor"?, "task"?,
+// "planner", "peers", "job"?, "finding_text"?, "finding"? (core's worked example)}]}.
+[[nodiscard]] nlohmann::json to_json(const Tour& tour);
 
 // What the step's check needs beyond the step itself: the findings of the step's live job.
 struct TourContext {
