@@ -27,13 +27,12 @@ HttpReply json_reply(const json& value) {
     return reply;
 }
 
-std::string quoted(std::string_view text) {
+std::string in_quotes(std::string_view text) {
     return "\"" + std::string(text) + "\"";
 }
 
-// A shipped tour: the file as shipped (answered byte for byte) and core's reading of it.
+// A shipped tour as core read it.
 struct CatalogEntry {
-    std::string text;
     Tour tour;
 };
 
@@ -44,7 +43,7 @@ const std::vector<CatalogEntry>& catalog() {
         std::vector<CatalogEntry> out;
         for (const ShippedTour& shipped : shipped_tours()) {
             auto tour = parse_tour(shipped.json);
-            if (tour) out.push_back({std::string(shipped.json), std::move(tour).value()});
+            if (tour) out.push_back({std::move(tour).value()});
         }
         return out;
     }();
@@ -58,7 +57,7 @@ const CatalogEntry* find_tour(std::string_view name) {
 }
 
 HttpReply no_tour(std::string_view name) {
-    return error_reply(404, "no tour named " + quoted(name));
+    return error_reply(404, "no tour named " + in_quotes(name));
 }
 
 HttpReply method_not_allowed(std::string_view allowed) {
@@ -71,8 +70,9 @@ std::optional<std::size_t> step_index(const Tour& tour, std::string_view text, H
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), k);
     const bool number = !text.empty() && text.size() <= 9 && error == std::errc() && end == text.data() + text.size();
     if (number && k >= 1 && k <= tour.steps.size()) return k - 1;
-    refusal = error_reply(404, "tour " + quoted(tour.name) + " has no step " + (number ? text : quoted(text)) +
-                                   " (steps 1 to " + std::to_string(tour.steps.size()) + ")");
+    refusal = error_reply(404, "tour " + in_quotes(tour.name) + " has no step " +
+                                   (number ? std::string(text) : in_quotes(text)) + " (steps 1 to " +
+                                   std::to_string(tour.steps.size()) + ")");
     return std::nullopt;
 }
 
@@ -96,31 +96,16 @@ json tour_list() {
     return {{"tours", std::move(tours)}};
 }
 
-// What a front end sets up to open step k (from 1): core's reading of the views up to it (a view's absent
-// fields carry over), so resuming at step k shows what walking to it would have shown.
-json resolved_step(const Tour& tour, const TourStep& step, std::size_t k) {
-    const TourPlannerState& p = step.planner;
-    json planner = {{"cp", p.cp},
-                    {"ep", p.ep},
-                    {"gpus_per_node", p.gpus_per_node},
-                    {"order", to_string(p.order)},
-                    {"mesh", p.mesh}};
-    if (p.dp) planner["dp"] = *p.dp;
-    if (p.world) planner["world"] = *p.world;
-    if (p.rank) planner["rank"] = *p.rank;
-    const TourPeersState& q = step.peers;
-    json peers = {{"world", q.world}, {"cp", q.cp}, {"ep", q.ep}, {"gpus_per_node", q.gpus_per_node}};
-    if (q.rank) peers["rank"] = *q.rank;
-    json job = nullptr;
-    if (step.job)
-        job = {{"job", tour_job_name(tour)},
-               {"dp", step.job->dp},
-               {"cp", step.job->cp},
-               {"ep", step.job->ep},
-               {"gpus_per_node", step.job->gpus_per_node},
-               {"faults", step.job->faults}};
-    return {{"tour", tour.name},  {"step", k},      {"page", to_string(step.page)},
-            {"planner", planner}, {"peers", peers}, {"job", job}};
+// Step k (from 1) of the resolved tour (core's to_json(tour): the state the views so far add up to) with the
+// finding it quotes read from the tour's job when that has one of the kind (tour_finding), else core's example.
+json resolved_step(const Tour& tour, const TourStep& step, std::size_t k, const TourContext& context) {
+    json out = to_json(tour)["steps"][k - 1];
+    out["tour"] = tour.name;
+    out["step"] = k;
+    if (out.contains("job")) out["job"]["job"] = tour_job_name(tour);
+    const auto finding = tour_finding(step, context);
+    out["finding"] = finding ? to_json(*finding) : json(nullptr);
+    return out;
 }
 
 HttpReply answer_sandbox(const std::string& body) {
@@ -165,9 +150,7 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
 
     if (segments.size() == 4) {
         if (method != "GET") return reply(method_not_allowed("GET"));
-        HttpReply file;
-        file.body = entry->text;
-        return reply(std::move(file));
+        return reply(json_reply(to_json(tour)));  // the resolved tour (docs/tours.md): the page carries nothing over
     }
 
     if (job_route) {
@@ -184,11 +167,11 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
             step = &tour.steps[*index];
             if (!step->job)
                 return reply(error_reply(
-                    400, "step " + std::to_string(*index + 1) + " of tour " + quoted(tour.name) + " runs no job"));
+                    400, "step " + std::to_string(*index + 1) + " of tour " + in_quotes(tour.name) + " runs no job"));
         } else {
             for (const TourStep& s : tour.steps)
                 if (s.job && !step) step = &s;
-            if (!step) return reply(error_reply(400, "tour " + quoted(tour.name) + " runs no job"));
+            if (!step) return reply(error_reply(400, "tour " + in_quotes(tour.name) + " runs no job"));
         }
         sim::ScenarioOptions options;
         options.dp = step->job->dp;
@@ -210,7 +193,7 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
     const auto index = step_index(tour, segments[5], refusal);
     if (!index) return reply(std::move(refusal));
     const TourStep& step = tour.steps[*index];
-    const std::string where = "step " + std::to_string(*index + 1) + " of tour " + quoted(tour.name);
+    const std::string where = "step " + std::to_string(*index + 1) + " of tour " + in_quotes(tour.name);
 
     if (segments.size() == 6) {
         if (method != "GET") return reply(method_not_allowed("GET"));
@@ -220,10 +203,7 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
         return collector_.query(
             [job](const Monitor& m) { return m.findings(job); },
             [&tour, &step, k = *index + 1, reply = std::move(reply)](std::vector<Finding> findings) {
-                json out = resolved_step(tour, step, k);
-                const auto finding = tour_finding(step, TourContext{std::move(findings)});
-                out["finding"] = finding ? to_json(*finding) : json(nullptr);
-                reply(json_reply(out));
+                reply(json_reply(resolved_step(tour, step, k, TourContext{std::move(findings)})));
             });
     }
 
@@ -248,7 +228,7 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
             return m.findings(job);
         },
         [job, judge, reply = std::move(reply)](std::optional<std::vector<Finding>> findings) {
-            if (!findings) return reply(error_reply(404, "no job named " + quoted(job)));
+            if (!findings) return reply(error_reply(404, "no job named " + in_quotes(job)));
             reply(judge(TourContext{std::move(*findings)}));
         });
 }

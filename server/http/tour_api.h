@@ -2,9 +2,8 @@
 // singleton pitfall's sandbox and a tour's simulated job. Every judgement is core's (parse_tour, check_answer,
 // run_sandbox), so the web teaches exactly what the desktop does; this file only routes and shapes errors.
 //   GET  /api/v1/tours                          {"tours": [{"name", "title", "summary", "steps"}]}
-//   GET  /api/v1/tours/NAME                     the tour file as shipped
-//   GET  /api/v1/tours/NAME/steps/K             the step as core resolved it: {"page", "planner", "peers",
-//                                               "job", "finding"} (the views so far; the finding it quotes)
+//   GET  /api/v1/tours/NAME                     the resolved tour, core's to_json(tour) (docs/tours.md)
+//   GET  /api/v1/tours/NAME/steps/K             one step of it, with the finding it quotes from the tour's job
 //   POST /api/v1/tours/NAME/steps/K/check       {"answer": {...}, "job"?} -> {"correct", "message"}
 //   POST /api/v1/tours/NAME/job                 {"step"?: K} -> starts the step's simulated job, "tour-NAME"
 //   POST /api/v1/sandbox                        {"calls": [...]} -> {"results": [...]}

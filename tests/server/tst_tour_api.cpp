@@ -1,4 +1,4 @@
-// The teaching mode's routes over real HTTP on loopback (docs/tours.md): the shipped tours, the resolved step,
+// The teaching mode's routes over real HTTP on loopback (docs/tours.md): the resolved tours and steps,
 // core's verdict on answers (a right one, a wrong one with its reason, a refused shape with core's message),
 // the sandbox with FSDPTurbo's exact errors, a tour's simulated job inside the collector and a finding_rank
 // check against that job's findings; every 4xx with its exact text. Expected values come from docs/tours.md's
@@ -93,18 +93,46 @@ private slots:
         QCOMPARE(titles, expected);
     }
 
-    void answers_a_tour_as_shipped_data() {
+    // The resolved tour (docs/tours.md): the file's own fields as they are, plus core's state per step.
+    void answers_the_resolved_tour_data() {
         QTest::addColumn<QString>("name");
         for (const char* name :
              {"mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job", "peers"})
             QTest::addRow("%s", name) << QString::fromLatin1(name);
     }
-    void answers_a_tour_as_shipped() {
+    void answers_the_resolved_tour() {
         QFETCH(QString, name);
         const auto reply = get("/api/v1/tours/" + name);
         QCOMPARE(reply.status, 200);
         QCOMPARE(reply.header("Content-Type"), QByteArray("application/json"));
-        QCOMPARE(reply.body, shipped(name));
+        const QJsonObject served = parse(reply.body);
+        const QJsonObject file = parse(shipped(name));
+        for (const char* key : {"schema", "name", "title", "summary"}) QCOMPARE(served[key], file[key]);
+        const QJsonArray steps = served["steps"].toArray();
+        QCOMPARE(steps.size(), file["steps"].toArray().size());
+        for (int i = 0; i < steps.size(); ++i) {
+            const QJsonObject got = steps[i].toObject();
+            const QJsonObject want = file["steps"].toArray()[i].toObject();
+            for (const char* key : {"title", "text", "view", "anchor", "finding_text"}) QCOMPARE(got[key], want[key]);
+            const QJsonObject task = got["task"].toObject(), file_task = want["task"].toObject();
+            for (const char* key : {"prompt", "check"}) QCOMPARE(task[key], file_task[key]);
+            QCOMPARE(task["hint"].toString(), file_task["hint"].toString());  // absent: no hint
+            QCOMPARE(got["page"], want["view"].toObject()["page"]);
+            QVERIFY(got["planner"].isObject() && got["peers"].isObject());
+        }
+    }
+
+    // expert-mesh's step 6 says only {"ep": 8, "rank": 5}: dp 8, cp 2, 8 GPUs a node carry over from step 1.
+    void views_carry_over() {
+        const QJsonArray steps = parse(get("/api/v1/tours/expert-mesh").body)["steps"].toArray();
+        QCOMPARE(steps[5].toObject()["view"].toObject(), parse(R"({"page": "planner", "ep": 8, "rank": 5})"));
+        QCOMPARE(steps[5].toObject()["planner"].toObject(),
+                 parse(R"({"dp": 8, "cp": 2, "ep": 8, "gpus_per_node": 8, "order": "torch29", "mesh": "expert",
+                           "rank": 5})"));
+        const auto step = parse(get("/api/v1/tours/expert-mesh/steps/6").body);
+        QCOMPARE(step["planner"], steps[5].toObject()["planner"]);
+        QCOMPARE(step["step"].toInt(), 6);
+        QVERIFY(step["finding"].isNull());
     }
 
     // Every refusal, with its exact text: the route, the tour, the step, the method, the body, core's shape check.
@@ -277,8 +305,15 @@ private slots:
         QCOMPARE(parse(post("/api/v1/tours/live-job/job", {}).body)["started"].toBool(), false);
         const int world = summary["world_size"].toInt();
         QVERIFY(world > 0);
-        QVERIFY(test::eventually(
-            [&] { return parse(get("/api/v1/jobs/tour-live-job").body)["ranks_seen"].toInt() == world; }, 30000));
+        // Every rank reports but the ones the simulator keeps missing (what it says it injected).
+        const int never_seen = summary["injected"].toObject()["missing_rank"].toArray().size();
+        QVERIFY2(test::eventually(
+                     [&] {
+                         return parse(get("/api/v1/jobs/tour-live-job").body)["ranks_seen"].toInt() ==
+                                world - never_seen;
+                     },
+                     30000),
+                 get("/api/v1/jobs/tour-live-job").body.constData());
 
         // topology_mismatch: found as soon as the faulty rank reports (no waiting for missing_after).
         const QString kind = "topology_mismatch";
