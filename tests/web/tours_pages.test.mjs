@@ -23,7 +23,10 @@ before(async () => {
   browser = await launchBrowser();
   page = browser.page;
   // The token as the dialog would keep it (this tab only), before the page's first request.
-  await page.addInitScript((t) => sessionStorage.setItem('meshscope.token', t), token);
+  // (about:blank has no storage of its own.)
+  await page.addInitScript((t) => {
+    if (location.protocol === 'http:') sessionStorage.setItem('meshscope.token', t);
+  }, token);
 });
 
 after(async () => {

@@ -20,7 +20,10 @@ before(async () => {
   serve = await startServe({db: dir.file('h.db'), args: ['--token', token]});
   browser = await launchBrowser();
   page = browser.page;
-  await page.addInitScript((t) => sessionStorage.setItem('meshscope.token', t), token);
+  // (about:blank has no storage of its own.)
+  await page.addInitScript((t) => {
+    if (location.protocol === 'http:') sessionStorage.setItem('meshscope.token', t);
+  }, token);
 });
 
 after(async () => {
@@ -135,7 +138,9 @@ test('progress: a reload comes back to the step, and the list resumes at the ste
   assert.equal(await page.locator('#tour-panel').isHidden(), true);
   // A new tab: nothing of this tab's session, only what the browser keeps (localStorage).
   const other = await browser.context.newPage();
-  await other.addInitScript((t) => sessionStorage.setItem('meshscope.token', t), token);
+  await other.addInitScript((t) => {
+    if (location.protocol === 'http:') sessionStorage.setItem('meshscope.token', t);
+  }, token);
   await other.goto(`${serve.url}/#/tours`);
   const button = other.locator('.tour-item[data-tour="expert-mesh"] .tour-start');
   await eventually(async () => (await button.textContent().catch(() => '')) === 'Resume at step 3');
