@@ -99,6 +99,8 @@ test('the sandbox runs on core: the singleton refuses a second topology, reset l
   assert.equal(await page.textContent('.sandbox-error'), 'calls[4].dp: expected an integer');
   assert.equal(await page.locator('.sandbox-entry').count(), 4);
   await axe('the sandbox page');
+  // The refused call's 400 is logged by the browser as a failed resource: expected here, and only here.
+  browser.errors.splice(0, browser.errors.length, ...browser.errors.filter((e) => !e.includes('status of 400')));
 });
 
 test('the peers view: three frameworks, groups leaving a node marked, a rank\'s group in all three', async () => {
