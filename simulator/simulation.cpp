@@ -355,6 +355,14 @@ nlohmann::json summary_json(const Scenario& scenario) {
 
 RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, const RunOptions& options,
                        const std::atomic<bool>& stop) {
+    const EventSink sink = [&reporter](const Event& event) {
+        reporter.enqueue(event.rank, to_json(event).dump(-1, ' ', false, json::error_handler_t::replace));
+    };
+    return run_scenario(scenario, sink, options, stop);
+}
+
+RunResult run_scenario(const Scenario& scenario, const EventSink& sink, const RunOptions& options,
+                       const std::atomic<bool>& stop) {
     using Clock = std::chrono::steady_clock;
     RunResult result;
     const auto start = Clock::now();
@@ -363,7 +371,7 @@ RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, con
         return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at / scale));
     };
     auto send = [&](const Event& event) {
-        reporter.enqueue(event.rank, to_json(event).dump(-1, ' ', false, json::error_handler_t::replace));
+        sink(event);
         ++result.events;
     };
     for (const ScheduledEvent& e : scenario.events) {

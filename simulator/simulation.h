@@ -85,5 +85,9 @@ struct RunResult {
 // heartbeats until `stop`. Blocks; returns without waiting for acknowledgements (use reporter.flush()).
 RunResult run_scenario(const Scenario& scenario, client::Reporter& reporter, const RunOptions& options,
                        const std::atomic<bool>& stop);
+// The same run into any sink (the collector's own tour jobs hand the events to it in-process, no HTTP).
+using EventSink = std::function<void(const Event&)>;
+RunResult run_scenario(const Scenario& scenario, const EventSink& sink, const RunOptions& options,
+                       const std::atomic<bool>& stop);
 
 }  // namespace meshscope::sim

@@ -1,16 +1,22 @@
-// The shell: hash router (#/live, #/live/<JOB>?rank=R, #/plan?...), the nav, the token dialog and the
-// connection banner. Pages are modules exporting mount(root, ctx) and unmount() (and, optionally,
-// update(params) to follow a new hash without being rebuilt); ctx = {api, params, navigate(hash), stream,
-// parser} (parser: the worker that parses the stream and the ranks snapshots, shared/parser.js).
+// The shell: hash router (#/live, #/live/<JOB>?rank=R, #/plan?..., #/tours, #/sandbox, #/peers?...), the nav,
+// the token dialog, the connection banner and the tour runner (over every page). Pages are modules exporting
+// mount(root, ctx) and unmount() (and, optionally, update(params) to follow a new hash without being rebuilt);
+// ctx = {api, params, navigate(hash), stream, parser, tours} (parser: the worker that parses the stream and the
+// ranks snapshots, shared/parser.js).
 import {createApi, storedToken} from './shared/api.js';
 import {Parser} from './shared/parser.js';
 import {Stream} from './shared/stream.js';
 import {setText} from './shared/dom.js';
+import {TourRunner} from './tours/tour_runner.js';
 
 const routes = {
   live: () => import('./live/live_page.js'),
   plan: () => import('./planner/planner_page.js'),
+  tours: () => import('./tours/tours_page.js'),
+  sandbox: () => import('./sandbox/sandbox_page.js'),
+  peers: () => import('./peers/peers_page.js'),
 };
+const titles = {live: 'Live', plan: 'Planner', tours: 'Tours', sandbox: 'Sandbox', peers: 'Peers'};
 
 const page = document.getElementById('page');
 const banner = document.getElementById('banner');
@@ -100,14 +106,17 @@ function parseHash(hash) {
 let current = {name: '', module: null};
 let routing = Promise.resolve();
 
+// Resolves once the page of `hash` has mounted (the tour runner highlights on it next).
 function navigate(hash, {replace = false} = {}) {
-  if (location.hash === hash) return;
+  if (location.hash === hash) return routing;
   if (replace) {
     history.replaceState(null, '', hash);
-    route();
-  } else {
-    location.hash = hash;
+    return route();
   }
+  // The hashchange listener below routes first; this one then hands over that route.
+  const routed = new Promise((resolve) => window.addEventListener('hashchange', () => resolve(routing), {once: true}));
+  location.hash = hash;
+  return routed;
 }
 
 async function routeNow() {
@@ -124,7 +133,7 @@ async function routeNow() {
     page.replaceChildren();
     const p = document.createElement('p');
     p.className = 'page-error';
-    p.textContent = `No page "${name}". Open Live or Planner above.`;
+    p.textContent = `No page "${name}". Open a page above.`;
     page.append(p);
     return;
   }
@@ -146,8 +155,8 @@ async function routeNow() {
     return;
   }
   current = {name, module};
-  document.title = name === 'plan' ? 'MeshScope · Planner' : 'MeshScope · Live';
-  module.mount(page, {api, params, navigate, stream, parser});
+  document.title = `MeshScope · ${titles[name]}`;
+  module.mount(page, {api, params, navigate, stream, parser, tours});
 }
 
 function route() {
@@ -155,9 +164,13 @@ function route() {
   return routing;
 }
 
+// The tour runner lives beside the pages: it routes them, so it must outlive each one.
+const tours = new TourRunner({api, navigate, routed: () => routing});
+
 window.addEventListener('hashchange', route);
 if (!location.hash) history.replaceState(null, '', '#/live');
 stream.start();
 route();
+tours.restore();
 // For tests and benchmarks: resolves once the current route has mounted.
 window.meshscope = {routed: () => routing, stream, parser};

@@ -12,6 +12,7 @@
 #include "ranks_cache.h"
 #include "static_assets.h"
 #include "stream_protocol.h"
+#include "tour_api.h"
 #include "url_parts.h"
 
 namespace meshscope::server {
@@ -71,7 +72,8 @@ ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
       options_(std::move(options)),
       ranks_cache_(std::make_shared<RanksCache>()),
       plan_worker_(std::make_unique<PlanWorker>()),
-      kv_(std::make_unique<JobKv>()) {}
+      kv_(std::make_unique<JobKv>()),
+      tours_(std::make_unique<TourApi>(collector)) {}
 
 ApiRouter::~ApiRouter() = default;
 
@@ -109,6 +111,8 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
     if (url.segments.size() == 6 && url.segments[0] == "api" && url.segments[1] == "v1" && url.segments[2] == "jobs" &&
         url.segments[4] == "kv")
         return reply(kv_->answer(request.method, url.segments[3], url.segments[5], std::move(request.body)));
+    if (TourApi::handles(url.segments))
+        return tours_->handle(request.method, url.segments, url.query, request.body, std::move(reply));
     if (path == api_events || path == api_batches) {
         if (!post) return reply(error_reply(405, "use POST", {{"Allow", "POST"}}));
         if (path == api_events) return answer_events(std::move(request.body), std::move(reply));

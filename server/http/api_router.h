@@ -16,6 +16,7 @@ class Collector;
 class JobKv;
 class PlanWorker;
 class RanksCache;
+class TourApi;
 
 class ApiRouter {
 public:
@@ -41,6 +42,7 @@ private:
     std::shared_ptr<RanksCache> ranks_cache_;  // used on the monitor thread only
     std::unique_ptr<PlanWorker> plan_worker_;  // the plan routes, off the network thread
     std::unique_ptr<JobKv> kv_;                // /api/v1/jobs/{job}/kv/{key}: rendezvous (job_kv.h)
+    std::unique_ptr<TourApi> tours_;           // /api/v1/tours..., /api/v1/sandbox: the teaching mode (tour_api.h)
 };
 
 }  // namespace meshscope::server

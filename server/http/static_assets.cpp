@@ -9,7 +9,8 @@ namespace meshscope::server {
 
 namespace {
 constexpr std::array<std::string_view, 5> page_files = {"/", "/index.html", "/app.js", "/app.css", "/palette.css"};
-constexpr std::array<std::string_view, 3> page_folders = {"/shared/", "/live/", "/planner/"};
+constexpr std::array<std::string_view, 6> page_folders = {"/shared/", "/live/",    "/planner/",
+                                                          "/tours/",  "/sandbox/", "/peers/"};
 
 HttpReply file_reply(std::string body, std::string_view content_type) {
     HttpReply reply;

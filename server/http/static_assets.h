@@ -9,7 +9,7 @@
 namespace meshscope::server {
 
 // "/", "/index.html", "/app.js", "/app.css", "/palette.css", and anything under "/shared/", "/live/",
-// "/planner/": served without a token.
+// "/planner/", "/tours/", "/sandbox/", "/peers/": served without a token.
 [[nodiscard]] bool is_page_path(std::string_view path) noexcept;
 
 // The answer for a page path: the embedded file (index.html for "/"), the palette as CSS for

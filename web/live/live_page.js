@@ -9,6 +9,7 @@ import {gridColours, liveLayout} from './live_grid.js';
 import {RankList, rankListHeader} from './rank_list.js';
 import {RankPanel} from './rank_panel.js';
 import {FindingsList, Filters, JobsList, Progress, legend} from './side_panels.js';
+import {announceRank} from '../shared/learner.js';
 
 let page = null;
 
@@ -44,7 +45,7 @@ class LivePage {
       if (how?.clear) this.toggleFinding('');
       this.invalidate('filters');
     }});
-    const gridPanel = el('section', {class: 'panel grid-panel', 'aria-label': 'Rank grid'});
+    const gridPanel = el('section', {class: 'panel grid-panel', 'aria-label': 'Rank grid', 'data-anchor': 'live.grid'});
     this.placeholder = el('p', {class: 'grid-placeholder muted'});
     gridPanel.append(this.placeholder);
     middle.append(gridPanel, legend());
@@ -118,6 +119,7 @@ class LivePage {
 
   // Opening a rank is a deep link (#/live/JOB?rank=R); the hash change selects it (update()).
   openRank(rank) {
+    announceRank('live', rank);  // a tour step may be waiting for this rank (web/tours/tour_runner.js)
     const hash = this.hash(this.data.job, rank);
     if (location.hash === hash) this.selectRank(rank);
     else this.ctx.navigate(hash, {replace: true});

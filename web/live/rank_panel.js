@@ -44,7 +44,7 @@ export class RankPanel {
     this.groups = el('dl', {class: 'rank-groups', 'aria-labelledby': 'rank-groups-heading'});
     this.timelineTitle = el('h3', {id: 'rank-timeline-heading', hidden: true}, 'Timeline');
     this.timeline = el('ol', {class: 'timeline', 'aria-labelledby': 'rank-timeline-heading'});
-    this.section = el('section', {class: 'panel rank-panel', 'aria-labelledby': 'rank-heading',
+    this.section = el('section', {class: 'panel rank-panel', 'aria-labelledby': 'rank-heading', 'data-anchor': 'live.rank',
       tabindex: '0'},
       this.heading, this.hint, this.details, this.groupsTitle, this.groups, this.timelineTitle, this.timeline);
     host.append(this.section);

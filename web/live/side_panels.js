@@ -42,7 +42,8 @@ export class Progress {
     this.text = el('p', {id: 'progress-text'});
     this.states = el('ul', {class: 'state-counts', 'aria-label': 'Ranks by state'});
     this.phases = el('table', {class: 'phase-histogram', 'aria-labelledby': 'phases-heading'});
-    host.append(el('section', {class: 'panel progress-panel', 'aria-labelledby': 'progress-heading'},
+    host.append(el('section', {class: 'panel progress-panel', 'aria-labelledby': 'progress-heading',
+      'data-anchor': 'live.progress'},
       el('h2', {id: 'progress-heading'}, 'Progress'), this.topology, this.bar, this.text, this.states,
       el('h3', {id: 'phases-heading'}, 'Ranks by phase'), this.phases));
   }
@@ -75,7 +76,8 @@ export class FindingsList {
     this.heading = el('h2', {id: 'findings-heading'}, 'Findings (0)');
     this.empty = el('p', {class: 'muted'});
     this.list = el('ul', {class: 'finding-list', 'aria-labelledby': 'findings-heading'});
-    host.append(el('section', {class: 'panel findings-panel', 'aria-labelledby': 'findings-heading'},
+    host.append(el('section', {class: 'panel findings-panel', 'aria-labelledby': 'findings-heading',
+      'data-anchor': 'live.findings'},
       this.heading, this.empty, this.list));
     this.list.addEventListener('click', (e) => {
       const button = e.target.closest('button[data-finding]');

@@ -33,7 +33,8 @@ export class MeshCanvas {
     const tools = el('div', {class: 'planner-zoom', role: 'group', 'aria-label': 'Zoom'},
       tool('−', 'Zoom out (-)', () => this.zoomBy(-1)), this.zoomText, tool('+', 'Zoom in (+)', () => this.zoomBy(1)),
       tool('Fit', 'Fit the whole grid (0)', () => this.zoomBy(0)));
-    this.root = el('div', {class: 'planner-grid'}, tools, this.scroller, this.status, this.help);
+    this.root = el('div', {class: 'planner-grid', 'data-anchor': 'planner.grid'}, tools, this.scroller, this.status,
+      this.help);
     this.layout = null;
     this.plan = null;
     this.selected = null;

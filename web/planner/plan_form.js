@@ -37,7 +37,8 @@ export class PlanForm {
       el('option', {value: 'torch28'}, 'torch28 (≤ 2.8)'));
     order.addEventListener('change', () => onChange('order'));
     this.inputs.set('order', order);
-    controls.push(el('div', {class: 'planner-field'}, el('label', {for: 'planner-order'}, 'Group order'), order,
+    controls.push(el('div', {class: 'planner-field', 'data-anchor': 'planner.order'},
+      el('label', {for: 'planner-order'}, 'Group order'), order,
       el('span', {id: 'planner-order-help', class: 'planner-help'},
         'PyTorch version: the order every rank creates the groups in')));
 
@@ -50,7 +51,7 @@ export class PlanForm {
       this.message, this.hint, el('div', {class: 'planner-suggestion-row'}, this.suggestionTitle, this.suggestions),
       this.kept);
     this.onSuggestion = onSuggestion;
-    this.root = el('form', {class: 'planner-inputs', 'aria-label': 'Layout'},
+    this.root = el('form', {class: 'planner-inputs', 'aria-label': 'Layout', 'data-anchor': 'planner.inputs'},
       el('h2', {class: 'planner-heading'}, 'Layout'), el('div', {class: 'planner-fields'}, ...controls), this.errorPanel);
     this.root.addEventListener('submit', (event) => event.preventDefault());
   }

@@ -58,7 +58,8 @@ export class MeshSwitch {
     this.note = el('p', {class: 'planner-note', hidden: true},
       'ep = 1: FSDPTurbo builds no expert mesh (efsdp = edp = 1). Showing the data mesh, dp × cp.');
     this.root = el('div', {class: 'planner-toolbar'},
-      el('div', {class: 'planner-toggles', role: 'group', 'aria-label': 'Mesh shown'}, this.expertButton, this.dataButton),
+      el('div', {class: 'planner-toggles', role: 'group', 'aria-label': 'Mesh shown', 'data-anchor': 'planner.mesh'},
+        this.expertButton, this.dataButton),
       this.axes, this.note);
   }
 

@@ -10,6 +10,7 @@ import {PlanForm} from './plan_form.js';
 import {GridLegend, MeshSwitch, PlanSummary, topologyText} from './plan_summary.js';
 import {el, setText} from './planner_dom.js';
 import {RankInspector} from './rank_inspector.js';
+import {announceRank} from '../shared/learner.js';
 
 const defaults = {world: '16', cp: '1', ep: '8', gpus_per_node: '8', order: 'torch29'};
 const typingDelayMs = 200;
@@ -79,6 +80,9 @@ class PlannerPage {
     const rank = Number(params.rank);
     this.selected = given('rank') && Number.isInteger(rank) && rank >= 0 ? rank : null;
     if (params.view === 'data') this.shownMesh = 'data';
+    // A tour step's mesh (docs/tours.md); the web grid draws the expert and data meshes.
+    if (params.mesh === 'data' || params.mesh === 'expert') this.shownMesh = params.mesh;
+    else if (params.mesh === 'model') this.shownMesh = 'data';
   }
 
   // What the inputs ask for: the size the person typed last (dp or world), or both from a deep link.
@@ -101,6 +105,7 @@ class PlannerPage {
     if (name === 'dp' || name === 'world') this.drive = name;
     else if (this.drive === 'both') this.drive = 'world';
     clearTimeout(this.timer);
+    this.planPending = true;
     this.timer = setTimeout(() => this.update(), typingDelayMs);
   }
 
@@ -113,6 +118,7 @@ class PlannerPage {
 
   async update() {
     const seq = ++this.planSeq;
+    this.planPending = true;
     let answer;
     try {
       answer = await this.client.plan(this.formRequest());
@@ -120,6 +126,7 @@ class PlannerPage {
       answer = {status: 0, body: {error: `The collector did not answer: ${error.message}`}};
     }
     if (seq !== this.planSeq) return;  // a newer request is on its way
+    this.planPending = false;
     if (answer.status === 200) this.applyPlan(answer.body);
     else this.form.showError(answer.body || {}, this.plan ? topologyText(this.plan.topology) : '');
     // Without any valid plan there is nothing to draw, inspect or export yet.
@@ -161,6 +168,7 @@ class PlannerPage {
 
   select(rank) {
     this.selected = rank;
+    announceRank('planner', rank);  // a tour step may be waiting for this rank (web/tours/tour_runner.js)
     this.grid.setSelection(rank, []);
     this.loadRank();
   }
@@ -198,6 +206,14 @@ class PlannerPage {
     this.grid.setSelection(rank, mesh ? mesh.groups : []);
   }
 
+  // The layout on screen, for a tour's layout task: the plan shown, once it is what the inputs say (no error,
+  // nothing typed since); null otherwise.
+  layout() {
+    if (!this.plan || !this.form.errorPanel.hidden || this.planPending) return null;
+    const t = this.plan.topology;
+    return {dp: t.dp, cp: t.cp, ep: t.ep, gpus_per_node: this.plan.cluster.gpus_per_node};
+  }
+
   // Keeps the address a deep link to what is on screen, without a new history entry or a re-route.
   writeHash() {
     if (!this.plan || !window.location.hash.startsWith('#/plan')) return;
@@ -225,6 +241,7 @@ let page = null;
 export function mount(root, ctx) {
   unmount();
   page = new PlannerPage(root, ctx);
+  window.meshscopePlanner = {layout: () => page?.layout() ?? null};  // the tour runner's layout task
 }
 
 // A new #/plan address while the page is shown (the shell calls this instead of mounting again).
@@ -237,6 +254,7 @@ export function update(params) {
 export function unmount() {
   if (page) page.destroy();
   page = null;
+  window.meshscopePlanner = null;
 }
 
 // For the browser tests and the SVG export check: the page's state, read-only.

@@ -22,7 +22,8 @@ export class RankInspector {
   constructor() {
     this.heading = el('h2', {class: 'planner-heading', tabindex: '-1', id: 'planner-inspector-heading'}, 'Inspector');
     this.body = el('div', {class: 'planner-inspector-body'});
-    this.root = el('section', {class: 'planner-inspector', 'aria-labelledby': 'planner-inspector-heading'},
+    this.root = el('section', {class: 'planner-inspector', 'aria-labelledby': 'planner-inspector-heading',
+      'data-anchor': 'planner.inspector'},
       this.heading, this.body);
     this.showEmpty();
   }

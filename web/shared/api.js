@@ -1,4 +1,4 @@
-// The collector's HTTP API as the page uses it: GET JSON with `Authorization: Bearer <token>` when the tab
+// The collector's HTTP API as the page uses it: GET (and POST) JSON with `Authorization: Bearer <token>` when the tab
 // has one. The token lives in sessionStorage (this tab only), never in a URL. A 401 asks for the token once
 // (every request waiting on a 401 shares that one question) and the request is tried again.
 const tokenKey = 'meshscope.token';
@@ -39,14 +39,20 @@ export function createApi(askToken) {
     return asking;
   }
 
-  // GET path with the tab's token, read and parsed here: {status, body, notJson}.
-  async function load(path) {
+  // path with the tab's token (GET, or POST with a JSON body: the tour checks, the sandbox, a tour's job), read
+  // and parsed here: {status, body, notJson}.
+  async function load(path, method = 'GET', payload = undefined) {
     const headers = {Accept: 'application/json'};
     const token = storedToken();
     if (token) headers.Authorization = `Bearer ${token}`;
+    const options = {method, headers, cache: 'no-store', credentials: 'omit'};
+    if (payload !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      options.body = JSON.stringify(payload);
+    }
     let response;
     try {
-      response = await fetch(path, {method: 'GET', headers, cache: 'no-store', credentials: 'omit'});
+      response = await fetch(path, options);
     } catch (e) {
       return {status: 0, error: `cannot reach the collector: ${e.message}`};
     }
@@ -60,10 +66,10 @@ export function createApi(askToken) {
     return {status: response.status, body};
   }
 
-  // The answer of a GET made by `loader(path, token)` -> {status, body, notJson} | {status: 0, error} (a
-  // 2xx answer may carry more: the parser's columns): get() loads here, the Live page's ranks load in the parser's worker (parser.js). A 401 asks
-  // for the token and tries again; other failures throw an ApiError.
-  async function answer(path, loader) {
+  // The answer of a request made by `loader(path, token)` -> {status, body, notJson} | {status: 0, error} (a
+  // 2xx answer may carry more: the parser's columns): get() and post() load here, the Live page's ranks load in
+  // the parser's worker (parser.js). A 401 asks for the token and tries again; other failures throw an ApiError.
+  async function answer(path, loader, method = 'GET') {
     let refused = false;
     for (;;) {
       const got = await loader(path, storedToken());
@@ -75,7 +81,7 @@ export function createApi(askToken) {
       }
       const body = got.body ?? null;
       const ok = got.status >= 200 && got.status <= 299;
-      if (ok && got.notJson) throw new ApiError(got.status, `GET ${path}: the answer is not JSON`);
+      if (ok && got.notJson) throw new ApiError(got.status, `${method} ${path}: the answer is not JSON`);
       if (!ok) {
         const error = body && typeof body.error === 'string' ? body.error : `HTTP ${got.status}`;
         const hint = body && typeof body.hint === 'string' ? body.hint : '';
@@ -89,5 +95,9 @@ export function createApi(askToken) {
     return (await answer(path, load)).body;
   }
 
-  return {get, answer, token: storedToken, requestToken};
+  async function post(path, payload) {
+    return (await answer(path, (p) => load(p, 'POST', payload ?? {}), 'POST')).body;
+  }
+
+  return {get, post, answer, token: storedToken, requestToken};
 }
