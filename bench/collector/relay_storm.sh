@@ -10,7 +10,7 @@
 # Usage: relay_storm.sh BUILD_DIR [ranks=65536] [relays=8] [window=10]
 # Environment: RELAY_STORM_STEADY_S (20), RELAY_STORM_ALLOWANCE_S (40: seconds the storm may take past the
 # window), RELAY_STORM_DASHBOARDS (4), RELAY_STORM_PER_PROCESS (16384 ranks a generator process at most),
-# RELAY_STORM_REQUEST_TIMEOUT (the ranks' per-request timeout; empty: simulate's 1 s, MESHSCOPE_TIMEOUT_S),
+# RELAY_STORM_REQUEST_TIMEOUT (the ranks' per-request timeout; empty: simulate's 5 s, MESHSCOPE_TIMEOUT_S),
 # RELAY_STORM_RELAY_FLAGS (extra `meshscope relay` flags, e.g. "--max-in-flight 4").
 set -euo pipefail
 build=${1:?usage: relay_storm.sh BUILD_DIR [ranks] [relays] [window]}
