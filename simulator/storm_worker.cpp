@@ -34,6 +34,8 @@ using tcp = asio::ip::tcp;
 
 enum class Sending { script, heartbeat, exit };
 
+constexpr std::size_t batch_max = 512;  // events per request (the Python reporter's MESHSCOPE_BATCH_MAX)
+
 // A rank's connection and one request with its answer. Their handlers hold them, so an operation that is
 // aborted (a timeout closed the socket) still finds them alive when it completes, however the rank has
 // moved on.
@@ -54,10 +56,11 @@ struct Rank {
     asio::steady_timer timer;
     std::shared_ptr<Connection> connection;  // null or closed: connect before the next request
     std::uint64_t epoch = 0;
-    std::size_t next = 0;        // next script item
-    double retry_at = -1;        // run clock: when the refused or failed item goes again
-    double next_heartbeat = -1;  // run clock
-    int failures = 0;            // in a row, for the backoff
+    std::size_t next = 0;              // next script item not yet taken into a request
+    std::vector<std::size_t> pending;  // script items of the request in flight or waiting to be retried
+    double retry_at = -1;              // run clock: when the refused or failed item goes again
+    double next_heartbeat = -1;        // run clock
+    int failures = 0;                  // in a row, for the backoff
     bool connected = false;
     bool ever_connected = false;
     bool in_flight = false;
@@ -157,18 +160,21 @@ private:
         if (ending_) {
             if (r.plan->heartbeats && r.record.script_done && r.record.ready_ack >= 0 && !r.exit_sent) {
                 r.exit_sent = true;
-                send(r, Sending::exit, lifecycle_body(*r.plan, Phase::exit));
+                send(r, Sending::exit, "[" + lifecycle_body(*r.plan, Phase::exit) + "]");
             } else {
                 finish(r);
             }
             return;
         }
-        if (r.next < r.plan->items.size()) {
-            const double due = r.retry_at >= 0 ? r.retry_at : r.plan->items[r.next].at;
-            wait_until(r, due, [this, &r] { send(r, Sending::script, r.plan->items[r.next].body); });
+        if (!r.pending.empty() || r.next < r.plan->items.size()) {
+            const double due = r.retry_at >= 0                 ? r.retry_at
+                               : r.next < r.plan->items.size() ? r.plan->items[r.next].at
+                                                               : now();
+            wait_until(r, due, [this, &r] { send_script(r); });
         } else if (r.plan->heartbeats && r.record.ready_ack >= 0) {
-            wait_until(r, r.next_heartbeat,
-                       [this, &r] { send(r, Sending::heartbeat, lifecycle_body(*r.plan, Phase::heartbeat)); });
+            wait_until(r, r.next_heartbeat, [this, &r] {
+                send(r, Sending::heartbeat, "[" + lifecycle_body(*r.plan, Phase::heartbeat) + "]");
+            });
         }
         // else: nothing more to say until the run ends
     }
@@ -196,16 +202,34 @@ private:
         return to_json(e).dump();
     }
 
+    // As the reporters do: one request carries every event that is due and not yet acknowledged (those of
+    // a refused or unanswered request first, heartbeats among them dropped), up to batch_max, as a JSON array.
+    void send_script(Rank& r) {
+        const double t = now();
+        while (r.next < r.plan->items.size() && r.pending.size() < batch_max &&
+               (r.pending.empty() || r.plan->items[r.next].at <= t))
+            r.pending.push_back(r.next++);
+        std::string body = "[";
+        for (const std::size_t i : r.pending) {
+            const ScriptItem& item = r.plan->items[i];
+            if (body.size() > 1) body += ',';
+            body += item.body;
+            if (item.heartbeat) ++r.record.heartbeats_sent;
+            if (item.ready) {
+                if (r.record.ready_due < 0) r.record.ready_due = item.at;
+                r.record.ready_sent = t;
+            }
+        }
+        body += ']';
+        send(r, Sending::script, std::move(body));
+    }
+
     void send(Rank& r, Sending what, std::string body) {
         const std::uint64_t epoch = ++r.epoch;
         r.in_flight = true;
         r.sending = what;
         ++r.record.requests;
-        if (is_heartbeat(r, what)) ++r.record.heartbeats_sent;
-        if (what == Sending::script && r.plan->items[r.next].ready) {
-            if (r.record.ready_due < 0) r.record.ready_due = r.plan->items[r.next].at;
-            r.record.ready_sent = now();
-        }
+        if (what == Sending::heartbeat) ++r.record.heartbeats_sent;
         auto exchange = std::make_shared<Exchange>();
         http::request<http::string_body>& request = exchange->request;
         request.method(http::verb::post);
@@ -214,6 +238,7 @@ private:
         request.set(http::field::host, hosts_[r.plan->target]);
         request.set(http::field::content_type, "application/json");
         if (!settings_.token.empty()) request.set(http::field::authorization, "Bearer " + settings_.token);
+        request.set("MeshScope-Timeout", timeout_header_);  // as the reporters send it
         request.keep_alive(true);
         request.body() = std::move(body);
         request.prepare_payload();
@@ -271,6 +296,12 @@ private:
                                       answered(r, exchange->response);
                                   });
                           });
+    }
+
+    static std::string format_number(double s) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", s);
+        return text;
     }
 
     static std::string format_seconds(double s) {
@@ -337,7 +368,8 @@ private:
             r.failures = 0;
             r.retry_at = -1;
             if (r.sending == Sending::script) {
-                if (++r.next == r.plan->items.size()) mark_script_done(r);
+                r.pending.clear();
+                if (r.next == r.plan->items.size()) mark_script_done(r);
             } else if (r.sending == Sending::heartbeat) {
                 ++r.record.heartbeats_refused;
                 advance_heartbeat(r);
@@ -359,13 +391,16 @@ private:
         r.retry_at = -1;
         switch (r.sending) {
             case Sending::script:
-                if (r.next < max_recorded_acks) r.record.acks[r.next] = t;
-                if (r.plan->items[r.next].heartbeat) ++r.record.heartbeats_acked;
-                if (r.plan->items[r.next].ready) {
-                    r.record.ready_ack = t;
-                    r.next_heartbeat = t + settings_.heartbeat_interval;
+                for (const std::size_t i : r.pending) {
+                    if (i < max_recorded_acks) r.record.acks[i] = t;
+                    if (r.plan->items[i].heartbeat) ++r.record.heartbeats_acked;
+                    if (r.plan->items[i].ready) {
+                        r.record.ready_ack = t;
+                        r.next_heartbeat = t + settings_.heartbeat_interval;
+                    }
                 }
-                if (++r.next == r.plan->items.size()) mark_script_done(r);
+                r.pending.clear();
+                if (r.next == r.plan->items.size()) mark_script_done(r);
                 break;
             case Sending::heartbeat:
                 ++r.record.heartbeats_acked;
@@ -376,19 +411,20 @@ private:
         schedule(r);
     }
 
-    bool is_heartbeat(const Rank& r, Sending what) const {
-        return what == Sending::heartbeat || (what == Sending::script && r.plan->items[r.next].heartbeat);
-    }
-
     // A refused heartbeat is not retried (the next comes on time); an exit at the end is sent once.
     // Lifecycle events go again: after Retry-After x U(1, 1.5), else after the jittered backoff.
     void retry_later(Rank& r, bool refused, double retry_after) {
-        if (r.sending == Sending::script && r.plan->items[r.next].heartbeat) {
-            ++(refused ? r.record.heartbeats_refused : r.record.heartbeats_failed);
-            r.retry_at = -1;
-            if (++r.next == r.plan->items.size()) mark_script_done(r);
-            schedule(r);
-            return;
+        if (r.sending == Sending::script) {
+            const auto heartbeat = [&](std::size_t i) { return r.plan->items[i].heartbeat; };
+            const auto dropped = std::count_if(r.pending.begin(), r.pending.end(), heartbeat);
+            (refused ? r.record.heartbeats_refused : r.record.heartbeats_failed) += static_cast<std::uint32_t>(dropped);
+            std::erase_if(r.pending, heartbeat);
+            if (r.pending.empty()) {  // only heartbeats: nothing to retry
+                r.retry_at = -1;
+                if (r.next == r.plan->items.size()) mark_script_done(r);
+                schedule(r);
+                return;
+            }
         }
         if (r.sending == Sending::heartbeat) {
             if (refused)
@@ -426,6 +462,7 @@ private:
     std::vector<Rank> ranks_;
     asio::steady_timer watch_;
     asio::steady_timer hard_stop_;
+    const std::string timeout_header_ = format_number(settings_.request_timeout);
     std::size_t scripts_done_ = 0;
     std::size_t finished_ = 0;
     bool ending_ = false;

@@ -59,6 +59,10 @@ int run_relay(int argc, char** argv) {
                    "batches waiting for the upstream at once (one upstream connection each)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    cli.add_option("--rank-timeout-ms", options.rank_timeout_ms,
+                   "how long a rank waits for its answer when its request does not say (MeshScope-Timeout)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 600000));
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -10,8 +10,9 @@
 # Usage: relay_storm.sh BUILD_DIR [ranks=65536] [relays=8] [window=10]
 # Environment: RELAY_STORM_STEADY_S (20), RELAY_STORM_ALLOWANCE_S (40: seconds the storm may take past the
 # window), RELAY_STORM_DASHBOARDS (4), RELAY_STORM_PER_PROCESS (16384 ranks a generator process at most),
-# RELAY_STORM_REQUEST_TIMEOUT (the ranks' per-request timeout; empty: simulate's 1 s, MESHSCOPE_TIMEOUT_S),
-# RELAY_STORM_RELAY_FLAGS (extra `meshscope relay` flags, e.g. "--max-in-flight 4").
+# RELAY_STORM_REQUEST_TIMEOUT (the ranks' per-request timeout; empty: simulate's 5 s, MESHSCOPE_TIMEOUT_S),
+# RELAY_STORM_RELAY_FLAGS (extra `meshscope relay` flags, e.g. "--max-in-flight 4"), RELAY_STORM_RELAY_BIN (the
+# relays' `meshscope` when it is not BUILD_DIR's: another build's relay against the same ranks and collector).
 set -euo pipefail
 build=${1:?usage: relay_storm.sh BUILD_DIR [ranks] [relays] [window]}
 ranks=${2:-65536}
@@ -34,7 +35,7 @@ port=$(port_of "$work/serve.out") || { echo "the collector did not start:"; cat 
 
 relay_pids=() relay_urls=()
 for i in $(seq "$relays"); do
-  "$build/bin/meshscope" relay --listen 127.0.0.1:0 --upstream "http://127.0.0.1:$port" ${RELAY_STORM_RELAY_FLAGS:-} \
+  "${RELAY_STORM_RELAY_BIN:-$build/bin/meshscope}" relay --listen 127.0.0.1:0 --upstream "http://127.0.0.1:$port" ${RELAY_STORM_RELAY_FLAGS:-} \
     >"$work/relay$i.out" 2>"$work/relay$i.err" &
   relay_pids+=($!)
   pids+=($!)

@@ -42,7 +42,7 @@ def main():
     p.add_argument("--steady", type=float, default=20, help="seconds of heartbeats after the storm")
     p.add_argument("--storm-allowance", type=float, default=40, help="seconds the storm may take past the window")
     p.add_argument("--dashboards", type=int, default=4)
-    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 1 s)")
+    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 5 s)")
     p.add_argument("--per-process", type=int, default=16384, help="ranks a generator process holds at most")
     a = p.parse_args()
     os.environ["no_proxy"] = "*"
@@ -115,6 +115,17 @@ def main():
         {k: d.get(k) for k in ("seen", "missed", "delay_ms", "error") if d.get(k) is not None}
         for d in summary.get("dashboards", [])
     ]
+    # The relays' own counters (GET /api/v1/relay: refusals by expected wait, expiries, joined duplicates,
+    # shed heartbeats), summed; a relay without that endpoint (before session 4) adds nothing.
+    totals = {}
+    for url in a.relay_urls.split(","):
+        try:
+            counters = json.loads(get(f"{url}/api/v1/relay")[1])
+        except Exception:  # noqa: BLE001 - an older relay answers 404
+            continue
+        for k, v in counters.items():
+            totals[k] = totals.get(k, 0) + v
+    report["relays_counters"] = totals
     _, body = get(f"{a.url}/api/v1/jobs/{job}")
     job_summary = json.loads(body)
     report["job"] = {k: job_summary.get(k) for k in ("ranks_seen", "ranks_ready", "findings", "states")}

@@ -10,11 +10,14 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "admission.h"
 #include "batch_codec.h"
 
 namespace meshscope::relay {
@@ -29,9 +32,16 @@ namespace {
 constexpr std::string_view api_events = "/api/v1/events";
 constexpr std::string_view api_batches = "/api/v1/batches";
 constexpr std::string_view api_health = "/api/v1/health";
+constexpr std::string_view api_relay = "/api/v1/relay";  // the relay's counters (RelayStats), for operators and tests
 constexpr int unreachable_retry_after_s = 2;
 constexpr int busy_retry_after_s = 1;
 constexpr std::size_t upstream_answer_limit = 64u << 20;
+// Sent by the reporters (and by a relay to its upstream): seconds the sender waits for this answer.
+constexpr std::string_view rank_timeout_header = "MeshScope-Timeout";
+constexpr std::string_view wait_refusal = "relay busy: events would wait longer than the rank's timeout";
+constexpr std::string_view expired_refusal = "relay busy: not sent before the rank's timeout";
+constexpr std::string_view heartbeat_shed_refusal = "relay busy: heartbeat shed (the rank is still seen)";
+constexpr int heartbeat_retry_after_s = 5;  // as the collector's own heartbeat shedding: the next one is due
 
 // The largest POST /api/v1/batches body taken from a lower relay: its batch_bytes of bodies (or one body of
 // max_body_bytes), JSON-escaped (at most twice as long).
@@ -47,17 +57,24 @@ std::string error_text(const std::string& body) {
                : "";
 }
 
-// A body that waits for its result, and what to do with the result (answer a rank, or fill one slot of
-// a batch that came from a relay below).
-struct Waiting {
+// One distinct body waiting for its result (queued or in flight), and whom to tell (ranks, or slots of a
+// batch that came from a relay below). A rank that gave up and sent the same bytes again while the first copy
+// still waits joins it as a second waiter: the body goes upstream once and both copies get its result.
+// No waiter: a shed heartbeat forwarded as proof of life, its result unused.
+struct Item {
     std::string body;
-    std::function<void(const BodyResult&)> done;
+    std::vector<std::function<void(const BodyResult&)>> waiters;
+    std::chrono::steady_clock::time_point deadline;  // answered 503 unsent after this (the latest waiter's)
+    bool keyed = false;                              // in Impl::by_body
+    bool counted = false;                            // in Impl::waiting_bodies / waiting_bytes
 };
+using ItemPtr = std::shared_ptr<Item>;
 
 struct Batch {
-    std::vector<Waiting> items;
+    std::vector<ItemPtr> items;
     std::string request_body;
     std::int64_t bytes = 0;
+    std::chrono::steady_clock::time_point sent;
     bool retried = false;  // sent once more on a fresh connection after a reused one failed
 };
 }  // namespace
@@ -66,18 +83,26 @@ class Session;
 class Upstream;
 
 struct Relay::Impl {
-    explicit Impl(RelayOptions o) : options(std::move(o)) {}
+    explicit Impl(RelayOptions o)
+        : options(std::move(o)), admission(options.max_in_flight, options.max_retry_after_s) {}
     ~Impl();
 
     // Called on the network thread.
     void accept();
-    void submit(std::string body, std::function<void(const BodyResult&)> done);
-    void submit_batch(std::vector<std::string> bodies, std::function<void(std::string)> finish);
+    // `timeout_s`: how long the sender waits for this answer (its MeshScope-Timeout, else --rank-timeout).
+    void submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done);
+    void submit_batch(std::vector<std::string> bodies, double timeout_s, std::function<void(std::string)> finish);
     void send_due_batches();
     void send(Batch batch);
     void finished(Batch batch, int status, const std::string& body, std::optional<int> retry_after,
                   const std::string& failure);
     void deliver(Batch& batch, const std::function<BodyResult(std::size_t)>& result_of);
+    void answer(Item& item, const BodyResult& result);
+    void expire_queued();
+    void arm_expiry();
+    [[nodiscard]] double expected_wait() const;
+    [[nodiscard]] RelayStats stats() const;
+    [[nodiscard]] BodyResult busy_result(const std::string& message, double wait);
     void begin_stop();
     void watch_stop(std::chrono::steady_clock::time_point deadline);
     [[nodiscard]] bool over_bounds(std::int64_t bodies, std::int64_t bytes) const {
@@ -91,17 +116,30 @@ struct Relay::Impl {
 
     // Read from any thread (stats()).
     std::atomic<std::int64_t> bodies_received{0}, batches_sent{0}, bodies_refused_busy{0}, upstream_failures{0};
+    std::atomic<std::int64_t> bodies_refused_wait{0}, bodies_expired{0}, bodies_deduplicated{0}, heartbeats_shed{0},
+        heartbeats_forwarded{0};
     std::atomic<std::int64_t> waiting_bodies_seen{0};
     std::atomic<int> connections{0};
 
     // Network thread only.
-    std::deque<Waiting> queue;
+    Admission admission;
+    std::deque<ItemPtr> queue;
+    std::unordered_map<std::string_view, Item*> by_body;  // queued and in flight, by their bytes
     std::int64_t queued_bytes = 0;
-    std::int64_t waiting_bodies = 0;  // queued + in flight
+    std::int64_t waiting_bodies = 0;  // queued + in flight (distinct bodies with waiters)
     std::int64_t waiting_bytes = 0;
+    std::int64_t in_flight_bodies = 0;
+    // Shed heartbeats kept as proof of life, the newest per rank set, oldest first; each batch carries some.
+    std::unordered_map<std::string, std::string> seen;
+    std::deque<std::string> seen_order;
     std::int64_t learned_batch_bytes = 0;  // 0: none; else the upstream refused a larger batch with 413
     bool due = false;                      // the oldest queued body has waited batch_ms
     bool timer_armed = false;
+    bool expiry_armed = false;
+    std::uint64_t expiry_generation = 0;
+    std::chrono::steady_clock::time_point expiry_at;
+    // No queued body expires before this (max: none queued); lowered on submit, recomputed on a sweep.
+    std::chrono::steady_clock::time_point earliest_deadline = std::chrono::steady_clock::time_point::max();
     bool stopping = false;
     int in_flight = 0;
     std::unordered_set<Session*> sessions;
@@ -110,6 +148,7 @@ struct Relay::Impl {
     net::io_context io{1};
     tcp::acceptor acceptor{io};
     net::steady_timer batch_timer{io};
+    net::steady_timer expiry_timer{io};
     net::steady_timer stop_timer{io};
     std::vector<std::shared_ptr<Upstream>> upstreams;
 };
@@ -219,22 +258,26 @@ private:
         if (path == api_events || path == api_batches) {
             if (!post) return answer(405, error_json("use POST"), {}, {}, "POST");
             state_ = State::waiting;
+            const auto given = parse_rank_timeout(request[rank_timeout_header]);
+            const double timeout_s = given.value_or(relay_.options.rank_timeout_ms / 1000.0);
             if (path == api_events) {
-                relay_.submit(std::move(request.body()), [self = shared_from_this()](const BodyResult& result) {
-                    const RankAnswer a = rank_answer(result);
-                    self->answer(a.status, a.body, a.retry_after);
-                });
+                relay_.submit(std::move(request.body()), timeout_s,
+                              [self = shared_from_this()](const BodyResult& result) {
+                                  const RankAnswer a = rank_answer(result);
+                                  self->answer(a.status, a.body, a.retry_after);
+                              });
                 return;
             }
             auto bodies = decode_batch(request.body());
             if (!bodies) return answer(400, error_json(bodies.error().message()));
-            relay_.submit_batch(std::move(bodies).value(), [self = shared_from_this()](std::string results) {
+            relay_.submit_batch(std::move(bodies).value(), timeout_s, [self = shared_from_this()](std::string results) {
                 self->answer(200, std::move(results));
             });
             return;
         }
         if (request.method() != http::verb::get) return answer(405, error_json("use GET"), {}, {}, "GET");
         if (path == api_health) return answer(200, R"({"status":"ok"})");
+        if (path == api_relay) return answer(200, stats_json(relay_.stats()));
         answer(404, error_json("no such endpoint: " + std::string(path)));
     }
 
@@ -314,6 +357,7 @@ public:
     explicit Upstream(Relay::Impl& relay) : relay_(relay), stream_(relay.io), resolver_(relay.io), idle_(relay.io) {}
 
     [[nodiscard]] bool busy() const { return busy_; }
+    [[nodiscard]] std::chrono::steady_clock::time_point sent() const { return batch_.sent; }
 
     void run(Batch batch) {
         busy_ = true;
@@ -325,6 +369,16 @@ public:
         request_->set(http::field::host, o.upstream.host + ":" + o.upstream.port);
         request_->set(http::field::content_type, "application/json");
         if (!o.upstream_token.empty()) request_->set(http::field::authorization, "Bearer " + o.upstream_token);
+        // A relay above this one sees how long the earliest of these ranks still waits (the collector ignores it).
+        auto earliest = std::chrono::steady_clock::time_point::max();
+        for (const auto& item : batch_.items)
+            if (!item->waiters.empty()) earliest = std::min(earliest, item->deadline);
+        if (earliest != std::chrono::steady_clock::time_point::max()) {
+            const double left = std::chrono::duration<double>(earliest - std::chrono::steady_clock::now()).count();
+            char text[32];
+            std::snprintf(text, sizeof text, "%.3f", std::max(left, 0.001));
+            request_->set(rank_timeout_header, text);
+        }
         request_->keep_alive(true);
         request_->body() = batch_.request_body;
         request_->prepare_payload();
@@ -436,23 +490,65 @@ void Relay::Impl::accept() {
     });
 }
 
-void Relay::Impl::submit(std::string body, std::function<void(const BodyResult&)> done) {
+void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done) {
     ++bodies_received;
     const auto size = static_cast<std::int64_t>(body.size());
     if (stopping) return done(make_result(503, "relay stopping", busy_retry_after_s));
+    const auto now = std::chrono::steady_clock::now();
+    const auto deadline = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(queued_wait_share * timeout_s));
+    if (const auto it = by_body.find(body); it != by_body.end()) {
+        // The same bytes while the first copy still waits here: its rank gave up on the first request and
+        // sent it again. One copy goes upstream; both requests get its result (acknowledged = stored once).
+        ++bodies_deduplicated;
+        it->second->waiters.push_back(std::move(done));
+        it->second->deadline = std::max(it->second->deadline, deadline);
+        return;
+    }
     if (over_bounds(1, size)) {
         ++bodies_refused_busy;
         return done(make_result(503, "relay busy: too many events waiting for the collector", busy_retry_after_s));
     }
+    const double wait = expected_wait();
+    if (wait > heartbeat_wait_share * timeout_s) {
+        if (auto ranks = heartbeat_ranks(body)) {
+            // Heartbeats go first, but the rank stays alive at the collector: its newest heartbeat rides along
+            // in a later batch (a few per batch), as the collector's own shedding marks a shed rank seen.
+            ++heartbeats_shed;
+            auto [at, added] = seen.insert_or_assign(*ranks, std::move(body));
+            if (added) seen_order.push_back(at->first);
+            if (seen_order.size() > static_cast<std::size_t>(options.max_waiting_bodies)) {
+                seen.erase(seen_order.front());
+                seen_order.pop_front();
+            }
+            return done(make_result(503, std::string(heartbeat_shed_refusal), heartbeat_retry_after_s));
+        }
+    }
+    if (wait > lifecycle_wait_share * timeout_s) {
+        // Queued, it would be answered after its rank stopped waiting, and then sent again by that rank:
+        // refuse it now, with a time to come back, instead of doing the work twice.
+        ++bodies_refused_wait;
+        return done(busy_result(std::string(wait_refusal), wait));
+    }
+    auto item = std::make_shared<Item>();
+    item->body = std::move(body);
+    item->waiters.push_back(std::move(done));
+    item->deadline = deadline;
+    item->keyed = true;
+    item->counted = true;
+    by_body.emplace(std::string_view(item->body), item.get());  // the Item never moves its string
     waiting_bodies += 1;
     waiting_bytes += size;
     waiting_bodies_seen = waiting_bodies;
     queued_bytes += size;
-    queue.push_back({std::move(body), std::move(done)});
+    earliest_deadline = std::min(earliest_deadline, item->deadline);
+    queue.push_back(std::move(item));
+    arm_expiry();
     send_due_batches();
 }
 
-void Relay::Impl::submit_batch(std::vector<std::string> bodies, std::function<void(std::string)> finish) {
+void Relay::Impl::submit_batch(std::vector<std::string> bodies, double timeout_s,
+                               std::function<void(std::string)> finish) {
     if (bodies.empty()) return finish(encode_results({}));
     std::int64_t bytes = 0;
     for (const auto& b : bodies) bytes += static_cast<std::int64_t>(b.size());
@@ -473,30 +569,130 @@ void Relay::Impl::submit_batch(std::vector<std::string> bodies, std::function<vo
     auto gather =
         std::make_shared<Gather>(Gather{std::vector<BodyResult>(bodies.size()), bodies.size(), std::move(finish)});
     for (std::size_t i = 0; i < bodies.size(); ++i) {
-        submit(std::move(bodies[i]), [gather, i](const BodyResult& result) {
+        submit(std::move(bodies[i]), timeout_s, [gather, i](const BodyResult& result) {
             gather->results[i] = result;
             if (--gather->remaining == 0) gather->finish(encode_results(gather->results));
         });
     }
 }
 
-// Sends batches while one is full or the oldest body has waited batch_ms, up to max_in_flight.
+double Relay::Impl::expected_wait() const {
+    double stalled = 0;
+    if (in_flight >= options.max_in_flight) {
+        auto oldest = std::chrono::steady_clock::time_point::max();
+        for (const auto& upstream : upstreams)
+            if (upstream->busy()) oldest = std::min(oldest, upstream->sent());
+        if (oldest != std::chrono::steady_clock::time_point::max())
+            stalled = std::chrono::duration<double>(std::chrono::steady_clock::now() - oldest).count();
+    }
+    return admission.expected_wait(static_cast<std::int64_t>(queue.size()) + in_flight_bodies, stalled);
+}
+
+BodyResult Relay::Impl::busy_result(const std::string& message, double wait) {
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return make_result(503, message, admission.retry_after(wait, now));
+}
+
+void Relay::Impl::answer(Item& item, const BodyResult& result) {
+    if (item.keyed) by_body.erase(std::string_view(item.body));
+    item.keyed = false;
+    if (item.counted) {
+        waiting_bodies -= 1;
+        waiting_bytes -= static_cast<std::int64_t>(item.body.size());
+        item.counted = false;
+    }
+    waiting_bodies_seen = waiting_bodies;
+    auto waiters = std::move(item.waiters);
+    item.waiters.clear();
+    for (auto& waiter : waiters) waiter(result);
+}
+
+// Queued bodies whose ranks are about to give up are answered now (503 + Retry-After: the rank reads a
+// time to come back instead of timing out) and never sent: nobody would read the collector's answer.
+// Ranks may state different timeouts, so the whole queue is looked at, at most every 10 ms.
+void Relay::Impl::expire_queued() {
+    const auto now = std::chrono::steady_clock::now();
+    if (queue.empty()) earliest_deadline = std::chrono::steady_clock::time_point::max();
+    if (earliest_deadline > now) return;
+    std::deque<ItemPtr> kept;
+    std::vector<ItemPtr> expired;
+    earliest_deadline = std::chrono::steady_clock::time_point::max();
+    for (auto& item : queue) {
+        if (item->deadline <= now) {
+            queued_bytes -= static_cast<std::int64_t>(item->body.size());
+            expired.push_back(std::move(item));
+        } else {
+            earliest_deadline = std::min(earliest_deadline, item->deadline);
+            kept.push_back(std::move(item));
+        }
+    }
+    queue = std::move(kept);
+    for (auto& item : expired) {
+        ++bodies_expired;
+        answer(*item, busy_result(std::string(expired_refusal), expected_wait()));
+    }
+}
+
+void Relay::Impl::arm_expiry() {
+    if (queue.empty()) return;
+    const auto at = std::max(earliest_deadline, std::chrono::steady_clock::now() + 10ms);
+    if (expiry_armed && expiry_at <= at) return;
+    expiry_armed = true;
+    expiry_at = at;
+    const std::uint64_t generation = ++expiry_generation;
+    expiry_timer.expires_at(at);
+    expiry_timer.async_wait([this, generation](beast::error_code ec) {
+        if (ec || generation != expiry_generation) return;  // re-armed earlier meanwhile
+        expiry_armed = false;
+        expire_queued();
+        arm_expiry();
+    });
+}
+
+// Sends batches while one is full or the oldest body has waited batch_ms, up to max_in_flight. Each batch
+// carries up to an eighth of its bodies in shed heartbeats (proof of life), and a batch of those alone goes
+// when no event waits.
 void Relay::Impl::send_due_batches() {
     const auto max_bodies = static_cast<std::size_t>(std::max(1, options.batch_bodies));
+    const std::size_t seen_share = std::max<std::size_t>(1, max_bodies / 8);
     const std::int64_t max_bytes =
         learned_batch_bytes > 0 ? std::min(learned_batch_bytes, options.batch_bytes) : options.batch_bytes;
-    while (!queue.empty() && in_flight < options.max_in_flight) {
+    expire_queued();
+    while ((!queue.empty() || (!seen_order.empty() && !stopping)) && in_flight < options.max_in_flight) {
         const bool full = queue.size() >= max_bodies || queued_bytes >= max_bytes;
-        if (!full && !due && !stopping) break;
+        if (!queue.empty() && !full && !due && !stopping) break;
+        const auto now = std::chrono::steady_clock::now();
+        const std::size_t events_room =
+            seen_order.empty() ? max_bodies : std::max<std::size_t>(1, max_bodies - seen_share);
         Batch batch;
         while (
-            !queue.empty() && batch.items.size() < max_bodies &&
-            (batch.items.empty() || batch.bytes + static_cast<std::int64_t>(queue.front().body.size()) <= max_bytes)) {
-            batch.bytes += static_cast<std::int64_t>(queue.front().body.size());
-            batch.items.push_back(std::move(queue.front()));
+            !queue.empty() && batch.items.size() < events_room &&
+            (batch.items.empty() || batch.bytes + static_cast<std::int64_t>(queue.front()->body.size()) <= max_bytes)) {
+            ItemPtr item = std::move(queue.front());
             queue.pop_front();
+            queued_bytes -= static_cast<std::int64_t>(item->body.size());
+            if (item->deadline <= now) {  // a shorter timeout than the bodies before it
+                ++bodies_expired;
+                answer(*item, busy_result(std::string(expired_refusal), expected_wait()));
+                continue;
+            }
+            batch.bytes += static_cast<std::int64_t>(item->body.size());
+            batch.items.push_back(std::move(item));
         }
-        queued_bytes -= batch.bytes;
+        std::size_t seen_taken = 0;
+        while (!seen_order.empty() && !stopping && seen_taken < seen_share && batch.items.size() < max_bodies) {
+            const auto at = seen.find(seen_order.front());
+            if (!batch.items.empty() && batch.bytes + static_cast<std::int64_t>(at->second.size()) > max_bytes) break;
+            auto item = std::make_shared<Item>();
+            item->body = std::move(at->second);
+            batch.bytes += static_cast<std::int64_t>(item->body.size());
+            batch.items.push_back(std::move(item));
+            seen.erase(at);
+            seen_order.pop_front();
+            ++seen_taken;
+            ++heartbeats_forwarded;
+        }
+        if (batch.items.empty()) continue;  // every queued body had expired
         send(std::move(batch));
     }
     if (queue.empty()) {
@@ -518,9 +714,11 @@ void Relay::Impl::send_due_batches() {
 void Relay::Impl::send(Batch batch) {
     std::vector<const std::string*> bodies;
     bodies.reserve(batch.items.size());
-    for (const auto& item : batch.items) bodies.push_back(&item.body);
+    for (const auto& item : batch.items) bodies.push_back(&item->body);
     batch.request_body = encode_batch(bodies);
+    batch.sent = std::chrono::steady_clock::now();
     ++in_flight;
+    in_flight_bodies += static_cast<std::int64_t>(batch.items.size());
     for (auto& upstream : upstreams)
         if (!upstream->busy()) return upstream->run(std::move(batch));
     upstreams.push_back(std::make_shared<Upstream>(*this));
@@ -530,6 +728,7 @@ void Relay::Impl::send(Batch batch) {
 void Relay::Impl::finished(Batch batch, int status, const std::string& body, std::optional<int> retry_after,
                            const std::string& failure) {
     --in_flight;
+    in_flight_bodies -= static_cast<std::int64_t>(batch.items.size());
     const auto same_for_all = [&](const BodyResult& result) { deliver(batch, [&](std::size_t) { return result; }); };
     if (status == 0) {
         ++upstream_failures;
@@ -537,6 +736,8 @@ void Relay::Impl::finished(Batch batch, int status, const std::string& body, std
     } else if (status == 200) {
         auto results = decode_results(body, batch.items.size());
         if (results) {
+            admission.answered(static_cast<std::int64_t>(batch.items.size()),
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.sent).count());
             deliver(batch, [&](std::size_t i) { return (*results)[i]; });
         } else {
             ++upstream_failures;
@@ -544,13 +745,17 @@ void Relay::Impl::finished(Batch batch, int status, const std::string& body, std
                 make_result(503, "collector unreachable: " + results.error().message(), unreachable_retry_after_s));
         }
     } else if (status == 413 && batch.items.size() > 1) {
-        // The upstream takes smaller batches than ours: learn its size and send these again, in halves.
+        // The upstream takes smaller batches than ours: learn its size and send these again, in halves
+        // (proof-of-life heartbeats are left out: the next ones come).
         learned_batch_bytes = std::max<std::int64_t>(1, batch.bytes / 2);
         for (auto it = batch.items.rbegin(); it != batch.items.rend(); ++it) {
-            queued_bytes += static_cast<std::int64_t>(it->body.size());
+            if ((*it)->waiters.empty()) continue;
+            queued_bytes += static_cast<std::int64_t>((*it)->body.size());
+            earliest_deadline = std::min(earliest_deadline, (*it)->deadline);
             queue.push_front(std::move(*it));
         }
         due = true;
+        arm_expiry();
     } else if (status == 413) {
         // One body the upstream finds too large: the collector's own answer, as if the rank had sent it there.
         deliver(batch, [&](std::size_t) { return make_result(413, error_text(body)); });
@@ -572,17 +777,14 @@ void Relay::Impl::finished(Batch batch, int status, const std::string& body, std
 }
 
 void Relay::Impl::deliver(Batch& batch, const std::function<BodyResult(std::size_t)>& result_of) {
-    for (std::size_t i = 0; i < batch.items.size(); ++i) {
-        waiting_bodies -= 1;
-        waiting_bytes -= static_cast<std::int64_t>(batch.items[i].body.size());
-        batch.items[i].done(result_of(i));
-    }
-    waiting_bodies_seen = waiting_bodies;
+    for (std::size_t i = 0; i < batch.items.size(); ++i) answer(*batch.items[i], result_of(i));
 }
 
 void Relay::Impl::begin_stop() {
     if (stopping) return;
     stopping = true;
+    seen.clear();
+    seen_order.clear();
     beast::error_code ignored;
     acceptor.close(ignored);
     send_due_batches();
@@ -648,14 +850,38 @@ std::string Relay::url() const {
 }
 
 RelayStats Relay::stats() const {
+    return impl_->stats();
+}
+
+RelayStats Relay::Impl::stats() const {
     RelayStats s;
-    s.bodies_received = impl_->bodies_received;
-    s.batches_sent = impl_->batches_sent;
-    s.bodies_refused_busy = impl_->bodies_refused_busy;
-    s.upstream_failures = impl_->upstream_failures;
-    s.waiting_bodies = impl_->waiting_bodies_seen;
-    s.connections = impl_->connections;
+    s.bodies_received = bodies_received;
+    s.batches_sent = batches_sent;
+    s.bodies_refused_busy = bodies_refused_busy;
+    s.upstream_failures = upstream_failures;
+    s.bodies_refused_wait = bodies_refused_wait;
+    s.bodies_expired = bodies_expired;
+    s.bodies_deduplicated = bodies_deduplicated;
+    s.heartbeats_shed = heartbeats_shed;
+    s.heartbeats_forwarded = heartbeats_forwarded;
+    s.waiting_bodies = waiting_bodies_seen;
+    s.connections = connections;
     return s;
+}
+
+std::string stats_json(const RelayStats& s) {
+    return nlohmann::json{{"bodies_received", s.bodies_received},
+                          {"batches_sent", s.batches_sent},
+                          {"bodies_refused_busy", s.bodies_refused_busy},
+                          {"bodies_refused_wait", s.bodies_refused_wait},
+                          {"bodies_expired", s.bodies_expired},
+                          {"bodies_deduplicated", s.bodies_deduplicated},
+                          {"heartbeats_shed", s.heartbeats_shed},
+                          {"heartbeats_forwarded", s.heartbeats_forwarded},
+                          {"upstream_failures", s.upstream_failures},
+                          {"waiting_bodies", s.waiting_bodies},
+                          {"connections", s.connections}}
+        .dump();
 }
 
 }  // namespace meshscope::relay

@@ -50,14 +50,23 @@ struct RelayOptions {
     // Bodies waiting (queued or in flight) beyond these: the rank gets 503 + Retry-After at once.
     std::int64_t max_waiting_bodies = 65536;
     std::int64_t max_waiting_bytes = 256 << 20;
+    // How long a rank waits for its answer when its request does not say (MeshScope-Timeout): the reporters'
+    // MESHSCOPE_TIMEOUT_S. Admission control keeps every body's wait here under it (admission.h).
+    int rank_timeout_ms = 5000;
+    int max_retry_after_s = 60;  // the longest Retry-After the relay's own refusals ask for
 };
 
 // Counters for tests and the start line; read from any thread.
 struct RelayStats {
-    std::int64_t bodies_received = 0;      // from ranks (each body of an incoming batch counts)
-    std::int64_t batches_sent = 0;         // upstream requests, retries included
-    std::int64_t bodies_refused_busy = 0;  // 503 at once: over the waiting bounds
-    std::int64_t upstream_failures = 0;    // batches answered by no usable upstream answer
+    std::int64_t bodies_received = 0;       // from ranks (each body of an incoming batch counts)
+    std::int64_t batches_sent = 0;          // upstream requests, retries included
+    std::int64_t bodies_refused_busy = 0;   // 503 at once: over the waiting bounds
+    std::int64_t bodies_refused_wait = 0;   // 503 at once: would wait past lifecycle_wait_share of its timeout
+    std::int64_t bodies_expired = 0;        // 503 unsent: still queued at queued_wait_share of its timeout
+    std::int64_t bodies_deduplicated = 0;   // the same bytes while a copy waited: joined it, not sent again
+    std::int64_t heartbeats_shed = 0;       // heartbeat-only bodies answered 503 (kept as proof of life)
+    std::int64_t heartbeats_forwarded = 0;  // of those, sent upstream without a waiter
+    std::int64_t upstream_failures = 0;     // batches answered by no usable upstream answer
     std::int64_t waiting_bodies = 0;
     int connections = 0;
 };
@@ -84,6 +93,9 @@ private:
     explicit Relay(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
+
+// The counters as GET /api/v1/relay answers them: {"bodies_received": n, ...} with RelayStats' names.
+[[nodiscard]] std::string stats_json(const RelayStats& stats);
 
 // Raises the soft RLIMIT_NOFILE to the hard limit; returns the soft limit now in force.
 int raise_open_file_limit();

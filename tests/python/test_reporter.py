@@ -3,13 +3,16 @@ and jittered backoff, heartbeats, token, bounded memory and exit that never wait
 Runs under any Python >= 3.9."""
 
 import email.utils
+import json
 import os
+import socket
 import subprocess
 import sys
 import threading
 import time
 import tracemalloc
 import unittest
+import urllib.request
 
 from support import AUTOATTACH, CLIENT, BlackHole, FakeClock, clean_env, free_port
 
@@ -491,6 +494,58 @@ class OverloadedCollectorTest(unittest.TestCase):
             self.assertEqual(reporter.sent, 40)
         finally:
             collector.close()
+
+
+class RelayRetryAfterTest(unittest.TestCase):
+    """The real `meshscope relay` in front of a collector that never answers: the reporter says how long it
+    waits (MeshScope-Timeout), so the relay answers 503 + Retry-After before that instead of letting the
+    request time out in its queue; the reporter keeps its event and waits exactly as told."""
+
+    def test_reporter_honours_the_relays_retry_after(self):
+        binary = os.environ.get("MESHSCOPE_BIN", "")
+        self.assertTrue(binary and os.access(binary, os.X_OK), "MESHSCOPE_BIN must name the meshscope binary")
+        upstream = BlackHole()
+        relay = subprocess.Popen([binary, "relay", "--listen", "127.0.0.1:0", "--upstream", upstream.url],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 env=clean_env(QT_QPA_PLATFORM="offscreen"))
+        try:
+            url = f"http://127.0.0.1:{json.loads(relay.stdout.readline())['port']}"
+
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+            def stats():
+                with direct.open(url + "/api/v1/relay", timeout=10) as answer:
+                    return json.loads(answer.read())
+
+            # A rank that waits ten minutes takes the relay's one upstream slot; the collector never answers it.
+            blocker = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])))
+            body = b'[{"job":"j","rank":0,"world_size":8,"phase":"launch","status":"started"}]'
+            blocker.sendall(b"POST /api/v1/events HTTP/1.1\r\nHost: x\r\nMeshScope-Timeout: 600\r\n"
+                            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            self.assertTrue(wait_until(lambda: stats()["batches_sent"] == 1))
+
+            reporter, clock = make_reporter(url, MESHSCOPE_TIMEOUT_S=5)
+            reporter._random = FixedRandom(0.0)  # Retry-After x U(1, 1.5) at its low end: exactly as told
+            reporter.activate()
+            reporter.emit("launch", "done", {"seq": 0})
+            reporter.step(clock())
+            transport = reporter._transport
+            self.assertEqual(transport.last_status, 503, transport.last_error)
+            self.assertTrue(transport.last_error.startswith("HTTP 503: {\"error\":\"relay busy: "), transport.last_error)
+            told = transport.retry_after
+            self.assertIsNotNone(told)
+            self.assertGreaterEqual(told, 1)
+            self.assertEqual(reporter.retry_at, clock() + told)
+            self.assertEqual(reporter.pending(), 1)  # the lifecycle event is kept
+            received = stats()["bodies_received"]
+            reporter.step(clock.advance(told - 0.01))  # not before the time it was given
+            self.assertEqual(stats()["bodies_received"], received)
+            blocker.close()
+        finally:
+            relay.terminate()
+            relay.wait(timeout=30)
+            relay.stdout.close()
+            upstream.close()
 
 
 class MeshContextTest(unittest.TestCase):

@@ -131,9 +131,11 @@ private:
 class Rank {
 public:
     void post(quint16 port, const QByteArray& body, const QByteArray& token = {},
-              const QByteArray& path = "/api/v1/events", const QByteArray& method = "POST") {
+              const QByteArray& path = "/api/v1/events", const QByteArray& method = "POST",
+              const QByteArray& timeout = {}) {
         QByteArray request = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
         if (!token.isEmpty()) request += "Authorization: Bearer " + token + "\r\n";
+        if (!timeout.isEmpty()) request += "MeshScope-Timeout: " + timeout + "\r\n";
         request += "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
         send_raw(port, request);
     }
@@ -166,7 +168,27 @@ RelayOptions options_for(quint16 upstream_port) {
     o.listen_port = 0;
     o.upstream = meshscope::relay::parse_upstream_url("http://127.0.0.1:" + std::to_string(upstream_port)).value();
     o.batch_ms = 5;
+    // Ranks that wait ten minutes: no admission limit or expiry here unless a test asks for one.
+    o.rank_timeout_ms = 600000;
     return o;
+}
+
+constexpr auto wait_refusal = "relay busy: events would wait longer than the rank's timeout";
+constexpr auto expired_refusal = "relay busy: not sent before the rank's timeout";
+
+// A heartbeat of rank 3, as the reporters send one (a JSON array of events).
+QByteArray heartbeat_body() {
+    return R"([{"job":"j","rank":3,"world_size":8,"phase":"heartbeat","status":"done","ts":1.5}])";
+}
+
+// Posts probes with a 10 ms timeout until one is refused at admission (not queued, then expired): the
+// relay then expects a new body to wait more than 5 ms. The held batch only gets older, so this holds after.
+bool refused_at_admission(quint16 port, std::unique_ptr<Rank>& probe) {
+    if (probe && !probe->answered()) return false;
+    if (probe && probe->error() == wait_refusal) return true;
+    probe = std::make_unique<Rank>();
+    probe->post(port, body_n(99), {}, "/api/v1/events", "POST", "0.01");
+    return false;
 }
 
 std::unique_ptr<Relay> start(const RelayOptions& o) {
@@ -451,6 +473,87 @@ private slots:
         upstream.release();
         QTRY_VERIFY_WITH_TIMEOUT(all_answered(ranks), 15000);
         for (const auto& r : ranks) QCOMPARE(r->status(), 200);
+    }
+
+    // The upstream holds its answer: a rank that waits 0.2 s gets 503 + Retry-After from the relay, never
+    // a place in a queue it would leave by timing out; it is never sent upstream.
+    void a_blocked_upstream_gets_503_not_a_queue() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto relay = start(options_for(upstream.port()));
+        Rank first;  // waits ten minutes
+        first.post(relay->port(), body_n(1));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
+        Rank hurried;
+        hurried.post(relay->port(), body_n(2), {}, "/api/v1/events", "POST", "0.2");
+        QTRY_VERIFY_WITH_TIMEOUT(hurried.answered(), 15000);
+        QCOMPARE(hurried.status(), 503);
+        QVERIFY2(hurried.error() == wait_refusal || hurried.error() == expired_refusal, qPrintable(hurried.error()));
+        QVERIFY(hurried.header("Retry-After").toInt() >= 1);
+        std::unique_ptr<Rank> probe;
+        QTRY_VERIFY_WITH_TIMEOUT(refused_at_admission(relay->port(), probe), 15000);
+        QVERIFY(probe->header("Retry-After").toInt() >= 1);
+        QCOMPARE(upstream.received.size(), 1);
+        QCOMPARE(relay->stats().waiting_bodies, qint64(1));  // only the first, still held upstream
+        QVERIFY(!first.answered());
+        upstream.release();
+        QTRY_VERIFY_WITH_TIMEOUT(first.answered(), 15000);
+        QCOMPARE(first.status(), 200);
+        QCOMPARE(upstream.bodies_received(), 1);  // neither the hurried body nor a probe went up
+        QCOMPARE(relay->stats().batches_sent, qint64(1));
+    }
+
+    // When events would be refused, heartbeats are refused first ("shed"), and the rank stays seen: its
+    // heartbeat rides along upstream later, with no rank waiting for it.
+    void heartbeats_are_shed_first_and_still_seen() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto relay = start(options_for(upstream.port()));
+        Rank first;
+        first.post(relay->port(), body_n(1));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
+        std::unique_ptr<Rank> probe;
+        QTRY_VERIFY_WITH_TIMEOUT(refused_at_admission(relay->port(), probe), 15000);
+        Rank heartbeat;
+        heartbeat.post(relay->port(), heartbeat_body(), {}, "/api/v1/events", "POST", "0.01");
+        QTRY_VERIFY_WITH_TIMEOUT(heartbeat.answered(), 15000);
+        QCOMPARE(heartbeat.status(), 503);
+        QCOMPARE(heartbeat.error(), QString("relay busy: heartbeat shed (the rank is still seen)"));
+        QCOMPARE(heartbeat.header("Retry-After"), QByteArray("5"));
+        QCOMPARE(relay->stats().heartbeats_shed, qint64(1));
+        upstream.release();
+        QTRY_VERIFY_WITH_TIMEOUT(first.answered(), 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 2, 15000);
+        QCOMPARE(upstream.received[1].bodies, QStringList{QString::fromUtf8(heartbeat_body())});
+        QCOMPARE(relay->stats().heartbeats_forwarded, qint64(1));
+    }
+
+    // A rank that timed out sends the same bytes again: while the first copy is still in flight or queued,
+    // the relay sends it upstream once and answers both requests with its result.
+    void a_retried_duplicate_is_forwarded_once() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto relay = start(options_for(upstream.port()));
+        Rank in_flight, in_flight_again, queued, queued_again;
+        in_flight.post(relay->port(), body_n(5));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
+        in_flight_again.post(relay->port(), body_n(5));
+        queued.post(relay->port(), body_n(6));
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().bodies_received, qint64(3), 15000);
+        queued_again.post(relay->port(), body_n(6));
+        QTRY_COMPARE_WITH_TIMEOUT(relay->stats().bodies_deduplicated, qint64(2), 15000);
+        QCOMPARE(relay->stats().waiting_bodies, qint64(2));
+        upstream.release();
+        for (Rank* r : {&in_flight, &in_flight_again, &queued, &queued_again})
+            QTRY_VERIFY_WITH_TIMEOUT(r->answered(), 15000);
+        QCOMPARE(in_flight.json(), (QJsonObject{{"accepted", 5}}));
+        QCOMPARE(in_flight_again.json(), (QJsonObject{{"accepted", 5}}));
+        QCOMPARE(queued.json(), (QJsonObject{{"accepted", 6}}));
+        QCOMPARE(queued_again.json(), (QJsonObject{{"accepted", 6}}));
+        QCOMPARE(upstream.bodies_received(), 2);  // 5 once, 6 once
     }
 
     // With --token every request needs it; --upstream-token goes upstream.

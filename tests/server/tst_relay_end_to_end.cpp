@@ -12,6 +12,8 @@
 
 #include <sqlite3.h>
 
+#include <csignal>
+
 #include "server_test_support.h"
 #include "test_events.h"
 
@@ -129,6 +131,29 @@ int ranks_stored_with(const QString& db, const QString& job, const QString& phas
     sqlite3_finalize(statement);
     sqlite3_close(handle);
     return n;
+}
+
+// Lifecycle events of `job` in the history file: (distinct (rank, phase, status, ts), rows).
+std::pair<int, int> lifecycle_rows(const QString& db, const QString& job) {
+    sqlite3* handle = nullptr;
+    if (sqlite3_open_v2(db.toUtf8().constData(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        return {-1, -1};
+    }
+    sqlite3_stmt* statement = nullptr;
+    sqlite3_prepare_v2(handle,
+                       "SELECT count(DISTINCT rank || '/' || json_extract(event, '$.phase') || '/' || "
+                       "json_extract(event, '$.status') || '/' || json_extract(event, '$.ts')), count(*) FROM events "
+                       "WHERE job = ?1 AND json_extract(event, '$.phase') <> 'heartbeat'",
+                       -1, &statement, nullptr);
+    const QByteArray j = job.toUtf8();
+    sqlite3_bind_text(statement, 1, j.constData(), static_cast<int>(j.size()), SQLITE_TRANSIENT);
+    std::pair<int, int> out{-1, -1};
+    if (sqlite3_step(statement) == SQLITE_ROW)
+        out = {sqlite3_column_int(statement, 0), sqlite3_column_int(statement, 1)};
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
+    return out;
 }
 
 QByteArray launch_event(int rank, int world, const char* phase = "launch") {
@@ -318,6 +343,60 @@ private slots:
         QCOMPARE(acked, 32);
         QCOMPARE(ranks_stored_with(db, "restart32", "ready"), 32);
         QCOMPARE(ranks_stored_with(db, "restart32", "launch"), 32);
+    }
+
+    // Overload never loses a rank (issue 9): the collector freezes (SIGSTOP) under 64 starting ranks until
+    // the relay refuses a body because it would wait past its rank's 3 s timeout, then thaws. The ranks are
+    // answered 503 + Retry-After by the relay (not left to time out), come back, and every ready is
+    // acknowledged; every lifecycle event is stored, and at most once more than once for each request that
+    // did time out (an answer the rank no longer read): with none, exactly once.
+    void overload_refuses_in_time_and_loses_no_event() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("history.db");
+        std::unique_ptr<Daemon> collector(serve(db));
+        std::unique_ptr<Daemon> node(relay(collector->url()));
+        QVERIFY(collector->port() != 0 && node->port() != 0);
+        QNetworkAccessManager nam;
+        enum class Step { running, frozen, thawed } step = Step::running;
+        QJsonObject relay_stats;
+        const auto run =
+            simulate({"--target", node->url(), "--dp", "8", "--cp", "8", "--job", "frozen64", "--start-window", "4",
+                      "--processes", "1", "--request-timeout", "3"},
+                     [&] {
+                         if (step == Step::running && test::http(nam, "GET", collector->url() + "/api/v1/jobs/frozen64")
+                                                              .json()
+                                                              .value("ranks_seen")
+                                                              .toInt() >= 8) {
+                             ::kill(static_cast<pid_t>(collector->pid()), SIGSTOP);
+                             step = Step::frozen;
+                         } else if (step == Step::frozen) {
+                             relay_stats = test::http(nam, "GET", node->url() + "/api/v1/relay").json();
+                             if (relay_stats.value("bodies_refused_wait").toInt() +
+                                     relay_stats.value("bodies_expired").toInt() >=
+                                 1) {
+                                 ::kill(static_cast<pid_t>(collector->pid()), SIGCONT);
+                                 step = Step::thawed;
+                             }
+                         }
+                     });
+        if (step == Step::frozen) ::kill(static_cast<pid_t>(collector->pid()), SIGCONT);
+        QCOMPARE(int(step), int(Step::thawed));
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QJsonObject summary = last_json_line(run.out);
+        QCOMPARE(summary.value("ready_acked").toInt(), 64);
+        QVERIFY(summary.value("refusals").toInt() >= 1);
+        const auto job = test::http(nam, "GET", collector->url() + "/api/v1/jobs/frozen64").json();
+        QCOMPARE(job.value("ranks_seen").toInt(), 64);
+        QCOMPARE(job.value("findings").toInt(), 0);
+        collector->stop();
+        const auto [distinct, rows] = lifecycle_rows(db, "frozen64");
+        QCOMPARE(ranks_stored_with(db, "frozen64", "launch"), 64);
+        QCOMPARE(ranks_stored_with(db, "frozen64", "ready"), 64);
+        QVERIFY2(distinct >= 64 * 6, qPrintable(QString::number(distinct)));  // launch started .. ready, each rank
+        QVERIFY2(rows - distinct <= summary.value("timeouts").toInt(),
+                 qPrintable(QStringLiteral("%1 duplicate rows, %2 timeouts")
+                                .arg(rows - distinct)
+                                .arg(summary.value("timeouts").toInt())));
     }
 
     // The refusal past --max-connections is a whole HTTP answer: its Content-Length is the length of its

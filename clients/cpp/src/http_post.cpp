@@ -60,6 +60,11 @@ HttpPost::HttpPost(std::string url, const std::string& token, const std::string&
     auto* headers = curl_slist_append(nullptr, "Content-Type: application/json");
     headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
     if (!token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
+    // How long this client waits for an answer (CURLOPT_TIMEOUT_MS, connect included): a relay never queues
+    // a request longer (docs/live-at-scale.md).
+    const std::string wait = "MeshScope-Timeout: " + std::to_string(request_timeout.count() / 1000) + "." +
+                             std::to_string(1000 + request_timeout.count() % 1000).substr(1);
+    headers = curl_slist_append(headers, wait.c_str());
     headers_ = headers;
     curl_easy_setopt(curl, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);

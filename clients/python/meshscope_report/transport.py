@@ -120,7 +120,9 @@ class HttpTransport:
                 self.delivered = len(events)
             return second
         try:
-            connection.request("POST", self._path, body=body, headers=self._headers)
+            # How long this request is waited for: a relay never queues it longer (docs/live-at-scale.md).
+            headers = {**self._headers, "MeshScope-Timeout": f"{timeout:g}"}
+            connection.request("POST", self._path, body=body, headers=headers)
             response = connection.getresponse()
             answer = response.read()  # all of it, so the connection stays usable
         except Exception as exc:  # refused, timed out, reset, DNS: all mean "not now"
