@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/device_mesh.h"
 #include "meshscope/error.h"
 #include "meshscope/finding.h"
 #include "meshscope/topology.h"
@@ -35,6 +36,39 @@ struct TourTask {
     nlohmann::json check;  // {"kind": ..., fields}: validated by parse_tour
 };
 
+// The planner's inputs in effect at a step: the step's view over the earlier steps' views (a field a view leaves
+// out is unchanged), over the defaults below. What a check judges, and what a front end sets up to resume at
+// step K.
+struct TourPlannerState {
+    std::optional<std::int64_t> dp;     // exactly one of dp and world is set; a view giving one clears the other
+    std::optional<std::int64_t> world;  // dp = world / cp
+    std::int64_t cp = 1;
+    std::int64_t ep = 1;
+    std::int64_t gpus_per_node = 8;
+    CreationOrder order = CreationOrder::torch29;
+    std::string mesh = "expert";       // "model", "data" or "expert"
+    std::optional<std::int64_t> rank;  // the selected rank
+    [[nodiscard]] std::int64_t dp_size() const noexcept { return dp ? *dp : *world / cp; }
+};
+
+// The peers view in effect at a step (carried over like the planner's).
+struct TourPeersState {
+    std::int64_t world = 16;
+    std::int64_t cp = 1;
+    std::int64_t ep = 2;
+    std::int64_t gpus_per_node = 8;
+    std::optional<std::int64_t> rank;
+};
+
+// The simulated job of the last live view with "simulate" (the Live page keeps showing it).
+struct TourJob {
+    std::int64_t dp = 8;
+    std::int64_t cp = 1;
+    std::int64_t ep = 1;
+    std::int64_t gpus_per_node = 8;
+    std::string faults;  // `meshscope simulate --faults` form
+};
+
 struct TourStep {
     std::string title;
     std::string text;
@@ -42,6 +76,12 @@ struct TourStep {
     nlohmann::json view;  // the whole "view" object, page included (validated by parse_tour)
     std::string anchor;   // empty: none
     std::optional<TourTask> task;
+    // A finding kind whose core text the step shows beside its own ("finding_text": "reinit_mismatch"), so a
+    // tour explains a pitfall in the findings' words; empty: none. See tour_finding().
+    std::string finding_text;
+    TourPlannerState planner;    // resolved by parse_tour
+    TourPeersState peers;        // resolved by parse_tour
+    std::optional<TourJob> job;  // resolved by parse_tour; empty until a live view simulates one
 };
 
 struct Tour {
@@ -55,6 +95,11 @@ struct Tour {
 // ValueError naming the step (from 1) and the field: `step 3: task.check: unknown kind "rank_in_grup"`.
 [[nodiscard]] Expected<Tour> parse_tour(std::string_view json_text);
 
+// The tour with what parse_tour resolved per step, for the web page (docs/tours.md, "The resolved tour"):
+// {"schema", "name", "title", "summary", "steps": [{"title", "text", "page", "view", "anchor"?, "task"?,
+// "planner", "peers", "job"?, "finding_text"?, "finding"? (core's worked example)}]}.
+[[nodiscard]] nlohmann::json to_json(const Tour& tour);
+
 // What the step's check needs beyond the step itself: the findings of the step's live job.
 struct TourContext {
     std::vector<Finding> findings;
@@ -64,10 +109,17 @@ struct Verdict {
     bool correct = false;
     std::string message;  // right: what the learner found; wrong: why, without giving the answer away
 };
+// {"correct": bool, "message": text}: what POST /api/v1/tours/NAME/steps/K/check answers.
+[[nodiscard]] nlohmann::json to_json(const Verdict& verdict);
 
 // ValueError when the answer has the wrong shape for the check (`answer needs "rank", a non-negative integer`).
 [[nodiscard]] Expected<Verdict> check_answer(const TourStep& step, const nlohmann::json& answer,
                                              const TourContext& context = {});
+
+// The finding a step's "finding_text" names, in core's words: the first finding of that kind in the context (the
+// step's live job) or else core's worked example of the kind (docs/tours.md lists them); nullopt when the step
+// names none, or the kind has no example and the job has no such finding yet.
+[[nodiscard]] std::optional<Finding> tour_finding(const TourStep& step, const TourContext& context = {});
 
 // The singleton pitfall's sandbox: one simulated process, replayed from its call history on core's ParallelState.
 enum class SandboxOp { initialize, reset, relaunch };
