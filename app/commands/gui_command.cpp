@@ -185,8 +185,8 @@ void add_window_flags(CLI::App& cli, GuiOptions& o) {
 
 // Teaching mode: a tour opened at a step (docs/teaching.md).
 void add_tour_flags(CLI::App& cli, GuiOptions& o) {
-    add_text(cli, "--tour", o.tour, "Open this guided tour (" + ui::tour_names(ui::shipped_tour_catalog()).toStdString() + ").",
-             "NAME");
+    add_text(cli, "--tour", o.tour,
+             "Open this guided tour (" + ui::tour_names(ui::shipped_tour_catalog()).toStdString() + ").", "NAME");
     add_int(cli, "--step", o.step, "The tour's step to open, from 1 (default 1).");
 }
 
@@ -355,8 +355,8 @@ ui::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live
 }
 
 // The tours drive the real planner and Live page; progress is remembered, but never for a screenshot.
-void set_up_tours(const GuiOptions& options, ui::TourController& tours, QSettings& settings,
-                  PlanController& controller, ui::LiveSession& live, const ui::LiveStartup& startup) {
+void set_up_tours(const GuiOptions& options, ui::TourController& tours, QSettings& settings, PlanController& controller,
+                  ui::LiveSession& live, const ui::LiveStartup& startup) {
     tours.setPlanner(&controller);
     tours.setLiveSession(&live);
     tours.set_demo(startup.demo.get());

@@ -66,6 +66,23 @@ Pane {
             }
         }
 
+        // The finding the step quotes, in core's words (on a live step: the job's own, once it shows it).
+        Label {
+            objectName: "tourFinding"
+            Layout.fillWidth: true
+            visible: root.step.findingMessage !== ""
+            text: qsTr("%1: %2\nfix: %3").arg(root.step.findingKind).arg(root.step.findingMessage).arg(root.step.findingFix)
+            color: Theme.text
+            font.pixelSize: Theme.fontSmall
+            wrapMode: Text.WordWrap
+            padding: 6
+            background: Rectangle {
+                color: Theme.window
+                border.color: Theme.finding
+                radius: 4
+            }
+        }
+
         Label {
             objectName: "tourJobError"
             Layout.fillWidth: true

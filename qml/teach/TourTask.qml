@@ -124,7 +124,7 @@ Frame {
             objectName: "tourMessage"
             Layout.fillWidth: true
             visible: root.answer.message !== ""
-            text: (root.answer.wrong ? qsTr("Not yet: ") : qsTr("Right: ")) + root.answer.message
+            text: root.answer.message  // core's: "Right: ..." or why the answer is wrong
             color: root.answer.wrong ? Theme.error : Theme.success
             wrapMode: Text.WordWrap
             padding: 6

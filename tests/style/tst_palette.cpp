@@ -180,9 +180,7 @@ private slots:
                                             << "#dafbe1"
                                             << "#1b3a24";
     }
-    void teaching_colours() {
-        cost_panel_colours();
-    }
+    void teaching_colours() { cost_panel_colours(); }
 
     // Both grids sit on one background, the window's panels on another.
     void shared_colours() {

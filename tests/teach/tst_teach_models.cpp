@@ -24,7 +24,8 @@ QVariant role(const QAbstractItemModel& model, int row, int role) {
 
 QStringList groups_text(const PeerGroupsModel& groups) {
     QStringList texts;
-    for (int row = 0; row < groups.rowCount(); ++row) texts << role(groups, row, PeerGroupsModel::RanksTextRole).toString();
+    for (int row = 0; row < groups.rowCount(); ++row)
+        texts << role(groups, row, PeerGroupsModel::RanksTextRole).toString();
     return texts;
 }
 }  // namespace
@@ -102,10 +103,12 @@ private slots:
         QCOMPARE(role(sandbox, 2, SandboxModel::CallRole).toString(), QStringLiteral("reset()"));
         QVERIFY(!sandbox.initialized());  // a new process
         QCOMPARE(sandbox.lastResult(), QStringLiteral("relaunched"));
-        QCOMPARE(sandbox.calls_json().dump(),
-                 std::string(R"({"calls":[{"cp":1,"dp":16,"ep":2,"op":"initialize"},{"cp":1,"dp":16,"ep":4,"op":"initialize"},)"
-                             R"({"op":"reset"},{"cp":1,"dp":16,"ep":3,"op":"initialize"},{"cp":1,"dp":16,"ep":4,"op":"initialize"},)"
-                             R"({"cp":1,"dp":16,"ep":4,"op":"initialize"},{"op":"relaunch"}]})"));
+        QCOMPARE(
+            sandbox.calls_json().dump(),
+            std::string(
+                R"({"calls":[{"cp":1,"dp":16,"ep":2,"op":"initialize"},{"cp":1,"dp":16,"ep":4,"op":"initialize"},)"
+                R"({"op":"reset"},{"cp":1,"dp":16,"ep":3,"op":"initialize"},{"cp":1,"dp":16,"ep":4,"op":"initialize"},)"
+                R"({"cp":1,"dp":16,"ep":4,"op":"initialize"},{"op":"relaunch"}]})"));
         sandbox.clear();
         QCOMPARE(sandbox.rowCount(), 0);
         QCOMPARE(sandbox.lastResult(), QString());

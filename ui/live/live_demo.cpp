@@ -55,8 +55,8 @@ void LiveDemo::run(sim::Scenario scenario) {
     client::ReporterOptions reporter;
     reporter.url = service_->url();
     job->reporter = std::make_unique<client::Reporter>(reporter);
-    job->ranks = std::thread(
-        [j = job.get(), run = run_, this] { sim::run_scenario(j->scenario, *j->reporter, run, stop_); });
+    job->ranks =
+        std::thread([j = job.get(), run = run_, this] { sim::run_scenario(j->scenario, *j->reporter, run, stop_); });
     jobs_.push_back(std::move(job));
 }
 

@@ -40,7 +40,8 @@ QVariant PeerGroupsModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> PeerGroupsModel::roleNames() const {
-    return {{RanksRole, "ranks"}, {RanksTextRole, "ranksText"}, {CrossNodeRole, "crossNode"}, {SelectedRole, "selected"}};
+    return {
+        {RanksRole, "ranks"}, {RanksTextRole, "ranksText"}, {CrossNodeRole, "crossNode"}, {SelectedRole, "selected"}};
 }
 
 QString PeerGroupsModel::framework() const {

@@ -52,8 +52,9 @@ QVariant SandboxModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> SandboxModel::roleNames() const {
-    return {{CallRole, "call"},           {OpRole, "op"},           {OutcomeRole, "outcome"},
-            {ErrorTypeRole, "errorType"}, {ErrorTextRole, "errorText"}, {StateTextRole, "stateText"}};
+    return {{CallRole, "call"},           {OpRole, "op"},
+            {OutcomeRole, "outcome"},     {ErrorTypeRole, "errorType"},
+            {ErrorTextRole, "errorText"}, {StateTextRole, "stateText"}};
 }
 
 bool SandboxModel::initialized() const {

@@ -1,6 +1,6 @@
 #include "tour_catalog.h"
 
-#include "meshscope/shipped_tours.h"
+#include "shipped_tours.h"
 
 namespace meshscope::ui {
 

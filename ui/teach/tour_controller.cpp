@@ -6,24 +6,14 @@
 
 namespace meshscope::ui {
 
-namespace {
-std::optional<int> int_field(const nlohmann::json& view, const char* key) {
-    const auto it = view.find(key);
-    if (it == view.end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<int>();
-}
-
-std::optional<QString> text_field(const nlohmann::json& view, const char* key) {
-    const auto it = view.find(key);
-    if (it == view.end() || !it->is_string()) return std::nullopt;
-    return QString::fromStdString(it->get<std::string>());
-}
-}  // namespace
-
 TourController::TourController(QObject* parent) : QObject(parent), catalog_(shipped_tour_catalog()) {
     connect(&sandbox_, &SandboxModel::called, this, [this] {
         if (step_.check_kind() == "sandbox") submitSandbox();
     });
+}
+
+void TourController::on_live_updated() {
+    if (!current_job_.isEmpty()) refresh_finding();
 }
 
 void TourController::setPlanner(PlanController* planner) {
@@ -34,7 +24,9 @@ void TourController::setPlanner(PlanController* planner) {
 
 void TourController::setLiveSession(LiveSession* session) {
     if (session == live_) return;
+    if (live_) disconnect(live_->view(), nullptr, this, nullptr);
     live_ = session;
+    if (live_) connect(live_->view(), &LiveView::updated, this, &TourController::on_live_updated);
     emit liveSessionChanged();
 }
 
@@ -101,61 +93,66 @@ void TourController::set_job_error(const QString& error) {
     emit jobErrorChanged();
 }
 
+// Core resolved each step's state over the steps before it (TourStep::planner, ::peers, ::job), so a tour
+// resumed at step K shows what it would have shown walking there.
 void TourController::apply_view() {
     const TourStep* step = step_.step();
     current_job_.clear();
     set_job_error({});
     switch (step->page) {
-        case TourPage::planner: apply_planner_view(step->view); break;
-        case TourPage::live: apply_live_view(step->view); break;
+        case TourPage::planner: apply_planner_state(step->planner); break;
+        case TourPage::live:
+            if (step->job) apply_job(*step->job);
+            break;
         case TourPage::sandbox:
             if (const auto fresh = step->view.find("fresh"); fresh != step->view.end() && fresh->is_boolean() && *fresh)
                 sandbox_.clear();
             break;
-        case TourPage::peers: apply_peers_view(step->view); break;
+        case TourPage::peers: apply_peers_state(step->peers); break;
     }
+    refresh_finding();
 }
 
 // As a user would type them: the model mesh back to LlamaFactory's default (the steps' plans have it), then
 // the cluster, cp and ep, the world, and last the rank (a selection outside the new plan would be cleared).
-void TourController::apply_planner_view(const nlohmann::json& view) {
+void TourController::apply_planner_state(const TourPlannerState& state) {
     if (!planner_) return;
     PlanForm& form = *planner_->form();
     form.setMpReplicate(1);
     form.setMpShard(0);
-    if (const auto gpus = int_field(view, "gpus_per_node")) form.setGpusPerNode(*gpus);
-    const auto cp = int_field(view, "cp");
-    if (cp) form.setCp(*cp);
-    if (const auto ep = int_field(view, "ep")) form.setEp(*ep);
-    const auto dp = int_field(view, "dp");
-    const auto world = int_field(view, "world");
-    if (dp || world) {
-        form.setUseWorld(true);
-        form.setWorld(world ? *world : *dp * cp.value_or(form.cp()));
-    }
-    if (const auto order = text_field(view, "order"))
-        if (const auto value = creation_order_named(*order)) form.setOrder(static_cast<int>(*value));
-    if (const auto mesh = text_field(view, "mesh"))
-        if (const auto value = grid_mesh_named(*mesh)) planner_->view()->setViewMesh(static_cast<int>(*value));
-    if (const auto rank = int_field(view, "rank")) planner_->selection()->setSelectedRank(*rank);
+    form.setGpusPerNode(static_cast<int>(state.gpus_per_node));
+    form.setCp(static_cast<int>(state.cp));
+    form.setEp(static_cast<int>(state.ep));
+    form.setUseWorld(true);
+    form.setWorld(static_cast<int>(state.dp ? *state.dp * state.cp : state.world.value_or(form.world())));
+    form.setOrder(static_cast<int>(state.order));
+    if (const auto mesh = grid_mesh_named(QString::fromStdString(state.mesh)))
+        planner_->view()->setViewMesh(static_cast<int>(*mesh));
+    planner_->selection()->setSelectedRank(state.rank ? static_cast<int>(*state.rank) : -1);
 }
 
-void TourController::apply_live_view(const nlohmann::json& view) {
-    const auto simulate = view.find("simulate");
-    if (simulate == view.end() || !simulate->is_object() || !live_) return;
+void TourController::apply_job(const TourJob& job) {
+    if (!live_) return;
     current_job_ = QStringLiteral("tour-") + step_.tourName();
-    if (const auto error = jobs_.show(current_job_, *simulate, *live_))
+    const nlohmann::json simulate{
+        {"dp", job.dp}, {"cp", job.cp}, {"ep", job.ep}, {"gpus_per_node", job.gpus_per_node}, {"faults", job.faults}};
+    if (const auto error = jobs_.show(current_job_, simulate, *live_))
         set_job_error(QString::fromStdString(error->message()));
 }
 
-void TourController::apply_peers_view(const nlohmann::json& view) {
-    PeerShape shape{peers_.world(), peers_.cp(), peers_.ep(), peers_.gpusPerNode()};
-    if (const auto world = int_field(view, "world")) shape.world = *world;
-    if (const auto cp = int_field(view, "cp")) shape.cp = *cp;
-    if (const auto ep = int_field(view, "ep")) shape.ep = *ep;
-    if (const auto gpus = int_field(view, "gpus_per_node")) shape.gpus_per_node = *gpus;
-    peers_.set_shape(shape);
-    if (const auto rank = int_field(view, "rank")) peers_.setSelectedRank(*rank);
+void TourController::apply_peers_state(const TourPeersState& state) {
+    peers_.set_shape({state.world, state.cp, state.ep, state.gpus_per_node});
+    peers_.setSelectedRank(state.rank ? static_cast<int>(*state.rank) : -1);
+}
+
+// The finding the step quotes (finding_text), in core's words: the live job's own once it shows one.
+void TourController::refresh_finding() {
+    const TourStep* step = step_.step();
+    if (!step || step->finding_text.empty()) {
+        step_.set_finding(std::nullopt);
+        return;
+    }
+    step_.set_finding(tour_finding(*step, context()));
 }
 
 // The findings of the open step's job as core's Findings, for a finding_rank check.

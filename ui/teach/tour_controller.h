@@ -95,9 +95,11 @@ signals:
 private:
     void open(int index);
     void apply_view();
-    void apply_planner_view(const nlohmann::json& view);
-    void apply_live_view(const nlohmann::json& view);
-    void apply_peers_view(const nlohmann::json& view);
+    void apply_planner_state(const TourPlannerState& state);
+    void apply_job(const TourJob& job);
+    void apply_peers_state(const TourPeersState& state);
+    void refresh_finding();
+    void on_live_updated();
     void set_job_error(const QString& error);
     [[nodiscard]] TourContext context() const;
 

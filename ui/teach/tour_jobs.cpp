@@ -16,6 +16,7 @@ LiveDemo* TourJobs::collector() {
     if (!own_) {
         LiveDemoOptions options;
         options.demo_job = false;
+        options.stale_after = 6.0;  // a tour's stale_rank shows within seconds, not the demo's half minute
         auto demo = LiveDemo::start(options);
         if (!demo) return nullptr;
         own_ = std::move(demo).value();

@@ -26,8 +26,8 @@ QVariant TourListModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> TourListModel::roleNames() const {
-    return {{NameRole, "name"},         {TitleRole, "title"},       {SummaryRole, "summary"},
-            {StepsRole, "steps"},       {ProgressRole, "progress"}, {FinishedRole, "finished"}};
+    return {{NameRole, "name"},   {TitleRole, "title"},       {SummaryRole, "summary"},
+            {StepsRole, "steps"}, {ProgressRole, "progress"}, {FinishedRole, "finished"}};
 }
 
 void TourListModel::refresh_progress(const QString& tour) {

@@ -27,6 +27,17 @@ void TourStepView::show(const Tour* tour, int index) {
     emit changed();
 }
 
+void TourStepView::set_finding(const std::optional<Finding>& finding) {
+    const QString kind = finding ? qt(to_string(finding->kind)) : QString();
+    const QString message = finding ? QString::fromStdString(finding->message) : QString();
+    const QString fix = finding ? QString::fromStdString(finding->fix) : QString();
+    if (kind == finding_kind_ && message == finding_message_ && fix == finding_fix_) return;
+    finding_kind_ = kind;
+    finding_message_ = message;
+    finding_fix_ = fix;
+    emit findingChanged();
+}
+
 QString TourStepView::title() const {
     return step_ ? QString::fromStdString(step_->title) : QString();
 }

@@ -23,8 +23,8 @@ class TourStepView : public QObject {
     Q_PROPERTY(int index READ index NOTIFY changed)  // from 1
     Q_PROPERTY(int count READ count NOTIFY changed)
     Q_PROPERTY(QString title READ title NOTIFY changed)
-    Q_PROPERTY(QString text READ text NOTIFY changed)  // plain text, paragraphs separated by a blank line
-    Q_PROPERTY(QString page READ page NOTIFY changed)  // "planner", "live", "sandbox" or "peers"
+    Q_PROPERTY(QString text READ text NOTIFY changed)      // plain text, paragraphs separated by a blank line
+    Q_PROPERTY(QString page READ page NOTIFY changed)      // "planner", "live", "sandbox" or "peers"
     Q_PROPERTY(QString anchor READ anchor NOTIFY changed)  // "" : none
     Q_PROPERTY(bool hasTask READ hasTask NOTIFY changed)
     Q_PROPERTY(QString prompt READ prompt NOTIFY changed)
@@ -32,6 +32,10 @@ class TourStepView : public QObject {
     // "rank", "number", "choice", "layout" or "sandbox"; "" without a task
     Q_PROPERTY(QString answerKind READ answerKind NOTIFY changed)
     Q_PROPERTY(QStringList options READ options NOTIFY changed)  // a choice's texts
+    // The finding the step quotes (its finding_text), in core's words; "" when none (yet).
+    Q_PROPERTY(QString findingKind READ findingKind NOTIFY findingChanged)
+    Q_PROPERTY(QString findingMessage READ findingMessage NOTIFY findingChanged)
+    Q_PROPERTY(QString findingFix READ findingFix NOTIFY findingChanged)
 
 public:
     using QObject::QObject;
@@ -50,14 +54,19 @@ public:
     [[nodiscard]] QString hint() const;
     [[nodiscard]] QString answerKind() const;
     [[nodiscard]] QStringList options() const;
+    [[nodiscard]] QString findingKind() const { return finding_kind_; }
+    [[nodiscard]] QString findingMessage() const { return finding_message_; }
+    [[nodiscard]] QString findingFix() const { return finding_fix_; }
 
     // The open step (null: none); the tour outlives it (the shipped catalog lives as long as the process).
     void show(const Tour* tour, int index);
     [[nodiscard]] const TourStep* step() const { return step_; }
     [[nodiscard]] std::string check_kind() const;  // "" without a task
+    void set_finding(const std::optional<Finding>& finding);
 
 signals:
     void changed();
+    void findingChanged();
 
 private:
     const TourStep* step_ = nullptr;
@@ -65,6 +74,9 @@ private:
     QString tour_title_;
     int index_ = 0;
     int count_ = 0;
+    QString finding_kind_;
+    QString finding_message_;
+    QString finding_fix_;
 };
 
 // What a check kind wants as the answer: "rank" for rank_in_group, rank_leaves_node, finding_rank and

@@ -6,6 +6,7 @@ import MeshScope
 import MeshScope.Planner
 import MeshScope.Live
 import MeshScope.Teach
+import "tour_answers.js" as TourAnswers
 
 // Every shipped tour walked to its end through the real dashboard (the Dashboard item of the window: planner,
 // Live page, sandbox, peers view, the tour panel), doing each task as a learner would: clicking the grid's cell,
@@ -130,18 +131,20 @@ TestCase {
     // One answer, as a learner gives it. {rank} on the planner grid, {liveFinding: kind} on the Live grid (a rank
     // of that finding, read from the findings list), {peerRank}, {number}, {choice}, {layout: {world, cp, ep,
     // gpusPerNode}} typed into the planner, {calls: [[dp, cp, ep] | "reset" | "relaunch", ...]} on the sandbox.
-    function answer(dashboard: Dashboard, given: var) {
+    // Returns the rank clicked, when the answer is a click (-1 otherwise).
+    function answer(dashboard: Dashboard, given: var): int {
         const tours = dashboard.tours;
+        let clicked = -1;
         if (given.rank !== undefined) {
+            clicked = given.rank;
             clickCell(dashboard, "meshGrid", given.rank);
         } else if (given.liveFinding !== undefined) {
-            tryVerify(() => tours.liveSession.view.settled && findingRanks(tours, given.liveFinding).length > 0, 20000,
+            tryVerify(() => findingRanks(tours, given.liveFinding).length > 0, 30000,
                       "the job shows its " + given.liveFinding);
-            clickCell(dashboard, "liveGrid", findingRanks(tours, given.liveFinding)[0]);
-        } else if (given.liveRank !== undefined) {
-            tryVerify(() => tours.liveSession.view.settled && tours.liveSession.view.worldSize > 0, 20000, "the job reported");
-            clickCell(dashboard, "liveGrid", given.liveRank);
+            clicked = findingRanks(tours, given.liveFinding)[0];
+            clickCell(dashboard, "liveGrid", clicked);
         } else if (given.peerRank !== undefined) {
+            clicked = given.peerRank;
             click(dashboard, "peerRank_" + given.peerRank);
         } else if (given.number !== undefined) {
             typeInto(findChild(dashboard, "tourNumber"), String(given.number));
@@ -171,6 +174,7 @@ TestCase {
         } else {
             fail("unknown answer " + JSON.stringify(given));
         }
+        return clicked;
     }
 
     // Each tour's steps in order: null for a reading step, else the right answer (see answer()).
@@ -222,12 +226,12 @@ TestCase {
         const tours = dashboard.tours;
         verify(tours.start(data.tour, data.step));
         waitForRendering(dashboard);
-        answer(dashboard, data.answer);
+        const clicked = answer(dashboard, data.answer);
         tryVerify(() => tours.answer.wrong, 5000, "judged wrong");
         verify(!tours.answer.solved);
         const message = findChild(dashboard, "tourMessage");
         verify(message.visible);
-        compare(message.text, "Not yet: " + data.message);
+        compare(message.text, data.message.replace("RANK", String(clicked)));
         compare(findChild(dashboard, "tourHint").visible, tours.step.hint !== "");
         verify(!findChild(dashboard, "tourNext").enabled);
     }
