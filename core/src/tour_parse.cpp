@@ -21,7 +21,7 @@ constexpr std::int64_t max_tour_world = 4096;
 using json = nlohmann::json;
 using tour::Fail;
 
-std::string quoted(std::string_view text) {
+std::string in_quotes(std::string_view text) {
     return "\"" + std::string(text) + "\"";
 }
 
@@ -44,7 +44,7 @@ public:
         for (const auto& item : object_.items()) {
             bool known = false;
             for (auto k : keys) known = known || item.key() == k;
-            if (!known) fail_here("unknown key " + quoted(item.key()));
+            if (!known) fail_here("unknown key " + in_quotes(item.key()));
         }
     }
     [[nodiscard]] bool has(std::string_view key) const { return object_.contains(std::string(key)); }
@@ -77,7 +77,7 @@ public:
         if (value.empty() && !required) return value;
         for (auto n : names)
             if (n == value) return value;
-        fail(key, "unknown " + std::string(what) + " " + quoted(value));
+        fail(key, "unknown " + std::string(what) + " " + in_quotes(value));
     }
     [[nodiscard]] const json& object(std::string_view key) const {
         if (!has(key)) fail(key, "missing");
@@ -180,7 +180,7 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
                                                               "sandbox",       "peer_group",       "choice"};
     // The kind names the check, so its messages name the check ("task.check: unknown kind ...").
     const std::string kind = check.text("kind");
-    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) check.fail_here("unknown kind " + quoted(kind));
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) check.fail_here("unknown kind " + in_quotes(kind));
     auto needs_page = [&](TourPage page) {
         if (step.page != page)
             check.fail_here(kind + " needs a " + std::string(to_string(page)) + " view, not " +
@@ -198,7 +198,7 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
         const std::string dim = check.text("dim");
         const auto dims = tour::mesh_dims(mesh);
         if (std::find(dims.begin(), dims.end(), dim) == dims.end())
-            check.fail("dim", quoted(dim) + " is not a dim of the " + mesh + " mesh " + dims_text(dims));
+            check.fail("dim", in_quotes(dim) + " is not a dim of the " + mesh + " mesh " + dims_text(dims));
         if (!plan->mesh(mesh))
             check.fail("mesh",
                        "the expert mesh needs ep > 1 (this step has ep = " + std::to_string(plan->topology().ep) + ")");
@@ -241,7 +241,7 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
         needs_page(TourPage::live);
         check.allow_only({"kind", "finding"});
         const std::string finding = check.text("finding");
-        if (!parse_finding_kind(finding)) check.fail("finding", "unknown finding kind " + quoted(finding));
+        if (!parse_finding_kind(finding)) check.fail("finding", "unknown finding kind " + in_quotes(finding));
         if (!step.job) check.fail_here("finding_rank needs a simulated job (view.simulate)");
     } else if (kind == "sandbox") {
         needs_page(TourPage::sandbox);
@@ -343,12 +343,12 @@ TourStep read_step(const json& value, std::size_t number, const TourStep* previo
     if (step_reader.has("anchor")) {
         step.anchor = step_reader.one_of("anchor", anchor_names, "anchor");
         if (step.anchor.substr(0, step.anchor.find('.')) != page)
-            step_reader.fail("anchor", quoted(step.anchor) + " is not on the " + page + " page");
+            step_reader.fail("anchor", in_quotes(step.anchor) + " is not on the " + page + " page");
     }
     if (step_reader.has("finding_text")) {
         step.finding_text = step_reader.text("finding_text");
         if (!parse_finding_kind(step.finding_text))
-            step_reader.fail("finding_text", "unknown finding kind " + quoted(step.finding_text));
+            step_reader.fail("finding_text", "unknown finding kind " + in_quotes(step.finding_text));
     }
     if (step_reader.has("task")) {
         const Reader task(step_reader.object("task"), where, "task");
@@ -377,12 +377,13 @@ Expected<Tour> parse_tour(std::string_view json_text) {
         const Reader top(value, "", "");
         top.allow_only({"schema", "name", "title", "summary", "steps"});
         const std::string schema = top.text("schema");
-        if (schema != Tour::schema) top.fail("schema", "expected " + quoted(Tour::schema) + ", got " + quoted(schema));
+        if (schema != Tour::schema)
+            top.fail("schema", "expected " + in_quotes(Tour::schema) + ", got " + in_quotes(schema));
         Tour tour;
         tour.name = top.text("name");
         for (char c : tour.name)
             if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
-                top.fail("name", quoted(tour.name) + " may hold only a-z, 0-9 and -");
+                top.fail("name", in_quotes(tour.name) + " may hold only a-z, 0-9 and -");
         tour.title = top.text("title");
         tour.summary = top.text("summary");
         if (!top.has("steps")) top.fail("steps", "missing");

@@ -1,5 +1,5 @@
 # cmake -DTOURS_DIR=<resources/tours> -DNAMES=<a,b,...> -DOUTPUT=<file.cpp> -P embed_tours.cmake
-# Writes one C++ source holding every tour file NAME.json as bytes, in the order of NAMES (the tour list's order).
+# Writes one C++ source holding every tour file NAME.json as bytes (UTF-8: unsigned char, then viewed as char), in the order of NAMES (the tour list's order).
 string(REPLACE "," ";" NAMES "${NAMES}")
 set(data "")
 set(table "")
@@ -10,8 +10,8 @@ foreach(name IN LISTS NAMES)
   math(EXPR size "${hex_length} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
   string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
-  string(APPEND data "// ${name}.json\nconst char tour_${index}[] = {\n${bytes}0x00};\n")
-  string(APPEND table "    {\"${name}\", std::string_view(tour_${index}, ${size})},\n")
+  string(APPEND data "// ${name}.json\nconst unsigned char tour_${index}[] = {\n${bytes}0x00};\n")
+  string(APPEND table "    {\"${name}\", std::string_view(reinterpret_cast<const char*>(tour_${index}), ${size})},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 

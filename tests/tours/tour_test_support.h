@@ -24,4 +24,9 @@ inline meshscope::TourStep last_step(const std::string& steps) {
     return tour->steps.back();
 }
 
+// JSON compared as text: QCOMPARE on nlohmann::json itself trips over QTest's qfloat16 overloads.
+inline QString dump(const nlohmann::json& value) {
+    return QString::fromStdString(value.dump());
+}
+
 }  // namespace test

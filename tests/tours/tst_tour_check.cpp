@@ -10,9 +10,13 @@
 using namespace meshscope;
 
 namespace {
+// (Built with nlohmann, not raw strings holding half an object: moc miscounts braces inside raw strings.)
 std::string planner_step(const std::string& view, const std::string& check) {
-    return R"({"title": "A", "text": "B", "view": {"page": "planner", )" + view +
-           R"(}, "task": {"prompt": "P", "check": )" + check + "}}";
+    const nlohmann::json step = {{"title", "A"},
+                                 {"text", "B"},
+                                 {"view", nlohmann::json::parse("{\"page\": \"planner\", " + view + "}")},
+                                 {"task", {{"prompt", "P"}, {"check", nlohmann::json::parse(check)}}}};
+    return step.dump();
 }
 const std::string dp8cp2ep2 = R"("dp": 8, "cp": 2, "ep": 2)";
 
@@ -228,10 +232,12 @@ private slots:
         // FSDPTurbo's ep groups for world 16, cp 2, ep 2 are [0, 2], [1, 3], [4, 6], [5, 7], ...; TorchTitan's and
         // Megatron-Core's [0, 1], [2, 3], ... (docs/domain.md, section 3).
         auto step = [](const char* framework) {
-            return test::last_step(
-                std::string(R"({"title": "A", "text": "B", "view": {"page": "peers", "world": 16, "cp": 2, "ep": 2},
-                "task": {"prompt": "P", "check": {"kind": "peer_group", "framework": ")") +
-                framework + R"(", "of": 5}}})");
+            const nlohmann::json s = {
+                {"title", "A"},
+                {"text", "B"},
+                {"view", {{"page", "peers"}, {"world", 16}, {"cp", 2}, {"ep", 2}}},
+                {"task", {{"prompt", "P"}, {"check", {{"kind", "peer_group"}, {"framework", framework}, {"of", 5}}}}}};
+            return test::last_step(s.dump());
         };
         const auto self = check_answer(step("fsdpturbo"), {{"rank", 5}}).value();
         QVERIFY(!self.correct);
@@ -282,8 +288,8 @@ private slots:
     }
 
     void verdict_json() {
-        QCOMPARE(to_json(Verdict{true, "Right: x."}),
-                 nlohmann::json::parse(R"({"correct": true, "message": "Right: x."})"));
+        QCOMPARE(test::dump(to_json(Verdict{true, "Right: x."})),
+                 test::dump(nlohmann::json::parse(R"({"correct": true, "message": "Right: x."})")));
     }
 };
 

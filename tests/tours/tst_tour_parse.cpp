@@ -224,14 +224,14 @@ private slots:
             planner_step + "," + step_with(R"({"page": "sandbox"})", R"(, "finding_text": "reinit_mismatch")")));
         QVERIFY(tour);
         const nlohmann::json j = to_json(*tour);
-        QCOMPARE(j.at("schema"), nlohmann::json("meshscope.tour/1"));
+        QCOMPARE(test::dump(j.at("schema")), test::dump(nlohmann::json("meshscope.tour/1")));
         QCOMPARE(j.at("steps").size(), std::size_t{2});
         // Step 2 shows the planner state step 1 left.
-        QCOMPARE(j.at("steps")[1].at("planner"),
-                 nlohmann::json::parse(R"({"dp": 8, "cp": 2, "ep": 2, "gpus_per_node": 8,
-                                                                           "order": "torch29", "mesh": "expert"})"));
-        QCOMPARE(j.at("steps")[1].at("page"), nlohmann::json("sandbox"));
-        QCOMPARE(j.at("steps")[1].at("finding").at("kind"), nlohmann::json("reinit_mismatch"));
+        QCOMPARE(test::dump(j.at("steps")[1].at("planner")),
+                 test::dump(nlohmann::json::parse(R"({"dp": 8, "cp": 2, "ep": 2, "gpus_per_node": 8,
+                                                                           "order": "torch29", "mesh": "expert"})")));
+        QCOMPARE(test::dump(j.at("steps")[1].at("page")), test::dump(nlohmann::json("sandbox")));
+        QCOMPARE(test::dump(j.at("steps")[1].at("finding").at("kind")), test::dump(nlohmann::json("reinit_mismatch")));
         QVERIFY(!j.at("steps")[0].contains("task"));
         QVERIFY(!j.at("steps")[0].contains("job"));
     }

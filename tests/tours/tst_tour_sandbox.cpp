@@ -133,12 +133,12 @@ private slots:
         QVERIFY(read);
         QCOMPARE(read->size(), std::size_t{3});
         QCOMPARE((*read)[1].ep, std::int64_t{4});
-        QCOMPARE(to_json(*read, run_sandbox(*read)), nlohmann::json::parse(R"({"results": [
+        QCOMPARE(test::dump(to_json(*read, run_sandbox(*read))), test::dump(nlohmann::json::parse(R"({"results": [
             {"op": "initialize", "outcome": "initialized", "state": {"dp": 16, "cp": 1, "ep": 2, "efsdp": 8, "edp": 1}},
             {"op": "initialize", "outcome": "error",
              "error": {"type": "RuntimeError", "message": "FSDPTurbo parallel state is already initialized with (16, 1, 2), got (16, 1, 4)."},
              "state": {"dp": 16, "cp": 1, "ep": 2, "efsdp": 8, "edp": 1}},
-            {"op": "reset", "outcome": "reset"}]})"));
+            {"op": "reset", "outcome": "reset"}]})")));
     }
 
     void checks_data() {
