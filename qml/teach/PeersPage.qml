@@ -85,9 +85,11 @@ Page {
                 model: root.peers
 
                 PeerLayoutColumn {
+                    id: column
+
                     required property string framework
 
-                    objectName: "peerLayout_" + framework
+                    objectName: "peerLayout_" + column.framework
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     Layout.preferredWidth: 1  // three equal columns
