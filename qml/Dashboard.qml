@@ -24,7 +24,19 @@ Page {
 
     // A page's tab from its name (tab order); a tour step's page is one of the first four. -1: none.
     function pageIndex(name: string): int {
-        return ["planner", "live", "sandbox", "peers", "tours"].indexOf(name);
+        switch (name) {
+        case "planner":
+            return 0;
+        case "live":
+            return 1;
+        case "sandbox":
+            return 2;
+        case "peers":
+            return 3;
+        case "tours":
+            return 4;
+        }
+        return -1;
     }
 
     // A rank clicked on the grid of `page`: the answer of a step of that page that asks for a rank.

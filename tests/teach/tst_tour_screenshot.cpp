@@ -53,10 +53,10 @@ private slots:
         QTest::addColumn<int>("step");
         QTest::addColumn<QString>("theme");
         // One step with an anchor of each tour (resources/tours/NAME.json).
-        QTest::addRow("mesh-basics") << "mesh-basics" << 2 << "light";
-        QTest::addRow("expert-mesh") << "expert-mesh" << 2 << "light";
+        QTest::addRow("mesh-basics") << "mesh-basics" << 6 << "light";
+        QTest::addRow("expert-mesh") << "expert-mesh" << 3 << "light";
         QTest::addRow("creation-order") << "creation-order" << 2 << "dark";
-        QTest::addRow("singleton-pitfall") << "singleton-pitfall" << 2 << "light";
+        QTest::addRow("singleton-pitfall") << "singleton-pitfall" << 5 << "light";
         QTest::addRow("live-job") << "live-job" << 2 << "light";
         QTest::addRow("peers") << "peers" << 2 << "light";
     }

@@ -40,7 +40,7 @@ const wrongs = [
      message: "in torch29 order position 2 creates [2, 6, 10, 14], not rank 5's efsdp group [1, 5, 9, 13]."},
     {tag: "singleton-pitfall", tour: "singleton-pitfall", step: 3, answer: {calls: [[16, 1, 2]]},
      message: "the last call's outcome is initialized, not RuntimeError."},
-    {tag: "live-job", tour: "live-job", step: 2, answer: {liveFinding: "straggler"},
+    {tag: "live-job", tour: "live-job", step: 2, answer: {liveFinding: "straggler", waitFor: "missing_rank"},
      message: "rank RANK is not one of the ranks of the missing_rank finding."},
     {tag: "peers", tour: "peers", step: 2, answer: {peerRank: 4},
      message: "in FSDPTurbo's layout rank 4's ep group is [4, 6]; it does not contain rank 5."},

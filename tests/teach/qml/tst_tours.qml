@@ -1,6 +1,7 @@
 pragma ComponentBehavior: Bound
 
 import QtQuick
+import QtQuick.Controls
 import QtTest
 import MeshScope
 import MeshScope.Planner
@@ -22,14 +23,21 @@ TestCase {
     when: windowShown
     visible: true  // TestCase is invisible by default: mouse events would reach nothing
 
-    // Controllers and sessions outlive their test's dashboard (temporary objects go in creation order, and a
-    // page whose session went first would read null): they are destroyed at the start of the next test.
-    property list<QtObject> leftovers
+    // The controllers and the session outlive their test's dashboard (temporary objects go in creation order,
+    // and a page whose session went first would read null): they are destroyed at the start of the next test.
+    property PlanController planner: null
+    property Preferences preferences: null
+    property LiveSession session: null
+    property TourController tours: null
 
     function init() {
-        for (let i = 0; i < testCase.leftovers.length; ++i)
-            testCase.leftovers[i].destroy();
-        testCase.leftovers = [];
+        for (const object of [testCase.tours, testCase.session, testCase.preferences, testCase.planner])
+            if (object !== null)
+                object.destroy();
+        testCase.tours = null;
+        testCase.session = null;
+        testCase.preferences = null;
+        testCase.planner = null;
     }
 
     function cleanupTestCase() {
@@ -71,24 +79,20 @@ TestCase {
         }
     }
 
-    function keep(object: QtObject): QtObject {
-        testCase.leftovers.push(object);
-        return object;
-    }
-
     function createDashboard(): Dashboard {
-        const planner = keep(plannerComponent.createObject(testCase));
-        const session = keep(sessionComponent.createObject(testCase));
-        const tours = keep(toursComponent.createObject(testCase, {planner: planner, liveSession: session}));
-        const preferences = keep(preferencesComponent.createObject(testCase));
+        testCase.planner = plannerComponent.createObject(testCase);
+        testCase.session = sessionComponent.createObject(testCase);
+        testCase.tours = toursComponent.createObject(testCase, {planner: testCase.planner, liveSession: testCase.session});
+        testCase.preferences = preferencesComponent.createObject(testCase);
         const dashboard = createTemporaryObject(dashboardComponent, testCase, {
-            controller: planner, preferences: preferences, liveSession: session, tours: tours});
+            controller: testCase.planner, preferences: testCase.preferences, liveSession: testCase.session,
+            tours: testCase.tours});
         verify(dashboard !== null);
         waitForRendering(dashboard);
         return dashboard;
     }
 
-    function typeInto(field: Item, text: string) {
+    function typeInto(field: TextField, text: string) {
         mouseClick(field);
         field.selectAll();
         keyClick(Qt.Key_Backspace);
@@ -139,6 +143,8 @@ TestCase {
             clicked = given.rank;
             clickCell(dashboard, "meshGrid", given.rank);
         } else if (given.liveFinding !== undefined) {
+            if (given.waitFor !== undefined)  // the finding the task asks about, before a wrong click
+                tryVerify(() => findingRanks(tours, given.waitFor).length > 0, 30000, "the job shows its " + given.waitFor);
             tryVerify(() => findingRanks(tours, given.liveFinding).length > 0, 30000,
                       "the job shows its " + given.liveFinding);
             clicked = findingRanks(tours, given.liveFinding)[0];
