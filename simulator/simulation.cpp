@@ -25,6 +25,33 @@ std::string topology_text(std::int64_t dp, std::int64_t cp, std::int64_t ep) {
     return "(" + std::to_string(dp) + ", " + std::to_string(cp) + ", " + std::to_string(ep) + ")";
 }
 
+CreationOrder other_order(CreationOrder order) {
+    return order == CreationOrder::torch29 ? CreationOrder::torch28 : CreationOrder::torch29;
+}
+
+// A rank that can carry creation_order_mismatch: along some dim its group (2+ ranks) comes at another index in
+// the other PyTorch's order, and neither it nor the group the others create at that index holds a rank in
+// `blocked` (the other faulty ranks, and the groups of earlier picks), so that the others outvote it there.
+// Returns the ranks of both groups, to block for the next pick; empty when the rank cannot carry it.
+std::vector<std::int64_t> creation_fault_groups(const Plan& plan, std::int64_t rank, const std::vector<bool>& blocked) {
+    for (const PlanMesh& m : plan.meshes()) {
+        if (m.name == model_mesh_name) continue;  // not simulated
+        for (std::size_t d = 0; d < m.mesh.ndim(); ++d) {
+            if (m.mesh.dim_size(d) < 2) continue;
+            const std::int64_t mine = m.mesh.group_index(rank, d, plan.order());
+            const std::int64_t theirs = m.mesh.group_index(rank, d, other_order(plan.order()));
+            if (mine == theirs) continue;
+            std::vector<std::int64_t> ranks = m.mesh.group_of(rank, d);
+            const auto there = m.mesh.group(d, theirs, plan.order());
+            ranks.insert(ranks.end(), there.begin(), there.end());
+            if (std::none_of(ranks.begin(), ranks.end(),
+                             [&](std::int64_t r) { return blocked[static_cast<std::size_t>(r)]; }))
+                return ranks;
+        }
+    }
+    return {};
+}
+
 // Faults that make a rank behave differently for the whole run; each faulty rank has exactly one.
 struct RankScript {
     std::int64_t rank = 0;
@@ -114,7 +141,10 @@ private:
             Event e = base(run, m.name == "data" ? Phase::device_mesh : Phase::parallel_state, Status::done);
             e.topology = reported;
             if (!mismatched || m.name == "data") e.mesh = ReportedMesh{m.name, m.mesh.dim_names(), m.mesh.shape()};
-            if (!mismatched) e.groups = groups_of(run, m);
+            if (!mismatched) {
+                e.groups = groups_of(run, m);
+                e.creation_index = creation_index_of(run, m);
+            }
             emit(run, run.t, std::move(e));
         }
         disagreed_ = false;
@@ -132,6 +162,17 @@ private:
             groups[m.mesh.dim_names()[d]] = std::move(members);
         }
         return groups;
+    }
+
+    // Where each of the rank's groups comes in its dim's creation order; a rank with the other PyTorch creates
+    // them in the other order.
+    std::map<std::string, std::int64_t> creation_index_of(const RankRun& run, const PlanMesh& m) const {
+        const CreationOrder order =
+            run.fault == FindingKind::creation_order_mismatch ? other_order(plan_.order()) : plan_.order();
+        std::map<std::string, std::int64_t> indices;
+        for (std::size_t d = 0; d < m.mesh.ndim(); ++d)
+            indices[m.mesh.dim_names()[d]] = m.mesh.group_index(run.rank, d, order);
+        return indices;
     }
 
     // The seed's RuntimeError: initialize() again with another ep in the same process, then exit.
@@ -268,11 +309,30 @@ Expected<Scenario> make_scenario(const ScenarioOptions& options) {
     std::vector<RankScript> scripts(static_cast<std::size_t>(scenario.world_size));
     for (std::int64_t r = 0; r < scenario.world_size; ++r) scripts[static_cast<std::size_t>(r)].rank = r;
     std::size_t next = 0;
+    std::vector<bool> blocked(static_cast<std::size_t>(scenario.world_size), false);  // creation_order_mismatch
     for (const auto& [kind, n] : options.faults) {
         for (int i = 0; i < n; ++i) {
+            if (kind == FindingKind::creation_order_mismatch) {
+                // (last in the enum, so the other kinds' ranks are drawn as before) the first rank in the drawn
+                // order that can carry it
+                std::size_t k = next;
+                std::vector<std::int64_t> groups;
+                for (; k < order.size(); ++k)
+                    if (!(groups = creation_fault_groups(*plan, order[k], blocked)).empty()) break;
+                if (k == order.size())
+                    return ValueError("--faults: creation_order_mismatch=" + std::to_string(n) +
+                                      " needs ranks whose groups PyTorch 2.8 and 2.9 create in different orders (an "
+                                      "expert mesh with cp > 1 and ep > 1), apart from the other faults; (dp, cp, ep) "
+                                      "= " +
+                                      topology_text(options.dp, options.cp, options.ep) + " has room for " +
+                                      std::to_string(i));
+                std::swap(order[next], order[k]);
+                for (const std::int64_t r : groups) blocked[static_cast<std::size_t>(r)] = true;
+            }
             const std::int64_t r = order[next++];
             scripts[static_cast<std::size_t>(r)].fault = kind;
             scenario.injected[kind].push_back(r);
+            blocked[static_cast<std::size_t>(r)] = true;
         }
         if (n > 0) std::sort(scenario.injected[kind].begin(), scenario.injected[kind].end());
     }

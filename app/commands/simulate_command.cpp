@@ -114,9 +114,10 @@ int run_simulate(int argc, char** argv) {
     cli.add_option("--gpus-per-node", gpus_per_node, "GPUs per node")->capture_default_str();
     cli.add_option("--job", job, "job id (default: sim-<seed>)");
     cli.add_option("--token", token, "bearer token of the collector");
-    cli.add_option("--faults", faults_text,
-                   "faults to inject, e.g. topology_mismatch=1,group_disagreement=1,missing_rank=1,"
-                   "duplicate_rank=1,straggler=1,stale_rank=1,rank_error=1,reinit_mismatch=1");
+    cli.add_option(
+        "--faults", faults_text,
+        "faults to inject, e.g. topology_mismatch=1,group_disagreement=1,missing_rank=1,"
+        "duplicate_rank=1,straggler=1,stale_rank=1,rank_error=1,reinit_mismatch=1,creation_order_mismatch=1");
     cli.add_option("--seed", seed, "random seed (which ranks get the faults)")->capture_default_str();
     cli.add_option("--speed", speed, "simulated seconds per real second")
         ->capture_default_str()

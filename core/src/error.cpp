@@ -7,6 +7,7 @@ std::string_view python_name(ErrorType type) noexcept {
         case ErrorType::value_error: return "ValueError";
         case ErrorType::runtime_error: return "RuntimeError";
         case ErrorType::key_error: return "KeyError";
+        case ErrorType::assertion_error: return "AssertionError";
     }
     return "Error";
 }
@@ -16,6 +17,7 @@ void throw_error(const Error& error) {
         case ErrorType::value_error: throw ValueError(error.message());
         case ErrorType::runtime_error: throw RuntimeError(error.message());
         case ErrorType::key_error: throw KeyError(error.message());
+        case ErrorType::assertion_error: throw AssertionError(error.message());
     }
     throw error;
 }

@@ -160,6 +160,24 @@ Expected<std::map<std::string, std::vector<std::int64_t>>> read_groups(const jso
     return groups;
 }
 
+// Every dim must be one of the event's groups: the index says where that group comes in its dim's creation order.
+// A dim has at most world_size groups (communicators[].index has the same bound and text).
+Expected<std::map<std::string, std::int64_t>> read_creation_index(
+    const json& value, const std::map<std::string, std::vector<std::int64_t>>& groups, std::int64_t world_size) {
+    if (!value.is_object()) return field_error("creation_index", "must be an object");
+    std::map<std::string, std::int64_t> indices;
+    for (const auto& [dim, index] : value.items()) {
+        const std::string name = "creation_index." + dim;
+        if (groups.find(dim) == groups.end())
+            return field_error(name, "needs the rank's " + dim + " group in \"groups\"");
+        const auto n = as_int(index);
+        if (!n || *n < 0 || *n >= world_size)
+            return field_error(name, "must be a group index below world_size (" + std::to_string(world_size) + ")");
+        indices.emplace(dim, *n);
+    }
+    return indices;
+}
+
 Expected<ReportedError> read_error(const json& value, const EventLimits& limits) {
     if (!value.is_object()) return field_error("error", "must be an object");
     ReportedError error;
@@ -308,6 +326,11 @@ Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
         if (!g) return g.error();
         e.groups = std::move(*g);
     }
+    if (const json* v = member(value, "creation_index")) {
+        auto c = read_creation_index(*v, e.groups, e.world_size);
+        if (!c) return c.error();
+        e.creation_index = std::move(*c);
+    }
     if (const json* v = member(value, "error")) {
         auto err = read_error(*v, limits);
         if (!err) return err.error();
@@ -454,6 +477,7 @@ json to_json(const Event& e) {
     if (e.topology) j["topology"] = to_json(*e.topology);
     if (e.mesh) j["mesh"] = {{"name", e.mesh->name}, {"dim_names", e.mesh->dim_names}, {"shape", e.mesh->shape}};
     if (!e.groups.empty()) j["groups"] = e.groups;
+    if (!e.creation_index.empty()) j["creation_index"] = e.creation_index;
     if (e.error) j["error"] = {{"type", e.error->type}, {"message", e.error->message}};
     if (e.plan) j["plan"] = *e.plan;
     if (!e.communicators.empty()) {

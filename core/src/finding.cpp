@@ -6,8 +6,17 @@ namespace meshscope {
 
 namespace {
 constexpr std::array<std::string_view, finding_kind_count> kind_names = {
-    "topology_mismatch", "group_disagreement", "missing_rank",    "duplicate_rank", "straggler",
-    "stale_rank",        "rank_error",         "reinit_mismatch", "slow_group",     "communicator_not_formed",
+    "topology_mismatch",
+    "group_disagreement",
+    "missing_rank",
+    "duplicate_rank",
+    "straggler",
+    "stale_rank",
+    "rank_error",
+    "reinit_mismatch",
+    "slow_group",
+    "communicator_not_formed",
+    "creation_order_mismatch",
 };
 }  // namespace
 

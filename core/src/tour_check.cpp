@@ -245,9 +245,22 @@ Expected<Verdict> peer_group(const TourStep& step, const json& check, const json
     const std::int64_t of = check.at("of").get<std::int64_t>();
     if (*rank == of)
         return wrong("that is rank " + std::to_string(of) + " itself; find another member of its ep group.");
-    // The peers branch provides peer_layout(); until it is merged this check cannot be judged.
-    (void)framework;
-    return ValueError("peer layouts are not built");
+    const auto layout = peer_layout(*parse_framework(framework), {.world = step.peers.world,
+                                                                  .cp = step.peers.cp,
+                                                                  .ep = step.peers.ep,
+                                                                  .gpus_per_node = step.peers.gpus_per_node});
+    if (!layout) return layout.error();
+    const std::string in = "in " + tour::framework_title(framework) + "'s layout ";
+    const std::string of_name = "rank " + std::to_string(of);
+    for (const auto& group : layout->dim("ep")->groups) {
+        if (std::find(group.begin(), group.end(), *rank) == group.end()) continue;
+        if (std::find(group.begin(), group.end(), of) == group.end())
+            return wrong(in + "rank " + std::to_string(*rank) + "'s ep group is " + group_text(group) +
+                         "; it does not contain " + of_name + ".");
+        return right(in + "rank " + std::to_string(*rank) + " shares " + of_name + "'s ep group " + group_text(group) +
+                     ".");
+    }
+    return wrong(in + "rank " + std::to_string(*rank) + " is in no ep group.");
 }
 
 Expected<Verdict> choice(const json& check, const json& answer) {

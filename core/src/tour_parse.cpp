@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "meshscope/peer_layout.h"
 #include "meshscope/plan.h"
 #include "meshscope/tour.h"
 #include "tour_internal.h"
@@ -333,8 +334,14 @@ TourStep read_step(const json& value, std::size_t number, const TourStep* previo
         if (step.peers.world > max_tour_world)
             view.fail_here("a tour's world is at most " + std::to_string(max_tour_world) + " ranks, got " +
                            std::to_string(step.peers.world));
-        if (auto t = Topology::from_world(step.peers.world, step.peers.cp, step.peers.ep); !t)
-            view.fail_here(t.error().message());
+        // Every framework must lay the shape out: the view shows all three side by side.
+        for (const Framework framework : all_frameworks) {
+            const auto layout = peer_layout(framework, {.world = step.peers.world,
+                                                        .cp = step.peers.cp,
+                                                        .ep = step.peers.ep,
+                                                        .gpus_per_node = step.peers.gpus_per_node});
+            if (!layout) view.fail_here(tour::framework_title(to_string(framework)) + ": " + layout.error().message());
+        }
         if (step.peers.rank && *step.peers.rank >= step.peers.world)
             view.fail("rank", "rank " + std::to_string(*step.peers.rank) + " is outside the world of " +
                                   std::to_string(step.peers.world) + " ranks");

@@ -6,6 +6,7 @@
 
 #include "collector/collector.h"
 #include "job_kv.h"
+#include "peers_api.h"
 #include "plan_api.h"
 #include "plan_worker.h"
 #include "ranks_cache.h"
@@ -123,7 +124,7 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         return reply(std::move(metrics));
     }
     if (path == "/api/v1/health") return reply(json_reply(R"({"status":"ok"})"));
-    if (is_plan_path(path)) return plan_worker_->submit(path, url.query, std::move(reply));
+    if (is_plan_path(path) || is_peers_path(path)) return plan_worker_->submit(path, url.query, std::move(reply));
     if (path == "/api/v1/jobs")
         return collector_.query([](const Monitor& m) { return dump(m.jobs_json()); },
                                 [reply = std::move(reply)](std::string body) { reply(json_reply(std::move(body))); });

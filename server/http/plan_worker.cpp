@@ -1,5 +1,7 @@
 #include "plan_worker.h"
 
+#include "peers_api.h"
+
 namespace meshscope::server {
 
 PlanWorker::PlanWorker(std::size_t max_waiting) : max_waiting_(max_waiting), thread_([this] { run(); }) {}
@@ -38,7 +40,7 @@ void PlanWorker::run() {
             task = std::move(tasks_.front());
             tasks_.pop_front();
         }
-        task.reply(answer_plan(task.path, task.query, &cache_));
+        task.reply(is_peers_path(task.path) ? answer_peers(task.query) : answer_plan(task.path, task.query, &cache_));
     }
 }
 

@@ -25,8 +25,9 @@ public:
     PlanWorker(const PlanWorker&) = delete;
     PlanWorker& operator=(const PlanWorker&) = delete;
 
-    // Calls reply exactly once: with answer_plan(path, query) from the worker thread, or at once with
-    // 503 {"error": "too many plan requests waiting: try again"} and Retry-After: 1 when max_waiting wait.
+    // Calls reply exactly once: with answer_plan(path, query) (answer_peers for /api/v1/peers) from the worker
+    // thread, or at once with 503 {"error": "too many plan requests waiting: try again"} and Retry-After: 1
+    // when max_waiting wait.
     void submit(std::string path, std::string query, Reply reply);
 
 private:

@@ -32,6 +32,7 @@ private slots:
     void accepts();
     void readsFields();
     void readsModelMesh();
+    void readsCreationIndex();
     void refuses_data();
     void refuses();
     void limits();
@@ -60,7 +61,7 @@ void TestEventJson::accepts_data() {
         << q(with(R"("ts": 12.25, "host": "node-0", "pid": 4242, "local_rank": 3, "device": "cuda:3",
                      "device_uuid": "GPU-1234", "topology": {"dp": 8, "cp": 2, "ep": 2},
                      "mesh": {"name": "expert", "dim_names": ["edp", "efsdp", "ep", "expert_cp"], "shape": [1, 4, 2, 2]},
-                     "groups": {"ep": [1, 3], "efsdp": [3, 7, 11, 15]},
+                     "groups": {"ep": [1, 3], "efsdp": [3, 7, 11, 15]}, "creation_index": {"ep": 1, "efsdp": 3},
                      "error": {"type": "RuntimeError", "message": "boom"},
                      "plan": {"schema": "meshscope.plan/1", "topology": {"dp": 8, "cp": 2, "ep": 2}})"))
         << 1 << 3;
@@ -69,6 +70,11 @@ void TestEventJson::accepts_data() {
     // A report stays a report: an impossible model mesh (3 * 5 != 16) is what the monitor must show.
     QTest::addRow("impossible model mesh")
         << q(with(R"("topology": {"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 3, "mp_shard": 5})")) << 1 << 3;
+    // world_size 16: group indices below 16.
+    QTest::addRow("largest creation index")
+        << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": 15})")) << 1 << 3;
+    QTest::addRow("creation index of some groups only")
+        << q(with(R"("groups": {"ep": [1, 3], "cp": [2, 3]}, "creation_index": {"cp": 0})")) << 1 << 3;
     QTest::addRow("largest rank")
         << q(R"({"job": "j", "rank": 1048575, "world_size": 1048576, "phase": "launch", "status": "started"})") << 1
         << 1048575;
@@ -123,6 +129,16 @@ void TestEventJson::readsModelMesh() {
     QCOMPARE(t.tuple_string(), std::string("(8, 2, 2)"));  // FSDPTurbo's tuple has no model mesh
     QVERIFY(to_json(events->front()).at("topology") ==
             nlohmann::json::parse(R"({"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 3, "mp_shard": 5})"));
+}
+
+void TestEventJson::readsCreationIndex() {
+    const auto events = parse_events(
+        with(R"("groups": {"efsdp": [1, 5, 9, 13], "ep": [5, 7]}, "creation_index": {"efsdp": 1, "ep": 3})"));
+    QVERIFY(events.has_value());
+    const Event& e = events->front();
+    QCOMPARE(e.creation_index, (std::map<std::string, std::int64_t>{{"efsdp", 1}, {"ep", 3}}));
+    QVERIFY(to_json(e).at("creation_index") == nlohmann::json::parse(R"({"efsdp": 1, "ep": 3})"));
+    QVERIFY(!to_json(parse_events(with("")).value().front()).contains("creation_index"));  // none sent, none written
 }
 
 void TestEventJson::refuses_data() {
@@ -239,6 +255,25 @@ void TestEventJson::refuses_data() {
         << QString("event 0: field \"groups.ep\" must be an array of ranks below world_size (16)");
     QTest::addRow("group repeats a rank")
         << q(with(R"("groups": {"ep": [3, 3]})")) << QString("event 0: field \"groups.ep\" must not repeat a rank");
+    QTest::addRow("creation_index not an object") << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": [1])"))
+                                                  << QString("event 0: field \"creation_index\" must be an object");
+    const QString index_error("event 0: field \"creation_index.ep\" must be a group index below world_size (16)");
+    QTest::addRow("creation index negative")
+        << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": -1})")) << index_error;
+    QTest::addRow("creation index fractional")
+        << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": 2.5})")) << index_error;
+    QTest::addRow("creation index text") << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": "1"})"))
+                                         << index_error;
+    QTest::addRow("creation index at world_size")
+        << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": 16})")) << index_error;
+    QTest::addRow("creation index beyond int64")
+        << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": 18446744073709551615})")) << index_error;
+    QTest::addRow("creation index without its group")
+        << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"efsdp": 1})"))
+        << QString("event 0: field \"creation_index.efsdp\" needs the rank's efsdp group in \"groups\"");
+    QTest::addRow("creation index without groups")
+        << q(with(R"("creation_index": {"ep": 1})"))
+        << QString("event 0: field \"creation_index.ep\" needs the rank's ep group in \"groups\"");
     QTest::addRow("error not an object") << q(with(R"("error": "boom")"))
                                          << QString("event 0: field \"error\" must be an object");
     QTest::addRow("error message not a string")
@@ -347,6 +382,13 @@ void TestEventJson::limits() {
     QCOMPARE(q(events.error().message()), QString("the body holds more than 2 events"));
     limits.max_events = 3;
     QVERIFY(parse_events(body, limits).has_value());
+
+    // creation_index names only dims of "groups", so max_group_dims bounds it too.
+    limits.max_group_dims = 1;
+    const auto two =
+        parse_events(with(R"("groups": {"ep": [1, 3], "cp": [2, 3]}, "creation_index": {"ep": 1, "cp": 1})"), limits);
+    QCOMPARE(q(two.error().message()), QString("event 0: field \"groups\" must have at most 1 dims"));
+    QVERIFY(parse_events(with(R"("groups": {"ep": [1, 3]}, "creation_index": {"ep": 1})"), limits).has_value());
 }
 
 void TestEventJson::enumNames() {

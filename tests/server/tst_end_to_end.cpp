@@ -71,13 +71,15 @@ private slots:
         QTest::addColumn<bool>("settle");  // also check again after missing/stale had their time
         const QStringList layout = {"--dp", "8", "--cp", "2", "--ep", "4", "--gpus-per-node", "4"};
         QTest::addRow("no faults") << QStringList() << layout << qint64{16} << true;
-        for (const char* kind : {"topology_mismatch", "group_disagreement", "missing_rank", "duplicate_rank",
-                                 "straggler", "stale_rank", "rank_error", "reinit_mismatch"})
-            QTest::addRow("%s", kind) << QStringList{kind} << layout << qint64{16} << false;
+        // Every kind the simulator injects (slow_group and communicator_not_formed come from meshscope-probe's
+        // measurements: tests/probe). creation_order_mismatch needs cp > 1 and ep > 1, which both layouts have.
+        const QStringList simulated = {"topology_mismatch", "group_disagreement", "missing_rank",
+                                       "duplicate_rank",    "straggler",          "stale_rank",
+                                       "rank_error",        "reinit_mismatch",    "creation_order_mismatch"};
+        for (const QString& kind : simulated)
+            QTest::addRow("%s", qPrintable(kind)) << QStringList{kind} << layout << qint64{16} << false;
         QTest::addRow("every kind at once")
-            << QStringList{"topology_mismatch", "group_disagreement", "missing_rank", "duplicate_rank",
-                           "straggler",         "stale_rank",         "rank_error",   "reinit_mismatch"}
-            << QStringList{"--dp", "16", "--cp", "2", "--ep", "8"} << qint64{32} << true;
+            << simulated << QStringList{"--dp", "16", "--cp", "2", "--ep", "8"} << qint64{32} << true;
         QTest::addRow("no expert mesh") << QStringList{"rank_error", "straggler"}
                                         << QStringList{"--dp", "16", "--cp", "1", "--ep", "1"} << qint64{16} << false;
     }
@@ -243,6 +245,12 @@ private slots:
         QTest::addRow("too many faults")
             << QStringList{"simulate", "--target", "http://127.0.0.1:1", "--dp", "4", "--faults", "rank_error=3"}
             << "meshscope simulate: --faults: 3 faulty ranks need a world of at least 7, got 4\n";
+        QTest::addRow("creation order without a 4-dim expert mesh")
+            << QStringList{"simulate", "--target", "http://127.0.0.1:1",       "--dp", "8", "--ep",
+                           "2",        "--faults", "creation_order_mismatch=1"}
+            << "meshscope simulate: --faults: creation_order_mismatch=1 needs ranks whose groups PyTorch 2.8 and 2.9 "
+               "create in different orders (an expert mesh with cp > 1 and ep > 1), apart from the other faults; "
+               "(dp, cp, ep) = (8, 1, 2) has room for 0\n";
         QTest::addRow("public address without token")
             << QStringList{"serve", "--listen", "0.0.0.0:0"}
             << "meshscope serve: 0.0.0.0:0 is not a loopback address: give --token or --token-file so that only your "

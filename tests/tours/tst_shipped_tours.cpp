@@ -3,6 +3,8 @@
 // The search also runs on tours built to be unsolvable, so a tour a learner cannot finish fails this test.
 #include <QTest>
 
+#include "meshscope/peer_layout.h"
+#include "meshscope/placement.h"
 #include "meshscope/tour.h"
 #include "shipped_tours.h"
 #include "simulation.h"
@@ -159,6 +161,25 @@ private slots:
         QVERIFY2(tasks * 2 > tour->steps.size(), "a task in most steps");
         const std::string problem = unsolvable(*tour);
         QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    // The peers tour's last question is a choice its author worked by hand (docs/domain.md, section 3: FSDPTurbo's
+    // ep groups are strided by cp; TorchTitan and Megatron-Core take consecutive ranks): with world 16, cp 2 and
+    // ep 8 on nodes of 8 GPUs only FSDPTurbo's ep groups leave a node. core's peer layouts must agree.
+    void peers_choice_holds() {
+        const auto tour = parse_tour(find_shipped_tour("peers")->json).value();
+        const TourStep& last = tour.steps.back();
+        QCOMPARE(last.peers.world, std::int64_t{16});
+        QCOMPARE(last.peers.cp, std::int64_t{2});
+        QCOMPARE(last.peers.ep, std::int64_t{8});
+        QCOMPARE(last.task->check.at("correct").get<int>(), 1);  // "TorchTitan and Megatron-Core"
+        const Placement placement = Placement::make(16, 8).value();
+        for (const Framework framework : all_frameworks) {
+            const auto layout = peer_layout(framework, {.world = 16, .cp = 2, .ep = 8, .gpus_per_node = 8}).value();
+            bool leaves = false;
+            for (const auto& group : layout.dim("ep")->groups) leaves = leaves || leaves_node(group, placement);
+            QCOMPARE(leaves, framework == Framework::fsdpturbo);
+        }
     }
 
     // The search must catch a task no answer satisfies, and one every answer satisfies.

@@ -87,7 +87,7 @@ private slots:
         row("fresh type", steps(step_with(R"({"page": "sandbox", "fresh": 1})")),
             "step 1: view.fresh: expected true or false");
         row("peers refused", steps(step_with(R"({"page": "peers", "world": 16, "cp": 3})")),
-            "step 1: view: world_size (16) must be divisible by cp_size (3).");
+            "step 1: view: FSDPTurbo: world_size (16) must be divisible by cp_size (3).");
 
         // Anchors and finding texts.
         row("anchor unknown", steps(step_with(R"({"page": "planner"}, "anchor": "planner.gird")")),

@@ -7,7 +7,7 @@ import {eventually, getJson, launchBrowser, pageFindings, simulate, sortedInject
   from './harness.mjs';
 
 const allKinds = ['topology_mismatch', 'group_disagreement', 'missing_rank', 'duplicate_rank', 'straggler',
-  'stale_rank', 'rank_error', 'reinit_mismatch'];
+  'stale_rank', 'rank_error', 'reinit_mismatch', 'creation_order_mismatch'];
 let dir;
 let serve;
 let browser;

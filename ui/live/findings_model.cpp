@@ -4,16 +4,15 @@
 
 #include <algorithm>
 
+#include "meshscope/finding.h"
+
 namespace meshscope::ui {
 
 namespace {
-// The collector's order: kind (its enum order), then first rank, then id.
+// The collector's order: kind (core's FindingKind order), then first rank, then id.
 int kind_order(const QString& kind) {
-    static const QStringList kinds = {
-        "topology_mismatch", "group_disagreement", "missing_rank",    "duplicate_rank", "straggler",
-        "stale_rank",        "rank_error",         "reinit_mismatch", "slow_group",     "communicator_not_formed"};
-    const auto i = kinds.indexOf(kind);
-    return i < 0 ? static_cast<int>(kinds.size()) : static_cast<int>(i);
+    const auto parsed = parse_finding_kind(kind.toStdString());
+    return parsed ? static_cast<int>(*parsed) : static_cast<int>(finding_kind_count);
 }
 
 bool before(const FindingRow& a, const FindingRow& b) {

@@ -13,7 +13,8 @@ export const phaseNames = ['launch', 'process_group', 'device_mesh', 'parallel_s
   'heartbeat', 'error', 'exit'];
 // The collector's order of findings: kind (core's FindingKind order), first rank, id.
 const kindOrder = ['topology_mismatch', 'group_disagreement', 'missing_rank', 'duplicate_rank', 'straggler',
-  'stale_rank', 'rank_error', 'reinit_mismatch'];
+  'stale_rank', 'rank_error', 'reinit_mismatch', 'slow_group', 'communicator_not_formed',
+  'creation_order_mismatch'];
 
 const stateIndex = new Map(stateNames.map((name, i) => [name, i]));
 const phaseIndex = new Map(phaseNames.map((name, i) => [name, i]));

@@ -134,6 +134,13 @@ class InitializeProbe(Probe):
             groups.update(token["context"].groups)
         if groups:
             fields["groups"] = groups
+            context = token["context"] if token is not None else None
+            # The expert mesh's own count where FSDPTurbo built it; the data mesh's from the session.
+            creation = self.session.creation_for(groups)
+            if context is not None:
+                creation.update(self.session.creation_for(groups, context.creation))
+            if creation:
+                fields["creation_index"] = creation
         fields["duration_s"] = seconds
         self.session.reporter.emit("parallel_state", "done", fields)
 

@@ -24,7 +24,13 @@ class MeshContext:
     (world/shape[d] new_group calls per dim, or one split_group call per dim), so a group is named after the
     first dim, at or after the one being built, along which its members form a line. Checking the members
     (not only counting calls) keeps the names right when a version skips a call, e.g. reusing the default
-    group for a dim that spans the whole world."""
+    group for a dim that spans the whole world.
+
+    The count of a dim's calls, member or not, also gives the rank's creation index along it (PyTorch calls
+    new_group for every group of a dim on every rank, and names a group after the number of groups created
+    before it): the place of its own group, the same on every member unless the ranks created the groups in
+    different orders (PyTorch 2.8 and 2.9 do, docs/protocol.md). A split_group call creates all of a dim's
+    groups at once, in no order: it gives no index."""
 
     def __init__(self, shape: Sequence[int], dim_names: Sequence[str]) -> None:
         self.shape = [int(s) for s in shape]
@@ -35,7 +41,9 @@ class MeshContext:
             self._size *= size
         self._dim = 0  # the dim being built
         self._count = 0  # groups of that dim seen so far
+        self.last_index: Optional[int] = None  # the latest new_group call's place among its dim's calls
         self.groups: Dict[str, List[int]] = {}
+        self.creation: Dict[str, int] = {}  # dim name -> creation index of this rank's group
 
     def _is_line(self, members: List[int], dim: int) -> bool:
         if len(members) != self.shape[dim] or not members or not 0 <= members[0] < self._size:
@@ -43,12 +51,14 @@ class MeshContext:
         return members == meshmath.group_along(self.shape, dim, members[0])
 
     def name_for(self, members: Optional[List[int]], split: bool = False) -> Optional[str]:
+        self.last_index = None
         if not members:
             return None
         for dim in range(self._dim, len(self.shape)):
             if self._is_line(members, dim):
                 if dim != self._dim:
                     self._dim, self._count = dim, 0
+                self.last_index = None if split else self._count
                 self._count += 1
                 if split or self._count >= self._per_dim[dim]:
                     self._dim, self._count = dim + 1, 0
@@ -64,6 +74,7 @@ class Session:
         self.topology: Optional[dict] = None
         self.meshes: Dict[str, dict] = {}
         self.groups: Dict[str, List[int]] = {}  # dim name or "group_<k>" -> members
+        self.creation: Dict[str, int] = {}  # dim name -> creation index of its group (in the mesh that named it)
         self.group_index = 0  # new_group / split_group calls so far (the same on every rank)
         self.contexts: List[MeshContext] = []
         self.creating_group = False  # inside a wrapped group-creation call
@@ -105,10 +116,24 @@ class Session:
         return name
 
     def record_group(self, key: str, members: List[int]) -> None:
+        """A group this rank joined, named `key`; a mesh being built also records the group's creation index."""
         self.groups[key] = members
         for context in self.contexts:
             if key in context.dim_names:
                 context.groups[key] = members
+                if context.last_index is not None:
+                    context.creation[key] = context.last_index
+                    self.creation[key] = context.last_index
+                else:  # split_group: no index, nor an earlier mesh's
+                    context.creation.pop(key, None)
+                    self.creation.pop(key, None)
+
+    def creation_for(self, groups: Dict[str, List[int]], creation: Optional[Dict[str, int]] = None) -> Dict[str, int]:
+        """The creation indices (this session's, or a mesh's) of these groups, where known and within the
+        collector's bound (an event it refuses would take the whole batch with it)."""
+        creation = self.creation if creation is None else creation
+        world = self.reporter.identity.world_size or 0
+        return {key: creation[key] for key in groups if key in creation and 0 <= creation[key] < world}
 
     def name_data_groups(self, dp: int, cp: int, rank: int) -> Dict[str, List[int]]:
         """LlamaFactory's data mesh (dp, cp) is built before the parallel state, often without names we can
@@ -172,6 +197,9 @@ class Session:
         groups = self.groups_for_event()
         if groups:
             fields["groups"] = groups
+            creation = self.creation_for(groups)
+            if creation:
+                fields["creation_index"] = creation
         self.reporter.emit("ready", "done", fields)
         for listener in self.ready_listeners:
             try:

@@ -142,6 +142,9 @@ class GroupProbe(Probe):
         if name is not None:
             self.session.record_group(name, members)
             fields["groups"] = {name: members}
+            creation = self.session.creation_for(fields["groups"]) if not name.startswith("group_") else {}
+            if creation:
+                fields["creation_index"] = creation
         self.session.reporter.emit("communicator", "done", fields)
 
     def failed(self, token, exc, seconds):
@@ -212,6 +215,9 @@ class DeviceMeshProbe(Probe):
         fields = {"mesh": mesh, "duration_s": seconds}
         if context.groups:
             fields["groups"] = dict(context.groups)
+            creation = self.session.creation_for(context.groups, context.creation)
+            if creation:
+                fields["creation_index"] = creation
         self.session.reporter.emit("device_mesh", "done", fields)
 
     def failed(self, token, exc, seconds):

@@ -10,8 +10,9 @@
 namespace meshscope {
 
 // The Python exception class the original code raises for this error, so that messages read the same
-// in MeshScope as in the training log ("ValueError: ep_size must be positive, got 0.").
-enum class ErrorType { value_error, runtime_error, key_error };
+// in MeshScope as in the training log ("ValueError: ep_size must be positive, got 0."). AssertionError is
+// what TorchTitan's ParallelDims raises for a world its degrees do not multiply to (peer_layout.h).
+enum class ErrorType { value_error, runtime_error, key_error, assertion_error };
 
 [[nodiscard]] std::string_view python_name(ErrorType type) noexcept;
 
@@ -38,6 +39,11 @@ public:
 class KeyError : public Error {
 public:
     explicit KeyError(const std::string& message) : Error(ErrorType::key_error, message) {}
+};
+
+class AssertionError : public Error {
+public:
+    explicit AssertionError(const std::string& message) : Error(ErrorType::assertion_error, message) {}
 };
 
 // Throws the subclass that matches error.type(), so `catch (const ValueError&)` works on rethrown errors.

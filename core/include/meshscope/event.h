@@ -117,6 +117,9 @@ struct Event {
     std::optional<ReportedMesh> mesh;
     // dim name -> the members of this rank's own group along that dim, as the rank reported them.
     std::map<std::string, std::vector<std::int64_t>> groups;
+    // dim name (each one also in `groups`) -> where that group comes in its dim's creation order, from 0: the
+    // new_group calls the rank made for that dim, member or not (docs/protocol.md, "Creation order").
+    std::map<std::string, std::int64_t> creation_index;
     std::optional<ReportedError> error;
     std::optional<nlohmann::json> plan;               // a "meshscope.plan/1" document the job declares as expected
     std::vector<ReportedCommunicator> communicators;  // meshscope-probe's groups (phase communicator)

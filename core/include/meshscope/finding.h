@@ -7,7 +7,8 @@
 //   nlohmann::json j = meshscope::to_json(f);  // {"id", "kind", "ranks", "message", "fix"}
 //
 // `id` identifies a finding within its job for as long as it exists, so a change feed can say
-// "finding updated" / "finding removed" (e.g. "group_disagreement/ep/5", "missing_rank", "straggler/communicator").
+// "finding updated" / "finding removed" (e.g. "group_disagreement/ep/5", "missing_rank", "straggler/communicator",
+// "creation_order_mismatch/efsdp").
 #pragma once
 
 #include <array>
@@ -34,14 +35,22 @@ enum class FindingKind {
     slow_group,          // meshscope-probe: a group's bus bandwidth far below its dim's other groups
     // meshscope-probe: a group's communicator did not form within the timeout
     communicator_not_formed,
+    // members of a group created it at different positions of their mesh's group creations (PyTorch 2.8 and 2.9)
+    creation_order_mismatch,
 };
-inline constexpr std::size_t finding_kind_count = 10;
+inline constexpr std::size_t finding_kind_count = 11;
 inline constexpr std::array<FindingKind, finding_kind_count> all_finding_kinds = {
-    FindingKind::topology_mismatch, FindingKind::group_disagreement,
-    FindingKind::missing_rank,      FindingKind::duplicate_rank,
-    FindingKind::straggler,         FindingKind::stale_rank,
-    FindingKind::rank_error,        FindingKind::reinit_mismatch,
-    FindingKind::slow_group,        FindingKind::communicator_not_formed,
+    FindingKind::topology_mismatch,
+    FindingKind::group_disagreement,
+    FindingKind::missing_rank,
+    FindingKind::duplicate_rank,
+    FindingKind::straggler,
+    FindingKind::stale_rank,
+    FindingKind::rank_error,
+    FindingKind::reinit_mismatch,
+    FindingKind::slow_group,
+    FindingKind::communicator_not_formed,
+    FindingKind::creation_order_mismatch,
 };
 
 [[nodiscard]] std::string_view to_string(FindingKind kind) noexcept;

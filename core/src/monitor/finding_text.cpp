@@ -151,6 +151,26 @@ Finding group_disagreement(const GroupEvidence& e) {
     return f;
 }
 
+Finding creation_order_mismatch(const CreationEvidence& e) {
+    Finding f;
+    f.kind = FindingKind::creation_order_mismatch;
+    f.id = "creation_order_mismatch/" + e.dim;
+    f.ranks = e.faulty;
+    f.message = ranks_text(e.faulty) + " created the " + e.dim +
+                " groups in a different order from the rest of the job: " +
+                (e.faulty.size() == 1 ? std::string("it") : "rank " + std::to_string(e.rank)) + " created " +
+                e.group.text() + " at creation index " + std::to_string(e.index) + ", where " +
+                ranks_text(e.reference_ranks) + " created " + e.reference.text();
+    if (!e.members_elsewhere.empty())
+        f.message += ", and " + ranks_text(e.members_elsewhere) + " created it at " + std::to_string(e.elsewhere_index);
+    f.message += "; NCCL would hang at the first collective on these groups";
+    f.fix =
+        "Run the same PyTorch version on every rank (one container image or environment for the whole job) and "
+        "relaunch: PyTorch 2.8 and 2.9 create a mesh's groups in different orders, and ranks that create them in "
+        "different orders hang in NCCL.";
+    return f;
+}
+
 Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after) {
     Finding f;
     f.kind = FindingKind::missing_rank;

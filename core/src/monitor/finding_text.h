@@ -38,6 +38,21 @@ struct GroupEvidence {
 };
 [[nodiscard]] Finding group_disagreement(const GroupEvidence& evidence);
 
+// The first rank at fault along a dim, what it created at its creation index, what most ranks created there, and
+// the group's members that created it at another index (the first such index; empty when there is none).
+struct CreationEvidence {
+    std::string dim;
+    std::vector<std::int64_t> faulty;  // every rank at fault along the dim, sorted
+    std::int64_t rank = 0;             // faulty.front()
+    GroupReport group;
+    std::int64_t index = 0;
+    GroupReport reference;                        // the group most ranks created at `index`
+    std::vector<std::int64_t> reference_ranks;    // sorted
+    std::vector<std::int64_t> members_elsewhere;  // sorted
+    std::int64_t elsewhere_index = 0;
+};
+[[nodiscard]] Finding creation_order_mismatch(const CreationEvidence& evidence);
+
 [[nodiscard]] Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after);
 [[nodiscard]] Finding duplicate_rank(std::int64_t rank, const std::vector<Identity>& identities);
 struct SlowRank {

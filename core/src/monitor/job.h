@@ -37,6 +37,7 @@ struct Identity {
 struct RankRecord {
     RankState state;  // state.groups stays empty: groups live in `groups` below, compactly
     std::vector<std::pair<int, GroupReport>> groups;                    // dim id -> this rank's report
+    std::vector<std::pair<int, std::int64_t>> creation;                 // dim id -> its group's creation index
     std::array<std::optional<double>, phase_count> started_received{};  // collector clock
     std::vector<Identity> identities;                                   // distinct processes seen
     std::optional<double> phase_order;  // order key (ts or arrival) of the event that set state.phase
@@ -53,6 +54,11 @@ struct RankRecord {
         for (const auto& [d, g] : groups)
             if (d == dim) return &g;
         return nullptr;
+    }
+    [[nodiscard]] std::optional<std::int64_t> creation_of(int dim) const noexcept {
+        for (const auto& [d, index] : creation)
+            if (d == dim) return index;
+        return std::nullopt;
     }
 };
 
@@ -116,6 +122,10 @@ struct Job {
     // For dims judged by peers only: member -> the ranks whose report lists it (groups up to max_claimed_group).
     static constexpr std::int64_t max_claimed_group = 1024;
     std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> claims;  // by dim id
+    // creation_order_mismatch, by dim id: creation index -> the ranks that report their group at it, and the
+    // ranks at fault now (sorted).
+    std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> creations;
+    std::vector<std::vector<std::int64_t>> order_faulty;
 
     std::map<std::string, Finding> findings;  // by id
     std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
@@ -124,8 +134,9 @@ struct Job {
 
     // Work left for the end of the current ingest call.
     std::vector<Aspect*> dirty_aspects;
-    std::vector<std::pair<int, std::int64_t>> dirty_groups;  // (dim id, rank)
-    std::vector<std::int64_t> dirty_ranks;                   // per-rank findings to refresh
+    std::vector<std::pair<int, std::int64_t>> dirty_groups;     // (dim id, rank)
+    std::vector<std::pair<int, std::int64_t>> dirty_creations;  // (dim id, creation index)
+    std::vector<std::int64_t> dirty_ranks;                      // per-rank findings to refresh
     bool all_groups_dirty = false;
 
     [[nodiscard]] RankRecord* find(std::int64_t rank) noexcept {
@@ -141,6 +152,8 @@ struct Job {
         if (added) {
             dim_names.push_back(name);
             claims.emplace_back();
+            creations.emplace_back();
+            order_faulty.emplace_back();
         }
         return it->second;
     }

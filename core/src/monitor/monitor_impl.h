@@ -55,6 +55,11 @@ struct Monitor::Impl {
                       const std::vector<std::int64_t>& members);
     void evaluate_group(monitor::Job& job, int dim, std::int64_t rank);
 
+    // monitor_creation.cpp: creation_order_mismatch from the ranks' creation indices
+    void report_creation(monitor::Job& job, monitor::RankRecord& record, const std::string& dim, std::int64_t index);
+    // Re-judges the ranks claiming each dirty (dim, creation index) and restates the findings of the dims that changed.
+    void refresh_creation_findings(monitor::Job& job);
+
     // monitor_communicators.cpp: slow_group and communicator_not_formed from the job's CommunicatorBook
     void refresh_communicator_findings(monitor::Job& job);
 

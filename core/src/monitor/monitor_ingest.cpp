@@ -245,6 +245,8 @@ void Monitor::Impl::note_agreement(monitor::Job& job, monitor::RankRecord& rec, 
     if (e.plan && (!job.plan_json || *job.plan_json != *e.plan)) declare_plan(job, *e.plan);
     if (newer || rec.groups.empty())
         for (const auto& [dim, members] : e.groups) report_group(job, rec, dim, members);
+    if (newer || rec.creation.empty())
+        for (const auto& [dim, index] : e.creation_index) report_creation(job, rec, dim, index);
 }
 
 void Monitor::Impl::vote(monitor::Job& job, monitor::Aspect& aspect, std::int64_t rank,
@@ -406,9 +408,15 @@ void Monitor::Impl::flush(monitor::Job& job) {
     if (!job.dirty_groups.empty()) {
         std::sort(job.dirty_groups.begin(), job.dirty_groups.end());
         job.dirty_groups.erase(std::unique(job.dirty_groups.begin(), job.dirty_groups.end()), job.dirty_groups.end());
-        for (const auto& [dim, rank] : job.dirty_groups) evaluate_group(job, dim, rank);
+        for (const auto& [dim, rank] : job.dirty_groups) {
+            evaluate_group(job, dim, rank);
+            // Whether the rank's creation index counts depends on its group being judged right.
+            if (const monitor::RankRecord* rec = job.find(rank))
+                if (const auto index = rec->creation_of(dim)) job.dirty_creations.emplace_back(dim, *index);
+        }
         job.dirty_groups.clear();
     }
+    if (!job.dirty_creations.empty()) refresh_creation_findings(job);
     for (const auto rank : job.dirty_ranks)
         if (monitor::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
     job.dirty_ranks.clear();

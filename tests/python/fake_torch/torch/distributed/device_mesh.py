@@ -6,13 +6,22 @@ from torch.distributed.distributed_c10d import new_group, split_group
 __all__ = ["DeviceMesh", "init_device_mesh"]
 
 
+def _outer_dims(ndim, dim):
+    """The other dims, outermost first, in the order a PyTorch version walks them to create dim's groups:
+    >= 2.9 lexicographically; <= 2.8 (FAKE_TORCH_ORDER=2.8) by rows of mesh.swapdims(-1, dim), where the last dim
+    takes dim's place."""
+    if os.environ.get("FAKE_TORCH_ORDER") == "2.8" and dim != ndim - 1:
+        return list(range(dim)) + [ndim - 1] + list(range(dim + 1, ndim - 1))
+    return [i for i in range(ndim) if i != dim]
+
+
 def _lines(shape, dim):
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
-    others = [range(n) if i != dim else range(1) for i, n in enumerate(shape)]
-    for coord in itertools.product(*others):
-        base = sum(c * s for c, s in zip(coord, strides))
+    outer = _outer_dims(len(shape), dim)
+    for coord in itertools.product(*(range(shape[i]) for i in outer)):
+        base = sum(c * strides[i] for c, i in zip(coord, outer))
         yield [base + k * strides[dim] for k in range(shape[dim])]
 
 
