@@ -2,21 +2,22 @@ pragma ComponentBehavior: Bound
 
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Layouts
 import MeshScope
 import MeshScope.Planner
 import MeshScope.Live
+import MeshScope.Teach
 
-// The dashboard window: a header with the page tabs and the theme switch, one page per tab. The Live page
-// of later issues is one more TabButton and one more page in `pages`.
+// The dashboard window: the Dashboard (tabs, pages, the tour panel) and the window's colours.
 ApplicationWindow {
     id: root
 
     required property PlanController controller
     required property Preferences preferences
     // Live mode: the app passes the session it connected (embedded demo or --connect); without one the
-    // Live page shows an idle session. initialPage: "planner" or "live" (--page).
+    // Live page shows an idle session. The tours the same: the app's, or one of the window's own.
+    // initialPage: "planner", "live", "sandbox", "peers" or "tours" (--page, --tour).
     property LiveSession liveSession: idleLiveSession
+    property TourController tours: ownTours
     property string initialPage: "planner"
 
     width: 1440
@@ -50,81 +51,23 @@ ApplicationWindow {
         value: root.preferences.darkTheme
     }
 
-    header: ToolBar {
-        id: toolBar
-
-        palette.button: Theme.panel
-        palette.window: Theme.panel
-
-        RowLayout {
-            anchors.fill: parent
-            anchors.leftMargin: 12
-            anchors.rightMargin: 12
-            spacing: 16
-
-            Label {
-                text: qsTr("MeshScope")
-                font.pixelSize: 17
-                font.bold: true
-                color: Theme.text
-            }
-
-            TabBar {
-                id: pageTabs
-
-                objectName: "pageTabs"
-                currentIndex: root.initialPage === "live" ? 1 : 0
-                Layout.alignment: Qt.AlignBottom
-
-                TabButton {
-                    text: qsTr("Planner")
-                    width: implicitWidth + 24
-                }
-
-                TabButton {
-                    objectName: "liveTab"
-                    text: qsTr("Live")
-                    width: implicitWidth + 24
-                }
-            }
-
-            Item {
-                Layout.fillWidth: true
-            }
-
-            Switch {
-                id: darkSwitch
-
-                objectName: "darkSwitch"
-                text: qsTr("Dark")
-                checked: root.preferences.darkTheme
-                onToggled: root.preferences.darkTheme = darkSwitch.checked
-            }
-        }
-    }
-
-    StackLayout {
-        id: pages
-
+    Dashboard {
         anchors.fill: parent
-        currentIndex: pageTabs.currentIndex
-
-        // StackLayout sizes only its current page; a page never shown would stay 0 x 0 and its margins
-        // would make its layouts negative (a polish loop). Every page starts at the stack's size.
-        PlannerPage {
-            width: pages.width
-            height: pages.height
-            controller: root.controller
-        }
-
-        LivePage {
-            width: pages.width
-            height: pages.height
-            session: root.liveSession
-        }
+        controller: root.controller
+        preferences: root.preferences
+        liveSession: root.liveSession
+        tours: root.tours
+        initialPage: root.initialPage
     }
 
     LiveSession {
         id: idleLiveSession
+    }
+
+    TourController {
+        id: ownTours
+
+        planner: root.controller
+        liveSession: root.liveSession
     }
 }

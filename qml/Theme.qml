@@ -31,6 +31,10 @@ QtObject {
     // the Cost panel's communication bars; a memory part's colour: theme.colors.memoryColors[part]
     readonly property color commIntraNode: theme.colors.commIntraNode
     readonly property color commInterNode: theme.colors.commInterNode
+    // the teaching mode: the frame around a tour step's anchor, a right answer
+    readonly property color tourHighlight: theme.colors.tourHighlight
+    readonly property color success: theme.colors.success
+    readonly property color successBackground: theme.colors.successBackground
 
     readonly property int spacing: 8
     readonly property int panelWidth: 310

@@ -28,12 +28,15 @@
 #include "plan_controller.h"
 #include "planner_enums.h"
 #include "preferences.h"
+#include "tour_catalog.h"
+#include "tour_controller.h"
 
 // The QML modules are static libraries: their plugins must be imported by hand.
 Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlannerPlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopePlugin)
 Q_IMPORT_QML_PLUGIN(MeshScopeLivePlugin)
+Q_IMPORT_QML_PLUGIN(MeshScopeTeachPlugin)
 
 namespace meshscope::app {
 
@@ -47,6 +50,9 @@ struct GuiOptions {
     std::optional<std::string> order, view, show_dim, theme, page;
     std::optional<std::string> model, hardware, network;  // core's canonical names, checked by core
     std::optional<std::string> connect, token, size;
+    std::optional<std::string> tour;  // a guided tour, opened at --step (from 1)
+    std::optional<int> step;
+    QString tour_page;  // the page of that step (check() finds it)
     QSize window_size{1440, 900};
 
     [[nodiscard]] bool plan_flags() const {
@@ -55,6 +61,7 @@ struct GuiOptions {
     }
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner.
     [[nodiscard]] QString start_page() const {
+        if (!tour_page.isEmpty()) return tour_page;
         if (page) return QString::fromStdString(*page);
         return !connect && (plan_flags() || screenshot) ? QStringLiteral("planner") : QStringLiteral("live");
     }
@@ -176,6 +183,30 @@ void add_window_flags(CLI::App& cli, GuiOptions& o) {
                "The page to open (default live; planner with plan flags or --screenshot)", "PAGE");
 }
 
+// Teaching mode: a tour opened at a step (docs/teaching.md).
+void add_tour_flags(CLI::App& cli, GuiOptions& o) {
+    add_text(cli, "--tour", o.tour,
+             "Open this guided tour (" + ui::tour_names(ui::shipped_tour_catalog()).toStdString() + ").", "NAME");
+    add_int(cli, "--step", o.step, "The tour's step to open, from 1 (default 1).");
+}
+
+// The tour and step must exist: "unknown tour 'x'; the tours are ..." or "--step 9 is outside ...".
+std::string check_tour(GuiOptions& o) {
+    if (o.step && !o.tour) return "--step needs --tour";
+    if (!o.tour) return {};
+    const ui::TourCatalog& catalog = ui::shipped_tour_catalog();
+    const Tour* tour = ui::find_tour(catalog, QString::fromStdString(*o.tour));
+    if (!tour) return "unknown tour '" + *o.tour + "'; the tours are " + ui::tour_names(catalog).toStdString();
+    const int steps = static_cast<int>(tour->steps.size());
+    const int step = o.step.value_or(1);
+    if (step < 1 || step > steps)
+        return "--step " + std::to_string(step) + " is outside the tour '" + *o.tour + "', whose steps are 1 to " +
+               std::to_string(steps);
+    const std::string_view page = to_string(tour->steps[static_cast<std::size_t>(step - 1)].page);
+    o.tour_page = QString::fromUtf8(page.data(), static_cast<qsizetype>(page.size()));
+    return {};
+}
+
 // Live mode: without --connect the Live page watches the built-in demo (an embedded collector + a simulated
 // 64-GPU job).
 void add_live_flags(CLI::App& cli, GuiOptions& o) {
@@ -218,7 +249,7 @@ std::string check(GuiOptions& o) {
         o.window_size = *size;
     }
     if (o.screenshot && o.screenshot->empty()) return "--screenshot needs a file name";
-    return {};
+    return check_tour(o);
 }
 
 // Returns the exit status when the process should stop (help or a bad flag).
@@ -233,6 +264,7 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
     add_cost_flags(cli, out);
     add_window_flags(cli, out);
     add_live_flags(cli, out);
+    add_tour_flags(cli, out);
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -310,9 +342,10 @@ std::optional<int> set_up_plan(const GuiOptions& options, QSettings& settings, P
     return std::nullopt;
 }
 
-// One LiveSession, fed by a remote collector or the embedded demo. A Planner screenshot starts no demo.
+// One LiveSession, fed by a remote collector or the embedded demo. A Planner screenshot starts no demo, nor
+// does a tour's (a live step's job runs in a collector of the tour's own).
 ui::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live) {
-    const bool live_page = options.start_page() == QLatin1String("live");
+    const bool live_page = options.start_page() == QLatin1String("live") && !options.tour;
     ui::LiveStartup startup =
         ui::start_live(live, QString::fromStdString(options.connect.value_or("")),
                        QString::fromStdString(options.token.value_or("")), !options.screenshot || live_page);
@@ -321,8 +354,19 @@ ui::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live
     return startup;
 }
 
+// The tours drive the real planner and Live page; progress is remembered, but never for a screenshot.
+void set_up_tours(const GuiOptions& options, ui::TourController& tours, QSettings& settings, PlanController& controller,
+                  ui::LiveSession& live, const ui::LiveStartup& startup) {
+    tours.setPlanner(&controller);
+    tours.setLiveSession(&live);
+    tours.set_demo(startup.demo.get());
+    if (!options.screenshot) tours.set_settings(&settings);
+    for (const QString& error : tours.catalog().errors) std::cerr << "meshscope: tour " << error.toStdString() << "\n";
+    if (options.tour) (void)tours.start(QString::fromStdString(*options.tour), options.step.value_or(1));
+}
+
 QQuickWindow* load_window(QQmlApplicationEngine& engine, PlanController& controller, Preferences& preferences,
-                          ui::LiveSession& live, const QString& page) {
+                          ui::LiveSession& live, ui::TourController& tours, const QString& page) {
     engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
     QObject::connect(
         &engine, &QQmlApplicationEngine::objectCreationFailed, &engine, [] { QCoreApplication::exit(exit_failure); },
@@ -330,6 +374,7 @@ QQuickWindow* load_window(QQmlApplicationEngine& engine, PlanController& control
     engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)},
                                  {QStringLiteral("preferences"), QVariant::fromValue(&preferences)},
                                  {QStringLiteral("liveSession"), QVariant::fromValue(&live)},
+                                 {QStringLiteral("tours"), QVariant::fromValue(&tours)},
                                  {QStringLiteral("initialPage"), page}});
     engine.load(QUrl(QStringLiteral("qrc:/qt/qml/MeshScope/Main.qml")));
     return engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(engine.rootObjects().first());
@@ -345,7 +390,7 @@ void report_first_frame(QQuickWindow& window, const QElapsedTimer& started) {
 }
 
 int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& options, ui::LiveSession& live,
-                    const ui::LiveStartup& startup) {
+                    const ui::LiveStartup& startup, const ui::TourController& tours) {
     const bool live_page = options.start_page() == QLatin1String("live");
     const QString file = QString::fromStdString(*options.screenshot);
     window.resize(options.window_size);
@@ -355,7 +400,14 @@ int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& o
         [&] {
             // One more turn of the event loop lets layouts settle before the grab renders the scene; the
             // Live page first waits (bounded) until the job has reported.
-            ui::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, [&] {
+            // A tour's live step: until its job shows every kind of finding the simulator injected.
+            const auto settled = [&](std::function<void()> then) {
+                if (!tours.current_job().isEmpty())
+                    ui::when_job_settled(live, tours.current_job(), tours.current_job_kinds(), 20000, &app, then);
+                else
+                    ui::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, then);
+            };
+            settled([&] {
                 QTimer::singleShot(50, &app, [&] {
                     const QImage image = window.grabWindow();
                     if (image.isNull() || !image.save(file, "PNG")) {
@@ -409,15 +461,17 @@ int run_gui(int argc, char** argv) {
     if (const auto status = set_up_plan(options, settings, controller, preferences)) return *status;
     ui::LiveSession live;
     const ui::LiveStartup startup = start_live_page(options, live);
+    ui::TourController tours;
+    set_up_tours(options, tours, settings, controller, live, startup);
 
     QQmlApplicationEngine engine;
-    QQuickWindow* window = load_window(engine, controller, preferences, live, options.start_page());
+    QQuickWindow* window = load_window(engine, controller, preferences, live, tours, options.start_page());
     if (window == nullptr) {
         std::cerr << "meshscope: the dashboard window could not be created\n";
         return exit_failure;
     }
     report_first_frame(*window, started);
-    if (options.screenshot) return take_screenshot(app, *window, options, live, startup);
+    if (options.screenshot) return take_screenshot(app, *window, options, live, startup, tours);
     return run_window(app, *window, settings, controller, preferences);
 }
 

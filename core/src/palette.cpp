@@ -70,6 +70,10 @@ constexpr std::array<PaletteEntry, colour_count> table{{
     {Colour::rank_selection, "rank-selection", 0x111111, 0xffffff},
     {Colour::ink_on_dark, "ink-on-dark", 0xeceff1, 0xeceff1},
     {Colour::ink_on_light, "ink-on-light", 0x1f2328, 0x1f2328},
+    // Primer's purple and green: a hue neither the page chrome nor the state colours use for a frame
+    {Colour::tour_highlight, "tour-highlight", 0x8250df, 0xd2a8ff},
+    {Colour::success, "success", 0x1a7f37, 0x3fb950},
+    {Colour::success_background, "success-background", 0xdafbe1, 0x1b3a24},
 }};
 
 constexpr bool in_colour_order() {

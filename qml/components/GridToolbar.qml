@@ -19,35 +19,41 @@ RowLayout {
         id: meshButtons
     }
 
-    Button {
-        objectName: "expertMeshButton"
-        text: qsTr("Expert mesh")
-        checkable: true
-        enabled: root.view.hasExpertMesh
-        checked: root.view.showingExpertMesh
-        highlighted: checked  // Fusion's sunken "checked" reads as unchecked in the dark theme
-        ButtonGroup.group: meshButtons
-        onClicked: root.view.viewMesh = MeshView.Expert
-    }
+    // The mesh switch (a tour's anchor "planner.mesh").
+    RowLayout {
+        objectName: "planner.mesh"
+        spacing: Theme.spacing
 
-    Button {
-        objectName: "dataMeshButton"
-        text: qsTr("Data mesh")
-        checkable: true
-        checked: root.view.shownMesh === MeshView.Data
-        highlighted: checked
-        ButtonGroup.group: meshButtons
-        onClicked: root.view.viewMesh = MeshView.Data
-    }
+        Button {
+            objectName: "expertMeshButton"
+            text: qsTr("Expert mesh")
+            checkable: true
+            enabled: root.view.hasExpertMesh
+            checked: root.view.showingExpertMesh
+            highlighted: checked  // Fusion's sunken "checked" reads as unchecked in the dark theme
+            ButtonGroup.group: meshButtons
+            onClicked: root.view.viewMesh = MeshView.Expert
+        }
 
-    Button {
-        objectName: "modelMeshButton"
-        text: qsTr("Model mesh")
-        checkable: true
-        checked: root.view.shownMesh === MeshView.Model
-        highlighted: checked
-        ButtonGroup.group: meshButtons
-        onClicked: root.view.viewMesh = MeshView.Model
+        Button {
+            objectName: "dataMeshButton"
+            text: qsTr("Data mesh")
+            checkable: true
+            checked: root.view.shownMesh === MeshView.Data
+            highlighted: checked
+            ButtonGroup.group: meshButtons
+            onClicked: root.view.viewMesh = MeshView.Data
+        }
+
+        Button {
+            objectName: "modelMeshButton"
+            text: qsTr("Model mesh")
+            checkable: true
+            checked: root.view.shownMesh === MeshView.Model
+            highlighted: checked
+            ButtonGroup.group: meshButtons
+            onClicked: root.view.viewMesh = MeshView.Model
+        }
     }
 
     Label {

@@ -132,6 +132,7 @@ Frame {
         }
 
         RowLayout {
+            objectName: "planner.order"
             spacing: Theme.spacing
 
             Label {

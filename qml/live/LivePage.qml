@@ -13,6 +13,9 @@ Page {
 
     required property LiveSession session
 
+    // A rank's cell clicked on the grid (a tour's answer; the selection follows the click anyway).
+    signal rankClicked(int rank)
+
     background: Rectangle {
         color: Theme.window
     }
@@ -35,6 +38,7 @@ Page {
             }
 
             LiveProgress {
+                objectName: "live.progress"
                 Layout.fillWidth: true
                 session: root.session
                 grid: liveGrid
@@ -59,6 +63,7 @@ Page {
             }
 
             Rectangle {
+                objectName: "live.grid"
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 color: Theme.gridBackground
@@ -73,6 +78,7 @@ Page {
                     anchors.margins: 2
                     session: root.session
                     dark: Theme.dark
+                    onRankClicked: rank => root.rankClicked(rank)
                 }
 
                 Label {
@@ -112,6 +118,7 @@ Page {
             spacing: Theme.spacing
 
             LiveFindingList {
+                objectName: "live.findings"
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 session: root.session
@@ -134,6 +141,7 @@ Page {
             }
 
             LiveRankPanel {
+                objectName: "live.rank"
                 Layout.fillWidth: true
                 Layout.preferredHeight: 300
                 session: root.session

@@ -15,6 +15,9 @@ Page {
 
     required property PlanController controller
 
+    // A rank's cell clicked on the grid (a tour's answer; the selection follows the click anyway).
+    signal rankClicked(int rank)
+
     background: Rectangle {
         color: Theme.window
     }
@@ -37,6 +40,7 @@ Page {
                 spacing: Theme.spacing
 
                 PlanInputs {
+                    objectName: "planner.inputs"
                     Layout.fillWidth: true
                     form: root.controller.form
                     view: root.controller.view
@@ -94,6 +98,7 @@ Page {
             }
 
             Rectangle {
+                objectName: "planner.grid"
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 color: Theme.gridBackground
@@ -110,6 +115,7 @@ Page {
                     controller: root.controller
                     dark: Theme.dark
                     focus: true
+                    onRankClicked: rank => root.rankClicked(rank)
                 }
             }
 
@@ -159,6 +165,7 @@ Page {
         }
 
         RankInspector {
+            objectName: "planner.inspector"
             Layout.preferredWidth: Theme.panelWidth
             Layout.fillHeight: true
             selection: root.controller.selection

@@ -73,6 +73,18 @@ private slots:
                                         << "meshscope: --size must be WxH between 640x480 and 8192x8192, got '320x200'";
         QTest::addRow("screenshot without a name")
             << QStringList{"--screenshot", ""} << "meshscope: --screenshot needs a file name";
+        // The teaching mode: the shipped tours (resources/tours, in docs/tours.md's order) and their steps.
+        QTest::addRow("unknown tour") << QStringList{"--tour", "nope"}
+                                      << "meshscope: unknown tour 'nope'; the tours are mesh-basics, expert-mesh, "
+                                         "creation-order, singleton-pitfall, live-job, peers";
+        QTest::addRow("step past the tour")
+            << QStringList{"--tour", "peers", "--step", "7"}
+            << "meshscope: --step 7 is outside the tour 'peers', whose steps are 1 to 6";
+        QTest::addRow("step 0") << QStringList{"--tour", "peers", "--step", "0"}
+                                << "meshscope: --step 0 is outside the tour 'peers', whose steps are 1 to 6";
+        QTest::addRow("step without a tour") << QStringList{"--step", "2"} << "meshscope: --step needs --tour";
+        QTest::addRow("step not an integer")
+            << QStringList{"--tour", "peers", "--step", "two"} << "meshscope: --step expects an integer, got 'two'";
         // Judged against the plan, once the application exists (offscreen: a screenshot).
         QTest::addRow("rank outside") << QStringList{"--screenshot", "/tmp/x.png", "--dp", "16", "--select-rank", "16"}
                                       << "meshscope: --select-rank 16 is outside the plan's 16 ranks";
@@ -106,9 +118,10 @@ private slots:
         const Run run = run_meshscope({"--dp", "8", "--help"});
         QCOMPARE(run.status, 0);
         for (const char* flag :
-             {"--dp",          "--world", "--nodes", "--cp",       "--ep",      "--gpus-per-node", "--experts",
-              "--select-rank", "--order", "--view",  "--show-dim", "--model",   "--hardware",      "--network",
-              "--screenshot",  "--theme", "--size",  "--page",     "--connect", "--token"})
+             {"--dp",       "--world",       "--nodes",      "--cp",    "--ep",       "--gpus-per-node",
+              "--experts",  "--select-rank", "--order",      "--view",  "--show-dim", "--model",
+              "--hardware", "--network",     "--screenshot", "--theme", "--size",     "--page",
+              "--connect",  "--token",       "--tour",       "--step"})
             QVERIFY2(run.out.contains(QLatin1String(flag)), flag);
         QVERIFY(run.out.contains(QStringLiteral("torch29 or torch28")));  // core's names
     }

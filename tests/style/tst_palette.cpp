@@ -161,6 +161,27 @@ private slots:
         QVERIFY(css_declares(ColourScheme::dark, "--ms-" + css_name.toStdString() + ": " + dark.toStdString() + ";"));
     }
 
+    // The teaching mode: the frame around a tour step's anchor and a right answer, in QML and CSS alike.
+    void teaching_colours_data() {
+        QTest::addColumn<QString>("qml");
+        QTest::addColumn<QString>("css_name");
+        QTest::addColumn<QString>("light");
+        QTest::addColumn<QString>("dark");
+        QTest::addRow("highlight") << "tourHighlight"
+                                   << "tour-highlight"
+                                   << "#8250df"
+                                   << "#d2a8ff";
+        QTest::addRow("success") << "success"
+                                 << "success"
+                                 << "#1a7f37"
+                                 << "#3fb950";
+        QTest::addRow("success background") << "successBackground"
+                                            << "success-background"
+                                            << "#dafbe1"
+                                            << "#1b3a24";
+    }
+    void teaching_colours() { cost_panel_colours(); }
+
     // Both grids sit on one background, the window's panels on another.
     void shared_colours() {
         QCOMPARE(GridPalette::light().background, QColor("#fafafa"));
@@ -178,7 +199,7 @@ private slots:
         const std::string css = palette_stylesheet();
         QVERIFY(css.starts_with(":root {\n  --ms-window: #f3f4f6;\n"));
         QVERIFY(css.find(":root[data-theme=\"dark\"] {\n  --ms-window: #1b1c1f;\n") != std::string::npos);
-        QVERIFY(css.ends_with("  --ms-ink-on-light: #1f2328;\n}\n"));
+        QVERIFY(css.ends_with("  --ms-success-background: #1b3a24;\n}\n"));
         QCOMPARE(css_hex(0x0969da), std::string("#0969da"));
         QCOMPARE(css_hex(0x000000), std::string("#000000"));
     }

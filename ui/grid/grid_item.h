@@ -53,6 +53,8 @@ signals:
     void hoveredRankChanged();
     void layoutChanged();
     void painted();
+    // The user clicked a rank's cell (a guided tour takes it as the learner's answer; keys never answer).
+    void rankClicked(int rank);
 
 protected:
     // The layout for the item's current aspect ratio (width / height); null when there is nothing to draw.

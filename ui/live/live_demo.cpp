@@ -19,11 +19,14 @@ sim::ScenarioOptions demo_scenario() {
 }
 
 Expected<std::unique_ptr<LiveDemo>> LiveDemo::start(LiveDemoOptions options) {
-    auto scenario = sim::make_scenario(options.scenario);
-    if (!scenario) return scenario.error();
+    std::optional<sim::Scenario> first;
+    if (options.demo_job) {
+        auto scenario = sim::make_scenario(options.scenario);
+        if (!scenario) return scenario.error();
+        first = std::move(scenario).value();
+    }
     std::unique_ptr<LiveDemo> demo(new LiveDemo());
     if (!demo->folder_.isValid()) return RuntimeError("cannot create a temporary folder for the demo's history");
-    demo->scenario_ = std::move(scenario).value();
 
     server::CollectorOptions collector;
     collector.database = demo->folder_.filePath(QStringLiteral("demo.db")).toStdString();
@@ -36,23 +39,52 @@ Expected<std::unique_ptr<LiveDemo>> LiveDemo::start(LiveDemoOptions options) {
     if (!service) return service.error();
     demo->service_ = std::move(service).value();
 
-    client::ReporterOptions reporter;
-    reporter.url = demo->service_->url();
-    demo->reporter_ = std::make_unique<client::Reporter>(reporter);
-    sim::RunOptions run;
-    run.time_scale = options.time_scale;
-    run.hold = true;
-    run.heartbeat_interval = 1.0;
-    demo->ranks_ =
-        std::thread([d = demo.get(), run] { sim::run_scenario(d->scenario_, *d->reporter_, run, d->stop_); });
+    demo->run_.time_scale = options.time_scale;
+    demo->run_.hold = true;
+    demo->run_.heartbeat_interval = 1.0;
+    if (first) {
+        demo->has_demo_job_ = true;
+        demo->run(std::move(*first));
+    }
     return demo;
+}
+
+void LiveDemo::run(sim::Scenario scenario) {
+    auto job = std::make_unique<Job>();
+    job->scenario = std::move(scenario);
+    client::ReporterOptions reporter;
+    reporter.url = service_->url();
+    job->reporter = std::make_unique<client::Reporter>(reporter);
+    job->ranks =
+        std::thread([j = job.get(), run = run_, this] { sim::run_scenario(j->scenario, *j->reporter, run, stop_); });
+    jobs_.push_back(std::move(job));
+}
+
+std::optional<Error> LiveDemo::add_job(const sim::ScenarioOptions& options) {
+    if (job_scenario(QString::fromStdString(options.job)) != nullptr) return std::nullopt;
+    auto scenario = sim::make_scenario(options);
+    if (!scenario) return scenario.error();
+    run(std::move(scenario).value());
+    return std::nullopt;
+}
+
+const sim::Scenario* LiveDemo::job_scenario(const QString& job) const {
+    for (const auto& j : jobs_)
+        if (QString::fromStdString(j->scenario.job) == job) return &j->scenario;
+    return nullptr;
+}
+
+const sim::Scenario& LiveDemo::scenario() const {
+    static const sim::Scenario none;
+    return has_demo_job_ ? jobs_.front()->scenario : none;
 }
 
 LiveDemo::~LiveDemo() {
     stop_ = true;
-    if (ranks_.joinable()) ranks_.join();
-    if (reporter_) reporter_->shutdown(std::chrono::milliseconds(500));
-    reporter_.reset();
+    for (auto& job : jobs_)
+        if (job->ranks.joinable()) job->ranks.join();
+    for (auto& job : jobs_) job->reporter->shutdown(std::chrono::milliseconds(500));
+    jobs_.clear();
     service_.reset();
 }
 

@@ -5,6 +5,7 @@
 //
 //   auto demo = LiveDemo::start({}).value();   // needs a Q(Core|Gui)Application
 //   session.inputs()->setUrl(demo->url());             // then watch
+//   demo->add_job({.dp = 8, .cp = 2, .ep = 2, .job = "tour-live-job"});  // a guided tour's job beside it
 #pragma once
 
 #include <QString>
@@ -12,7 +13,9 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "meshscope/error.h"
 #include "simulation.h"
@@ -35,6 +38,7 @@ struct LiveDemoOptions {
     double missing_after = 2.0;  // seconds: the demo shows its missing rank early
     double stale_after = 30.0;
     double time_scale = 50;  // simulated seconds per real second
+    bool demo_job = true;    // false: an empty collector, for jobs added later (a guided tour's)
 };
 
 class LiveDemo {
@@ -46,21 +50,36 @@ public:
     LiveDemo& operator=(const LiveDemo&) = delete;
 
     [[nodiscard]] QString url() const;
-    [[nodiscard]] QString job() const { return QString::fromStdString(scenario_.job); }
-    [[nodiscard]] std::int64_t worldSize() const { return scenario_.world_size; }
+    // The demo job (empty without one).
+    [[nodiscard]] QString job() const { return QString::fromStdString(scenario().job); }
+    [[nodiscard]] std::int64_t worldSize() const { return scenario().world_size; }
     // How many finding kinds the simulator injected (the page has settled once it shows them all).
-    [[nodiscard]] int injectedKinds() const { return static_cast<int>(scenario_.injected.size()); }
-    [[nodiscard]] const sim::Scenario& scenario() const { return scenario_; }
+    [[nodiscard]] int injectedKinds() const { return static_cast<int>(scenario().injected.size()); }
+    [[nodiscard]] const sim::Scenario& scenario() const;
+
+    // Another simulated job in the same collector, held like the demo's (a guided tour's job): the scenario's
+    // ValueError when it is refused, nothing when it runs. A job of a name already running is not started again.
+    [[nodiscard]] std::optional<Error> add_job(const sim::ScenarioOptions& options);
+    // The scenario of a job this demo runs; null for any other name.
+    [[nodiscard]] const sim::Scenario* job_scenario(const QString& job) const;
 
 private:
+    // One simulated job: its script, its own reporter (one connection each) and the thread that plays it.
+    struct Job {
+        sim::Scenario scenario;
+        std::unique_ptr<client::Reporter> reporter;
+        std::thread ranks;
+    };
+
     LiveDemo() = default;
+    void run(sim::Scenario scenario);
 
     QTemporaryDir folder_;
     std::unique_ptr<server::CollectorService> service_;
-    std::unique_ptr<client::Reporter> reporter_;
-    sim::Scenario scenario_;
+    sim::RunOptions run_;
+    std::vector<std::unique_ptr<Job>> jobs_;  // the demo's first, when it has one
+    bool has_demo_job_ = false;
     std::atomic<bool> stop_{false};
-    std::thread ranks_;
 };
 
 }  // namespace meshscope::ui

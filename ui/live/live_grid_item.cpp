@@ -68,6 +68,7 @@ QString LiveGridItem::hover_text(int rank) const {
 void LiveGridItem::mousePressEvent(QMouseEvent* event) {
     const int rank = rankAt(event->position().x(), event->position().y());
     if (session_) session_->selection()->selectRank(rank);
+    if (rank >= 0) emit rankClicked(rank);
     event->accept();
 }
 

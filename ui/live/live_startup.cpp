@@ -34,23 +34,33 @@ LiveStartup start_live(LiveSession& session, const QString& connect_url, const Q
 }
 
 namespace {
-bool shows_injected(LiveSession& session, const LiveDemo* demo) {
-    if (!demo) return true;
-    if (session.inputs()->currentJob() != demo->job()) return false;
-    QSet<QString> kinds;
-    for (const FindingRow& f : session.view()->findingRows().findings()) kinds.insert(f.kind);
-    return kinds.size() >= demo->injectedKinds() && session.view()->seenCount() > 0;
+bool shows_injected(LiveSession& session, const QString& job, int kinds) {
+    if (session.inputs()->currentJob() != job) return false;
+    QSet<QString> seen;
+    for (const FindingRow& f : session.view()->findingRows().findings()) seen.insert(f.kind);
+    return seen.size() >= kinds && session.view()->seenCount() > 0;
 }
 }  // namespace
 
 void when_live_settled(LiveSession& session, const LiveDemo* demo, int timeout_ms, QObject* context,
                        std::function<void()> then) {
+    if (!demo) {
+        when_job_settled(session, QString(), 0, timeout_ms, context, std::move(then));
+        return;
+    }
+    when_job_settled(session, demo->job(), demo->injectedKinds(), timeout_ms, context, std::move(then));
+}
+
+void when_job_settled(LiveSession& session, const QString& job, int kinds, int timeout_ms, QObject* context,
+                      std::function<void()> then) {
     auto* poll = new QTimer(context);
     auto elapsed = std::make_shared<QElapsedTimer>();
     elapsed->start();
     poll->setInterval(50);
-    QObject::connect(poll, &QTimer::timeout, context, [poll, elapsed, &session, demo, timeout_ms, then] {
-        if ((session.view()->settled() && shows_injected(session, demo)) || elapsed->elapsed() >= timeout_ms) {
+    // An empty job: any job (no demo), settled is enough.
+    QObject::connect(poll, &QTimer::timeout, context, [poll, elapsed, &session, job, kinds, timeout_ms, then] {
+        const bool shows = job.isEmpty() || shows_injected(session, job, kinds);
+        if ((session.view()->settled() && shows) || elapsed->elapsed() >= timeout_ms) {
             poll->stop();
             poll->deleteLater();
             then();

@@ -31,5 +31,8 @@ struct LiveStartup {
 // injected — or after `timeout_ms`, whichever comes first (for screenshots of the Live page).
 void when_live_settled(LiveSession& session, const LiveDemo* demo, int timeout_ms, QObject* context,
                        std::function<void()> then);
+// The same for one named job (a guided tour's): the session watches `job` and shows `kinds` kinds of finding.
+void when_job_settled(LiveSession& session, const QString& job, int kinds, int timeout_ms, QObject* context,
+                      std::function<void()> then);
 
 }  // namespace meshscope::ui

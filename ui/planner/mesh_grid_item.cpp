@@ -164,7 +164,10 @@ void MeshGridItem::mouseMoveEvent(QMouseEvent* event) {
 void MeshGridItem::mouseReleaseEvent(QMouseEvent* event) {
     if (press_ && !dragging_ && controller_) {
         const int rank = rankAt(event->position().x(), event->position().y());
-        if (rank >= 0) controller_->selection()->setSelectedRank(rank);
+        if (rank >= 0) {
+            controller_->selection()->setSelectedRank(rank);
+            emit rankClicked(rank);
+        }
     }
     press_.reset();
     dragging_ = false;

@@ -26,7 +26,10 @@ PaletteColors::PaletteColors(ColourScheme scheme, QObject* parent)
       grid_background_(palette_colour(Colour::grid_background, scheme)),
       finding_(palette_colour(Colour::finding, scheme)),
       comm_intra_node_(palette_colour(Colour::comm_intra_node, scheme)),
-      comm_inter_node_(palette_colour(Colour::comm_inter_node, scheme)) {
+      comm_inter_node_(palette_colour(Colour::comm_inter_node, scheme)),
+      tour_highlight_(palette_colour(Colour::tour_highlight, scheme)),
+      success_(palette_colour(Colour::success, scheme)),
+      success_background_(palette_colour(Colour::success_background, scheme)) {
     for (std::size_t k = 0; k < rank_state_kind_count; ++k)
         state_colors_ << palette_colour(state_colour(static_cast<RankStateKind>(k)), scheme);
     for (std::size_t p = 0; p < memory_part_colour_count; ++p)

@@ -44,6 +44,10 @@ class PaletteColors : public QObject {
     Q_PROPERTY(QList<QColor> memoryColors MEMBER memory_colors_ CONSTANT)
     Q_PROPERTY(QColor commIntraNode MEMBER comm_intra_node_ CONSTANT)
     Q_PROPERTY(QColor commInterNode MEMBER comm_inter_node_ CONSTANT)
+    // The teaching mode: the frame around a tour step's anchor, a right answer.
+    Q_PROPERTY(QColor tourHighlight MEMBER tour_highlight_ CONSTANT)
+    Q_PROPERTY(QColor success MEMBER success_ CONSTANT)
+    Q_PROPERTY(QColor successBackground MEMBER success_background_ CONSTANT)
 
 public:
     explicit PaletteColors(ColourScheme scheme, QObject* parent = nullptr);
@@ -68,6 +72,9 @@ private:
     QList<QColor> memory_colors_;
     QColor comm_intra_node_;
     QColor comm_inter_node_;
+    QColor tour_highlight_;
+    QColor success_;
+    QColor success_background_;
 };
 
 // One instance for the process, owned by C++: an engine tearing down must not delete the colours while

@@ -84,8 +84,12 @@ enum class Colour {
     rank_selection,  // outline of the selected rank
     ink_on_dark,     // rank numbers on dark cells (both themes)
     ink_on_light,    // rank numbers on light cells (both themes)
+    // the teaching mode: the frame around the part of the screen a tour step points at, a right answer
+    tour_highlight,
+    success,
+    success_background,
 };
-inline constexpr std::size_t colour_count = static_cast<std::size_t>(Colour::ink_on_light) + 1;
+inline constexpr std::size_t colour_count = static_cast<std::size_t>(Colour::success_background) + 1;
 inline constexpr std::size_t grid_node_colour_count = 6;
 inline constexpr std::size_t grid_group_colour_count = 8;
 inline constexpr std::size_t memory_part_colour_count = 6;
