@@ -92,7 +92,7 @@ export function createApi(askToken) {
   }
 
   async function get(path) {
-    return (await answer(path, load)).body;
+    return (await answer(path, (p) => load(p))).body;
   }
 
   async function post(path, payload) {

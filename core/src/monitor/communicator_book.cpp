@@ -165,8 +165,9 @@ nlohmann::json communicators_json(const CommunicatorBook& book, const SlowGroupO
         std::optional<double> create;
         for (const auto& [rank, report] : group.reports)
             if (report.create_seconds) create = std::max(create.value_or(0.0), *report.create_seconds);
+        // An init-capture, not [&]: clang 14 cannot capture a structured binding (P1091).
         const bool is_slow =
-            std::any_of(slow.begin(), slow.end(), [&](const SlowGroup& s) { return s.group == &group; });
+            std::any_of(slow.begin(), slow.end(), [g = &group](const SlowGroup& s) { return s.group == g; });
         json entry = {{"dim", group.dim},
                       {"index", group.index},
                       {"members", group.members},
