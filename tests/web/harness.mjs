@@ -120,7 +120,10 @@ export async function launchBrowser() {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+    if (m.type() !== 'error') return;
+    // Chromium's "Failed to load resource" names no URL; its location does, so a failure says which.
+    const where = m.location()?.url;
+    errors.push(`console: ${m.text()}${where && m.text().startsWith('Failed to load resource') ? ` (${where})` : ''}`);
   });
   page.on('dialog', (d) => {
     errors.push(`dialog: ${d.message()}`);

@@ -33,6 +33,7 @@ function findingBefore(a, b) {
 
 const soon = 1000;       // ms: a rank the page knows nothing about changed
 const axisEvery = 10000;  // ms: only the time axis is behind
+const jobPath = (job) => `/api/v1/jobs/${encodeURIComponent(job)}`;
 
 export class LiveData {
   // api: shared/api.js; parser: shared/parser.js; onChange(what): what in 'jobs' | 'ranks' | 'findings' | 'error'
@@ -87,9 +88,11 @@ export class LiveData {
     this.loading = true;
     clearTimeout(this.ranksTimer);
     this.ranksTimer = 0;
-    // The job's snapshots are asked for at once when the page knows which job it wants (a deep link, a
-    // click): not one round trip after the jobs list. Used only when that job is the one chosen.
-    const early = job ? this.snapshots(job) : null;
+    // The job's ranks (the large snapshot, parsed in the worker) are asked for at once when the page knows
+    // which job it wants (a deep link, a click): not one round trip after the jobs list. Used only when that job
+    // is the one chosen. The findings (small) wait for the list: a deep link may name a job that has not
+    // reported yet, and the page asks the collector for nothing it does not know of.
+    const early = job ? this.rankSnapshot(job) : null;
     early?.catch(() => {});
     try {
       const jobs = (await this.api.get('/api/v1/jobs')).jobs || [];
@@ -107,7 +110,8 @@ export class LiveData {
         this.afterFindings();
         this.error = '';
       } else {
-        const [ranks, findings] = await (chosen === job ? early : this.snapshots(chosen));
+        const [ranks, findings] = await Promise.all([chosen === job ? early : this.rankSnapshot(chosen),
+          this.api.get(`${jobPath(chosen)}/findings`)]);
         if (generation !== this.generation) return;
         this.setRanks(ranks.columns || null, this.summary?.world_size || ranks.total || 0);
         // For the benchmark (bench/web/live_render.mjs): the snapshot's columns are in.
@@ -132,11 +136,9 @@ export class LiveData {
     }
   }
 
-  // [ranks (columns, from the parser's worker), findings] of a job.
-  snapshots(job) {
-    const base = `/api/v1/jobs/${encodeURIComponent(job)}`;
-    return Promise.all([this.api.answer(`${base}/ranks`, (path, token) => this.parser.ranks(path, token)),
-      this.api.get(`${base}/findings`)]);
+  // The ranks snapshot of a job (columns, from the parser's worker).
+  rankSnapshot(job) {
+    return this.api.answer(`${jobPath(job)}/ranks`, (path, token) => this.parser.ranks(path, token));
   }
 
   // The ranks snapshot's columns (null: no ranks).

@@ -139,7 +139,10 @@ class LivePage {
   }
 
   changed(what) {
-    this.bandwidth.follow(this.data.job, what === 'ranks' || what === 'findings');
+    // Only a job the jobs list names: a deep link opens its snapshots before the list arrives, and asking for
+    // the communicators of a job the collector does not know yet would be a 404 in the console.
+    const known = this.data.jobs.some((j) => j.job === this.data.job);
+    this.bandwidth.follow(known ? this.data.job : '', what === 'ranks' || what === 'findings');
     if (what === 'jobs' && this.data.job && this.wantedRank >= 0 && this.selectedRank !== this.wantedRank) {
       this.invalidate('select');
     }
