@@ -71,9 +71,10 @@ int main(int argc, char** argv) {
             }
             child.push_back(args[i]);
         }
-        for (const auto& extra : {"--job", o.job.c_str(), "--bind", o.bind_address.c_str(), "--gpus-per-node",
-                                  std::to_string(o.gpus_per_node).c_str()})
-            child.emplace_back(extra);
+        // Strings, not c_str()s: a temporary's c_str() in the range's braced list dies before the loop runs.
+        for (std::string extra : {std::string("--job"), o.job, std::string("--bind"), o.bind_address,
+                                  std::string("--gpus-per-node"), std::to_string(o.gpus_per_node)})
+            child.push_back(std::move(extra));
         std::cout << "meshscope-probe: job " << o.job << ", " << o.local << " local ranks" << std::endl;
         return launch_local(argv[0], child, o.local);
     }
