@@ -5,40 +5,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "screenshot_run.h"
+
 #include <set>
 
-namespace {
-struct Run {
-    int status = -1;
-    QString err;
-};
-
-Run run_meshscope(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_BINARY), args);
-    if (!process.waitForFinished(45000)) {
-        process.kill();
-        return {};
-    }
-    Run run{process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardError())};
-    // A render that logged a QML warning (binding error, polish loop, component not ready) is no success.
-    for (const char* sign : {".qml:", "QQmlComponent", "Polish loop", "Binding loop"})
-        if (run.status == 0 && run.err.contains(QLatin1String(sign))) {
-            qWarning("meshscope logged: %s", qPrintable(run.err));
-            run.status = -2;
-        }
-    return run;
+using test::count_colour;
+using test::Run;
+// The planner renders no live job: 45 s is its bound.
+inline Run run_meshscope(const QStringList& args) {
+    return test::run_meshscope(args, 45000);
 }
-
-int count_colour(const QImage& image, QRgb colour) {
-    int n = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if ((image.pixel(x, y) & 0xFFFFFF) == (colour & 0xFFFFFF)) ++n;
-    return n;
-}
-}  // namespace
 
 class TestScreenshot : public QObject {
     Q_OBJECT

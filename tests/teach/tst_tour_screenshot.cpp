@@ -8,41 +8,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "screenshot_run.h"
+
 #include <set>
 
-namespace {
-struct Run {
-    int status = -1;
-    QString err;
-};
-
-Run run_meshscope(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_BINARY), args);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    Run run{process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardError())};
-    // A render that logged a QML warning (binding error, polish loop, component not ready) is no success.
-    for (const char* sign : {".qml:", "QQmlComponent", "Polish loop", "Binding loop"})
-        if (run.status == 0 && run.err.contains(QLatin1String(sign))) {
-            qWarning("meshscope logged: %s", qPrintable(run.err));
-            run.status = -2;
-        }
-    return run;
-}
-
-int count_colour(const QImage& image, QRgb colour) {
-    int n = 0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if ((image.pixel(x, y) & 0xFFFFFF) == (colour & 0xFFFFFF)) ++n;
-    return n;
-}
-}  // namespace
+using test::count_colour;
+using test::Run;
+using test::run_meshscope;
 
 class TestTourScreenshot : public QObject {
     Q_OBJECT
