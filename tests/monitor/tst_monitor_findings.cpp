@@ -223,6 +223,18 @@ Scenario build(const QString& name) {
         s.ticks = {30};
         return s;
     }
+    if (name == "straggler catches up") {
+        // Rank 9's communicator done was held up (a frozen collector, a relay's retries): it arrives after the tick
+        // that found it still running, with a duration like its peers'. The finding ends at that event, not a tick
+        // later.
+        Scenario s = arriving_at(job_events(shape));
+        for (auto& [e, at] : s.events)
+            if (e.rank == 9 &&
+                ((e.phase == Phase::communicator && e.status == Status::done) || e.phase == Phase::ready))
+                at = 31;
+        s.ticks = {30};
+        return s;
+    }
     if (name == "stale rank") {
         Scenario s = arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
             if (r == 4) std::erase_if(events, [](const Event& e) { return e.phase > Phase::parallel_state; });
@@ -360,6 +372,8 @@ void TestMonitorFindings::findings_data() {
                                               << "";
     QTest::addRow("straggler: still running") << "straggler still running"
                                               << "straggler:[9]";
+    QTest::addRow("straggler: ends when the late done arrives") << "straggler catches up"
+                                                                << "";
     QTest::addRow("stale_rank") << "stale rank"
                                 << "stale_rank:[4]";
     QTest::addRow("stale_rank: not after exit") << "exited ranks are not stale"

@@ -138,6 +138,10 @@ struct Job {
     std::vector<std::pair<int, std::int64_t>> dirty_creations;  // (dim id, creation index)
     std::vector<std::int64_t> dirty_ranks;                      // per-rank findings to refresh
     bool all_groups_dirty = false;
+    // Phases (bit index_of(phase)) whose straggler finding named a rank that has reported since, and the latest
+    // receive time of the call: the finding is judged again at the flush, not a tick later.
+    std::uint32_t dirty_straggler_phases = 0;
+    double dirty_straggler_at = 0;
 
     [[nodiscard]] RankRecord* find(std::int64_t rank) noexcept {
         if (rank < 0 || rank >= static_cast<std::int64_t>(slots.size())) return nullptr;

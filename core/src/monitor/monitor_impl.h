@@ -65,6 +65,9 @@ struct Monitor::Impl {
 
     // monitor_tick.cpp
     void tick_job(monitor::Job& job, double now);
+    void judge_straggler(monitor::Job& job, Phase phase, double now);
+    // After an event of `rank`: marks the straggler findings that name it for the flush.
+    void note_straggler_report(monitor::Job& job, std::int64_t rank, double at);
     void set_rank_list_finding(monitor::Job& job, std::vector<std::int64_t>& current, std::vector<std::int64_t> ranks,
                                FindingKind kind);
 };

@@ -55,40 +55,47 @@ void Monitor::Impl::tick_job(monitor::Job& job, double now) {
     }
     set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
 
-    // straggler: duration > median + max(k * 1.4826 * MAD, floor), once enough ranks finished the phase.
+    for (const Phase phase : timed_phases) judge_straggler(job, phase, now);
+}
+
+// straggler: duration > median + max(k * 1.4826 * MAD, floor), once enough ranks finished the phase.
+void Monitor::Impl::judge_straggler(monitor::Job& job, Phase phase, double now) {
+    const auto p = index_of(phase);
     std::vector<double> durations;
+    for (const auto& rec : job.records)
+        if (const auto d = rec.state.timings[p].duration()) durations.push_back(*d);
+    const std::string id = "straggler/" + std::string(to_string(phase));
+    if (durations.size() < std::max<std::size_t>(options.straggler_min_peers, 1)) return drop_finding(job, id);
+    const std::size_t peers = durations.size();
+    const double median = median_of(durations);
+    for (double& d : durations) d = std::abs(d - median);
+    const double mad = median_of(durations);
+    const double threshold = median + std::max({options.straggler_mads * 1.4826 * mad, options.straggler_floor_seconds,
+                                                options.straggler_floor_ratio * median});
+    std::vector<monitor::SlowRank> slow;
+    for (const auto& rec : job.records) {
+        const PhaseTiming& t = rec.state.timings[p];
+        if (const auto d = t.duration()) {
+            if (*d > threshold) slow.push_back({rec.state.rank, *d, false});
+        } else if (!t.done && !t.failed && rec.started_received[p] && !rec.failed && !rec.exited && !rec.stale) {
+            // Still in the phase: compare how long it has run, on the collector's clock. The finding names
+            // the threshold, not the growing time, so that it does not change on every tick.
+            if (now - *rec.started_received[p] > threshold) slow.push_back({rec.state.rank, threshold, true});
+        }
+    }
+    if (slow.empty())
+        drop_finding(job, id);
+    else
+        put_finding(job, monitor::straggler(phase, std::move(slow), median, peers));
+}
+
+void Monitor::Impl::note_straggler_report(monitor::Job& job, std::int64_t rank, double at) {
     for (const Phase phase : timed_phases) {
-        const auto p = index_of(phase);
-        durations.clear();
-        for (const auto& rec : job.records)
-            if (const auto d = rec.state.timings[p].duration()) durations.push_back(*d);
-        const std::string id = "straggler/" + std::string(to_string(phase));
-        if (durations.size() < std::max<std::size_t>(options.straggler_min_peers, 1)) {
-            drop_finding(job, id);
+        const auto it = job.findings.find("straggler/" + std::string(to_string(phase)));
+        if (it == job.findings.end() || !std::binary_search(it->second.ranks.begin(), it->second.ranks.end(), rank))
             continue;
-        }
-        const std::size_t peers = durations.size();
-        const double median = median_of(durations);
-        for (double& d : durations) d = std::abs(d - median);
-        const double mad = median_of(durations);
-        const double threshold =
-            median + std::max({options.straggler_mads * 1.4826 * mad, options.straggler_floor_seconds,
-                               options.straggler_floor_ratio * median});
-        std::vector<monitor::SlowRank> slow;
-        for (const auto& rec : job.records) {
-            const PhaseTiming& t = rec.state.timings[p];
-            if (const auto d = t.duration()) {
-                if (*d > threshold) slow.push_back({rec.state.rank, *d, false});
-            } else if (!t.done && !t.failed && rec.started_received[p] && !rec.failed && !rec.exited && !rec.stale) {
-                // Still in the phase: compare how long it has run, on the collector's clock. The finding names
-                // the threshold, not the growing time, so that it does not change on every tick.
-                if (now - *rec.started_received[p] > threshold) slow.push_back({rec.state.rank, threshold, true});
-            }
-        }
-        if (slow.empty())
-            drop_finding(job, id);
-        else
-            put_finding(job, monitor::straggler(phase, std::move(slow), median, peers));
+        job.dirty_straggler_phases |= 1u << index_of(phase);
+        job.dirty_straggler_at = std::max(job.dirty_straggler_at, at);
     }
 }
 
