@@ -352,32 +352,88 @@ Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
 namespace {
 // json::parse that also refuses an object with a repeated key: {"rank": 1, "rank": 2} means rank 2 to
 // nlohmann and rank 1 to other parsers, so a collector must not guess. Returns the repeated key, if any
-// (the value is then incomplete and must not be used).
-std::optional<std::string> parse_json_unique_keys(std::string_view text, json& out) {
-    std::vector<std::vector<std::string>> open_objects;  // keys seen so far in each object being parsed
+// (the value is then incomplete and must not be used); a syntax error throws json::parse_error, as json::parse.
+//
+// A SAX handler that builds the value itself: nlohmann's callback parser calls a std::function per token and
+// the key check copied every key, which made parsing the collector's largest cost in a start-up storm
+// (docs/benchmarks.md). Here a key is checked against the object being built, without a copy.
+class UniqueKeyBuilder {
+public:
+    explicit UniqueKeyBuilder(json& root) : root_(root) {}
     std::optional<std::string> repeated;
-    out = json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
-        if (repeated) return false;
-        switch (event) {
-            case json::parse_event_t::object_start: open_objects.emplace_back(); break;
-            case json::parse_event_t::object_end:
-                if (!open_objects.empty()) open_objects.pop_back();
-                break;
-            case json::parse_event_t::key: {
-                auto& keys = open_objects.back();
-                const auto& key = parsed.get_ref<const std::string&>();
-                if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-                    repeated = key;
-                    return false;
-                }
-                keys.push_back(key);
-                break;
-            }
-            default: break;
-        }
+
+    bool null() { return put(nullptr); }
+    bool boolean(bool v) { return put(v); }
+    bool number_integer(json::number_integer_t v) { return put(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return put(v); }
+    bool number_float(json::number_float_t v, const json::string_t&) { return put(v); }
+    bool string(json::string_t& v) { return put(std::move(v)); }
+    bool binary(json::binary_t& v) { return put(json::binary(std::move(v))); }
+    bool start_object(std::size_t) {
+        stack_.push_back(place(json::object()));
         return true;
-    });
-    return repeated;
+    }
+    bool key(json::string_t& k) {
+        json& object = *stack_.back();
+        if (object.contains(k)) {
+            repeated = std::move(k);
+            return false;  // stops the parse
+        }
+        slot_ = &object[std::move(k)];
+        return true;
+    }
+    bool end_object() {
+        stack_.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) {
+        stack_.push_back(place(json::array()));
+        return true;
+    }
+    bool end_array() {
+        stack_.pop_back();
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const json::exception& e) {
+        // The same exception json::parse throws, so messages do not depend on which parser ran.
+        switch (e.id / 100) {
+            case 1: throw static_cast<const json::parse_error&>(e);
+            case 4: throw static_cast<const json::out_of_range&>(e);
+            default: throw static_cast<const json::other_error&>(e);
+        }
+    }
+
+private:
+    // Where the next value goes: the root, the array being built, or the member named by the last key.
+    json* place(json&& value) {
+        if (stack_.empty()) {
+            root_ = std::move(value);
+            return &root_;
+        }
+        json& parent = *stack_.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(value));
+            return &parent.back();
+        }
+        *slot_ = std::move(value);
+        return slot_;
+    }
+    template <typename T>
+    bool put(T&& value) {
+        place(json(std::forward<T>(value)));
+        return true;
+    }
+
+    json& root_;
+    std::vector<json*> stack_;  // the objects and arrays being built, innermost last
+    json* slot_ = nullptr;      // the member the last key made
+};
+
+std::optional<std::string> parse_json_unique_keys(std::string_view text, json& out) {
+    out = json();
+    UniqueKeyBuilder builder(out);
+    json::sax_parse(text.begin(), text.end(), &builder);
+    return builder.repeated;
 }
 
 std::string repeated_key_text(const std::string& key) {

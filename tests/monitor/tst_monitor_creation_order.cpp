@@ -224,6 +224,16 @@ void TestMonitorCreationOrder::messages() {
     QCOMPARE(findings.size(), std::size_t{1});
     QCOMPARE(q(findings[0].id), id);
     QCOMPARE(q(findings[0].message), message);
+    // One event at a time, in either order (most ranks join an index whose claimers agree): the same message.
+    for (const bool reversed : {false, true}) {
+        auto events = build(scenario);
+        if (reversed) std::reverse(events.begin(), events.end());
+        Monitor monitor;
+        for (const auto& e : events) monitor.ingest(e, 1.0);
+        const auto one_by_one = monitor.findings("job");
+        QCOMPARE(one_by_one.size(), std::size_t{1});
+        QCOMPARE(q(one_by_one[0].message), message);
+    }
     QCOMPARE(
         q(findings[0].fix),
         QString("Run the same PyTorch version on every rank (one container image or environment for the whole job) "

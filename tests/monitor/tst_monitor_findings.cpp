@@ -235,6 +235,14 @@ Scenario build(const QString& name) {
         s.ticks = {30};
         return s;
     }
+    if (name == "straggler ends slow") {
+        // The same, but the late done says the phase took 11 s longer than its peers': still a straggler, now with its
+        // duration (the threshold of the last tick's judgment, 2.0 s, decides).
+        Scenario s = build("straggler catches up");
+        for (auto& [e, at] : s.events)
+            if (e.rank == 9 && at == 31) *e.ts += 11;
+        return s;
+    }
     if (name == "stale rank") {
         Scenario s = arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
             if (r == 4) std::erase_if(events, [](const Event& e) { return e.phase > Phase::parallel_state; });
@@ -374,6 +382,8 @@ void TestMonitorFindings::findings_data() {
                                               << "straggler:[9]";
     QTest::addRow("straggler: ends when the late done arrives") << "straggler catches up"
                                                                 << "";
+    QTest::addRow("straggler: the late done is slow") << "straggler ends slow"
+                                                      << "straggler:[9]";
     QTest::addRow("stale_rank") << "stale rank"
                                 << "stale_rank:[4]";
     QTest::addRow("stale_rank: not after exit") << "exited ranks are not stale"
@@ -494,6 +504,10 @@ void TestMonitorFindings::messages_data() {
         << "slow communicator: rank 13 12.0 s; the median of 16 ranks is 1.0 s"
         << "Check these ranks' hosts (NCCL_DEBUG=INFO output, NIC and NVLink errors, GPU clocks, "
            "CPU contention); a slow rank holds back every group it belongs to.";
+    QTest::addRow("straggler running, then slow") << "straggler ends slow"
+                                                  << "straggler/communicator"
+                                                  << "slow communicator: rank 9 12.0 s; the median of 15 ranks is 1.0 s"
+                                                  << "";
     QTest::addRow("straggler running") << "straggler still running"
                                        << "straggler/communicator"
                                        << "slow communicator: rank 9 still running after 2.0 s; the median of 15 ranks "

@@ -55,11 +55,6 @@ struct CreationEvidence {
 
 [[nodiscard]] Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after);
 [[nodiscard]] Finding duplicate_rank(std::int64_t rank, const std::vector<Identity>& identities);
-struct SlowRank {
-    std::int64_t rank = 0;
-    double seconds = 0;    // the phase's duration; for a running rank, the threshold it has passed
-    bool running = false;  // still in the phase
-};
 [[nodiscard]] Finding straggler(Phase phase, std::vector<SlowRank> slow, double median, std::size_t peers);
 [[nodiscard]] Finding stale_rank(std::vector<std::int64_t> ranks, double stale_after);
 [[nodiscard]] Finding rank_error(std::int64_t rank, Phase phase, const std::optional<ReportedError>& error,

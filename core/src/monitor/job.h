@@ -24,6 +24,13 @@
 
 namespace meshscope::monitor {
 
+// A rank a straggler finding names.
+struct SlowRank {
+    std::int64_t rank = 0;
+    double seconds = 0;    // the phase's duration; for a running rank, the threshold it has passed
+    bool running = false;  // still in the phase
+};
+
 // One process that reported a rank. A missing host or pid matches any.
 struct Identity {
     std::optional<std::string> host;
@@ -126,6 +133,11 @@ struct Job {
     // ranks at fault now (sorted).
     std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> creations;
     std::vector<std::vector<std::int64_t>> order_faulty;
+    // By dim id: creation index -> the group every voting claimer there reported at its last judgment. A rank that
+    // joins such an index with that group (or with none that votes) changes nothing, so it is not judged again:
+    // in a start-up storm each index gains its claimers one by one, and judging all of them at every join was
+    // the monitor's largest cost (docs/benchmarks.md).
+    std::vector<std::unordered_map<std::int64_t, GroupReport>> unanimous;
 
     std::map<std::string, Finding> findings;  // by id
     std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
@@ -138,10 +150,16 @@ struct Job {
     std::vector<std::pair<int, std::int64_t>> dirty_creations;  // (dim id, creation index)
     std::vector<std::int64_t> dirty_ranks;                      // per-rank findings to refresh
     bool all_groups_dirty = false;
-    // Phases (bit index_of(phase)) whose straggler finding named a rank that has reported since, and the latest
-    // receive time of the call: the finding is judged again at the flush, not a tick later.
-    std::uint32_t dirty_straggler_phases = 0;
-    double dirty_straggler_at = 0;
+    // The last straggler judgment of each timed phase (by index_of): its threshold and the slow ranks it named,
+    // sorted by rank. A report from a named rank updates the list at once (a late done ends its "still running"),
+    // without judging the whole phase again: that stays the tick's, O(ranks).
+    struct StragglerJudgment {
+        double threshold = 0;
+        double median = 0;
+        std::size_t peers = 0;
+        std::vector<SlowRank> slow;
+    };
+    std::array<StragglerJudgment, phase_count> stragglers{};
 
     [[nodiscard]] RankRecord* find(std::int64_t rank) noexcept {
         if (rank < 0 || rank >= static_cast<std::int64_t>(slots.size())) return nullptr;
@@ -158,6 +176,7 @@ struct Job {
             claims.emplace_back();
             creations.emplace_back();
             order_faulty.emplace_back();
+            unanimous.emplace_back();
         }
         return it->second;
     }

@@ -78,6 +78,16 @@ std::string finding_id(const monitor::Job& job, int dim) {
 }
 }  // namespace
 
+bool Monitor::Impl::agrees_at(const monitor::Job& job, const monitor::RankRecord& rec, int dim,
+                              std::int64_t index) const {
+    if (!job.order_faulty[static_cast<std::size_t>(dim)].empty()) return false;
+    const auto& unanimous = job.unanimous[static_cast<std::size_t>(dim)];
+    const auto agreed = unanimous.find(index);
+    if (agreed == unanimous.end()) return false;
+    const monitor::GroupReport* group = voting_group(job, rec, dim);
+    return !group || *group == agreed->second;
+}
+
 void Monitor::Impl::report_creation(monitor::Job& job, monitor::RankRecord& rec, const std::string& dim,
                                     std::int64_t index) {
     if (job.dim_ids.find(dim) == job.dim_ids.end() && job.dim_names.size() >= monitor::Job::max_dims) return;
@@ -97,6 +107,11 @@ void Monitor::Impl::report_creation(monitor::Job& job, monitor::RankRecord& rec,
         it->second = index;
     } else {
         rec.creation.emplace_back(d, index);
+        // (Should the group be found wrong at this call's flush, that flush asks again.)
+        if (agrees_at(job, rec, d, index)) {
+            creations[index].push_back(rank);
+            return;
+        }
     }
     creations[index].push_back(rank);
     job.dirty_creations.emplace_back(d, index);
@@ -111,14 +126,25 @@ void Monitor::Impl::refresh_creation_findings(monitor::Job& job) {
         auto& faulty = job.order_faulty[static_cast<std::size_t>(dim)];
         const auto& creations = job.creations[static_cast<std::size_t>(dim)];
         const auto it = creations.find(index);
-        if (it == creations.end()) continue;
+        auto& unanimous = job.unanimous[static_cast<std::size_t>(dim)];
+        if (it == creations.end()) {
+            unanimous.erase(index);
+            continue;
+        }
         const monitor::GroupReport* reference = reference_group(job, dim, it->second);
         bool moved = false;
+        bool agreed = reference != nullptr;
         for (const std::int64_t rank : it->second) {
             const monitor::RankRecord* rec = job.find(rank);
             const monitor::GroupReport* group = rec ? voting_group(job, *rec, dim) : nullptr;
-            moved |= set_faulty(faulty, rank, group && reference && !(*group == *reference));
+            const bool at_fault = group && reference && !(*group == *reference);
+            agreed &= !at_fault;
+            moved |= set_faulty(faulty, rank, at_fault);
         }
+        if (agreed)
+            unanimous.insert_or_assign(index, *reference);
+        else
+            unanimous.erase(index);
         // A dim with ranks at fault is restated too: its message names who created what, which new reports grow.
         if ((moved || !faulty.empty()) && (changed.empty() || changed.back() != dim)) changed.push_back(dim);
     }

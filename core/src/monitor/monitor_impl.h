@@ -57,6 +57,10 @@ struct Monitor::Impl {
 
     // monitor_creation.cpp: creation_order_mismatch from the ranks' creation indices
     void report_creation(monitor::Job& job, monitor::RankRecord& record, const std::string& dim, std::int64_t index);
+    // Whether the rank's group at that creation index is the one every voting claimer there agreed on (or does not
+    // vote) while the dim has no rank at fault: then its report changes no judgment, and the index is not re-judged.
+    [[nodiscard]] bool agrees_at(const monitor::Job& job, const monitor::RankRecord& rec, int dim,
+                                 std::int64_t index) const;
     // Re-judges the ranks claiming each dirty (dim, creation index) and restates the findings of the dims that changed.
     void refresh_creation_findings(monitor::Job& job);
 
@@ -66,8 +70,9 @@ struct Monitor::Impl {
     // monitor_tick.cpp
     void tick_job(monitor::Job& job, double now);
     void judge_straggler(monitor::Job& job, Phase phase, double now);
-    // After an event of `rank`: marks the straggler findings that name it for the flush.
-    void note_straggler_report(monitor::Job& job, std::int64_t rank, double at);
+    void put_straggler_finding(monitor::Job& job, Phase phase);  // from job.stragglers
+    // After an event of a rank a straggler finding names as still running: ends that, when the phase has ended.
+    void note_straggler_report(monitor::Job& job, const monitor::RankRecord& rec);
     void set_rank_list_finding(monitor::Job& job, std::vector<std::int64_t>& current, std::vector<std::int64_t> ranks,
                                FindingKind kind);
 };

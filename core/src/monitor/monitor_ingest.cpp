@@ -185,7 +185,7 @@ void Monitor::Impl::ingest_one(monitor::Job& job, const Event& e, double at) {
     note_alive(job, rec, first_seen);
     note_agreement(job, rec, e, newer);
     update_state(job, rec, previous_phase);
-    if (e.phase != Phase::heartbeat) note_straggler_report(job, e.rank, at);
+    if (e.phase != Phase::heartbeat) note_straggler_report(job, rec);
 }
 
 void Monitor::Impl::note_alive(monitor::Job& job, monitor::RankRecord& rec, bool first_seen) {
@@ -413,7 +413,8 @@ void Monitor::Impl::flush(monitor::Job& job) {
             evaluate_group(job, dim, rank);
             // Whether the rank's creation index counts depends on its group being judged right.
             if (const monitor::RankRecord* rec = job.find(rank))
-                if (const auto index = rec->creation_of(dim)) job.dirty_creations.emplace_back(dim, *index);
+                if (const auto index = rec->creation_of(dim); index && !agrees_at(job, *rec, dim, *index))
+                    job.dirty_creations.emplace_back(dim, *index);
         }
         job.dirty_groups.clear();
     }
@@ -422,8 +423,6 @@ void Monitor::Impl::flush(monitor::Job& job) {
         if (monitor::RankRecord* rec = job.find(rank)) refresh_rank_findings(job, *rec);
     job.dirty_ranks.clear();
     if (job.communicators.dirty) refresh_communicator_findings(job);
-    for (std::size_t p = 0; job.dirty_straggler_phases != 0; ++p, job.dirty_straggler_phases >>= 1)
-        if (job.dirty_straggler_phases & 1u) judge_straggler(job, static_cast<Phase>(p), job.dirty_straggler_at);
 }
 
 }  // namespace meshscope

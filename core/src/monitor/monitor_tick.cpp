@@ -61,41 +61,61 @@ void Monitor::Impl::tick_job(monitor::Job& job, double now) {
 // straggler: duration > median + max(k * 1.4826 * MAD, floor), once enough ranks finished the phase.
 void Monitor::Impl::judge_straggler(monitor::Job& job, Phase phase, double now) {
     const auto p = index_of(phase);
+    auto& judgment = job.stragglers[p];
+    judgment.slow.clear();
     std::vector<double> durations;
     for (const auto& rec : job.records)
         if (const auto d = rec.state.timings[p].duration()) durations.push_back(*d);
     const std::string id = "straggler/" + std::string(to_string(phase));
     if (durations.size() < std::max<std::size_t>(options.straggler_min_peers, 1)) return drop_finding(job, id);
-    const std::size_t peers = durations.size();
-    const double median = median_of(durations);
-    for (double& d : durations) d = std::abs(d - median);
+    judgment.peers = durations.size();
+    judgment.median = median_of(durations);
+    for (double& d : durations) d = std::abs(d - judgment.median);
     const double mad = median_of(durations);
-    const double threshold = median + std::max({options.straggler_mads * 1.4826 * mad, options.straggler_floor_seconds,
-                                                options.straggler_floor_ratio * median});
-    std::vector<monitor::SlowRank> slow;
+    judgment.threshold =
+        judgment.median + std::max({options.straggler_mads * 1.4826 * mad, options.straggler_floor_seconds,
+                                    options.straggler_floor_ratio * judgment.median});
     for (const auto& rec : job.records) {
         const PhaseTiming& t = rec.state.timings[p];
         if (const auto d = t.duration()) {
-            if (*d > threshold) slow.push_back({rec.state.rank, *d, false});
+            if (*d > judgment.threshold) judgment.slow.push_back({rec.state.rank, *d, false});
         } else if (!t.done && !t.failed && rec.started_received[p] && !rec.failed && !rec.exited && !rec.stale) {
             // Still in the phase: compare how long it has run, on the collector's clock. The finding names
             // the threshold, not the growing time, so that it does not change on every tick.
-            if (now - *rec.started_received[p] > threshold) slow.push_back({rec.state.rank, threshold, true});
+            if (now - *rec.started_received[p] > judgment.threshold)
+                judgment.slow.push_back({rec.state.rank, judgment.threshold, true});
         }
     }
-    if (slow.empty())
-        drop_finding(job, id);
-    else
-        put_finding(job, monitor::straggler(phase, std::move(slow), median, peers));
+    std::sort(judgment.slow.begin(), judgment.slow.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    put_straggler_finding(job, phase);
 }
 
-void Monitor::Impl::note_straggler_report(monitor::Job& job, std::int64_t rank, double at) {
+void Monitor::Impl::put_straggler_finding(monitor::Job& job, Phase phase) {
+    const auto& judgment = job.stragglers[index_of(phase)];
+    if (judgment.slow.empty())
+        drop_finding(job, "straggler/" + std::string(to_string(phase)));
+    else
+        put_finding(job, monitor::straggler(phase, judgment.slow, judgment.median, judgment.peers));
+}
+
+void Monitor::Impl::note_straggler_report(monitor::Job& job, const monitor::RankRecord& rec) {
     for (const Phase phase : timed_phases) {
-        const auto it = job.findings.find("straggler/" + std::string(to_string(phase)));
-        if (it == job.findings.end() || !std::binary_search(it->second.ranks.begin(), it->second.ranks.end(), rank))
-            continue;
-        job.dirty_straggler_phases |= 1u << index_of(phase);
-        job.dirty_straggler_at = std::max(job.dirty_straggler_at, at);
+        auto& slow = job.stragglers[index_of(phase)].slow;
+        const auto it = std::lower_bound(slow.begin(), slow.end(), rec.state.rank,
+                                         [](const monitor::SlowRank& s, std::int64_t rank) { return s.rank < rank; });
+        if (it == slow.end() || it->rank != rec.state.rank || !it->running) continue;
+        const PhaseTiming& t = rec.state.timings[index_of(phase)];
+        if (const auto d = t.duration()) {
+            if (*d > job.stragglers[index_of(phase)].threshold)
+                *it = {rec.state.rank, *d, false};
+            else
+                slow.erase(it);
+        } else if (t.done || t.failed || rec.failed || rec.exited) {
+            slow.erase(it);
+        } else {
+            continue;  // still running: unchanged
+        }
+        put_straggler_finding(job, phase);
     }
 }
 
