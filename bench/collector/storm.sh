@@ -8,7 +8,8 @@
 #
 # Usage: storm.sh [--baseline] BUILD_DIR [ranks=16384] [window=3]
 # Environment: STORM_STEADY_S (60), STORM_ALLOWANCE_S (30: seconds the storm may take past the window),
-# STORM_DASHBOARDS (20), STORM_PROCESSES (automatic), STORM_SERVE_FLAGS (extra `meshscope serve` flags,
+# STORM_DASHBOARDS (20), STORM_PROCESSES (generator processes; one per 8,192 ranks: one process's event loop is
+# saturated by 16,384 ranks on this machine, and its lag would be counted as the collector's), STORM_SERVE_FLAGS (extra `meshscope serve` flags,
 # e.g. "--max-connections 19000"; empty: the defaults).
 set -euo pipefail
 baseline=0
@@ -47,4 +48,4 @@ extra=()
 python3 "$here/storm_report.py" --meshscope "$build/bin/meshscope" --pid "$serve_pid" \
   --url "http://127.0.0.1:$port" --ranks "$ranks" --window "$window" \
   --steady "${STORM_STEADY_S:-60}" --storm-allowance "${STORM_ALLOWANCE_S:-30}" --dashboards "${STORM_DASHBOARDS:-20}" \
-  ${STORM_PROCESSES:+--processes "$STORM_PROCESSES"} "${extra[@]}"
+  --processes "${STORM_PROCESSES:-$(( (ranks + 8191) / 8192 ))}" "${extra[@]}"
