@@ -66,8 +66,8 @@ void Monitor::Impl::judge_straggler(monitor::Job& job, Phase phase, double now) 
     std::vector<double> durations;
     for (const auto& rec : job.records)
         if (const auto d = rec.state.timings[p].duration()) durations.push_back(*d);
-    const std::string id = "straggler/" + std::string(to_string(phase));
-    if (durations.size() < std::max<std::size_t>(options.straggler_min_peers, 1)) return drop_finding(job, id);
+    if (durations.size() < std::max<std::size_t>(options.straggler_min_peers, 1))
+        return put_straggler_finding(job, phase);  // too few peers to judge: none named
     judgment.peers = durations.size();
     judgment.median = median_of(durations);
     for (double& d : durations) d = std::abs(d - judgment.median);
