@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config git
+  ccache                 # scripts/test.sh and fuzz.sh compile through it when present (rebuilds, CI on a used machine)
   clang-format-14        # the format gate (scripts/format-check.sh)
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
   libcurl4-openssl-dev   # the C++ client (clients/cpp)

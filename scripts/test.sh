@@ -8,16 +8,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh web   # web: chromium + tests/web's npm packages (browser tests)
 jobs=$(nproc)
+# ccache (bootstrap installs it): a rebuild, or CI's clean clone on a machine that built before, compiles only
+# what changed. BASEDIR and NOHASHDIR let a clone in another folder hit the same entries.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+fi
 
 echo "== format (clang-format-14, .clang-format)"
 bash scripts/format-check.sh
 
 echo "== core/ alone, no Qt, -Wall -Wextra -Werror"
-cmake -S core -B build-core -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" >/dev/null
+cmake -S core -B build-core -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" "${launcher[@]}" >/dev/null
 cmake --build build-core -j "$jobs"
 
 echo "== whole project (dev preset)"
-cmake --preset dev >/dev/null
+cmake --preset dev "${launcher[@]}" >/dev/null
 cmake --build --preset dev -j "$jobs"
 
 echo "== qmllint (every QML module of the dev build; Qt 6.4's false positives: qml/qmllint-baseline.txt)"
@@ -31,7 +38,7 @@ echo "== fuzz (clang-14, ASan + UBSan, 60 s per target)"
 bash scripts/fuzz.sh 60
 
 echo "== ASan + UBSan: core, collector, relay, simulator and C++ client tests (asan preset, no dashboard)"
-cmake --preset asan >/dev/null
+cmake --preset asan "${launcher[@]}" >/dev/null
 cmake --build --preset asan -j "$jobs"
 # Memory errors, undefined behaviour and leaks fail the run; scripts/lsan.supp may list only Qt's exit-time
 # singletons, each with its reason (reviewed; empty today).

@@ -63,6 +63,10 @@ int run_relay(int argc, char** argv) {
                    "how long a rank waits for its answer when its request does not say (MeshScope-Timeout)")
         ->capture_default_str()
         ->check(CLI::Range(1, 600000));
+    cli.add_option("--seen-every-ms", options.seen_every_ms,
+                   "how often the ranks whose events were held back are named upstream as seen (proof of life)")
+        ->capture_default_str()
+        ->check(CLI::Range(10, 600000));
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

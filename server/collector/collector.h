@@ -19,6 +19,7 @@
 
 #include "meshscope/event.h"
 #include "meshscope/monitor.h"
+#include "meshscope/seen_ranks.h"
 #include "monitor_thread.h"
 #include "parse_thread.h"
 #include "store/event_store.h"
@@ -86,6 +87,9 @@ public:
     // one result per body, in order (docs/live-at-scale.md).
     using BatchDone = std::function<void(std::vector<SubmitResult>)>;
     void submit_bodies(std::vector<std::string> bodies, BatchDone done);
+    // A relay's proof of life (a batch's "seen"): each rank is marked seen in the monitor at the collector's
+    // clock, as a heartbeat the collector itself sheds; nothing is stored (meshscope/seen_ranks.h).
+    void seen(SeenRanks ranks);
 
     // Runs fn(monitor) on the monitor thread and returns its result (queries).
     template <typename F>

@@ -30,6 +30,14 @@ std::optional<SubmitResult> Collector::shed_heartbeats(const std::vector<Event>&
     return SubmitResult{503, error_body(heartbeat_shed_error), 0, 5};
 }
 
+void Collector::seen(SeenRanks ranks) {
+    if (ranks.empty()) return;
+    monitor_->post([ranks = std::move(ranks), received = now()](Monitor& monitor) {
+        for (const auto& [job, list] : ranks)
+            for (const std::int64_t rank : list) monitor.seen(job, rank, received);
+    });
+}
+
 Collector::Done Collector::counted(std::int64_t events, Done done) {
     events_pending_ += events;
     return [this, events, done = std::move(done)](SubmitResult result) {

@@ -6,6 +6,7 @@
 
 #include "collector/collector.h"
 #include "job_kv.h"
+#include "meshscope/seen_ranks.h"
 #include "peers_api.h"
 #include "plan_api.h"
 #include "plan_worker.h"
@@ -217,6 +218,12 @@ void ApiRouter::answer_batches(const std::string& body, Reply reply) {
     for (const auto& item : parsed["bodies"]) {
         if (!item.is_string()) return reply(error_reply(400, shape));
         bodies.push_back(item.get<std::string>());
+    }
+    if (const auto seen = parsed.find("seen"); seen != parsed.end()) {
+        // A relay's proof of life for the ranks whose events it held back (meshscope/seen_ranks.h).
+        auto ranks = seen_ranks_from_json(*seen);
+        if (!ranks) return reply(error_reply(400, ranks.error().message()));
+        collector_.seen(std::move(ranks).value());
     }
     collector_.submit_bodies(std::move(bodies), [reply = std::move(reply)](std::vector<SubmitResult> results) {
         auto list = nlohmann::json::array();

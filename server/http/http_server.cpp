@@ -24,16 +24,51 @@ namespace {
 // Longer than a refused rank's Retry-After (2 s x up to 1.5), as long as a heartbeat interval.
 constexpr std::chrono::seconds rotate_for{5};
 
+// How often the server looks for sessions past their deadline. Deadlines are seconds long (idle 60 s, request
+// 10 s) except a refused request's drain reads (300 ms), which this may stretch to 550 ms.
+constexpr std::chrono::milliseconds deadline_sweep_every{250};
+
+}  // namespace
+
+// A session as the deadline sweep sees it. Each session keeps one deadline (a time and what to do then) as
+// plain data, and one timer of the server's looks at all of them every deadline_sweep_every: at 16,384
+// keep-alive connections heartbeating every 5 s, one Asio timer per session, re-armed three times a request
+// (idle, request, drain) and cancelled once, put the timer queue and the cancelled handlers among the network
+// thread's largest costs (docs/benchmarks.md, "Steady state").
+class DeadlineSession {
+public:
+    enum class Deadline { none, idle, request, drain, handshake };
+    virtual ~DeadlineSession() = default;
+    [[nodiscard]] bool past(std::chrono::steady_clock::time_point now) const noexcept {
+        return deadline_ != Deadline::none && now >= deadline_at_;
+    }
+    // Keeps the session alive while its deadline runs (the sweep holds no ownership otherwise).
+    [[nodiscard]] virtual std::shared_ptr<void> hold() = 0;
+    virtual void on_deadline() = 0;
+
+protected:
+    void set_deadline(Deadline kind, std::chrono::milliseconds after) {
+        deadline_ = kind;
+        deadline_at_ = std::chrono::steady_clock::now() + after;
+    }
+    Deadline deadline_ = Deadline::none;
+    std::chrono::steady_clock::time_point deadline_at_{};
+};
+
+namespace {
+
 template <typename Stream>
-class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
+class HttpSession : public DeadlineSession, public std::enable_shared_from_this<HttpSession<Stream>> {
 public:
     HttpSession(Stream stream, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot);
+    ~HttpSession() override;
     void start();
+    [[nodiscard]] std::shared_ptr<void> hold() override { return shared_from_this(); }
+    void on_deadline() override;
 
 private:
     using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
     using std::enable_shared_from_this<HttpSession<Stream>>::weak_from_this;
-    enum class Deadline { none, idle, request, drain, handshake };
     [[nodiscard]] tcp::socket& socket() { return beast::get_lowest_layer(stream_).socket(); }
     void arm(Deadline kind, std::chrono::milliseconds after);
     void wait_for_request();
@@ -52,8 +87,6 @@ private:
     beast::flat_buffer buffer_;
     std::optional<RequestParser> parser_;
     std::shared_ptr<BeastResponse> response_;
-    asio::steady_timer timer_;
-    Deadline deadline_ = Deadline::none;
     bool timed_out_ = false;
     std::size_t drained_ = 0;
     std::chrono::steady_clock::time_point drain_until_{};
@@ -74,6 +107,7 @@ struct HttpServer::Impl {
     void accept();
     void take(tcp::socket socket);  // a new connection: a session, or 503 past the limit
     void refuse_connection(tcp::socket socket);
+    void sweep_deadlines();
 
     Collector& collector;
     HttpOptions options;
@@ -82,6 +116,8 @@ struct HttpServer::Impl {
     ApiRouter router;
     tcp::acceptor acceptor;
     asio::steady_timer retry_timer;
+    asio::steady_timer deadline_timer{io};
+    std::unordered_set<DeadlineSession*> sessions;  // every HTTP session alive (network thread only)
     std::shared_ptr<std::atomic<std::size_t>> open;
     // When a connection was last refused for being past max_connections (network thread only). For a
     // while after one, every answer closes its connection, so that ranks beyond the limit get a turn
@@ -99,7 +135,14 @@ namespace {
 
 template <typename Stream>
 HttpSession<Stream>::HttpSession(Stream stream, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot)
-    : stream_(std::move(stream)), server_(server), slot_(std::move(slot)), timer_(stream_.get_executor()) {}
+    : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
+    server_.sessions.insert(this);
+}
+
+template <typename Stream>
+HttpSession<Stream>::~HttpSession() {
+    server_.sessions.erase(this);
+}
 
 template <typename Stream>
 void HttpSession<Stream>::start() {
@@ -114,21 +157,24 @@ void HttpSession<Stream>::start() {
     }
 }
 
-// One timer per connection: idle (close quietly), request (cancel the read: 408), drain (close).
+// One deadline per connection, swept by the server: idle (close quietly), request (cancel the read: 408),
+// drain and handshake (close).
 template <typename Stream>
 void HttpSession<Stream>::arm(Deadline kind, std::chrono::milliseconds after) {
-    deadline_ = kind;
-    timer_.expires_after(after);
-    timer_.async_wait([self = shared_from_this(), kind](beast::error_code error) {
-        if (error || self->deadline_ != kind) return;
-        if (kind == Deadline::request) {
-            self->timed_out_ = true;
-            beast::error_code ignored;
-            self->socket().cancel(ignored);
-        } else {
-            self->close();
-        }
-    });
+    set_deadline(kind, after);
+}
+
+template <typename Stream>
+void HttpSession<Stream>::on_deadline() {
+    const Deadline kind = deadline_;
+    deadline_ = Deadline::none;
+    if (kind == Deadline::request) {
+        timed_out_ = true;
+        beast::error_code ignored;
+        socket().cancel(ignored);
+    } else {
+        close();
+    }
 }
 
 template <typename Stream>
@@ -180,7 +226,6 @@ template <typename Stream>
 void HttpSession<Stream>::on_request(beast::error_code error) {
     if (error) return refuse(error);
     deadline_ = Deadline::none;  // the collector may take its time: no timeout while it works
-    timer_.cancel();
     auto& message = parser_->get();
     const bool keep_alive = message.keep_alive();
     HttpRequest request = router_request(message);
@@ -213,7 +258,6 @@ void HttpSession<Stream>::answer(HttpReply reply) {
     if (reply.accept_stream) {
         // The connection leaves HTTP: the WebSocket session takes the socket and the connection's slot.
         deadline_ = Deadline::none;
-        timer_.cancel();
         return accept_stream(server_.hub, std::move(stream_), parser_->release(), std::move(slot_),
                              std::move(reply.stream));
     }
@@ -253,7 +297,6 @@ void HttpSession<Stream>::drain() {
 template <typename Stream>
 void HttpSession<Stream>::close() {
     deadline_ = Deadline::none;
-    timer_.cancel();
     beast::error_code ignored;
     socket().shutdown(tcp::socket::shutdown_send, ignored);
     socket().close(ignored);
@@ -320,6 +363,23 @@ void HttpServer::Impl::take(tcp::socket socket) {
     } else {
         std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), *this, std::move(slot))->start();
     }
+}
+
+void HttpServer::Impl::sweep_deadlines() {
+    deadline_timer.expires_after(deadline_sweep_every);
+    deadline_timer.async_wait([this](beast::error_code error) {
+        if (error) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::vector<std::shared_ptr<void>> held;  // a closing session may end while others fire
+        std::vector<DeadlineSession*> due;
+        for (DeadlineSession* session : sessions) {
+            if (!session->past(now)) continue;
+            held.push_back(session->hold());
+            due.push_back(session);
+        }
+        for (DeadlineSession* session : due) session->on_deadline();
+        sweep_deadlines();
+    });
 }
 
 void HttpServer::Impl::accept() {
@@ -393,6 +453,7 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
                        .token = options.token});
     impl.subscription = collector.subscribe([hub = impl.hub](const Change& change) { hub->on_change(change); });
     impl.accept();
+    impl.sweep_deadlines();
     impl.thread = std::thread([&impl] { impl.io.run(); });
     return server;
 }
@@ -404,6 +465,7 @@ HttpServer::~HttpServer() {
         beast::error_code ignored;
         impl->acceptor.close(ignored);
         impl->retry_timer.cancel();
+        impl->deadline_timer.cancel();
         impl->hub->close_all();
     });
     impl_->gate->close();  // answers still coming from the collector go nowhere now

@@ -45,20 +45,18 @@ int Admission::retry_after(double wait_s, double now_s) {
     return std::clamp(static_cast<int>(std::ceil(jittered)), 1, std::max(1, max_retry_after_s_));
 }
 
-std::optional<std::string> heartbeat_ranks(std::string_view body) {
-    // Cheap first: a body without the word is not made of heartbeats (most lifecycle bodies end here).
-    if (body.find("heartbeat") == std::string_view::npos) return std::nullopt;
+BodySenders body_senders(std::string_view body) {
+    BodySenders senders;
     const auto events = parse_events(body);
-    if (!events || events->empty()) return std::nullopt;
-    std::string key;
+    if (!events || events->empty()) return senders;
+    senders.heartbeats_only = true;
+    senders.ranks.reserve(events->size());
     for (const Event& e : *events) {
-        if (e.phase != Phase::heartbeat) return std::nullopt;
-        if (!key.empty()) key += '\n';
-        key += e.job;
-        key += '\n';
-        key += std::to_string(e.rank);
+        senders.heartbeats_only = senders.heartbeats_only && e.phase == Phase::heartbeat;
+        if (senders.ranks.empty() || senders.ranks.back().first != e.job || senders.ranks.back().second != e.rank)
+            senders.ranks.emplace_back(e.job, e.rank);
     }
-    return key;
+    return senders;
 }
 
 }  // namespace meshscope::relay

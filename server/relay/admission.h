@@ -15,6 +15,8 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace meshscope::relay {
 
@@ -56,8 +58,16 @@ private:
     std::mt19937_64 random_;
 };
 
-// "job\nrank[\njob\nrank...]" for a body made only of heartbeats (one event, an array or NDJSON, as the
-// collector reads it), or nullopt for any other body (lifecycle events, or one the collector will refuse).
-[[nodiscard]] std::optional<std::string> heartbeat_ranks(std::string_view body);
+// Who sent a body: the (job, rank) of each of its events (one event, an array or NDJSON, as the collector reads
+// it), and whether they are all heartbeats. Nothing for a body the collector will refuse.
+struct BodySenders {
+    std::vector<std::pair<std::string, std::int64_t>> ranks;
+    bool heartbeats_only = false;
+};
+[[nodiscard]] BodySenders body_senders(std::string_view body);
+// Cheap first: a body without the word "heartbeat" is not made of heartbeats (most lifecycle bodies).
+[[nodiscard]] inline bool may_be_heartbeats(std::string_view body) {
+    return body.find("heartbeat") != std::string_view::npos;
+}
 
 }  // namespace meshscope::relay

@@ -9,23 +9,30 @@ std::string dump(const nlohmann::json& value) {
 }
 }  // namespace
 
-std::string encode_batch(const std::vector<const std::string*>& bodies) {
+std::string encode_batch(const std::vector<const std::string*>& bodies, const SeenRanks& seen) {
     nlohmann::json array = nlohmann::json::array();
     for (const std::string* body : bodies) array.push_back(*body);
-    return dump(nlohmann::json{{"bodies", std::move(array)}});
+    nlohmann::json batch{{"bodies", std::move(array)}};
+    if (!seen.empty()) batch["seen"] = to_json(seen);
+    return dump(batch);
 }
 
-Expected<std::vector<std::string>> decode_batch(std::string_view text) {
+Expected<BatchRequest> decode_batch(std::string_view text) {
     const auto bad = [] { return ValueError(R"(the body must be {"bodies": ["<request body>", ...]})"); };
     const auto value = nlohmann::json::parse(text, nullptr, false);
     if (!value.is_object() || !value.contains("bodies") || !value["bodies"].is_array()) return bad();
-    std::vector<std::string> bodies;
-    bodies.reserve(value["bodies"].size());
+    BatchRequest batch;
+    batch.bodies.reserve(value["bodies"].size());
     for (const auto& body : value["bodies"]) {
         if (!body.is_string()) return bad();
-        bodies.push_back(body.get<std::string>());
+        batch.bodies.push_back(body.get<std::string>());
     }
-    return bodies;
+    if (const auto seen = value.find("seen"); seen != value.end()) {
+        auto ranks = seen_ranks_from_json(*seen);
+        if (!ranks) return ranks.error();
+        batch.seen = std::move(ranks).value();
+    }
+    return batch;
 }
 
 Expected<std::vector<BodyResult>> decode_results(std::string_view text, std::size_t count) {

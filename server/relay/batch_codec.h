@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/error.h"
+#include "meshscope/seen_ranks.h"
 
 namespace meshscope::relay {
 
@@ -18,12 +19,17 @@ namespace meshscope::relay {
 // or {"status": 503, "error": ..., "retry_after": s}.
 using BodyResult = nlohmann::json;
 
-// {"bodies": ["<body>", ...]} for the given bodies, in order.
-[[nodiscard]] std::string encode_batch(const std::vector<const std::string*>& bodies);
+// {"bodies": ["<body>", ...]} for the given bodies, in order, plus "seen": {"<job>": [rank, ...]} when `seen`
+// names any rank (the ranks heard from whose events were not passed on: meshscope/seen_ranks.h).
+[[nodiscard]] std::string encode_batch(const std::vector<const std::string*>& bodies, const SeenRanks& seen = {});
 
-// The bodies of a batch request, or ValueError "the body must be {\"bodies\": [\"<request body>\", ...]}"
-// (the collector's text).
-[[nodiscard]] Expected<std::vector<std::string>> decode_batch(std::string_view text);
+struct BatchRequest {
+    std::vector<std::string> bodies;
+    SeenRanks seen;
+};
+// The bodies (and "seen", optional) of a batch request, or ValueError "the body must be {\"bodies\":
+// [\"<request body>\", ...]}" (the collector's text), or seen_ranks_shape.
+[[nodiscard]] Expected<BatchRequest> decode_batch(std::string_view text);
 
 // The results of an upstream answer to a batch of `count` bodies, or ValueError naming what is wrong
 // ("upstream answer has 3 results for 4 bodies", "upstream answer is not {\"results\": [...]}").

@@ -19,6 +19,7 @@
 
 #include "admission.h"
 #include "batch_codec.h"
+#include "seen_digest.h"
 
 namespace meshscope::relay {
 
@@ -41,7 +42,8 @@ constexpr std::string_view rank_timeout_header = "MeshScope-Timeout";
 constexpr std::string_view wait_refusal = "relay busy: events would wait longer than the rank's timeout";
 constexpr std::string_view expired_refusal = "relay busy: not sent before the rank's timeout";
 constexpr std::string_view heartbeat_shed_refusal = "relay busy: heartbeat shed (the rank is still seen)";
-constexpr int heartbeat_retry_after_s = 5;  // as the collector's own heartbeat shedding: the next one is due
+constexpr int heartbeat_retry_after_s = 5;           // as the collector's own heartbeat shedding: the next one is due
+constexpr std::size_t seen_ranks_per_batch = 16384;  // about 100 KB of "seen" in one batch at most
 
 // The largest POST /api/v1/batches body taken from a lower relay: its batch_bytes of bodies (or one body of
 // max_body_bytes), JSON-escaped (at most twice as long).
@@ -60,7 +62,6 @@ std::string error_text(const std::string& body) {
 // One distinct body waiting for its result (queued or in flight), and whom to tell (ranks, or slots of a
 // batch that came from a relay below). A rank that gave up and sent the same bytes again while the first copy
 // still waits joins it as a second waiter: the body goes upstream once and both copies get its result.
-// No waiter: a shed heartbeat forwarded as proof of life, its result unused.
 struct Item {
     std::string body;
     std::vector<std::function<void(const BodyResult&)>> waiters;
@@ -76,6 +77,7 @@ struct Batch {
     std::int64_t bytes = 0;
     std::chrono::steady_clock::time_point sent;
     bool retried = false;  // sent once more on a fresh connection after a reused one failed
+    SeenRanks seen;        // the digest this batch carries ("seen"), if any
 };
 }  // namespace
 
@@ -100,6 +102,10 @@ struct Relay::Impl {
     void answer(Item& item, const BodyResult& result);
     void expire_queued();
     void arm_expiry();
+    void arm_seen_digest();
+    void sweep_deadlines();
+    // A body answered here, not by the upstream: its ranks are alive, and named in the next digest.
+    void held_back(std::string_view body);
     [[nodiscard]] double expected_wait() const;
     [[nodiscard]] RelayStats stats() const;
     [[nodiscard]] BodyResult busy_result(const std::string& message, double wait);
@@ -117,7 +123,7 @@ struct Relay::Impl {
     // Read from any thread (stats()).
     std::atomic<std::int64_t> bodies_received{0}, batches_sent{0}, bodies_refused_busy{0}, upstream_failures{0};
     std::atomic<std::int64_t> bodies_refused_wait{0}, bodies_expired{0}, bodies_deduplicated{0}, heartbeats_shed{0},
-        heartbeats_forwarded{0};
+        seen_ranks_forwarded{0};
     std::atomic<std::int64_t> waiting_bodies_seen{0};
     std::atomic<int> connections{0};
 
@@ -129,9 +135,9 @@ struct Relay::Impl {
     std::int64_t waiting_bodies = 0;  // queued + in flight (distinct bodies with waiters)
     std::int64_t waiting_bytes = 0;
     std::int64_t in_flight_bodies = 0;
-    // Shed heartbeats kept as proof of life, the newest per rank set, oldest first; each batch carries some.
-    std::unordered_map<std::string, std::string> seen;
-    std::deque<std::string> seen_order;
+    // The ranks held back since the last digest, and whether the digest is due (every seen_every_ms).
+    SeenDigest seen;
+    bool seen_due = false;
     std::int64_t learned_batch_bytes = 0;  // 0: none; else the upstream refused a larger batch with 413
     bool due = false;                      // the oldest queued body has waited batch_ms
     bool timer_armed = false;
@@ -150,6 +156,8 @@ struct Relay::Impl {
     net::steady_timer batch_timer{io};
     net::steady_timer expiry_timer{io};
     net::steady_timer stop_timer{io};
+    net::steady_timer seen_timer{io};
+    net::steady_timer deadline_timer{io};
     std::vector<std::shared_ptr<Upstream>> upstreams;
 };
 
@@ -157,7 +165,7 @@ struct Relay::Impl {
 class Session : public std::enable_shared_from_this<Session> {
 public:
     Session(Relay::Impl& relay, tcp::socket socket, bool counted)
-        : relay_(relay), stream_(std::move(socket)), read_timer_(stream_.get_executor()), counted_(counted) {
+        : relay_(relay), stream_(std::move(socket)), counted_(counted) {
         relay_.sessions.insert(this);
         if (counted_) ++relay_.connections;
     }
@@ -174,6 +182,25 @@ public:
         refuse(503, "too many connections", 2);
     }
 
+    // The relay's deadline sweep (sweep_deadlines): one timer looks at every session's deadline, instead of
+    // an Asio timer per session re-armed three or four times a request (the collector's HttpServer does the
+    // same; docs/benchmarks.md, "Steady state").
+    [[nodiscard]] bool past(std::chrono::steady_clock::time_point now) const {
+        return deadline_ != Deadline::none && now >= deadline_at_;
+    }
+    void on_deadline() {
+        const Deadline kind = deadline_;
+        deadline_ = Deadline::none;
+        if (kind == Deadline::request) {
+            // The started request did not arrive in time: cancel the read, and answer 408 (on_request).
+            timed_out_ = true;
+            beast::error_code ignored;
+            stream_.socket().cancel(ignored);
+        } else {
+            close();
+        }
+    }
+
     // At stop: a connection that waits for no answer is closed now.
     void close_if_idle() {
         if (state_ == State::reading) {
@@ -184,6 +211,13 @@ public:
 
 private:
     enum class State { reading, waiting, writing };
+    // idle: no request started (close quietly); request: a request started must arrive whole (408);
+    // write: the answer must be taken by the client; drain: the refused client goes quiet.
+    enum class Deadline { none, idle, request, write, drain };
+    void set_deadline(Deadline kind, std::chrono::milliseconds after) {
+        deadline_ = kind;
+        deadline_at_ = std::chrono::steady_clock::now() + after;
+    }
 
     void read_request() {
         state_ = State::reading;
@@ -193,7 +227,7 @@ private:
         parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
         if (buffer_.size() > 0) return read_rest();
         // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
-        stream_.expires_after(std::chrono::milliseconds(relay_.options.idle_timeout_ms));
+        set_deadline(Deadline::idle, std::chrono::milliseconds(relay_.options.idle_timeout_ms));
         stream_.async_read_some(buffer_.prepare(4096),
                                 [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                                     if (ec) return self->close();
@@ -202,19 +236,11 @@ private:
                                 });
     }
 
-    // A request has started: all of it must arrive within the read timeout. A timer of our own, not the
-    // stream's timeout, which would close the socket before the 408 is written.
+    // A request has started: all of it must arrive within the read timeout (a cancelled read, then 408: not
+    // the stream's own timeout, which would close the socket before the 408 is written).
     void read_rest() {
-        stream_.expires_never();
         timed_out_ = false;
-        read_timer_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        read_timer_.async_wait([weak = weak_from_this()](beast::error_code ec) {
-            auto self = weak.lock();
-            if (ec || !self) return;
-            self->timed_out_ = true;
-            beast::error_code ignored;
-            self->stream_.socket().cancel(ignored);
-        });
+        set_deadline(Deadline::request, std::chrono::milliseconds(relay_.options.read_timeout_ms));
         http::async_read_header(stream_, buffer_, *parser_,
                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
                                     if (ec) return self->on_request(ec);
@@ -235,7 +261,7 @@ private:
     }
 
     void on_request(beast::error_code ec) {
-        read_timer_.cancel();
+        deadline_ = Deadline::none;
         if (ec == http::error::body_limit)
             return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
         if (ec && timed_out_) return refuse(408, "request not received in time");
@@ -268,11 +294,12 @@ private:
                               });
                 return;
             }
-            auto bodies = decode_batch(request.body());
-            if (!bodies) return answer(400, error_json(bodies.error().message()));
-            relay_.submit_batch(std::move(bodies).value(), timeout_s, [self = shared_from_this()](std::string results) {
-                self->answer(200, std::move(results));
-            });
+            auto batch = decode_batch(request.body());
+            if (!batch) return answer(400, error_json(batch.error().message()));
+            relay_.seen.add(batch->seen);  // a relay below names its held-back ranks: they go on up
+            relay_.submit_batch(
+                std::move(batch).value().bodies, timeout_s,
+                [self = shared_from_this()](std::string results) { self->answer(200, std::move(results)); });
             return;
         }
         if (request.method() != http::verb::get) return answer(405, error_json("use GET"), {}, {}, "GET");
@@ -292,7 +319,7 @@ private:
         response_->keep_alive(keep_alive_ && !relay_.stopping);
         response_->body() = std::move(body);
         response_->prepare_payload();
-        stream_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
         http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
             if (ec || !self->response_->keep_alive()) return self->close();
             self->read_request();
@@ -309,7 +336,7 @@ private:
         response_->keep_alive(false);
         response_->body() = error_json(message);
         response_->prepare_payload();
-        stream_.expires_after(std::chrono::milliseconds(relay_.options.read_timeout_ms));
+        set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
         http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
             if (ec) return self->close();
             beast::error_code ignored;
@@ -321,7 +348,7 @@ private:
     void drain() {
         if (drained_ > 64 * relay_.options.max_body_bytes) return close();
         buffer_.clear();
-        stream_.expires_after(300ms);
+        set_deadline(Deadline::drain, 300ms);
         stream_.async_read_some(buffer_.prepare(65536),
                                 [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                                     if (ec) return self->close();
@@ -332,6 +359,7 @@ private:
 
     void close() {
         state_ = State::writing;  // nothing more to close at stop
+        deadline_ = Deadline::none;
         beast::error_code ignored;
         stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
         stream_.socket().close(ignored);
@@ -339,7 +367,8 @@ private:
 
     Relay::Impl& relay_;
     beast::tcp_stream stream_;
-    net::steady_timer read_timer_;
+    Deadline deadline_ = Deadline::none;
+    std::chrono::steady_clock::time_point deadline_at_{};
     bool timed_out_ = false;
     std::int64_t body_limit_ = 0;
     bool counted_;
@@ -507,20 +536,16 @@ void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(
     }
     if (over_bounds(1, size)) {
         ++bodies_refused_busy;
+        held_back(body);
         return done(make_result(503, "relay busy: too many events waiting for the collector", busy_retry_after_s));
     }
     const double wait = expected_wait();
-    if (wait > heartbeat_wait_share * timeout_s) {
-        if (auto ranks = heartbeat_ranks(body)) {
-            // Heartbeats go first, but the rank stays alive at the collector: its newest heartbeat rides along
-            // in a later batch (a few per batch), as the collector's own shedding marks a shed rank seen.
+    if (wait > heartbeat_wait_share * timeout_s && may_be_heartbeats(body)) {
+        if (auto senders = body_senders(body); senders.heartbeats_only) {
+            // Heartbeats go first, but the rank stays alive at the collector: it is named in the next "seen"
+            // digest, as the collector's own shedding marks a shed rank seen.
             ++heartbeats_shed;
-            auto [at, added] = seen.insert_or_assign(*ranks, std::move(body));
-            if (added) seen_order.push_back(at->first);
-            if (seen_order.size() > static_cast<std::size_t>(options.max_waiting_bodies)) {
-                seen.erase(seen_order.front());
-                seen_order.pop_front();
-            }
+            for (const auto& [job, rank] : senders.ranks) seen.add(job, rank);
             return done(make_result(503, std::string(heartbeat_shed_refusal), heartbeat_retry_after_s));
         }
     }
@@ -528,6 +553,7 @@ void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(
         // Queued, it would be answered after its rank stopped waiting, and then sent again by that rank:
         // refuse it now, with a time to come back, instead of doing the work twice.
         ++bodies_refused_wait;
+        held_back(body);
         return done(busy_result(std::string(wait_refusal), wait));
     }
     auto item = std::make_shared<Item>();
@@ -556,6 +582,8 @@ void Relay::Impl::submit_batch(std::vector<std::string> bodies, double timeout_s
     if (stopping || over_bounds(static_cast<std::int64_t>(bodies.size()), bytes)) {
         bodies_received += static_cast<std::int64_t>(bodies.size());
         bodies_refused_busy += static_cast<std::int64_t>(bodies.size());
+        if (!stopping)
+            for (const auto& body : bodies) held_back(body);
         const auto refused =
             make_result(503, stopping ? "relay stopping" : "relay busy: too many events waiting for the collector",
                         busy_retry_after_s);
@@ -629,8 +657,41 @@ void Relay::Impl::expire_queued() {
     queue = std::move(kept);
     for (auto& item : expired) {
         ++bodies_expired;
+        held_back(item->body);
         answer(*item, busy_result(std::string(expired_refusal), expected_wait()));
     }
+}
+
+void Relay::Impl::held_back(std::string_view body) {
+    for (const auto& [job, rank] : body_senders(body).ranks) seen.add(job, rank);
+}
+
+// Every seen_every_ms, a digest of the ranks held back since the last one goes with the next batch.
+void Relay::Impl::arm_seen_digest() {
+    seen_timer.expires_after(std::chrono::milliseconds(std::max(1, options.seen_every_ms)));
+    seen_timer.async_wait([this](beast::error_code ec) {
+        if (ec || stopping) return;
+        if (!seen.empty()) {
+            seen_due = true;
+            send_due_batches();
+        }
+        arm_seen_digest();
+    });
+}
+
+// Every 250 ms: the sessions past their deadline (idle 60 s, request 10 s, drain 300 ms, which this may stretch
+// to 550 ms).
+void Relay::Impl::sweep_deadlines() {
+    deadline_timer.expires_after(250ms);
+    deadline_timer.async_wait([this](beast::error_code ec) {
+        if (ec) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::vector<std::shared_ptr<Session>> due;  // held: a closing session may end while others fire
+        for (Session* session : sessions)
+            if (session->past(now)) due.push_back(session->shared_from_this());
+        for (const auto& session : due) session->on_deadline();
+        sweep_deadlines();
+    });
 }
 
 void Relay::Impl::arm_expiry() {
@@ -649,50 +710,40 @@ void Relay::Impl::arm_expiry() {
     });
 }
 
-// Sends batches while one is full or the oldest body has waited batch_ms, up to max_in_flight. Each batch
-// carries up to an eighth of its bodies in shed heartbeats (proof of life), and a batch of those alone goes
-// when no event waits.
+// Sends batches while one is full or the oldest body has waited batch_ms, up to max_in_flight. When the "seen"
+// digest is due it rides on the next batch, which then goes at once (alone if no event waits).
 void Relay::Impl::send_due_batches() {
     const auto max_bodies = static_cast<std::size_t>(std::max(1, options.batch_bodies));
-    const std::size_t seen_share = std::max<std::size_t>(1, max_bodies / 8);
     const std::int64_t max_bytes =
         learned_batch_bytes > 0 ? std::min(learned_batch_bytes, options.batch_bytes) : options.batch_bytes;
     expire_queued();
-    while ((!queue.empty() || (!seen_order.empty() && !stopping)) && in_flight < options.max_in_flight) {
+    while ((!queue.empty() || (seen_due && !stopping)) && in_flight < options.max_in_flight) {
         const bool full = queue.size() >= max_bodies || queued_bytes >= max_bytes;
-        if (!queue.empty() && !full && !due && !stopping) break;
+        if (!queue.empty() && !full && !due && !stopping && !seen_due) break;
         const auto now = std::chrono::steady_clock::now();
-        const std::size_t events_room =
-            seen_order.empty() ? max_bodies : std::max<std::size_t>(1, max_bodies - seen_share);
         Batch batch;
         while (
-            !queue.empty() && batch.items.size() < events_room &&
+            !queue.empty() && batch.items.size() < max_bodies &&
             (batch.items.empty() || batch.bytes + static_cast<std::int64_t>(queue.front()->body.size()) <= max_bytes)) {
             ItemPtr item = std::move(queue.front());
             queue.pop_front();
             queued_bytes -= static_cast<std::int64_t>(item->body.size());
             if (item->deadline <= now) {  // a shorter timeout than the bodies before it
                 ++bodies_expired;
+                held_back(item->body);
                 answer(*item, busy_result(std::string(expired_refusal), expected_wait()));
                 continue;
             }
             batch.bytes += static_cast<std::int64_t>(item->body.size());
             batch.items.push_back(std::move(item));
         }
-        std::size_t seen_taken = 0;
-        while (!seen_order.empty() && !stopping && seen_taken < seen_share && batch.items.size() < max_bodies) {
-            const auto at = seen.find(seen_order.front());
-            if (!batch.items.empty() && batch.bytes + static_cast<std::int64_t>(at->second.size()) > max_bytes) break;
-            auto item = std::make_shared<Item>();
-            item->body = std::move(at->second);
-            batch.bytes += static_cast<std::int64_t>(item->body.size());
-            batch.items.push_back(std::move(item));
-            seen.erase(at);
-            seen_order.pop_front();
-            ++seen_taken;
-            ++heartbeats_forwarded;
+        if (seen_due && !stopping) {
+            // A digest's share of a batch stays small next to the collector's 1 MiB body limit; what does not
+            // fit goes with the batches right after.
+            batch.seen = seen.take(seen_ranks_per_batch);
+            seen_due = !seen.empty();
         }
-        if (batch.items.empty()) continue;  // every queued body had expired
+        if (batch.items.empty() && batch.seen.empty()) continue;  // every queued body had expired
         send(std::move(batch));
     }
     if (queue.empty()) {
@@ -715,7 +766,7 @@ void Relay::Impl::send(Batch batch) {
     std::vector<const std::string*> bodies;
     bodies.reserve(batch.items.size());
     for (const auto& item : batch.items) bodies.push_back(&item->body);
-    batch.request_body = encode_batch(bodies);
+    batch.request_body = encode_batch(bodies, batch.seen);
     batch.sent = std::chrono::steady_clock::now();
     ++in_flight;
     in_flight_bodies += static_cast<std::int64_t>(batch.items.size());
@@ -730,26 +781,30 @@ void Relay::Impl::finished(Batch batch, int status, const std::string& body, std
     --in_flight;
     in_flight_bodies -= static_cast<std::int64_t>(batch.items.size());
     const auto same_for_all = [&](const BodyResult& result) { deliver(batch, [&](std::size_t) { return result; }); };
+    // A digest the upstream did not take goes with the next one.
+    if (!batch.seen.empty() && status != 200) seen.add(batch.seen);
     if (status == 0) {
         ++upstream_failures;
         same_for_all(make_result(503, "collector unreachable: " + failure, unreachable_retry_after_s));
     } else if (status == 200) {
         auto results = decode_results(body, batch.items.size());
         if (results) {
-            admission.answered(static_cast<std::int64_t>(batch.items.size()),
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.sent).count());
+            seen_ranks_forwarded += static_cast<std::int64_t>(seen_count(batch.seen));
+            if (!batch.items.empty())
+                admission.answered(
+                    static_cast<std::int64_t>(batch.items.size()),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.sent).count());
             deliver(batch, [&](std::size_t i) { return (*results)[i]; });
         } else {
             ++upstream_failures;
+            seen.add(batch.seen);
             same_for_all(
                 make_result(503, "collector unreachable: " + results.error().message(), unreachable_retry_after_s));
         }
     } else if (status == 413 && batch.items.size() > 1) {
-        // The upstream takes smaller batches than ours: learn its size and send these again, in halves
-        // (proof-of-life heartbeats are left out: the next ones come).
+        // The upstream takes smaller batches than ours: learn its size and send these again, in halves.
         learned_batch_bytes = std::max<std::int64_t>(1, batch.bytes / 2);
         for (auto it = batch.items.rbegin(); it != batch.items.rend(); ++it) {
-            if ((*it)->waiters.empty()) continue;
             queued_bytes += static_cast<std::int64_t>((*it)->body.size());
             earliest_deadline = std::min(earliest_deadline, (*it)->deadline);
             queue.push_front(std::move(*it));
@@ -784,7 +839,7 @@ void Relay::Impl::begin_stop() {
     if (stopping) return;
     stopping = true;
     seen.clear();
-    seen_order.clear();
+    seen_timer.cancel();
     beast::error_code ignored;
     acceptor.close(ignored);
     send_due_batches();
@@ -828,6 +883,8 @@ Expected<std::unique_ptr<Relay>> Relay::start(RelayOptions options) {
     if (ec) return RuntimeError("cannot listen on " + where + ": " + ec.message());
     impl->port = acceptor.local_endpoint().port();
     impl->accept();
+    impl->arm_seen_digest();
+    impl->sweep_deadlines();
     Impl* raw = impl.get();
     impl->thread = std::thread([raw] { raw->io.run(); });
     return std::unique_ptr<Relay>(new Relay(std::move(impl)));
@@ -863,7 +920,7 @@ RelayStats Relay::Impl::stats() const {
     s.bodies_expired = bodies_expired;
     s.bodies_deduplicated = bodies_deduplicated;
     s.heartbeats_shed = heartbeats_shed;
-    s.heartbeats_forwarded = heartbeats_forwarded;
+    s.seen_ranks_forwarded = seen_ranks_forwarded;
     s.waiting_bodies = waiting_bodies_seen;
     s.connections = connections;
     return s;
@@ -877,7 +934,7 @@ std::string stats_json(const RelayStats& s) {
                           {"bodies_expired", s.bodies_expired},
                           {"bodies_deduplicated", s.bodies_deduplicated},
                           {"heartbeats_shed", s.heartbeats_shed},
-                          {"heartbeats_forwarded", s.heartbeats_forwarded},
+                          {"seen_ranks_forwarded", s.seen_ranks_forwarded},
                           {"upstream_failures", s.upstream_failures},
                           {"waiting_bodies", s.waiting_bodies},
                           {"connections", s.connections}}

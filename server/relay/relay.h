@@ -54,6 +54,9 @@ struct RelayOptions {
     // MESHSCOPE_TIMEOUT_S. Admission control keeps every body's wait here under it (admission.h).
     int rank_timeout_ms = 5000;
     int max_retry_after_s = 60;  // the longest Retry-After the relay's own refusals ask for
+    // How often the ranks heard from whose events went no further (shed heartbeats, refused lifecycle bodies)
+    // are named upstream as "seen" (seen_digest.h). Well under the collector's --stale-after (60 s).
+    int seen_every_ms = 5000;
 };
 
 // Counters for tests and the start line; read from any thread.
@@ -64,8 +67,8 @@ struct RelayStats {
     std::int64_t bodies_refused_wait = 0;   // 503 at once: would wait past lifecycle_wait_share of its timeout
     std::int64_t bodies_expired = 0;        // 503 unsent: still queued at queued_wait_share of its timeout
     std::int64_t bodies_deduplicated = 0;   // the same bytes while a copy waited: joined it, not sent again
-    std::int64_t heartbeats_shed = 0;       // heartbeat-only bodies answered 503 (kept as proof of life)
-    std::int64_t heartbeats_forwarded = 0;  // of those, sent upstream without a waiter
+    std::int64_t heartbeats_shed = 0;       // heartbeat-only bodies answered 503 (their ranks named as seen)
+    std::int64_t seen_ranks_forwarded = 0;  // ranks named in "seen" digests the upstream took
     std::int64_t upstream_failures = 0;     // batches answered by no usable upstream answer
     std::int64_t waiting_bodies = 0;
     int connections = 0;

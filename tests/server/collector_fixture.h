@@ -16,6 +16,7 @@ struct CollectorConfig {
     int idle_timeout_ms = 60000;
     meshscope::server::Shedding shedding;
     double stale_after = 60;
+    double missing_after = 30;
     double tick_interval = 0.25;
     std::size_t stream_resume_messages = 1024;
     std::size_t stream_resume_bytes = std::size_t{32} << 20;
@@ -42,6 +43,7 @@ inline std::unique_ptr<RunningCollector> start_collector(const CollectorConfig& 
     collector.database = running->database().toStdString();
     collector.shedding = config.shedding;
     collector.monitor.stale_after = config.stale_after;
+    collector.monitor.missing_after = config.missing_after;
     collector.tick_interval = config.tick_interval;
     meshscope::server::HttpOptions http;
     http.port = 0;

@@ -364,6 +364,50 @@ private slots:
                  QJsonObject({{"status", 503}, {"error", "collector busy: heartbeat not stored"}, {"retry_after", 5}}));
     }
 
+    // A relay names the ranks whose events it held back ("seen"): a known rank is not stale, a rank never
+    // seen is not missing, and nothing is stored. Without the digests the same ranks are named.
+    void batches_seen_keep_ranks_alive() {
+        test::CollectorConfig config;
+        config.stale_after = 1;
+        config.missing_after = 1;
+        config.tick_interval = 0.1;
+        auto s = test::start_collector(config);
+        QVERIFY(s);
+        QNetworkAccessManager nam;
+        QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", rank_event(0, "launch", "done")).status, 200);
+        const QByteArray digest = R"({"bodies":[],"seen":{"api":[0,2],"other-job":[7]}})";
+        const auto findings = [&] {
+            QStringList out;
+            const auto job = test::http(nam, "GET", s->url + "/api/v1/jobs/api/findings").json();
+            for (const auto& f : job["findings"].toArray()) {
+                QStringList ranks;
+                for (const auto& r : f.toObject()["ranks"].toArray()) ranks << QString::number(r.toInt());
+                out << f.toObject()["kind"].toString() + ":[" + ranks.join(',') + "]";
+            }
+            return out.join(' ');
+        };
+        // World 4: rank 0 reported, rank 2 only reached a relay. Missing are 1 and 3; rank 0 is never stale
+        // while the digests come (the other job, unknown here, is ignored).
+        QVERIFY(test::eventually(
+            [&] {
+                const auto reply = test::http(nam, "POST", s->url + "/api/v1/batches", digest);
+                if (reply.status != 200 || reply.json() != QJsonObject{{"results", QJsonArray()}}) return false;
+                const QString now = findings();
+                if (now.contains("stale_rank")) qFatal("stale while seen: %s", qPrintable(now));
+                return now == "missing_rank:[1,3]";
+            },
+            15000, 200));
+        QCOMPARE(rank_state(nam, s->url, 2), QString("pending"));
+        QCOMPARE(test::http(nam, "GET", s->url + "/api/v1/jobs")
+                     .json()["jobs"]
+                     .toArray()[0]
+                     .toObject()["ranks_seen"]
+                     .toInt(),
+                 1);
+        // No more digests: rank 0 goes stale.
+        QVERIFY(test::eventually([&] { return findings().contains("stale_rank:[0]"); }, 15000, 100));
+    }
+
     void batches_refused_data() {
         QTest::addColumn<QByteArray>("method");
         QTest::addColumn<QByteArray>("body");
@@ -374,6 +418,17 @@ private slots:
         QTest::addRow("no bodies") << QByteArray("POST") << QByteArray(R"({"events":[]})") << 400 << shape;
         QTest::addRow("bodies not strings") << QByteArray("POST") << QByteArray(R"({"bodies":[{}]})") << 400 << shape;
         QTest::addRow("GET") << QByteArray("GET") << QByteArray() << 405 << "use POST";
+        const QString seen = R"("seen" must be {"<job>": [<rank>, ...]})";
+        QTest::addRow("seen not an object")
+            << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":[1]})") << 400 << seen;
+        QTest::addRow("seen ranks not a list")
+            << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":{"j":3}})") << 400 << seen;
+        QTest::addRow("seen rank negative")
+            << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":{"j":[-1]}})") << 400 << seen;
+        QTest::addRow("seen rank a string")
+            << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":{"j":["1"]}})") << 400 << seen;
+        QTest::addRow("seen job empty") << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":{"":[1]}})") << 400
+                                        << seen;
     }
     void batches_refused() {
         QFETCH(QByteArray, method);

@@ -17,6 +17,7 @@
 
 #include "batch_codec.h"
 #include "relay.h"
+#include "seen_digest.h"
 #include "server_test_support.h"
 
 using meshscope::relay::Relay;
@@ -50,6 +51,7 @@ public:
         QByteArray authorization;
         QByteArray target;
         QStringList bodies;
+        QJsonObject seen;  // the relay's "seen" digest, if the batch carried one
     };
     std::function<QJsonObject(const QString&)> judge = [](const QString& body) {
         return QJsonObject{{"status", 200}, {"accepted", QJsonDocument::fromJson(body.toUtf8()).object()["n"].toInt()}};
@@ -71,6 +73,15 @@ public:
         return server_.listen(QHostAddress::LocalHost, port);
     }
     [[nodiscard]] quint16 port() const { return server_.serverPort(); }
+    // Every rank named seen so far, "job:rank" sorted.
+    [[nodiscard]] QStringList seen_ranks() const {
+        QStringList out;
+        for (const auto& b : received)
+            for (auto it = b.seen.begin(); it != b.seen.end(); ++it)
+                for (const auto& rank : it.value().toArray()) out << it.key() + ":" + QString::number(rank.toInt());
+        out.sort();
+        return out;
+    }
     [[nodiscard]] int bodies_received() const {
         int n = 0;
         for (const auto& b : received) n += static_cast<int>(b.bodies.size());
@@ -96,7 +107,9 @@ private:
             batch.authorization = header_of(head, "authorization");
             batch.target = head.split(' ').value(1);
             QJsonArray results;
-            for (const auto& body : QJsonDocument::fromJson(message.mid(head_end + 4)).object()["bodies"].toArray()) {
+            const QJsonObject request = QJsonDocument::fromJson(message.mid(head_end + 4)).object();
+            batch.seen = request["seen"].toObject();
+            for (const auto& body : request["bodies"].toArray()) {
                 batch.bodies << body.toString();
                 results.append(judge(body.toString()));
             }
@@ -305,6 +318,59 @@ private slots:
                  QString(R"(the body must be {"bodies": ["<request body>", ...]})"));
     }
 
+    // "seen" of a batch: read sorted and without repeats (a job with no rank is left out), written back the
+    // same way; anything but {"<job>": [non-negative integer, ...]} is the exact error.
+    void batch_seen_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("seen");  // as encode_batch writes it back, or the error text
+        const QString shape = R"("seen" must be {"<job>": [<rank>, ...]})";
+        QTest::addRow("absent") << R"({"bodies":["b"]})"
+                                << R"({"bodies":["b"]})";
+        QTest::addRow("sorted, repeats once") << R"({"bodies":[],"seen":{"j":[5,1,5,3],"a":[0]}})"
+                                              << R"({"bodies":[],"seen":{"a":[0],"j":[1,3,5]}})";
+        QTest::addRow("empty job list left out") << R"({"bodies":[],"seen":{"j":[]}})"
+                                                 << R"({"bodies":[]})";
+        QTest::addRow("not an object") << R"({"bodies":[],"seen":[1]})" << shape;
+        QTest::addRow("list not a list") << R"({"bodies":[],"seen":{"j":1}})" << shape;
+        QTest::addRow("negative rank") << R"({"bodies":[],"seen":{"j":[-1]}})" << shape;
+        QTest::addRow("fractional rank") << R"({"bodies":[],"seen":{"j":[1.5]}})" << shape;
+        QTest::addRow("rank as text") << R"({"bodies":[],"seen":{"j":["1"]}})" << shape;
+        QTest::addRow("empty job") << R"({"bodies":[],"seen":{"":[1]}})" << shape;
+    }
+    void batch_seen() {
+        QFETCH(QString, text);
+        QFETCH(QString, seen);
+        const auto batch = meshscope::relay::decode_batch(text.toStdString());
+        if (!batch) {
+            QCOMPARE(QString::fromStdString(batch.error().message()), seen);
+            return;
+        }
+        std::vector<const std::string*> bodies;
+        for (const auto& b : batch->bodies) bodies.push_back(&b);
+        QCOMPARE(QString::fromStdString(meshscope::relay::encode_batch(bodies, batch->seen)), seen);
+    }
+
+    // The relay's digest: each (job, rank) once, taken in slices of at most `most`, nothing lost or repeated.
+    void seen_digest_takes_in_slices() {
+        meshscope::relay::SeenDigest digest(5);
+        for (const int rank : {4, 2, 4, 0}) digest.add("j", rank);
+        digest.add("k", 9);
+        digest.add("k", -1);  // not a rank
+        digest.add("", 1);    // not a job
+        QCOMPARE(digest.size(), std::size_t{4});
+        digest.add(meshscope::SeenRanks{{"k", {9, 10}}, {"l", {1}}});  // k:10 fills it; l:1 is past the bound
+        QCOMPARE(digest.size(), std::size_t{5});
+        std::vector<std::string> got;
+        while (!digest.empty()) {
+            const auto slice = digest.take(2);
+            QVERIFY(meshscope::seen_count(slice) <= 2);
+            for (const auto& [job, ranks] : slice)
+                for (const auto rank : ranks) got.push_back(job + ":" + std::to_string(rank));
+        }
+        std::sort(got.begin(), got.end());
+        QCOMPARE(got, (std::vector<std::string>{"j:0", "j:2", "j:4", "k:10", "k:9"}));
+    }
+
     // 100 ranks, batches of 25 and a batch window longer than the test: exactly 4 upstream requests, and
     // every rank gets the result of its own body.
     void many_ranks_go_up_in_few_batches() {
@@ -504,13 +570,15 @@ private slots:
         QCOMPARE(relay->stats().batches_sent, qint64(1));
     }
 
-    // When events would be refused, heartbeats are refused first ("shed"), and the rank stays seen: its
-    // heartbeat rides along upstream later, with no rank waiting for it.
+    // When events would be refused, heartbeats are refused first ("shed"), and the rank stays seen: it is
+    // named in the next "seen" digest, which goes up with no rank waiting for it.
     void heartbeats_are_shed_first_and_still_seen() {
         FakeUpstream upstream;
         QVERIFY(upstream.listen());
         upstream.hold = true;
-        auto relay = start(options_for(upstream.port()));
+        auto options = options_for(upstream.port());
+        options.seen_every_ms = 50;
+        auto relay = start(options);
         Rank first;
         first.post(relay->port(), body_n(1));
         QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
@@ -525,9 +593,64 @@ private slots:
         QCOMPARE(relay->stats().heartbeats_shed, qint64(1));
         upstream.release();
         QTRY_VERIFY_WITH_TIMEOUT(first.answered(), 15000);
-        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 2, 15000);
-        QCOMPARE(upstream.received[1].bodies, QStringList{QString::fromUtf8(heartbeat_body())});
-        QCOMPARE(relay->stats().heartbeats_forwarded, qint64(1));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.seen_ranks(), QStringList{"j:3"}, 15000);
+        for (const auto& batch : upstream.received)  // named, never forwarded as a body
+            QVERIFY(!batch.bodies.contains(QString::fromUtf8(heartbeat_body())));
+        QCOMPARE(relay->stats().seen_ranks_forwarded, qint64(1));
+    }
+
+    // A lifecycle body refused by expected wait keeps its events in the rank's reporter, and its rank is named
+    // seen upstream: the collector knows it alive (not stale, not missing) while it waits to come back.
+    void a_refused_rank_is_named_seen() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        upstream.hold = true;
+        auto options = options_for(upstream.port());
+        options.seen_every_ms = 50;
+        auto relay = start(options);
+        Rank first;
+        first.post(relay->port(), body_n(1));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
+        std::unique_ptr<Rank> probe;
+        QTRY_VERIFY_WITH_TIMEOUT(refused_at_admission(relay->port(), probe), 15000);
+        const QByteArray launch = R"([{"job":"j","rank":5,"world_size":8,"phase":"launch","status":"started","ts":1},)"
+                                  R"({"job":"j","rank":5,"world_size":8,"phase":"launch","status":"done","ts":2}])";
+        Rank refused;
+        refused.post(relay->port(), launch, {}, "/api/v1/events", "POST", "0.01");
+        QTRY_VERIFY_WITH_TIMEOUT(refused.answered(), 15000);
+        QCOMPARE(refused.status(), 503);
+        QCOMPARE(refused.error(), QString(wait_refusal));
+        upstream.release();
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.seen_ranks(), QStringList{"j:5"}, 15000);
+        QCOMPARE(upstream.bodies_received(), 1);  // the refused body never went up
+        // A rank named once is named again only when held back again.
+        const int batches = upstream.received.size();
+        Rank later;
+        later.post(relay->port(), body_n(2));
+        QTRY_VERIFY_WITH_TIMEOUT(later.answered(), 15000);
+        QCOMPARE(upstream.received.size(), batches + 1);
+        QCOMPARE(upstream.seen_ranks(), QStringList{"j:5"});
+    }
+
+    // A relay below names its own held-back ranks in its batches' "seen": they go on up with this relay's
+    // digest; a "seen" that is not {"<job>": [rank, ...]} refuses that batch with the collector's text.
+    void seen_from_below_goes_up() {
+        FakeUpstream upstream;
+        QVERIFY(upstream.listen());
+        auto options = options_for(upstream.port());
+        options.seen_every_ms = 50;
+        auto relay = start(options);
+        Rank lower;
+        lower.post(relay->port(), R"({"bodies":[],"seen":{"j":[4,1],"k":[0]}})", {}, "/api/v1/batches");
+        QTRY_VERIFY_WITH_TIMEOUT(lower.answered(), 15000);
+        QCOMPARE(lower.status(), 200);
+        QCOMPARE(lower.json(), (QJsonObject{{"results", QJsonArray()}}));
+        QTRY_COMPARE_WITH_TIMEOUT(upstream.seen_ranks(), (QStringList{"j:1", "j:4", "k:0"}), 15000);
+        Rank bad;
+        bad.post(relay->port(), R"({"bodies":[],"seen":{"j":[-4]}})", {}, "/api/v1/batches");
+        QTRY_VERIFY_WITH_TIMEOUT(bad.answered(), 15000);
+        QCOMPARE(bad.status(), 400);
+        QCOMPARE(bad.error(), QString(R"("seen" must be {"<job>": [<rank>, ...]})"));
     }
 
     // A rank that timed out sends the same bytes again: while the first copy is still in flight or queued,

@@ -126,9 +126,10 @@ public:
     void ingest(std::span<const Event> events, double received_at);
     // Time-based findings: missing_rank, stale_rank, straggler (and stale states).
     void tick(double now);
-    // Proof of life without an event to keep (a heartbeat the collector shed under load): the rank's
-    // last_seen moves to received_at, so tick() does not call it stale, and a stale rank is alive again.
-    // Returns false (and changes nothing) for an unknown job or a rank never seen.
+    // Proof of life without an event to keep (a heartbeat the collector shed under load, a relay's digest of
+    // the ranks whose events it refused): the rank's last_seen moves to received_at, so tick() does not call
+    // it stale, and a stale rank is alive again. A rank never seen of a known job stays pending but is no
+    // longer missing (its events are on their way). Returns false for an unknown job or a rank never seen.
     bool seen(std::string_view job, std::int64_t rank, double received_at);
 
     // Called synchronously from ingest/tick; must not call back into the monitor.

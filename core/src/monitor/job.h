@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -143,6 +144,10 @@ struct Job {
     std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
     std::vector<std::int64_t> stale;          // ranks named by the stale_rank finding, sorted
     CommunicatorBook communicators;           // meshscope-probe's group measurements
+    // Ranks never seen here that a relay heard from (Monitor::seen): their events wait in their reporters,
+    // refused under load, so they are late, not missing. Bounded by heard_limit.
+    std::unordered_set<std::int64_t> heard;
+    static constexpr std::size_t heard_limit = std::size_t{1} << 22;
 
     // Work left for the end of the current ingest call.
     std::vector<Aspect*> dirty_aspects;

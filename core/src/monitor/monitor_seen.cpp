@@ -11,7 +11,11 @@ bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at) 
     if (it == impl_->jobs.end()) return false;
     monitor::Job& j = *it->second;
     monitor::RankRecord* record = j.find(rank);
-    if (!record) return false;
+    if (!record) {
+        // Alive, but none of its events is stored yet (a relay refused them under load): not missing.
+        if (rank >= 0 && j.heard.size() < monitor::Job::heard_limit) j.heard.insert(rank);
+        return false;
+    }
     RankState& s = record->state;
     if (!s.last_seen || received_at > *s.last_seen) s.last_seen = received_at;
     if (record->stale) {

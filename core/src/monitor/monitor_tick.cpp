@@ -47,11 +47,12 @@ void Monitor::Impl::tick_job(monitor::Job& job, double now) {
     std::sort(stale.begin(), stale.end());
     set_rank_list_finding(job, job.stale, std::move(stale), FindingKind::stale_rank);
 
-    // missing_rank: ranks of the world never seen, missing_after after the job's first event.
+    // missing_rank: ranks of the world never seen, missing_after after the job's first event. A rank a relay
+    // heard from (its events refused under load, Monitor::seen) is late, not missing.
     std::vector<std::int64_t> missing;
     if (job.first_event && now - *job.first_event >= options.missing_after) {
         for (std::int64_t r = 0; r < job.reference_world; ++r)
-            if (!job.find(r)) missing.push_back(r);
+            if (!job.find(r) && !job.heard.contains(r)) missing.push_back(r);
     }
     set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
 
