@@ -129,6 +129,11 @@ def main():
     _, body = get(f"{a.url}/api/v1/jobs/{job}")
     job_summary = json.loads(body)
     report["job"] = {k: job_summary.get(k) for k in ("ranks_seen", "ranks_ready", "findings", "states")}
+    # Each finding's kind and how many ranks it names (a false stale_rank or missing_rank shows here).
+    _, body = get(f"{a.url}/api/v1/jobs/{job}/findings")
+    report["findings"] = [
+        {"kind": f["kind"], "ranks": len(f.get("ranks", []))} for f in json.loads(body).get("findings", [])
+    ]
     ok = summary["ranks_never_ready"] == 0 and job_summary.get("findings") == 0
     print(json.dumps(report, indent=1))
     print("OK" if ok else "FAILED: not every ready was acknowledged, or the job has findings")

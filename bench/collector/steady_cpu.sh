@@ -2,6 +2,8 @@
 # The collector's CPU in the steady state of a 16,384-rank job (16,384 heartbeats every 5 s over 16,384 keep-alive
 # connections), read from /proc/PID/stat over 20 s once the storm is over, plus its RSS and the storm's summary.
 # Usage: steady_cpu.sh BUILD_DIR [request_timeout=5]   (docs/benchmarks.md, "Collector start-up storm")
+# STEADY_PROCESSES (2): generator processes, one per 8,192 ranks as in storm.sh (one alone is the bottleneck:
+# its ranks' retries and timeouts would still be running in the measured window).
 set -euo pipefail
 build=${1:?usage: steady_cpu.sh BUILD_DIR [request_timeout]}
 timeout=${2:-5}
@@ -14,7 +16,7 @@ serve_pid=$!
 for _ in $(seq 100); do [[ -s $work/serve.out ]] && break; sleep 0.1; done
 port=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["port"])' "$work/serve.out")
 "$meshscope" simulate --per-rank --target "http://127.0.0.1:$port" --job steady --dp 128 --cp 128 --ep 8 \
-  --start-window 3 --duration 75 --dashboards 0 --request-timeout "$timeout" >"$work/sim.out" 2>&1 &
+  --start-window 3 --duration 75 --dashboards 0 --request-timeout "$timeout" --processes "${STEADY_PROCESSES:-2}" >"$work/sim.out" 2>&1 &
 sim_pid=$!
 sleep 40  # the storm is over well before this on the 2-core VM (docs/benchmarks.md)
 t0=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")

@@ -25,8 +25,8 @@ namespace {
 constexpr std::chrono::seconds rotate_for{5};
 
 // How often the server looks for sessions past their deadline. Deadlines are seconds long (idle 60 s, request
-// 10 s) except a refused request's drain reads (300 ms), which this may stretch to 550 ms.
-constexpr std::chrono::milliseconds deadline_sweep_every{250};
+// 10 s) except a refused request's drain reads (300 ms), which this may stretch to 800 ms.
+constexpr std::chrono::milliseconds deadline_sweep_every{500};
 
 }  // namespace
 
