@@ -11,8 +11,12 @@ void sort_unique(std::vector<std::int64_t>& ranks) {
 }
 }  // namespace
 
-Expected<SeenRanks> seen_ranks_from_json(const nlohmann::json& value) {
-    const auto bad = [] { return ValueError(std::string(seen_ranks_shape)); };
+Expected<SeenRanks> seen_ranks_from_json(const nlohmann::json& value, std::string_view field) {
+    const auto bad = [field] {
+        std::string message = "\"";  // appended, not concatenated: GCC 12 -O3 warns (-Wrestrict) on the latter
+        message.append(field).append(R"(" must be {"<job>": [<rank>, ...]})");
+        return ValueError(message);
+    };
     if (!value.is_object()) return bad();
     SeenRanks seen;
     for (const auto& [job, ranks] : value.items()) {

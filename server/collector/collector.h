@@ -87,9 +87,10 @@ public:
     // one result per body, in order (docs/live-at-scale.md).
     using BatchDone = std::function<void(std::vector<SubmitResult>)>;
     void submit_bodies(std::vector<std::string> bodies, BatchDone done);
-    // A relay's proof of life (a batch's "seen"): each rank is marked seen in the monitor at the collector's
-    // clock, as a heartbeat the collector itself sheds; nothing is stored (meshscope/seen_ranks.h).
-    void seen(SeenRanks ranks);
+    // A relay's proof of life (a batch's "seen", and "held": those with lifecycle events waiting): each rank is
+    // marked seen in the monitor at the collector's clock, as a heartbeat the collector itself sheds; nothing
+    // is stored (meshscope/seen_ranks.h).
+    void seen(SeenRanks seen, SeenRanks held = {});
 
     // Runs fn(monitor) on the monitor thread and returns its result (queries).
     template <typename F>

@@ -30,11 +30,13 @@ std::optional<SubmitResult> Collector::shed_heartbeats(const std::vector<Event>&
     return SubmitResult{503, error_body(heartbeat_shed_error), 0, 5};
 }
 
-void Collector::seen(SeenRanks ranks) {
-    if (ranks.empty()) return;
-    monitor_->post([ranks = std::move(ranks), received = now()](Monitor& monitor) {
-        for (const auto& [job, list] : ranks)
+void Collector::seen(SeenRanks seen, SeenRanks held) {
+    if (seen.empty() && held.empty()) return;
+    monitor_->post([seen = std::move(seen), held = std::move(held), received = now()](Monitor& monitor) {
+        for (const auto& [job, list] : seen)
             for (const std::int64_t rank : list) monitor.seen(job, rank, received);
+        for (const auto& [job, list] : held)
+            for (const std::int64_t rank : list) monitor.seen(job, rank, received, true);
     });
 }
 

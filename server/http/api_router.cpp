@@ -219,12 +219,18 @@ void ApiRouter::answer_batches(const std::string& body, Reply reply) {
         if (!item.is_string()) return reply(error_reply(400, shape));
         bodies.push_back(item.get<std::string>());
     }
-    if (const auto seen = parsed.find("seen"); seen != parsed.end()) {
-        // A relay's proof of life for the ranks whose events it held back (meshscope/seen_ranks.h).
-        auto ranks = seen_ranks_from_json(*seen);
-        if (!ranks) return reply(error_reply(400, ranks.error().message()));
-        collector_.seen(std::move(ranks).value());
+    // A relay's proof of life for the ranks whose events it held back, and which of them wait with lifecycle
+    // events (meshscope/seen_ranks.h).
+    SeenRanks named[2];
+    for (int i = 0; i < 2; ++i) {
+        const char* field = i == 0 ? "seen" : "held";
+        if (const auto it = parsed.find(field); it != parsed.end()) {
+            auto ranks = seen_ranks_from_json(*it, field);
+            if (!ranks) return reply(error_reply(400, ranks.error().message()));
+            named[i] = std::move(ranks).value();
+        }
     }
+    collector_.seen(std::move(named[0]), std::move(named[1]));
     collector_.submit_bodies(std::move(bodies), [reply = std::move(reply)](std::vector<SubmitResult> results) {
         auto list = nlohmann::json::array();
         for (const SubmitResult& r : results) list.push_back(batch_result(r));

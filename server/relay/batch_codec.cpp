@@ -9,11 +9,12 @@ std::string dump(const nlohmann::json& value) {
 }
 }  // namespace
 
-std::string encode_batch(const std::vector<const std::string*>& bodies, const SeenRanks& seen) {
+std::string encode_batch(const std::vector<const std::string*>& bodies, const SeenRanks& seen, const SeenRanks& held) {
     nlohmann::json array = nlohmann::json::array();
     for (const std::string* body : bodies) array.push_back(*body);
     nlohmann::json batch{{"bodies", std::move(array)}};
     if (!seen.empty()) batch["seen"] = to_json(seen);
+    if (!held.empty()) batch["held"] = to_json(held);
     return dump(batch);
 }
 
@@ -27,10 +28,12 @@ Expected<BatchRequest> decode_batch(std::string_view text) {
         if (!body.is_string()) return bad();
         batch.bodies.push_back(body.get<std::string>());
     }
-    if (const auto seen = value.find("seen"); seen != value.end()) {
-        auto ranks = seen_ranks_from_json(*seen);
-        if (!ranks) return ranks.error();
-        batch.seen = std::move(ranks).value();
+    for (auto [field, into] : {std::pair{"seen", &batch.seen}, std::pair{"held", &batch.held}}) {
+        if (const auto it = value.find(field); it != value.end()) {
+            auto ranks = seen_ranks_from_json(*it, field);
+            if (!ranks) return ranks.error();
+            *into = std::move(ranks).value();
+        }
     }
     return batch;
 }

@@ -19,16 +19,19 @@ namespace meshscope::relay {
 // or {"status": 503, "error": ..., "retry_after": s}.
 using BodyResult = nlohmann::json;
 
-// {"bodies": ["<body>", ...]} for the given bodies, in order, plus "seen": {"<job>": [rank, ...]} when `seen`
-// names any rank (the ranks heard from whose events were not passed on: meshscope/seen_ranks.h).
-[[nodiscard]] std::string encode_batch(const std::vector<const std::string*>& bodies, const SeenRanks& seen = {});
+// {"bodies": ["<body>", ...]} for the given bodies, in order, plus "seen": {"<job>": [rank, ...]} and "held"
+// (the same shape) when they name any rank: the ranks heard from whose events were not passed on, and those of
+// them whose lifecycle events wait in their reporters (meshscope/seen_ranks.h).
+[[nodiscard]] std::string encode_batch(const std::vector<const std::string*>& bodies, const SeenRanks& seen = {},
+                                       const SeenRanks& held = {});
 
 struct BatchRequest {
     std::vector<std::string> bodies;
     SeenRanks seen;
+    SeenRanks held;
 };
-// The bodies (and "seen", optional) of a batch request, or ValueError "the body must be {\"bodies\":
-// [\"<request body>\", ...]}" (the collector's text), or seen_ranks_shape.
+// The bodies (and "seen" and "held", optional) of a batch request, or ValueError "the body must be
+// {\"bodies\": [\"<request body>\", ...]}" (the collector's text), or "\"seen\" must be ..." (seen_ranks.h).
 [[nodiscard]] Expected<BatchRequest> decode_batch(std::string_view text);
 
 // The results of an upstream answer to a batch of `count` bodies, or ValueError naming what is wrong

@@ -70,14 +70,15 @@ struct Item {
     bool counted = false;                            // in Impl::waiting_bodies / waiting_bytes
 };
 using ItemPtr = std::shared_ptr<Item>;
+using Senders = std::vector<std::pair<std::string, std::int64_t>>;
 
 struct Batch {
     std::vector<ItemPtr> items;
     std::string request_body;
     std::int64_t bytes = 0;
     std::chrono::steady_clock::time_point sent;
-    bool retried = false;  // sent once more on a fresh connection after a reused one failed
-    SeenRanks seen;        // the digest this batch carries ("seen"), if any
+    bool retried = false;    // sent once more on a fresh connection after a reused one failed
+    SeenDigest::Named seen;  // the digest this batch carries ("seen" and "held"), if any
 };
 }  // namespace
 
@@ -92,7 +93,9 @@ struct Relay::Impl {
     // Called on the network thread.
     void accept();
     // `timeout_s`: how long the sender waits for this answer (its MeshScope-Timeout, else --rank-timeout).
-    void submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done);
+    // `senders`: the rank connection's cache of the ranks it last had held back (see held_back).
+    void submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done,
+                Senders* senders = nullptr);
     void submit_batch(std::vector<std::string> bodies, double timeout_s, std::function<void(std::string)> finish);
     void send_due_batches();
     void send(Batch batch);
@@ -104,8 +107,12 @@ struct Relay::Impl {
     void arm_expiry();
     void arm_seen_digest();
     void sweep_deadlines();
-    // A body answered here, not by the upstream: its ranks are alive, and named in the next digest.
-    void held_back(std::string_view body);
+    // A body answered here with `result` (503 + retry_after), not by the upstream: its ranks are alive and
+    // vouched for until they are due back, `held` when lifecycle events of theirs wait in their reporters. The
+    // ranks go to `senders` too (a rank connection's cache: the rank is forgotten when it is taken again).
+    void held_back(std::string_view body, const BodyResult& result, double timeout_s, bool held,
+                   Senders* senders = nullptr);
+    void taken_again(Senders* senders);
     [[nodiscard]] double expected_wait() const;
     [[nodiscard]] RelayStats stats() const;
     [[nodiscard]] BodyResult busy_result(const std::string& message, double wait);
@@ -135,7 +142,7 @@ struct Relay::Impl {
     std::int64_t waiting_bodies = 0;  // queued + in flight (distinct bodies with waiters)
     std::int64_t waiting_bytes = 0;
     std::int64_t in_flight_bodies = 0;
-    // The ranks held back since the last digest, and whether the digest is due (every seen_every_ms).
+    // The ranks vouched for, and whether a digest round is under way (every seen_every_ms).
     SeenDigest seen;
     bool seen_due = false;
     std::int64_t learned_batch_bytes = 0;  // 0: none; else the upstream refused a larger batch with 413
@@ -287,16 +294,20 @@ private:
             const auto given = parse_rank_timeout(request[rank_timeout_header]);
             const double timeout_s = given.value_or(relay_.options.rank_timeout_ms / 1000.0);
             if (path == api_events) {
-                relay_.submit(std::move(request.body()), timeout_s,
-                              [self = shared_from_this()](const BodyResult& result) {
-                                  const RankAnswer a = rank_answer(result);
-                                  self->answer(a.status, a.body, a.retry_after);
-                              });
+                relay_.submit(
+                    std::move(request.body()), timeout_s,
+                    [self = shared_from_this()](const BodyResult& result) {
+                        const RankAnswer a = rank_answer(result);
+                        self->answer(a.status, a.body, a.retry_after);
+                    },
+                    &held_senders_);
                 return;
             }
             auto batch = decode_batch(request.body());
             if (!batch) return answer(400, error_json(batch.error().message()));
-            relay_.seen.add(batch->seen);  // a relay below names its held-back ranks: they go on up
+            // A relay below names the ranks it vouches for: this one names them in its next round.
+            relay_.seen.add(batch->seen, batch->held,
+                            std::chrono::steady_clock::now() + std::chrono::milliseconds(relay_.options.seen_every_ms));
             relay_.submit_batch(
                 std::move(batch).value().bodies, timeout_s,
                 [self = shared_from_this()](std::string results) { self->answer(200, std::move(results)); });
@@ -378,6 +389,7 @@ private:
     bool keep_alive_ = true;
     State state_ = State::reading;
     std::int64_t drained_ = 0;
+    Senders held_senders_;  // the ranks of this connection's last body held back here
 };
 
 // One kept-alive connection to the upstream (collector or relay), carrying one batch at a time.
@@ -519,7 +531,8 @@ void Relay::Impl::accept() {
     });
 }
 
-void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done) {
+void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done,
+                         Senders* senders) {
     ++bodies_received;
     const auto size = static_cast<std::int64_t>(body.size());
     if (stopping) return done(make_result(503, "relay stopping", busy_retry_after_s));
@@ -530,22 +543,26 @@ void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(
         // The same bytes while the first copy still waits here: its rank gave up on the first request and
         // sent it again. One copy goes upstream; both requests get its result (acknowledged = stored once).
         ++bodies_deduplicated;
+        taken_again(senders);
         it->second->waiters.push_back(std::move(done));
         it->second->deadline = std::max(it->second->deadline, deadline);
         return;
     }
     if (over_bounds(1, size)) {
         ++bodies_refused_busy;
-        held_back(body);
-        return done(make_result(503, "relay busy: too many events waiting for the collector", busy_retry_after_s));
+        auto result = make_result(503, "relay busy: too many events waiting for the collector", busy_retry_after_s);
+        held_back(body, result, timeout_s, true, senders);
+        return done(result);
     }
     const double wait = expected_wait();
     if (wait > heartbeat_wait_share * timeout_s && may_be_heartbeats(body)) {
-        if (auto senders = body_senders(body); senders.heartbeats_only) {
+        if (auto from = body_senders(body); from.heartbeats_only) {
             // Heartbeats go first, but the rank stays alive at the collector: it is named in the next "seen"
             // digest, as the collector's own shedding marks a shed rank seen.
             ++heartbeats_shed;
-            for (const auto& [job, rank] : senders.ranks) seen.add(job, rank);
+            const auto until = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                         std::chrono::duration<double>(heartbeat_retry_after_s * 1.5 + timeout_s));
+            for (const auto& [job, rank] : from.ranks) seen.add(job, rank, until, false);
             return done(make_result(503, std::string(heartbeat_shed_refusal), heartbeat_retry_after_s));
         }
     }
@@ -553,9 +570,11 @@ void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(
         // Queued, it would be answered after its rank stopped waiting, and then sent again by that rank:
         // refuse it now, with a time to come back, instead of doing the work twice.
         ++bodies_refused_wait;
-        held_back(body);
-        return done(busy_result(std::string(wait_refusal), wait));
+        auto result = busy_result(std::string(wait_refusal), wait);
+        held_back(body, result, timeout_s, true, senders);
+        return done(result);
     }
+    taken_again(senders);
     auto item = std::make_shared<Item>();
     item->body = std::move(body);
     item->waiters.push_back(std::move(done));
@@ -582,11 +601,11 @@ void Relay::Impl::submit_batch(std::vector<std::string> bodies, double timeout_s
     if (stopping || over_bounds(static_cast<std::int64_t>(bodies.size()), bytes)) {
         bodies_received += static_cast<std::int64_t>(bodies.size());
         bodies_refused_busy += static_cast<std::int64_t>(bodies.size());
-        if (!stopping)
-            for (const auto& body : bodies) held_back(body);
         const auto refused =
             make_result(503, stopping ? "relay stopping" : "relay busy: too many events waiting for the collector",
                         busy_retry_after_s);
+        if (!stopping)
+            for (const auto& body : bodies) held_back(body, refused, timeout_s, true);
         return finish(encode_results(std::vector<BodyResult>(bodies.size(), refused)));
     }
     struct Gather {
@@ -657,21 +676,37 @@ void Relay::Impl::expire_queued() {
     queue = std::move(kept);
     for (auto& item : expired) {
         ++bodies_expired;
-        held_back(item->body);
-        answer(*item, busy_result(std::string(expired_refusal), expected_wait()));
+        const auto result = busy_result(std::string(expired_refusal), expected_wait());
+        held_back(item->body, result, options.rank_timeout_ms / 1000.0, true);
+        answer(*item, result);
     }
 }
 
-void Relay::Impl::held_back(std::string_view body) {
-    for (const auto& [job, rank] : body_senders(body).ranks) seen.add(job, rank);
+void Relay::Impl::held_back(std::string_view body, const BodyResult& result, double timeout_s, bool held,
+                            Senders* senders) {
+    // Due back after its Retry-After, which the reporters stretch by up to 1.5, and one more timeout.
+    const int retry_after = result.contains("retry_after") ? result["retry_after"].get<int>() : busy_retry_after_s;
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(retry_after * 1.5 + timeout_s));
+    auto from = body_senders(body);
+    for (const auto& [job, rank] : from.ranks) seen.add(job, rank, until, held);
+    if (senders) *senders = std::move(from.ranks);
 }
 
-// Every seen_every_ms, a digest of the ranks held back since the last one goes with the next batch.
+void Relay::Impl::taken_again(Senders* senders) {
+    if (!senders || senders->empty()) return;
+    for (const auto& [job, rank] : *senders) seen.forget(job, rank);
+    senders->clear();
+}
+
+// Every seen_every_ms a digest round names every rank vouched for, with the next batches.
 void Relay::Impl::arm_seen_digest() {
     seen_timer.expires_after(std::chrono::milliseconds(std::max(1, options.seen_every_ms)));
     seen_timer.async_wait([this](beast::error_code ec) {
         if (ec || stopping) return;
-        if (!seen.empty()) {
+        seen.start_round(std::chrono::steady_clock::now());
+        if (seen.due()) {
             seen_due = true;
             send_due_batches();
         }
@@ -730,8 +765,9 @@ void Relay::Impl::send_due_batches() {
             queued_bytes -= static_cast<std::int64_t>(item->body.size());
             if (item->deadline <= now) {  // a shorter timeout than the bodies before it
                 ++bodies_expired;
-                held_back(item->body);
-                answer(*item, busy_result(std::string(expired_refusal), expected_wait()));
+                const auto result = busy_result(std::string(expired_refusal), expected_wait());
+                held_back(item->body, result, options.rank_timeout_ms / 1000.0, true);
+                answer(*item, result);
                 continue;
             }
             batch.bytes += static_cast<std::int64_t>(item->body.size());
@@ -741,9 +777,9 @@ void Relay::Impl::send_due_batches() {
             // A digest's share of a batch stays small next to the collector's 1 MiB body limit; what does not
             // fit goes with the batches right after.
             batch.seen = seen.take(seen_ranks_per_batch);
-            seen_due = !seen.empty();
+            seen_due = seen.due();
         }
-        if (batch.items.empty() && batch.seen.empty()) continue;  // every queued body had expired
+        if (batch.items.empty() && batch.seen.seen.empty()) continue;  // every queued body had expired
         send(std::move(batch));
     }
     if (queue.empty()) {
@@ -766,7 +802,7 @@ void Relay::Impl::send(Batch batch) {
     std::vector<const std::string*> bodies;
     bodies.reserve(batch.items.size());
     for (const auto& item : batch.items) bodies.push_back(&item->body);
-    batch.request_body = encode_batch(bodies, batch.seen);
+    batch.request_body = encode_batch(bodies, batch.seen.seen, batch.seen.held);
     batch.sent = std::chrono::steady_clock::now();
     ++in_flight;
     in_flight_bodies += static_cast<std::int64_t>(batch.items.size());
@@ -782,14 +818,15 @@ void Relay::Impl::finished(Batch batch, int status, const std::string& body, std
     in_flight_bodies -= static_cast<std::int64_t>(batch.items.size());
     const auto same_for_all = [&](const BodyResult& result) { deliver(batch, [&](std::size_t) { return result; }); };
     // A digest the upstream did not take goes with the next one.
-    if (!batch.seen.empty() && status != 200) seen.add(batch.seen);
+    const auto seen_again = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.seen_every_ms);
+    if (status != 200) seen.add(batch.seen.seen, batch.seen.held, seen_again);
     if (status == 0) {
         ++upstream_failures;
         same_for_all(make_result(503, "collector unreachable: " + failure, unreachable_retry_after_s));
     } else if (status == 200) {
         auto results = decode_results(body, batch.items.size());
         if (results) {
-            seen_ranks_forwarded += static_cast<std::int64_t>(seen_count(batch.seen));
+            seen_ranks_forwarded += static_cast<std::int64_t>(seen_count(batch.seen.seen));
             if (!batch.items.empty())
                 admission.answered(
                     static_cast<std::int64_t>(batch.items.size()),
@@ -797,7 +834,7 @@ void Relay::Impl::finished(Batch batch, int status, const std::string& body, std
             deliver(batch, [&](std::size_t i) { return (*results)[i]; });
         } else {
             ++upstream_failures;
-            seen.add(batch.seen);
+            seen.add(batch.seen.seen, batch.seen.held, seen_again);
             same_for_all(
                 make_result(503, "collector unreachable: " + results.error().message(), unreachable_retry_after_s));
         }

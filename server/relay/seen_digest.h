@@ -1,16 +1,19 @@
-// The ranks a relay heard from since its last digest whose events went no further: a heartbeat shed, a
-// lifecycle body refused 503 + Retry-After (by expected wait, over the bounds, or unsent at 0.8 of its
-// timeout), and whatever a relay below named in its own digest. Every `--seen-every-ms` the relay sends them
-// upstream with its next batch as "seen" (meshscope/seen_ranks.h), so the collector knows them alive however
-// many the relay holds back: proof of life sized to the ranks, not to a share of each batch.
+// The ranks a relay vouches for: heard from, alive, and with events that went no further (a heartbeat shed, a
+// lifecycle body refused 503 + Retry-After by expected wait, over the bounds, or unsent at 0.8 of its timeout),
+// plus whatever a relay below named in its own digest. Each is vouched for until it is due back (its
+// Retry-After, jittered as the reporters do, plus its timeout): a rank told to come back in 60 s is silent for
+// up to 90 s, longer than the collector's --stale-after, and still healthy. Every `--seen-every-ms` a digest
+// round names them all upstream with the relay's next batches as "seen", and those whose lifecycle events wait
+// in their reporters also as "held" (meshscope/seen_ranks.h): proof of life sized to the ranks, not to a share
+// of each batch. A rank whose body is taken for the collector again is forgotten (its events are on their way).
 // Network thread only; plain C++ (no Beast).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "meshscope/seen_ranks.h"
 
@@ -18,22 +21,42 @@ namespace meshscope::relay {
 
 class SeenDigest {
 public:
-    // At most `limit` (job, rank) pairs wait; more are dropped until the next take() (a relay holding back
-    // more ranks than that has bigger problems; the bound keeps its memory fixed).
+    using Clock = std::chrono::steady_clock;
+
+    // At most `limit` ranks are vouched for; more are dropped (the bound keeps the relay's memory fixed).
     explicit SeenDigest(std::size_t limit = std::size_t{1} << 20) : limit_(limit) {}
 
-    void add(std::string_view job, std::int64_t rank);
-    void add(const SeenRanks& ranks);
-    [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+    // `rank` of `job` is alive at least until `until`; `held`: lifecycle events of it wait in its reporter.
+    void add(std::string_view job, std::int64_t rank, Clock::time_point until, bool held);
+    // What a relay below named, vouched for until `until`.
+    void add(const SeenRanks& seen, const SeenRanks& held, Clock::time_point until);
+    // The rank is back (a body of it was taken for the collector): no longer vouched for.
+    void forget(std::string_view job, std::int64_t rank);
+    // A new digest round at `now`: ranks past their `until` (named at least once) go, the others are due again.
+    void start_round(Clock::time_point now);
+    // A rank not yet named in this round.
+    [[nodiscard]] bool due() const noexcept { return unnamed_ > 0; }
+    struct Named {
+        SeenRanks seen;  // every rank named (the held ones too)
+        SeenRanks held;  // of those, the ones whose lifecycle events wait
+    };
+    // Up to `most` ranks not yet named in this round, sorted; they are named.
+    [[nodiscard]] Named take(std::size_t most = static_cast<std::size_t>(-1));
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
-    // Up to `most` of the waiting pairs, sorted, taken out of the digest.
-    [[nodiscard]] SeenRanks take(std::size_t most = static_cast<std::size_t>(-1));
+    [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
     void clear();
 
 private:
+    struct Entry {
+        Clock::time_point until;
+        bool held = false;
+        std::uint64_t round = 0;  // the round it was last named in (0: never)
+    };
     std::size_t limit_;
     std::size_t size_ = 0;
-    std::unordered_map<std::string, std::unordered_set<std::int64_t>> ranks_;
+    std::size_t unnamed_ = 0;  // entries whose round is not round_
+    std::uint64_t round_ = 1;
+    std::unordered_map<std::string, std::unordered_map<std::int64_t, Entry>> jobs_;
 };
 
 }  // namespace meshscope::relay

@@ -1,16 +1,11 @@
 #include "store_writer.h"
 
-#include <algorithm>
 #include <chrono>
 
 namespace meshscope::server {
 
 namespace {
 constexpr auto gather_window = std::chrono::milliseconds(20);
-// A commit of heartbeats alone gathers this long (a lifecycle event arriving ends the wait): nobody waits on a
-// heartbeat's answer (the reporters send them from a background thread and never retry one), and a commit
-// costs mostly per commit, so 16,384 ranks heartbeating every 5 s make 10 commits a second instead of 50.
-constexpr auto heartbeat_gather_window = std::chrono::milliseconds(100);
 }  // namespace
 
 StoreWriter::StoreWriter(std::unique_ptr<EventStore> store) : store_(std::move(store)), path_(store_->path()) {
@@ -27,15 +22,13 @@ StoreWriter::~StoreWriter() {
 }
 
 void StoreWriter::submit(std::vector<StoredEvent> events, Done done) {
-    const bool lifecycle = std::any_of(events.begin(), events.end(), [](const StoredEvent& e) { return !e.heartbeat; });
     bool wake = false;
     {
         std::lock_guard lock(mutex_);
         pending_.push_back({std::move(events), std::move(done)});
-        lifecycle_pending_ = lifecycle_pending_ || lifecycle;
-        // Only when the writer waits for this: a wake-up for every request of a gather window (a futex call and
-        // two context switches each, to find the window still open) was most of the writer's steady cost.
-        wake = idle_ || (lifecycle && heartbeats_waiting_);
+        // Only when the writer waits for work: a wake-up for every request of a gather window (a futex call and
+        // two context switches each, to find the window still open) cost more than the commit.
+        wake = idle_;
     }
     if (wake) wake_.notify_one();
 }
@@ -58,17 +51,11 @@ void StoreWriter::run() {
             // Gather what arrives in the next few milliseconds into the same commit: a commit's cost is
             // mostly per commit (fsync, WAL pages of the rows it touches), not per event, so steady
             // heartbeats of thousands of ranks cost far less in fewer, larger commits.
-            const auto first = std::chrono::steady_clock::now();
+            // (A relay waits for its batch's commit before it sends the next: a longer window for heartbeats
+            // alone was tried and slowed the relays' drain; docs/benchmarks.md.)
             wake_.wait_for(lock, gather_window, [&] { return stopping_; });
-            if (!lifecycle_pending_ && !stopping_) {
-                heartbeats_waiting_ = true;
-                wake_.wait_until(lock, first + heartbeat_gather_window,
-                                 [&] { return stopping_ || lifecycle_pending_; });
-                heartbeats_waiting_ = false;
-            }
             group.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
             pending_.clear();
-            lifecycle_pending_ = false;
         }
         events.clear();
         for (Request& r : group)

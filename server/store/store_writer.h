@@ -56,9 +56,7 @@ private:
     std::condition_variable wake_;
     std::deque<Request> pending_;
     bool stopping_ = false;
-    bool idle_ = false;                // the writer waits for a first request (a submit wakes it)
-    bool heartbeats_waiting_ = false;  // the writer gathers heartbeats longer (a lifecycle submit wakes it)
-    bool lifecycle_pending_ = false;   // pending_ holds an event that is not a heartbeat
+    bool idle_ = false;  // the writer waits for a first request (a submit wakes it)
     CommitStats stats_;
     std::thread thread_;
 };

@@ -14,6 +14,7 @@ namespace {
 // Events with the collector's receive time, plus the ticks to run afterwards.
 struct Scenario {
     std::vector<std::pair<Event, double>> events;
+    std::vector<std::pair<std::int64_t, double>> held;  // (rank, at): a relay names it "held" (Monitor::seen)
     std::vector<double> ticks;
     MonitorOptions options;
 };
@@ -223,6 +224,25 @@ Scenario build(const QString& name) {
         s.ticks = {30};
         return s;
     }
+    if (name == "straggler held back") {
+        // Rank 9's communicator done waits in its reporter: a relay refused it under load and names the rank
+        // "held". How long it seems to run on the collector's clock says nothing: not a straggler.
+        Scenario s = build("straggler still running");
+        s.held = {{9, 20}};
+        return s;
+    }
+    if (name == "straggler held, then reports") {
+        // The same, but a lifecycle event of rank 9 (its communicator started, sent again) arrives after the
+        // relay named it: its held-back events are arriving, and it is judged again.
+        Scenario s = build("straggler still running");
+        s.held = {{9, 20}};
+        for (const auto& [e, at] : std::vector(s.events))
+            if (e.rank == 9 && e.phase == Phase::communicator && e.status == Status::started)
+                s.events.emplace_back(e, 25);
+        std::stable_sort(s.events.begin(), s.events.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+        return s;
+    }
     if (name == "straggler catches up") {
         // Rank 9's communicator done was held up (a frozen collector, a relay's retries): it arrives after the tick
         // that found it still running, with a duration like its peers'. The finding ends at that event, not a tick
@@ -302,9 +322,17 @@ Scenario build(const QString& name) {
 
 Monitor run(const Scenario& s) {
     Monitor monitor(s.options);
-    // "arrives" scenarios: events received after the first tick are applied after it.
-    for (const auto& [event, at] : s.events)
-        if (s.ticks.empty() || at <= s.ticks.front()) monitor.ingest(event, at);
+    // "arrives" scenarios: events received after the first tick are applied after it. A relay's "held" comes in
+    // time order with the events before the first tick (after an event of the same time).
+    std::size_t next_held = 0;
+    for (const auto& [event, at] : s.events) {
+        if (!s.ticks.empty() && at > s.ticks.front()) continue;
+        for (; next_held < s.held.size() && s.held[next_held].second < at; ++next_held)
+            monitor.seen("job", s.held[next_held].first, s.held[next_held].second, true);
+        monitor.ingest(event, at);
+    }
+    for (; next_held < s.held.size(); ++next_held)
+        monitor.seen("job", s.held[next_held].first, s.held[next_held].second, true);
     for (const double t : s.ticks) monitor.tick(t);
     for (const auto& [event, at] : s.events)
         if (!s.ticks.empty() && at > s.ticks.front()) monitor.ingest(event, at);
@@ -380,6 +408,10 @@ void TestMonitorFindings::findings_data() {
                                               << "";
     QTest::addRow("straggler: still running") << "straggler still running"
                                               << "straggler:[9]";
+    QTest::addRow("straggler: not while a relay holds its events") << "straggler held back"
+                                                                   << "";
+    QTest::addRow("straggler: again once its events arrive") << "straggler held, then reports"
+                                                             << "straggler:[9]";
     QTest::addRow("straggler: ends when the late done arrives") << "straggler catches up"
                                                                 << "";
     QTest::addRow("straggler: the late done is slow") << "straggler ends slow"

@@ -429,6 +429,8 @@ private slots:
             << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":{"j":["1"]}})") << 400 << seen;
         QTest::addRow("seen job empty") << QByteArray("POST") << QByteArray(R"({"bodies":[],"seen":{"":[1]}})") << 400
                                         << seen;
+        QTest::addRow("held rank a string") << QByteArray("POST") << QByteArray(R"({"bodies":[],"held":{"j":["1"]}})")
+                                            << 400 << R"("held" must be {"<job>": [<rank>, ...]})";
     }
     void batches_refused() {
         QFETCH(QByteArray, method);

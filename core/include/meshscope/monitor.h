@@ -129,8 +129,10 @@ public:
     // Proof of life without an event to keep (a heartbeat the collector shed under load, a relay's digest of
     // the ranks whose events it refused): the rank's last_seen moves to received_at, so tick() does not call
     // it stale, and a stale rank is alive again. A rank never seen of a known job stays pending but is no
-    // longer missing (its events are on their way). Returns false for an unknown job or a rank never seen.
-    bool seen(std::string_view job, std::int64_t rank, double received_at);
+    // longer missing (its events are on their way). `held`: a relay holds back lifecycle events of the rank
+    // (refused under load), so until the next one arrives it is not judged a "still running" straggler.
+    // Returns false for an unknown job or a rank never seen.
+    bool seen(std::string_view job, std::int64_t rank, double received_at, bool held = false);
 
     // Called synchronously from ingest/tick; must not call back into the monitor.
     void set_change_listener(ChangeListener listener);

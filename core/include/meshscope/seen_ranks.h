@@ -19,11 +19,10 @@ namespace meshscope {
 // Job -> ranks, each list sorted and without repeats.
 using SeenRanks = std::map<std::string, std::vector<std::int64_t>, std::less<>>;
 
-// The exact error text for a "seen" that is not {"<job>": [<rank>, ...]} (non-negative integer ranks).
-inline constexpr std::string_view seen_ranks_shape = R"("seen" must be {"<job>": [<rank>, ...]})";
-
-// ValueError(seen_ranks_shape) for anything else; the lists come back sorted and without repeats.
-[[nodiscard]] Expected<SeenRanks> seen_ranks_from_json(const nlohmann::json& value);
+// A batch names two such sets: "seen" (alive, events not passed on) and "held" (of those, the ranks whose
+// lifecycle events wait in their reporters). ValueError "\"<field>\" must be {\"<job>\": [<rank>, ...]}" for
+// anything but non-negative integer ranks by non-empty job; the lists come back sorted and without repeats.
+[[nodiscard]] Expected<SeenRanks> seen_ranks_from_json(const nlohmann::json& value, std::string_view field = "seen");
 [[nodiscard]] nlohmann::json to_json(const SeenRanks& seen);
 // Adds `more` to `into`, keeping each list sorted and without repeats.
 void merge_seen(SeenRanks& into, const SeenRanks& more);

@@ -53,6 +53,10 @@ struct RankRecord {
     bool exited = false;
     bool ready = false;
     bool stale = false;
+    // A relay holds back lifecycle events of this rank (refused under load, Monitor::seen): until the next one
+    // arrives, how long it seems to run a phase on the collector's clock says nothing, so it is not judged a
+    // "still running" straggler.
+    bool held = false;
     std::optional<Phase> failed_phase;
     std::optional<double> failed_when;
     std::optional<ReportedError> failure;                       // the error that came with the failure

@@ -183,6 +183,7 @@ void Monitor::Impl::ingest_one(monitor::Job& job, const Event& e, double at) {
     note_phase(rec, e, at);
     note_outcome(job, rec, e, newer, at);
     note_alive(job, rec, first_seen);
+    if (e.phase != Phase::heartbeat) rec.held = false;  // its held-back events are arriving
     note_agreement(job, rec, e, newer);
     update_state(job, rec, previous_phase);
     if (e.phase != Phase::heartbeat) note_straggler_report(job, rec);

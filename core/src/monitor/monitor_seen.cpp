@@ -6,7 +6,7 @@
 
 namespace meshscope {
 
-bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at) {
+bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at, bool held) {
     const auto it = impl_->jobs.find(job);
     if (it == impl_->jobs.end()) return false;
     monitor::Job& j = *it->second;
@@ -16,6 +16,7 @@ bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at) 
         if (rank >= 0 && j.heard.size() < monitor::Job::heard_limit) j.heard.insert(rank);
         return false;
     }
+    if (held) record->held = true;
     RankState& s = record->state;
     if (!s.last_seen || received_at > *s.last_seen) s.last_seen = received_at;
     if (record->stale) {

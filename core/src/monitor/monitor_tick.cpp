@@ -80,7 +80,8 @@ void Monitor::Impl::judge_straggler(monitor::Job& job, Phase phase, double now) 
         const PhaseTiming& t = rec.state.timings[p];
         if (const auto d = t.duration()) {
             if (*d > judgment.threshold) judgment.slow.push_back({rec.state.rank, *d, false});
-        } else if (!t.done && !t.failed && rec.started_received[p] && !rec.failed && !rec.exited && !rec.stale) {
+        } else if (!t.done && !t.failed && rec.started_received[p] && !rec.failed && !rec.exited && !rec.stale &&
+                   !rec.held) {
             // Still in the phase: compare how long it has run, on the collector's clock. The finding names
             // the threshold, not the growing time, so that it does not change on every tick.
             if (now - *rec.started_received[p] > judgment.threshold)
