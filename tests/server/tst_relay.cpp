@@ -214,6 +214,20 @@ std::unique_ptr<Relay> start(const RelayOptions& o) {
     return meshscope::relay::Relay::start(o).value();
 }
 
+// Starts `relay` in front of `upstream`, which holds the first batch (`first`'s body) without answering, so
+// that the relay refuses what comes next by expected wait; digest rounds every 50 ms.
+bool start_jammed(FakeUpstream& upstream, std::unique_ptr<Relay>& relay, Rank& first) {
+    if (!upstream.listen()) return false;
+    upstream.hold = true;
+    auto options = options_for(upstream.port());
+    options.seen_every_ms = 50;
+    relay = start(options);
+    first.post(relay->port(), body_n(1));
+    if (!QTest::qWaitFor([&] { return upstream.received.size() == 1; }, 15000)) return false;
+    std::unique_ptr<Rank> probe;
+    return QTest::qWaitFor([&] { return refused_at_admission(relay->port(), probe); }, 15000);
+}
+
 // Stops the relay while this thread keeps serving the fake upstream: a digest may be in flight, and its answer
 // comes from this thread's event loop (a plain stop would wait for the upstream timeout).
 bool stop_serving(Relay& relay) {
@@ -620,16 +634,9 @@ private slots:
     // named in the next "seen" digest, which goes up with no rank waiting for it.
     void heartbeats_are_shed_first_and_still_seen() {
         FakeUpstream upstream;
-        QVERIFY(upstream.listen());
-        upstream.hold = true;
-        auto options = options_for(upstream.port());
-        options.seen_every_ms = 50;
-        auto relay = start(options);
+        std::unique_ptr<Relay> relay;
         Rank first;
-        first.post(relay->port(), body_n(1));
-        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
-        std::unique_ptr<Rank> probe;
-        QTRY_VERIFY_WITH_TIMEOUT(refused_at_admission(relay->port(), probe), 15000);
+        QVERIFY(start_jammed(upstream, relay, first));
         Rank heartbeat;
         heartbeat.post(relay->port(), heartbeat_body(), {}, "/api/v1/events", "POST", "0.01");
         QTRY_VERIFY_WITH_TIMEOUT(heartbeat.answered(), 15000);
@@ -651,16 +658,9 @@ private slots:
     // seen upstream: the collector knows it alive (not stale, not missing) while it waits to come back.
     void a_refused_rank_is_named_seen() {
         FakeUpstream upstream;
-        QVERIFY(upstream.listen());
-        upstream.hold = true;
-        auto options = options_for(upstream.port());
-        options.seen_every_ms = 50;
-        auto relay = start(options);
+        std::unique_ptr<Relay> relay;
         Rank first;
-        first.post(relay->port(), body_n(1));
-        QTRY_COMPARE_WITH_TIMEOUT(upstream.received.size(), 1, 15000);
-        std::unique_ptr<Rank> probe;
-        QTRY_VERIFY_WITH_TIMEOUT(refused_at_admission(relay->port(), probe), 15000);
+        QVERIFY(start_jammed(upstream, relay, first));
         const QByteArray launch = R"([{"job":"j","rank":5,"world_size":8,"phase":"launch","status":"started","ts":1},)"
                                   R"({"job":"j","rank":5,"world_size":8,"phase":"launch","status":"done","ts":2}])";
         Rank refused;
