@@ -60,8 +60,9 @@ private:
 
 // Who sent a body: the (job, rank) of each of its events (one event, an array or NDJSON, as the collector reads
 // it), and whether they are all heartbeats. Nothing for a body the collector will refuse.
+using Senders = std::vector<std::pair<std::string, std::int64_t>>;  // (job, rank)
 struct BodySenders {
-    std::vector<std::pair<std::string, std::int64_t>> ranks;
+    Senders ranks;
     bool heartbeats_only = false;
 };
 [[nodiscard]] BodySenders body_senders(std::string_view body);

@@ -70,7 +70,6 @@ struct Item {
     bool counted = false;                            // in Impl::waiting_bodies / waiting_bytes
 };
 using ItemPtr = std::shared_ptr<Item>;
-using Senders = std::vector<std::pair<std::string, std::int64_t>>;
 
 struct Batch {
     std::vector<ItemPtr> items;
@@ -112,6 +111,9 @@ struct Relay::Impl {
     // ranks go to `senders` too (a rank connection's cache: the rank is forgotten when it is taken again).
     void held_back(std::string_view body, const BodyResult& result, double timeout_s, bool held,
                    Senders* senders = nullptr);
+    // Vouches for `ranks` until they are due back: after `retry_after_s`, which the reporters stretch by up to
+    // 1.5, and one more timeout.
+    void vouch(const Senders& ranks, int retry_after_s, double timeout_s, bool held);
     void taken_again(Senders* senders);
     [[nodiscard]] double expected_wait() const;
     [[nodiscard]] RelayStats stats() const;
@@ -560,9 +562,7 @@ void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(
             // Heartbeats go first, but the rank stays alive at the collector: it is named in the next "seen"
             // digest, as the collector's own shedding marks a shed rank seen.
             ++heartbeats_shed;
-            const auto until = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                         std::chrono::duration<double>(heartbeat_retry_after_s * 1.5 + timeout_s));
-            for (const auto& [job, rank] : from.ranks) seen.add(job, rank, until, false);
+            vouch(from.ranks, heartbeat_retry_after_s, timeout_s, false);
             return done(make_result(503, std::string(heartbeat_shed_refusal), heartbeat_retry_after_s));
         }
     }
@@ -684,14 +684,17 @@ void Relay::Impl::expire_queued() {
 
 void Relay::Impl::held_back(std::string_view body, const BodyResult& result, double timeout_s, bool held,
                             Senders* senders) {
-    // Due back after its Retry-After, which the reporters stretch by up to 1.5, and one more timeout.
     const int retry_after = result.contains("retry_after") ? result["retry_after"].get<int>() : busy_retry_after_s;
+    auto from = body_senders(body);
+    vouch(from.ranks, retry_after, timeout_s, held);
+    if (senders) *senders = std::move(from.ranks);
+}
+
+void Relay::Impl::vouch(const Senders& ranks, int retry_after_s, double timeout_s, bool held) {
     const auto until =
         std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                               std::chrono::duration<double>(retry_after * 1.5 + timeout_s));
-    auto from = body_senders(body);
-    for (const auto& [job, rank] : from.ranks) seen.add(job, rank, until, held);
-    if (senders) *senders = std::move(from.ranks);
+                                               std::chrono::duration<double>(retry_after_s * 1.5 + timeout_s));
+    for (const auto& [job, rank] : ranks) seen.add(job, rank, until, held);
 }
 
 void Relay::Impl::taken_again(Senders* senders) {
