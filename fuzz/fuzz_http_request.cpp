@@ -23,7 +23,6 @@
 #include <filesystem>
 #include <future>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include <boost/asio/buffer.hpp>
@@ -91,9 +90,7 @@ bool documented(int status) {
 
 // The reply as HttpSession::answer writes it, read back by a client's parser.
 void check_written(const HttpReply& reply) {
-    std::ostringstream wire;
-    wire << beast_response(reply);
-    const std::string bytes = wire.str();
+    const std::string bytes = wire_response(reply);
     http::response_parser<http::string_body> parser;
     parser.eager(true);
     parser.body_limit(bytes.size());
@@ -102,6 +99,8 @@ void check_written(const HttpReply& reply) {
     check(!ec && parser.is_done(), "the written response parses back");
     check(parser.get().result_int() == static_cast<unsigned>(reply.status), "the written status");
     check(parser.get().body() == reply.body, "the written body");
+    check(parser.get().keep_alive() == !reply.close, "the written Connection");
+    check(parser.get()[http::field::content_security_policy] == content_security_policy, "the written CSP");
 }
 
 void check_reply(const HttpRequest& request, const HttpReply& reply) {

@@ -1,6 +1,6 @@
 // The Beast side of one request, shared by HttpSession (http_server.cpp) and the fuzz target
 // (fuzz/fuzz_http_request.cpp), so that both read and answer requests with the same code: the parser's
-// limits, the request the router sees, the answer to a request that could not be read, and the response
+// limits, the request the router sees, the answer to a request that could not be read, and the bytes
 // written for a reply. Only Beast translation units include it: Beast is slow to compile.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "http_exchange.h"
 #include "http_options.h"
@@ -18,7 +19,6 @@
 namespace meshscope::server {
 
 using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
-using BeastResponse = boost::beast::http::response<boost::beast::http::string_body>;
 
 // The server's limits on a fresh parser: Beast checks Content-Length against the body limit before the body.
 inline void limit_parser(RequestParser& parser, const ConnectionLimits& limits) {
@@ -54,18 +54,27 @@ inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, co
     return error_reply(400, "bad HTTP request: " + error.message());
 }
 
-// The HTTP/1.1 response written for a reply (not for accept_stream).
-inline BeastResponse beast_response(HttpReply reply) {
-    namespace http = boost::beast::http;
-    BeastResponse response(static_cast<http::status>(reply.status), 11);
-    response.set(http::field::content_type, reply.content_type);
-    response.set("Content-Security-Policy", content_security_policy);
-    response.set("X-Content-Type-Options", content_type_options);
-    for (const auto& [name, value] : reply.headers) response.set(name, value);
-    response.keep_alive(!reply.close);
-    response.body() = std::move(reply.body);
-    response.prepare_payload();
-    return response;
+// The HTTP/1.1 response written for a reply (not for accept_stream), as the bytes that go on the wire. The
+// network thread writes one per request, so it is one string built here instead of a message run through
+// Beast's serializer, which was a visible share of that thread at 3,277 heartbeats a second
+// (docs/benchmarks.md, "Collector steady state"). Header values come from the server's own code.
+inline std::string wire_response(HttpReply reply) {
+    const std::string length = std::to_string(reply.body.size());
+    const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(reply.status));
+    std::string out;
+    out.reserve(384 + reply.body.size());
+    auto header = [&out](std::string_view name, std::string_view value) {
+        out.append(name).append(": ").append(value).append("\r\n");
+    };
+    out.append("HTTP/1.1 ").append(std::to_string(reply.status)).append(" ").append(reason).append("\r\n");
+    header("Content-Type", reply.content_type);
+    header("Content-Security-Policy", content_security_policy);
+    header("X-Content-Type-Options", content_type_options);
+    for (const auto& [name, value] : reply.headers) header(name, value);
+    if (reply.close) header("Connection", "close");
+    header("Content-Length", length);
+    out.append("\r\n").append(reply.body);
+    return out;
 }
 
 }  // namespace meshscope::server

@@ -69,9 +69,19 @@ public:
 private:
     using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
     using std::enable_shared_from_this<HttpSession<Stream>>::weak_from_this;
+    static constexpr bool plain = std::is_same_v<Stream, PlainStream>;
     [[nodiscard]] tcp::socket& socket() { return beast::get_lowest_layer(stream_).socket(); }
+    // What requests are read from and answers written to. The plain path uses the socket itself: the
+    // deadline sweep keeps time, so beast::tcp_stream's per-operation timer bookkeeping was pure cost.
+    [[nodiscard]] auto& io() {
+        if constexpr (plain)
+            return socket();
+        else
+            return stream_;
+    }
     void arm(Deadline kind, std::chrono::milliseconds after);
     void wait_for_request();
+    void read_ready();
     void read_request();
     void on_header(beast::error_code error);
     void read_body();
@@ -86,7 +96,7 @@ private:
     std::shared_ptr<ConnectionSlot> slot_;
     beast::flat_buffer buffer_;
     std::optional<RequestParser> parser_;
-    std::shared_ptr<BeastResponse> response_;
+    std::string response_;  // the answer being written
     bool timed_out_ = false;
     std::size_t drained_ = 0;
     std::chrono::steady_clock::time_point drain_until_{};
@@ -153,6 +163,9 @@ void HttpSession<Stream>::start() {
             self->wait_for_request();
         });
     } else {
+        beast::error_code error;
+        socket().non_blocking(true, error);  // read_ready() reads without waiting
+        if (error) return close();
         wait_for_request();
     }
 }
@@ -181,11 +194,32 @@ template <typename Stream>
 void HttpSession<Stream>::wait_for_request() {
     if (buffer_.size() > 0) return read_request();  // a pipelined request is already here
     arm(Deadline::idle, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
-    stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](beast::error_code error, std::size_t n) {
-        if (error) return self->close();
-        self->buffer_.commit(n);
-        self->read_request();
-    });
+    if constexpr (plain) {
+        // Wait until the socket is readable, then read: async_read_some would first try a read that finds
+        // nothing (a rank's next heartbeat is seconds away), one wasted recvmsg per request.
+        socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code error) {
+            if (error) return self->close();
+            self->read_ready();
+        });
+    } else {
+        stream_.async_read_some(buffer_.prepare(4096),
+                                [self = shared_from_this()](beast::error_code error, std::size_t n) {
+                                    if (error) return self->close();
+                                    self->buffer_.commit(n);
+                                    self->read_request();
+                                });
+    }
+}
+
+// The plain socket is readable: take what is there (it is non-blocking).
+template <typename Stream>
+void HttpSession<Stream>::read_ready() {
+    beast::error_code error;
+    const std::size_t n = socket().read_some(buffer_.prepare(4096), error);
+    if (error == asio::error::would_block || error == asio::error::try_again) return wait_for_request();
+    if (error) return close();
+    buffer_.commit(n);
+    read_request();
 }
 
 template <typename Stream>
@@ -195,9 +229,9 @@ void HttpSession<Stream>::read_request() {
     limit_parser(*parser_, limits);
     timed_out_ = false;
     arm(Deadline::request, std::chrono::milliseconds(limits.read_timeout_ms));
-    http::async_read_header(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_header(error); });
+    http::async_read_header(io(), buffer_, *parser_, [self = shared_from_this()](beast::error_code error, std::size_t) {
+        self->on_header(error);
+    });
 }
 
 template <typename Stream>
@@ -207,7 +241,7 @@ void HttpSession<Stream>::on_header(beast::error_code error) {
     if (beast::iequals(request[http::field::expect], "100-continue") && !parser_->is_done()) {
         // curl waits up to a second for this before it sends a body.
         static const std::string proceed = "HTTP/1.1 100 Continue\r\n\r\n";
-        return asio::async_write(stream_, asio::buffer(proceed),
+        return asio::async_write(io(), asio::buffer(proceed),
                                  [self = shared_from_this()](beast::error_code e, std::size_t) {
                                      if (e) return self->close();
                                      self->read_body();
@@ -218,7 +252,7 @@ void HttpSession<Stream>::on_header(beast::error_code error) {
 
 template <typename Stream>
 void HttpSession<Stream>::read_body() {
-    http::async_read(stream_, buffer_, *parser_,
+    http::async_read(io(), buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_request(error); });
 }
 
@@ -265,11 +299,11 @@ void HttpSession<Stream>::answer(HttpReply reply) {
                          (reply.status == 400 && (!parser_ || !parser_->is_done()));
     reply.close = reply.close || refused || std::chrono::steady_clock::now() - server_.last_refusal < rotate_for;
     const bool close = reply.close;
-    response_ = std::make_shared<BeastResponse>(beast_response(std::move(reply)));
+    response_ = wire_response(std::move(reply));
     arm(Deadline::drain, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
-    http::async_write(stream_, *response_,
+    asio::async_write(io(), asio::buffer(response_),
                       [self = shared_from_this(), close, refused](beast::error_code error, std::size_t) {
-                          self->response_.reset();
+                          self->response_ = std::string();
                           if (error) return self->close();
                           if (refused) return self->drain();
                           if (close) return self->close();
@@ -286,12 +320,12 @@ void HttpSession<Stream>::drain() {
     if (steady_clock::now() >= drain_until_ || drained_ > 64 * server_.options.limits.max_body_bytes) return close();
     arm(Deadline::drain, milliseconds(300));
     buffer_.clear();
-    stream_.async_read_some(buffer_.prepare(64 * 1024),
-                            [self = shared_from_this()](beast::error_code error, std::size_t n) {
-                                if (error) return self->close();
-                                self->drained_ += n + 1;
-                                self->drain();
-                            });
+    io().async_read_some(buffer_.prepare(64 * 1024),
+                         [self = shared_from_this()](beast::error_code error, std::size_t n) {
+                             if (error) return self->close();
+                             self->drained_ += n + 1;
+                             self->drain();
+                         });
 }
 
 template <typename Stream>
