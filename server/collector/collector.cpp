@@ -129,6 +129,7 @@ Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     // Rebuild every job from the history before anything new arrives: the events in store order with their
     // stored receive times, then each rank's last heartbeat at its last receive time, then let the first
     // tick judge missing and stale ranks against the present.
+    (void)(*store)->fold_heartbeats();  // a tidy start; on failure the log stays and is read as it is
     Monitor monitor(collector->options_.monitor);
     collector->events_rebuilt_ = rebuild(**store, monitor, collector->options_.limits);
     monitor.tick(now());

@@ -12,8 +12,8 @@ namespace meshscope::server {
 
 namespace {
 // 64 MiB of page cache (SQLite's default is 2 MiB): the heartbeats table of a 16,384-rank job (about 5 MB, one
-// row per rank, each commit upserting rows spread over all its pages) stays in memory instead of being read
-// back with pread() at every commit. The WAL is reset after each checkpoint (every ~1,000 pages, SQLite's
+// row per rank, each fold upserting rows spread over all its pages) stays in memory instead of being read
+// back with pread() at every fold. The WAL is reset after each checkpoint (every ~1,000 pages, SQLite's
 // default), so it stays near the size of the largest commit; a long reader (export) can hold a checkpoint back
 // and let it grow, and this limit truncates it again afterwards.
 constexpr const char* connection_sql = R"sql(
@@ -41,26 +41,61 @@ CREATE TABLE IF NOT EXISTS heartbeats (
   event TEXT NOT NULL,
   PRIMARY KEY (job, rank)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS heartbeat_log (
+  id INTEGER PRIMARY KEY,
+  job TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  received REAL NOT NULL,
+  event TEXT NOT NULL
+);
 )sql";
 
-// meshscope.history/1 kept heartbeats as rows of `events`: fold them into one summary per rank (count,
-// first and last receive time, the latest one's JSON; the later in store order on a tie), as append would
-// have, and drop the rows.
-constexpr const char* migrate_from_1_sql = R"sql(
-CREATE TEMP VIEW old_heartbeats AS
-  SELECT id, job, rank, received, event FROM events
-  WHERE CASE WHEN json_valid(event) THEN json_extract(event, '$.phase') END = 'heartbeat';
+// Folds the heartbeat log into the summaries: per rank, how many, the first and last receive time and the
+// latest one (the later in store order on a tie), merged with the rank's summary by the same rules.
+constexpr const char* fold_sql = R"sql(
 INSERT INTO heartbeats (job, rank, count, first_received, last_received, event)
-  SELECT job, rank, n, first, received, event FROM (
-    SELECT job, rank, received, event,
+  SELECT job, rank, n, first, last, event FROM (
+    SELECT job, rank, event,
            COUNT(*) OVER ranks AS n,
            MIN(received) OVER ranks AS first,
+           MAX(received) OVER ranks AS last,
            ROW_NUMBER() OVER (PARTITION BY job, rank ORDER BY received DESC, id DESC) AS newest
-    FROM old_heartbeats WINDOW ranks AS (PARTITION BY job, rank))
+    FROM heartbeat_log WINDOW ranks AS (PARTITION BY job, rank))
+  WHERE newest = 1
+  ON CONFLICT (job, rank) DO UPDATE SET
+    count = count + excluded.count,
+    first_received = MIN(first_received, excluded.first_received),
+    last_received = MAX(last_received, excluded.last_received),
+    event = CASE WHEN excluded.last_received >= last_received THEN excluded.event ELSE event END;
+DELETE FROM heartbeat_log;
+)sql";
+
+// What readers see of the heartbeats: the summaries and the log not yet folded, as one summary per rank
+// (per connection; TEMP views write nothing to the file).
+constexpr const char* views_sql = R"sql(
+CREATE TEMP VIEW IF NOT EXISTS heartbeat_rows AS
+  SELECT job, rank, count, first_received, last_received, event, 0 AS log_id FROM main.heartbeats
+  UNION ALL
+  SELECT job, rank, 1, received, received, event, id FROM main.heartbeat_log;
+CREATE TEMP VIEW IF NOT EXISTS heartbeat_summaries AS
+  SELECT job, rank, n AS count, first AS first_received, last AS last_received, event FROM (
+    SELECT job, rank, event,
+           SUM(count) OVER ranks AS n,
+           MIN(first_received) OVER ranks AS first,
+           MAX(last_received) OVER ranks AS last,
+           ROW_NUMBER() OVER (PARTITION BY job, rank ORDER BY last_received DESC, log_id DESC) AS newest
+    FROM heartbeat_rows WINDOW ranks AS (PARTITION BY job, rank))
   WHERE newest = 1;
-DELETE FROM events WHERE id IN (SELECT id FROM old_heartbeats);
-DROP VIEW old_heartbeats;
-UPDATE meta SET value = 'meshscope.history/2' WHERE key = 'schema';
+)sql";
+
+// meshscope.history/1 kept heartbeats as rows of `events`: move them to the heartbeat log in store order and
+// fold it, as appending them would have.
+constexpr const char* migrate_from_1_sql = R"sql(
+INSERT INTO heartbeat_log (job, rank, received, event)
+  SELECT job, rank, received, event FROM events
+  WHERE CASE WHEN json_valid(event) THEN json_extract(event, '$.phase') END = 'heartbeat' ORDER BY id;
+DELETE FROM events WHERE id IN (SELECT id FROM events
+  WHERE CASE WHEN json_valid(event) THEN json_extract(event, '$.phase') END = 'heartbeat');
 )sql";
 
 // Prepared statement that finalizes itself.
@@ -114,13 +149,16 @@ std::optional<std::string> prepare_schema(sqlite3* db) {
     if (auto error = exec(db, "BEGIN IMMEDIATE")) return error;
     const std::optional<std::string> name = schema_name(db);  // again, now that no one else can write
     std::optional<std::string> error;
-    if (name && *name != "meshscope.history/1" && *name != history_schema) {
-        error = "schema " + *name + " is not meshscope.history/1 or /2";
+    if (name && *name != "meshscope.history/1" && *name != "meshscope.history/2" && *name != history_schema) {
+        error = "schema " + *name + " is not meshscope.history/1, /2 or /3";
     } else if (!(error = exec(db, tables_sql))) {
-        if (!name)
-            error = exec(db, "INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/2')");
-        else if (*name == "meshscope.history/1")
-            error = exec(db, migrate_from_1_sql);
+        // /2 lacks only the heartbeat log (created above); /1 also kept heartbeats as rows of events.
+        if (name && *name == "meshscope.history/1" && !(error = exec(db, migrate_from_1_sql)))
+            error = exec(db, fold_sql);
+        if (!error && !name)
+            error = exec(db, "INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/3')");
+        else if (!error)
+            error = exec(db, "UPDATE meta SET value = 'meshscope.history/3' WHERE key = 'schema'");
     }
     if (!error) error = exec(db, "COMMIT");
     if (error) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -156,13 +194,16 @@ Expected<std::unique_ptr<EventStore>> EventStore::open(const std::string& path, 
     sqlite3_busy_timeout(store->db_, 5000);
     if (auto error = prepare_schema(store->db_))
         return RuntimeError("cannot open history database " + path + ": " + *error);
+    if (auto error = exec(store->db_, views_sql))
+        return RuntimeError("cannot open history database " + path + ": " + *error);
+    store->log_rows_ = single_integer(store->db_, "SELECT COUNT(*) FROM heartbeat_log", {});
     const char* sync = durability == Durability::full ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";
     sqlite3_exec(store->db_, sync, nullptr, nullptr, nullptr);
     return store;
 }
 
 EventStore::~EventStore() {
-    for (sqlite3_stmt* stmt : {begin_, commit_, rollback_, insert_, upsert_}) sqlite3_finalize(stmt);
+    for (sqlite3_stmt* stmt : {begin_, commit_, rollback_, insert_, log_}) sqlite3_finalize(stmt);
     sqlite3_close_v2(db_);
 }
 
@@ -183,23 +224,17 @@ bool run(sqlite3_stmt* stmt) {
 
 std::optional<Error> EventStore::append(std::span<const StoredEvent> events) {
     if (events.empty()) return std::nullopt;
-    // In an UPDATE every right-hand side reads the row as it was, so the order of the SETs is free.
     if (!prepared(db_, begin_, "BEGIN IMMEDIATE") || !prepared(db_, commit_, "COMMIT") ||
         !prepared(db_, rollback_, "ROLLBACK") ||
         !prepared(db_, insert_, "INSERT INTO events (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)") ||
-        !prepared(db_, upsert_,
-                  "INSERT INTO heartbeats (job, rank, count, first_received, last_received, event) "
-                  "VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (job, rank) DO UPDATE SET "
-                  "count = count + 1, "
-                  "first_received = MIN(first_received, excluded.first_received), "
-                  "last_received = MAX(last_received, excluded.last_received), "
-                  "event = CASE WHEN excluded.last_received >= last_received "
-                  "THEN excluded.event ELSE event END"))
+        !prepared(db_, log_, "INSERT INTO heartbeat_log (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)"))
         return sqlite_error(db_, "cannot store events");
     if (!run(begin_)) return sqlite_error(db_, "cannot store events");
     std::optional<Error> error;
+    std::int64_t logged = 0;
     for (const StoredEvent& e : events) {
-        sqlite3_stmt* stmt = e.heartbeat ? upsert_ : insert_;
+        sqlite3_stmt* stmt = e.heartbeat ? log_ : insert_;
+        logged += e.heartbeat ? 1 : 0;
         bind_text(stmt, 1, e.job);
         sqlite3_bind_int64(stmt, 2, e.rank);
         sqlite3_bind_double(stmt, 3, e.received);
@@ -211,8 +246,25 @@ std::optional<Error> EventStore::append(std::span<const StoredEvent> events) {
         if (error) break;
     }
     if (!error && !run(commit_)) error = sqlite_error(db_, "cannot store events");
-    if (error) run(rollback_);
-    return error;
+    if (error) {
+        run(rollback_);
+        return error;
+    }
+    log_rows_ += logged;
+    return std::nullopt;
+}
+
+std::optional<Error> EventStore::fold_heartbeats() {
+    if (log_rows_ == 0) return std::nullopt;
+    std::optional<std::string> error = exec(db_, "BEGIN IMMEDIATE");
+    if (!error) error = exec(db_, fold_sql);
+    if (!error) error = exec(db_, "COMMIT");
+    if (error) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        return RuntimeError("cannot fold heartbeats: " + *error);
+    }
+    log_rows_ = 0;
+    return std::nullopt;
 }
 
 std::vector<StoredJob> EventStore::jobs() const {
@@ -227,7 +279,7 @@ std::vector<StoredJob> EventStore::jobs() const {
                        sqlite3_column_double(events.get(), 2), sqlite3_column_double(events.get(), 3)});
     }
     Statement heartbeats(db_,
-                         "SELECT job, SUM(count), MIN(first_received), MAX(last_received) FROM heartbeats "
+                         "SELECT job, SUM(count), MIN(first_received), MAX(last_received) FROM heartbeat_rows "
                          "GROUP BY job ORDER BY job");
     if (!heartbeats) return out;
     while (sqlite3_step(heartbeats.get()) == SQLITE_ROW) {
@@ -253,13 +305,13 @@ std::vector<StoredJob> EventStore::jobs() const {
 std::int64_t EventStore::count(const std::string& job) const {
     return single_integer(db_,
                           "SELECT (SELECT COUNT(*) FROM events WHERE job = ?1) + "
-                          "(SELECT COALESCE(SUM(count), 0) FROM heartbeats WHERE job = ?1)",
+                          "(SELECT COALESCE(SUM(count), 0) FROM heartbeat_rows WHERE job = ?1)",
                           job);
 }
 
 std::int64_t EventStore::count_all() const {
     return single_integer(
-        db_, "SELECT (SELECT COUNT(*) FROM events) + (SELECT COALESCE(SUM(count), 0) FROM heartbeats)", {});
+        db_, "SELECT (SELECT COUNT(*) FROM events) + (SELECT COALESCE(SUM(count), 0) FROM heartbeat_rows)", {});
 }
 
 void EventStore::for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const {
@@ -280,9 +332,9 @@ void EventStore::for_each(const std::string& job, const std::function<bool(const
 void EventStore::for_each_heartbeat(const std::string& job,
                                     const std::function<bool(const StoredHeartbeat&)>& visit) const {
     Statement query(db_, job.empty() ? "SELECT job, rank, count, first_received, last_received, event "
-                                       "FROM heartbeats ORDER BY job, rank"
+                                       "FROM heartbeat_summaries ORDER BY job, rank"
                                      : "SELECT job, rank, count, first_received, last_received, event "
-                                       "FROM heartbeats WHERE job = ?1 ORDER BY job, rank");
+                                       "FROM heartbeat_summaries WHERE job = ?1 ORDER BY job, rank");
     if (!query) return;
     if (!job.empty()) bind_text(query.get(), 1, job);
     StoredHeartbeat h;

@@ -3,11 +3,15 @@
 // what the monitor saw. One EventStore is one connection: use it from one thread at a time (the
 // StoreWriter owns the collector's; readers open their own).
 //
-// Schema meshscope.history/2 (docs/collector.md, "History"): every event but heartbeats is one row of
-// `events`, in store order; heartbeats are not history rows but one row per rank in `heartbeats` (how many,
-// the first and last receive time, and the last one's JSON), upserted in the same transaction as the events
-// they arrived with. A 16,384-rank job heartbeating every 5 s for a day adds 16,384 rows, not 283 M.
-// A meshscope.history/1 file is migrated when opened.
+// Schema meshscope.history/3 (docs/collector.md, "History"): every event but heartbeats is one row of
+// `events`, in store order; heartbeats are not history rows but one summary per rank in `heartbeats` (how
+// many, the first and last receive time, and the last one's JSON). A heartbeat is appended to `heartbeat_log`
+// in the same transaction as the events it arrived with, and the log is folded into the summaries every
+// heartbeat_fold_rows heartbeats: appending keeps each commit to the few pages at the log's end, where
+// upserting a summary per heartbeat wrote a page of the summaries per heartbeat (docs/benchmarks.md). Readers
+// see summaries and log as one. A 16,384-rank job heartbeating every 5 s for a day keeps 16,384 summaries
+// and at most heartbeat_fold_rows log rows, not 283 M rows. A meshscope.history/1 or /2 file is migrated
+// when opened.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +29,11 @@ struct sqlite3_stmt;
 
 namespace meshscope::server {
 
-inline constexpr const char* history_schema = "meshscope.history/2";
+inline constexpr const char* history_schema = "meshscope.history/3";
+
+// Heartbeats logged before the store writer folds them into the summaries (20 s of a 16,384-rank job's; a
+// fold of that many takes about 0.1 s).
+inline constexpr std::int64_t heartbeat_fold_rows = 65536;
 
 struct StoredEvent {
     std::string job;
@@ -61,19 +69,24 @@ enum class Durability {
 class EventStore {
 public:
     // Opens or creates the database (and its parent folder) and its schema; migrates a
-    // meshscope.history/1 file (its heartbeat rows become the ranks' heartbeat summaries).
+    // meshscope.history/1 file (its heartbeat rows become the ranks' heartbeat summaries) or a /2 one.
     // RuntimeError "cannot open history database {path}: {sqlite message}", or
-    // "cannot open history database {path}: schema {name} is not meshscope.history/1 or /2".
+    // "cannot open history database {path}: schema {name} is not meshscope.history/1, /2 or /3".
     [[nodiscard]] static Expected<std::unique_ptr<EventStore>> open(const std::string& path,
                                                                     Durability durability = Durability::full);
     ~EventStore();
     EventStore(const EventStore&) = delete;
     EventStore& operator=(const EventStore&) = delete;
 
-    // Stores all events in one transaction: all or none. Events marked heartbeat update their rank's
+    // Stores all events in one transaction: all or none. Events marked heartbeat count towards their rank's
     // heartbeat summary (count + 1, first/last receive time, the latest JSON); the others are appended to
     // the history. RuntimeError "cannot store events: {sqlite message}" on failure (nothing was stored).
     [[nodiscard]] std::optional<Error> append(std::span<const StoredEvent> events);
+    // Folds the heartbeat log into the summaries in one transaction (readers see the same summaries before
+    // and after). RuntimeError "cannot fold heartbeats: {sqlite message}"; the log is kept then.
+    [[nodiscard]] std::optional<Error> fold_heartbeats();
+    // Heartbeats in the log: a fold is due at heartbeat_fold_rows.
+    [[nodiscard]] std::int64_t logged_heartbeats() const noexcept { return log_rows_; }
 
     // Jobs in the order they were first stored (a job known only from heartbeats comes last).
     [[nodiscard]] std::vector<StoredJob> jobs() const;
@@ -100,7 +113,8 @@ private:
     sqlite3_stmt* commit_ = nullptr;
     sqlite3_stmt* rollback_ = nullptr;
     sqlite3_stmt* insert_ = nullptr;
-    sqlite3_stmt* upsert_ = nullptr;
+    sqlite3_stmt* log_ = nullptr;
+    std::int64_t log_rows_ = 0;
 };
 
 // $XDG_DATA_HOME/meshscope/history.db, else ~/.local/share/meshscope/history.db (the per-user data path).

@@ -82,6 +82,9 @@ void StoreWriter::run() {
         for (Request& r : group)
             if (r.done) r.done(error);
         group.clear();
+        // After the answers, so that no request waits for it. A failed fold keeps the log: the summaries
+        // readers see are the same, and it is tried again after the next commit.
+        if (store_->logged_heartbeats() >= heartbeat_fold_rows) (void)store_->fold_heartbeats();
     }
 }
 

@@ -1,6 +1,7 @@
-// History store (docs/collector.md, "History"): heartbeats kept as one summary per rank, a body mixing
-// heartbeats and lifecycle events stored in one transaction (or not at all), migration of a
-// meshscope.history/1 file, and a restart after a long heartbeat history.
+// History store (docs/collector.md, "History"): heartbeats kept as one summary per rank (logged, then folded:
+// the same summaries either way), a body mixing heartbeats and lifecycle events stored in one transaction (or
+// not at all), a fold that fails, migration of meshscope.history/1 and /2 files, the store writer's fold, and a
+// restart after a long heartbeat history.
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -14,6 +15,7 @@
 
 #include "collector/collector.h"
 #include "store/event_store.h"
+#include "store/store_writer.h"
 #include "test_events.h"
 
 using meshscope::server::Collector;
@@ -22,6 +24,7 @@ using meshscope::server::Durability;
 using meshscope::server::EventStore;
 using meshscope::server::StoredEvent;
 using meshscope::server::StoredHeartbeat;
+using meshscope::server::StoreWriter;
 
 namespace {
 // One heartbeat as the test sends it: its ts marks which heartbeat a summary kept.
@@ -125,31 +128,45 @@ private slots:
         QTest::addRow("ranks out of order") << Commits{{{3, 50, 1}, {1, 51, 2}}, {{3, 55, 3}, {2, 56, 4}}}
                                             << Summaries{{1, 1, 51, 51, 2}, {2, 1, 56, 56, 4}, {3, 2, 50, 55, 3}};
     }
+    // Each row three ways: the log never folded (readers merge it), folded after every commit, and folded
+    // once before the last commit (summaries and log merged). All three must give the hand-worked summaries.
     void heartbeats_are_summarized_per_rank() {
         QFETCH(Commits, commits);
         QFETCH(Summaries, expected);
-        QTemporaryDir dir;
-        auto store = EventStore::open(dir.filePath("h.db").toStdString(), Durability::normal);
-        QVERIFY(store);
-        std::int64_t sent = 0;
-        for (const auto& commit : commits) {
-            std::vector<StoredEvent> events;
-            for (const Beat& b : commit) events.push_back(heartbeat("j", b.rank, b.received, b.ts));
-            sent += static_cast<std::int64_t>(events.size());
-            QVERIFY(!(*store)->append(events));
+        enum class Fold { never, every_commit, before_the_last };
+        for (const Fold fold : {Fold::never, Fold::every_commit, Fold::before_the_last}) {
+            const QByteArray mode = QByteArray::number(static_cast<int>(fold));
+            QTemporaryDir dir;
+            auto store = EventStore::open(dir.filePath("h.db").toStdString(), Durability::normal);
+            QVERIFY(store);
+            std::int64_t sent = 0;
+            for (std::size_t c = 0; c < commits.size(); ++c) {
+                if (fold == Fold::before_the_last && c + 1 == commits.size()) QVERIFY(!(*store)->fold_heartbeats());
+                std::vector<StoredEvent> events;
+                for (const Beat& b : commits[c]) events.push_back(heartbeat("j", b.rank, b.received, b.ts));
+                sent += static_cast<std::int64_t>(events.size());
+                QVERIFY(!(*store)->append(events));
+                if (fold == Fold::every_commit) {
+                    QVERIFY(!(*store)->fold_heartbeats());
+                    QCOMPARE((*store)->logged_heartbeats(), std::int64_t{0});
+                }
+            }
+            QVERIFY(events_of(**store, "j").empty());  // no history rows for heartbeats
+            const auto summaries = heartbeats_of(**store, "j");
+            QVERIFY2(summaries.size() == expected.size(), mode);
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                QCOMPARE(summaries[i].job, std::string("j"));
+                QCOMPARE(summaries[i].rank, expected[i].rank);
+                QVERIFY2(summaries[i].count == expected[i].count, mode);
+                QVERIFY2(summaries[i].first_received == expected[i].first, mode);
+                QVERIFY2(summaries[i].last_received == expected[i].last, mode);
+                QVERIFY2(ts_of(summaries[i].json) == expected[i].last_ts, mode);
+            }
+            QVERIFY2((*store)->count("j") == sent, mode);
+            const auto jobs = (*store)->jobs();
+            QCOMPARE(jobs.size(), std::size_t{1});
+            QVERIFY2(jobs[0].heartbeats == sent, mode);
         }
-        QVERIFY(events_of(**store, "j").empty());  // no history rows for heartbeats
-        const auto summaries = heartbeats_of(**store, "j");
-        QCOMPARE(summaries.size(), expected.size());
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-            QCOMPARE(summaries[i].job, std::string("j"));
-            QCOMPARE(summaries[i].rank, expected[i].rank);
-            QCOMPARE(summaries[i].count, expected[i].count);
-            QCOMPARE(summaries[i].first_received, expected[i].first);
-            QCOMPARE(summaries[i].last_received, expected[i].last);
-            QCOMPARE(ts_of(summaries[i].json), expected[i].last_ts);
-        }
-        QCOMPARE((*store)->count("j"), sent);
     }
 
     void a_mixed_body_stores_both() {
@@ -183,11 +200,11 @@ private slots:
             << "CREATE TRIGGER fail BEFORE INSERT ON events WHEN NEW.rank = 3 BEGIN SELECT RAISE(ABORT, 'injected "
                "failure'); END;";
         QTest::addRow("a heartbeat fails after the events")
-            << "CREATE TRIGGER fail BEFORE INSERT ON heartbeats WHEN NEW.rank = 3 BEGIN SELECT RAISE(ABORT, "
+            << "CREATE TRIGGER fail BEFORE INSERT ON heartbeat_log WHEN NEW.rank = 3 BEGIN SELECT RAISE(ABORT, "
                "'injected failure'); END;";
-        QTest::addRow("a heartbeat update fails")
-            << "CREATE TRIGGER fail BEFORE UPDATE ON heartbeats WHEN NEW.rank = 2 BEGIN SELECT RAISE(ABORT, "
-               "'injected failure'); END;";
+        QTest::addRow("a heartbeat of an earlier rank fails")
+            << "CREATE TRIGGER fail BEFORE INSERT ON heartbeat_log WHEN NEW.rank = 2 AND NEW.received = 20 BEGIN "
+               "SELECT RAISE(ABORT, 'injected failure'); END;";
     }
     void a_failed_transaction_stores_nothing() {
         QFETCH(QString, trigger);
@@ -218,6 +235,114 @@ private slots:
         QCOMPARE((*store)->count("j"), std::int64_t{7});
     }
 
+    // A fold that fails part-way (a trigger on the summaries stands in for a full disk) changes nothing that
+    // readers see and keeps the log; once the cause is gone the next fold succeeds.
+    void a_failed_fold_keeps_the_log() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("h.db");
+        auto store = EventStore::open(path.toStdString());
+        QVERIFY(store);
+        QVERIFY(!(*store)->append(std::vector<StoredEvent>{heartbeat("j", 1, 10, 1), heartbeat("j", 2, 10, 2)}));
+        QVERIFY(!(*store)->fold_heartbeats());
+        QVERIFY(!(*store)->append(std::vector<StoredEvent>{heartbeat("j", 1, 20, 3), heartbeat("j", 2, 21, 4)}));
+        QVERIFY(run_sql(path,
+                        "CREATE TRIGGER fail BEFORE UPDATE ON heartbeats WHEN NEW.rank = 2 BEGIN SELECT "
+                        "RAISE(ABORT, 'injected failure'); END;"));
+        const auto error = (*store)->fold_heartbeats();
+        QVERIFY(error);
+        QCOMPARE(error->message(), std::string("cannot fold heartbeats: injected failure"));
+        QCOMPARE((*store)->logged_heartbeats(), std::int64_t{2});
+        QCOMPARE(single_text(path, "SELECT COUNT(*) FROM heartbeat_log"), std::string("2"));
+        auto check = [&] {
+            const auto beats = heartbeats_of(**store, "j");
+            QCOMPARE(beats.size(), std::size_t{2});
+            QCOMPARE(beats[0].count, std::int64_t{2});
+            QCOMPARE(beats[0].first_received, 10.0);
+            QCOMPARE(beats[0].last_received, 20.0);
+            QCOMPARE(ts_of(beats[0].json), 3.0);
+            QCOMPARE(beats[1].count, std::int64_t{2});
+            QCOMPARE(beats[1].last_received, 21.0);
+            QCOMPARE(ts_of(beats[1].json), 4.0);
+            QCOMPARE((*store)->count("j"), std::int64_t{4});
+        };
+        check();
+        QVERIFY(run_sql(path, "DROP TRIGGER fail;"));
+        QVERIFY(!(*store)->fold_heartbeats());
+        QCOMPARE(single_text(path, "SELECT COUNT(*) FROM heartbeat_log"), std::string("0"));
+        check();
+    }
+
+    // The store writer folds the log once heartbeat_fold_rows heartbeats wait in it, after answering the
+    // commit that reached it; the summaries count every heartbeat.
+    void the_writer_folds_the_log() {
+        using meshscope::server::heartbeat_fold_rows;
+        constexpr std::int64_t ranks = 4096;
+        constexpr std::int64_t rounds = heartbeat_fold_rows / ranks + 1;  // one round past the fold
+        QTemporaryDir dir;
+        const QString path = dir.filePath("h.db");
+        auto store = EventStore::open(path.toStdString(), Durability::normal);
+        QVERIFY(store);
+        std::atomic<std::int64_t> stored{0};
+        {
+            StoreWriter writer(std::move(store).value());
+            for (std::int64_t round = 0; round < rounds; ++round) {
+                std::vector<StoredEvent> events;
+                for (std::int64_t r = 0; r < ranks; ++r)
+                    events.push_back(heartbeat("j", r, 100.0 + static_cast<double>(round), static_cast<double>(round)));
+                writer.submit(std::move(events), [&](const std::optional<meshscope::Error>& error) {
+                    if (!error) stored += ranks;
+                });
+                // One round at a time: the fold is judged after each commit.
+                QTRY_COMPARE(stored.load(), (round + 1) * ranks);
+            }
+            // The last round went to the log after the fold (16 rounds = 65,536 heartbeats were folded).
+            QTRY_COMPARE(single_text(path, "SELECT COUNT(*) FROM heartbeat_log"), std::to_string(ranks));
+        }
+        auto reopened = EventStore::open(path.toStdString());
+        QVERIFY(reopened);
+        const auto beats = heartbeats_of(**reopened, "j");
+        QCOMPARE(static_cast<std::int64_t>(beats.size()), ranks);
+        for (const StoredHeartbeat& b : beats) {
+            QCOMPARE(b.count, rounds);
+            QCOMPARE(b.first_received, 100.0);
+            QCOMPARE(b.last_received, 100.0 + static_cast<double>(rounds - 1));
+            QCOMPARE(ts_of(b.json), static_cast<double>(rounds - 1));
+        }
+        QCOMPARE(single_text(path, "SELECT COUNT(*) FROM heartbeats"), std::to_string(ranks));
+    }
+
+    // A meshscope.history/2 file (summaries upserted per heartbeat, no log) is migrated when opened: it gains
+    // the log, keeps its summaries, and a heartbeat after that counts towards them.
+    void history_2_is_migrated() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("two.db");
+        const std::string beat = heartbeat("j", 0, 16, 16).json;
+        const std::string sql = R"sql(
+PRAGMA journal_mode = WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/2');
+CREATE TABLE events (id INTEGER PRIMARY KEY, job TEXT NOT NULL, rank INTEGER NOT NULL, received REAL NOT NULL,
+                     event TEXT NOT NULL);
+CREATE INDEX events_by_job ON events (job, id);
+CREATE TABLE heartbeats (job TEXT NOT NULL, rank INTEGER NOT NULL, count INTEGER NOT NULL,
+  first_received REAL NOT NULL, last_received REAL NOT NULL, event TEXT NOT NULL, PRIMARY KEY (job, rank)) WITHOUT ROWID;
+INSERT INTO heartbeats VALUES ('j', 0, 3, 11, 16, ')sql" +
+                                beat + "');";
+        QVERIFY(run_sql(path, sql.c_str()));
+        auto store = EventStore::open(path.toStdString());
+        QVERIFY2(store, store ? "" : store.error().message().c_str());
+        QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"), std::string("meshscope.history/3"));
+        QCOMPARE(heartbeats_of(**store, "j").front().count, std::int64_t{3});
+        QVERIFY(!(*store)->append(std::vector<StoredEvent>{heartbeat("j", 0, 30, 30)}));
+        const auto beats = heartbeats_of(**store, "j");
+        QCOMPARE(beats.size(), std::size_t{1});
+        QCOMPARE(beats[0].count, std::int64_t{4});
+        QCOMPARE(beats[0].first_received, 11.0);
+        QCOMPARE(beats[0].last_received, 30.0);
+        QCOMPARE(ts_of(beats[0].json), 30.0);
+        QCOMPARE((*store)->count_all(), std::int64_t{4});
+    }
+
     // A file written by meshscope.history/1 (heartbeats as rows) is migrated when opened: each rank keeps
     // its heartbeat count, first and last receive time and the latest heartbeat; other rows stay in order.
     void history_1_is_migrated() {
@@ -244,11 +369,12 @@ CREATE INDEX events_by_job ON events (job, id);
         insert += "COMMIT;";
         QVERIFY(run_sql(path, insert.c_str()));
 
-        for (int open = 0; open < 2; ++open) {  // the second open finds /2 and changes nothing
+        for (int open = 0; open < 2; ++open) {  // the second open finds /3 and changes nothing
             auto store = EventStore::open(path.toStdString());
             QVERIFY2(store, store ? "" : store.error().message().c_str());
             QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"),
-                     std::string("meshscope.history/2"));
+                     std::string("meshscope.history/3"));
+            QCOMPARE(single_text(path, "SELECT COUNT(*) FROM heartbeat_log"), std::string("0"));  // folded
             const auto events = events_of(**store, "");
             QCOMPARE(events.size(), std::size_t{2});
             QCOMPARE(phase_of(events[0].json), std::string("launch"));
@@ -286,7 +412,7 @@ CREATE INDEX events_by_job ON events (job, id);
         auto store = EventStore::open(path.toStdString());
         QVERIFY(!store);
         QCOMPARE(store.error().message(), "cannot open history database " + path.toStdString() +
-                                              ": schema meshscope.history/9 is not meshscope.history/1 or /2");
+                                              ": schema meshscope.history/9 is not meshscope.history/1, /2 or /3");
     }
 
     // The collector's own path (submit -> group commit): heartbeats become summaries, other events rows.
@@ -342,6 +468,9 @@ CREATE INDEX events_by_job ON events (job, id);
                     events.push_back(heartbeat("long", r, received, received, world));
                 }
                 QVERIFY(!(*store)->append(events));
+                // Folded when the collector's store writer would.
+                if ((*store)->logged_heartbeats() >= meshscope::server::heartbeat_fold_rows)
+                    QVERIFY(!(*store)->fold_heartbeats());
             }
             // As many events as were acknowledged, though heartbeats are one row per rank.
             QCOMPARE((*store)->count("long"), world * 2 + world * rounds);
