@@ -20,6 +20,7 @@
 #include "admission.h"
 #include "batch_codec.h"
 #include "seen_digest.h"
+#include "thread_name.h"
 
 namespace meshscope::relay {
 
@@ -174,9 +175,11 @@ struct Relay::Impl {
 class Session : public std::enable_shared_from_this<Session> {
 public:
     Session(Relay::Impl& relay, tcp::socket socket, bool counted)
-        : relay_(relay), stream_(std::move(socket)), counted_(counted) {
+        : relay_(relay), socket_(std::move(socket)), counted_(counted) {
         relay_.sessions.insert(this);
         if (counted_) ++relay_.connections;
+        beast::error_code ignored;
+        socket_.non_blocking(true, ignored);  // read_ready() reads without waiting
     }
     ~Session() {
         relay_.sessions.erase(this);
@@ -204,7 +207,7 @@ public:
             // The started request did not arrive in time: cancel the read, and answer 408 (on_request).
             timed_out_ = true;
             beast::error_code ignored;
-            stream_.socket().cancel(ignored);
+            socket_.cancel(ignored);
         } else {
             close();
         }
@@ -214,7 +217,7 @@ public:
     void close_if_idle() {
         if (state_ == State::reading) {
             beast::error_code ec;
-            stream_.socket().close(ec);
+            socket_.close(ec);
         }
     }
 
@@ -235,14 +238,23 @@ private:
         body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
         parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
         if (buffer_.size() > 0) return read_rest();
-        // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
+        // Idle keep-alive: wait for the first byte of the next request under the idle timeout. Readiness
+        // first, then the read: async_read_some would first try a read that finds nothing (a rank's next
+        // event is seconds away), one wasted recvmsg per request (as the collector's HttpServer).
         set_deadline(Deadline::idle, std::chrono::milliseconds(relay_.options.idle_timeout_ms));
-        stream_.async_read_some(buffer_.prepare(4096),
-                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                                    if (ec) return self->close();
-                                    self->buffer_.commit(n);
-                                    self->read_rest();
-                                });
+        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+            if (ec) return self->close();
+            self->read_ready();
+        });
+    }
+
+    void read_ready() {
+        beast::error_code ec;
+        const std::size_t n = socket_.read_some(buffer_.prepare(4096), ec);
+        if (ec == net::error::would_block || ec == net::error::try_again) return read_request();
+        if (ec) return close();
+        buffer_.commit(n);
+        read_rest();
     }
 
     // A request has started: all of it must arrive within the read timeout (a cancelled read, then 408: not
@@ -250,7 +262,7 @@ private:
     void read_rest() {
         timed_out_ = false;
         set_deadline(Deadline::request, std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        http::async_read_header(stream_, buffer_, *parser_,
+        http::async_read_header(socket_, buffer_, *parser_,
                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
                                     if (ec) return self->on_request(ec);
                                     self->read_body();
@@ -265,7 +277,7 @@ private:
         const auto length = parser_->content_length();
         if (length && *length > static_cast<std::uint64_t>(body_limit_)) return on_request(http::error::body_limit);
         parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
-        http::async_read(stream_, buffer_, *parser_,
+        http::async_read(socket_, buffer_, *parser_,
                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
     }
 
@@ -324,45 +336,59 @@ private:
     void answer(int status, std::string body, std::optional<int> retry_after = {}, std::string_view authenticate = {},
                 std::string_view allow = {}) {
         state_ = State::writing;
-        response_.emplace(static_cast<http::status>(status), 11);
-        response_->set(http::field::content_type, "application/json");
-        if (retry_after) response_->set(http::field::retry_after, std::to_string(*retry_after));
-        if (!authenticate.empty()) response_->set(http::field::www_authenticate, authenticate);
-        if (!allow.empty()) response_->set(http::field::allow, allow);
-        response_->keep_alive(keep_alive_ && !relay_.stopping);
-        response_->body() = std::move(body);
-        response_->prepare_payload();
+        const bool keep_alive = keep_alive_ && !relay_.stopping;
+        response_ = wire_answer(status, body, retry_after, authenticate, allow, keep_alive);
         set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (ec || !self->response_->keep_alive()) return self->close();
-            self->read_request();
-        });
+        net::async_write(socket_, net::buffer(response_),
+                         [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
+                             self->response_ = std::string();
+                             if (ec || !keep_alive) return self->close();
+                             self->read_request();
+                         });
     }
 
     // An answer after which the connection closes; what the client still sends is read and dropped (closing
     // while it sends would reset the connection before it reads the answer), within a bound.
     void refuse(int status, const std::string& message, std::optional<int> retry_after = {}) {
         state_ = State::writing;
-        response_.emplace(static_cast<http::status>(status), 11);
-        response_->set(http::field::content_type, "application/json");
-        if (retry_after) response_->set(http::field::retry_after, std::to_string(*retry_after));
-        response_->keep_alive(false);
-        response_->body() = error_json(message);
-        response_->prepare_payload();
+        response_ = wire_answer(status, error_json(message), retry_after, {}, {}, false);
         set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        http::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (ec) return self->close();
-            beast::error_code ignored;
-            self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-            self->drain();
-        });
+        net::async_write(socket_, net::buffer(response_),
+                         [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                             self->response_ = std::string();
+                             if (ec) return self->close();
+                             beast::error_code ignored;
+                             self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
+                             self->drain();
+                         });
+    }
+
+    // The bytes of an answer: one string, not a message through Beast's serializer (a relay answers every
+    // request of its ranks, most of them refused heartbeats in a storm). Values come from this file.
+    static std::string wire_answer(int status, std::string_view body, std::optional<int> retry_after,
+                                   std::string_view authenticate, std::string_view allow, bool keep_alive) {
+        std::string out;
+        out.reserve(160 + body.size());
+        auto header = [&out](std::string_view name, std::string_view value) {
+            out.append(name).append(": ").append(value).append("\r\n");
+        };
+        out.append("HTTP/1.1 ").append(std::to_string(status)).append(" ");
+        out.append(http::obsolete_reason(static_cast<http::status>(status))).append("\r\n");
+        header("Content-Type", "application/json");
+        if (retry_after) header("Retry-After", std::to_string(*retry_after));
+        if (!authenticate.empty()) header("WWW-Authenticate", authenticate);
+        if (!allow.empty()) header("Allow", allow);
+        if (!keep_alive) header("Connection", "close");
+        header("Content-Length", std::to_string(body.size()));
+        out.append("\r\n").append(body);
+        return out;
     }
 
     void drain() {
         if (drained_ > 64 * relay_.options.max_body_bytes) return close();
         buffer_.clear();
         set_deadline(Deadline::drain, 300ms);
-        stream_.async_read_some(buffer_.prepare(65536),
+        socket_.async_read_some(buffer_.prepare(65536),
                                 [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                                     if (ec) return self->close();
                                     self->drained_ += static_cast<std::int64_t>(n);
@@ -374,12 +400,14 @@ private:
         state_ = State::writing;  // nothing more to close at stop
         deadline_ = Deadline::none;
         beast::error_code ignored;
-        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-        stream_.socket().close(ignored);
+        socket_.shutdown(tcp::socket::shutdown_both, ignored);
+        socket_.close(ignored);
     }
 
     Relay::Impl& relay_;
-    beast::tcp_stream stream_;
+    // The socket itself, not a beast::tcp_stream: the deadline sweep keeps time, so the stream's per-operation
+    // timer bookkeeping would be pure cost.
+    tcp::socket socket_;
     Deadline deadline_ = Deadline::none;
     std::chrono::steady_clock::time_point deadline_at_{};
     bool timed_out_ = false;
@@ -387,7 +415,7 @@ private:
     bool counted_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
-    std::optional<http::response<http::string_body>> response_;
+    std::string response_;  // the answer being written
     bool keep_alive_ = true;
     State state_ = State::reading;
     std::int64_t drained_ = 0;
@@ -926,7 +954,10 @@ Expected<std::unique_ptr<Relay>> Relay::start(RelayOptions options) {
     impl->arm_seen_digest();
     impl->sweep_deadlines();
     Impl* raw = impl.get();
-    impl->thread = std::thread([raw] { raw->io.run(); });
+    impl->thread = std::thread([raw] {
+        server::name_this_thread("ms-relay");
+        raw->io.run();
+    });
     return std::unique_ptr<Relay>(new Relay(std::move(impl)));
 }
 
