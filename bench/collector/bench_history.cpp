@@ -1,10 +1,10 @@
 // bench_history: what a long job does to the history (issue 9). A 16,384-rank FSDPTurbo job (dp 4096, cp 4,
 // ep 32) stores its lifecycle events, then heartbeat rounds (every rank once per round, as every 5 s), each
 // round in commits of --batch heartbeats (the collector's group commit, synchronous=FULL), through the
-// same EventStore::append the store writer thread calls. Reports the database and WAL size after each
-// stage, the writer's CPU per heartbeat, and how long Collector::open takes to rebuild the job afterwards.
-// A day is 17,280 rounds; run as many as --seconds allows (the history stops growing after round 1).
-// Commands and figures: docs/benchmarks.md.
+// same EventStore::append (and fold_heartbeats when due) the store writer thread calls. Reports the database and WAL
+// size after each stage, the writer's CPU per heartbeat, and how long Collector::open takes to rebuild the job
+// afterwards. A day is 17,280 rounds; run as many as --seconds allows (the history stops growing once the heartbeat log
+// has been folded and refilled). Commands and figures: docs/benchmarks.md.
 //
 //   bench_history [--db PATH] [--ranks-dp 4096] [--rounds 17280] [--seconds 180] [--batch 3300]
 //   bench_history --db PATH --reopen 1     # only the restart, on a history an earlier run left
@@ -160,6 +160,7 @@ int main(int argc, char** argv) {
     const double day_start = server::Collector::now();
     std::vector<StoredEvent> commit;
     std::int64_t lifecycle_events = 0;
+    std::int64_t folds = 0;
     auto flush = [&] {
         if (commit.empty()) return;
         if (auto error = store->append(commit)) {
@@ -167,6 +168,14 @@ int main(int argc, char** argv) {
             std::exit(1);
         }
         commit.clear();
+        // What the store writer does after a commit's answers (server/store/store_writer.cpp).
+        if (store->logged_heartbeats() >= server::heartbeat_fold_rows) {
+            if (auto error = store->fold_heartbeats()) {
+                std::fprintf(stderr, "bench_history: %s\n", error->message().c_str());
+                std::exit(1);
+            }
+            ++folds;
+        }
     };
     for (std::int64_t r = 0; r < world; ++r) {
         for (const Event& e : lifecycle(plan, topology, r, day_start))
@@ -180,7 +189,7 @@ int main(int argc, char** argv) {
     const Sizes after_lifecycle = sizes(args.db);
 
     // Heartbeat rounds. The JSON is made outside the timed part (the collector makes it on the network
-    // thread); the timed part is append, what the writer thread does per commit.
+    // thread); the timed part is append and the log's fold when due, what the writer thread does per commit.
     const auto started = std::chrono::steady_clock::now();
     double cpu = 0, wall = 0, max_commit = 0;
     std::int64_t heartbeats = 0, commits = 0, rounds = 0;
@@ -219,9 +228,9 @@ int main(int argc, char** argv) {
     std::printf("after %lld rounds", static_cast<long long>(rounds));
     print_sizes("", args.db);
     std::printf(
-        "heartbeats: %lld upserts in %lld commits; writer CPU %.2f us per heartbeat (%.1f ms per "
-        "commit), wall %.1f ms per commit (max %.1f ms); WAL peak %.2f MiB\n",
-        static_cast<long long>(heartbeats), static_cast<long long>(commits),
+        "heartbeats: %lld in %lld commits and %lld folds; writer CPU %.2f us per heartbeat (%.1f ms per "
+        "commit), wall %.1f ms per commit (max %.1f ms, a fold included); WAL peak %.2f MiB\n",
+        static_cast<long long>(heartbeats), static_cast<long long>(commits), static_cast<long long>(folds),
         cpu / static_cast<double>(heartbeats) * 1e6, cpu / static_cast<double>(commits) * 1e3,
         wall / static_cast<double>(commits) * 1e3, max_commit * 1e3, mib(max_wal));
     std::printf("growth: lifecycle %.2f MiB; heartbeat round 1 %.2f MiB; rounds 2..%lld %.2f MiB (db + wal)\n",

@@ -19,10 +19,26 @@ port=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline(
   --start-window 3 --duration 75 --dashboards 0 --request-timeout "$timeout" --processes "${STEADY_PROCESSES:-2}" >"$work/sim.out" 2>&1 &
 sim_pid=$!
 sleep 40  # the storm is over well before this on the 2-core VM (docs/benchmarks.md)
-t0=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
+# utime + stime of the process and of each thread (named ms-network, ms-parse, ms-store, ms-monitor).
+cpu_ticks() {
+  awk '{print "total", $14 + $15}' "/proc/$serve_pid/stat"
+  for task in /proc/"$serve_pid"/task/*; do echo "$(cat "$task/comm") $(awk '{print $14 + $15}' "$task/stat")"; done
+}
+cpu_ticks >"$work/t0"
 sleep 20
-t1=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
-ticks=$(getconf CLK_TCK)
-echo "collector steady CPU: $(( (t1 - t0) * 100 / (20 * ticks) ))% of one core over 20 s; $(grep VmRSS "/proc/$serve_pid/status")"
+cpu_ticks >"$work/t1"
+python3 - "$work/t0" "$work/t1" "$(getconf CLK_TCK)" "$(grep VmRSS "/proc/$serve_pid/status")" <<'PY'
+import sys
+def read(path):
+    out = {}
+    for line in open(path):
+        name, ticks = line.rsplit(" ", 1)
+        out[name] = out.get(name, 0) + int(ticks)
+    return out
+before, after, hz = read(sys.argv[1]), read(sys.argv[2]), int(sys.argv[3])
+share = lambda name: (after.get(name, 0) - before.get(name, 0)) * 100 / (20 * hz)
+threads = ", ".join(f"{name} {share(name):.1f}%" for name in sorted(after) if name != "total" and share(name) > 0)
+print(f"collector steady CPU: {share('total'):.1f}% of one core over 20 s ({threads}); {sys.argv[4]}")
+PY
 wait "$sim_pid" || true
 tail -n 1 "$work/sim.out" | python3 -c 'import json,sys; s=json.loads(sys.stdin.read()); print({k: s.get(k) for k in ("ready_acked","first_connect_to_last_ready_s","timeouts","refusals","heartbeats")})'

@@ -1,12 +1,17 @@
 #include "monitor_thread.h"
 
+#include "thread_name.h"
+
 #include <chrono>
 
 namespace meshscope::server {
 
 MonitorThread::MonitorThread(Monitor monitor, double tick_interval, std::function<double()> clock)
     : monitor_(std::move(monitor)), tick_interval_(tick_interval), clock_(std::move(clock)) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+        name_this_thread("ms-monitor");
+        run();
+    });
 }
 
 MonitorThread::~MonitorThread() {

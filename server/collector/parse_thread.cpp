@@ -1,9 +1,14 @@
 #include "parse_thread.h"
 
+#include "thread_name.h"
+
 namespace meshscope::server {
 
 ParseThread::ParseThread() {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+        name_this_thread("ms-parse");
+        run();
+    });
 }
 
 ParseThread::~ParseThread() {

@@ -14,6 +14,7 @@
 #include "beast_engine.h"
 #include "beast_request.h"
 #include "collector/collector.h"
+#include "thread_name.h"
 #include "tls_context.h"
 
 namespace meshscope::server {
@@ -488,7 +489,10 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     impl.subscription = collector.subscribe([hub = impl.hub](const Change& change) { hub->on_change(change); });
     impl.accept();
     impl.sweep_deadlines();
-    impl.thread = std::thread([&impl] { impl.io.run(); });
+    impl.thread = std::thread([&impl] {
+        name_this_thread("ms-network");
+        impl.io.run();
+    });
     return server;
 }
 

@@ -1,5 +1,7 @@
 #include "store_writer.h"
 
+#include "thread_name.h"
+
 #include <chrono>
 
 namespace meshscope::server {
@@ -9,7 +11,10 @@ constexpr auto gather_window = std::chrono::milliseconds(20);
 }  // namespace
 
 StoreWriter::StoreWriter(std::unique_ptr<EventStore> store) : store_(std::move(store)), path_(store_->path()) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+        name_this_thread("ms-store");
+        run();
+    });
 }
 
 StoreWriter::~StoreWriter() {
