@@ -100,7 +100,7 @@ void check_written(const HttpReply& reply) {
     check(parser.get().result_int() == static_cast<unsigned>(reply.status), "the written status");
     check(parser.get().body() == reply.body, "the written body");
     check(parser.get().keep_alive() == !reply.close, "the written Connection");
-    check(parser.get()[http::field::content_security_policy] == content_security_policy, "the written CSP");
+    check(parser.get()["Content-Security-Policy"] == content_security_policy, "the written CSP");
 }
 
 void check_reply(const HttpRequest& request, const HttpReply& reply) {
