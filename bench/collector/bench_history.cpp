@@ -8,6 +8,7 @@
 //
 //   bench_history [--db PATH] [--ranks-dp 4096] [--rounds 17280] [--seconds 180] [--batch 3300]
 //   bench_history --db PATH --reopen 1     # only the restart, on a history an earlier run left
+//   bench_history --model-mesh 0 ...        # lifecycles without the model mesh's groups, as `simulate` sends
 #include <time.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "collector/collector.h"
+#include "meshscope/model_mesh.h"
 #include "meshscope/plan.h"
 #include "store/event_store.h"
 
@@ -75,8 +77,10 @@ Event base_event(std::int64_t rank, std::int64_t world, Phase phase, Status stat
 }
 
 // A rank's lifecycle as bench/monitor/bench_monitor.cpp sends it (groups of every dim but dp, whose 4,096
-// members per rank would be most of the file and say nothing about heartbeats).
-std::vector<Event> lifecycle(const Plan& plan, const Topology& topology, std::int64_t r, double t) {
+// members per rank would be most of the file and say nothing about heartbeats). With model_mesh false, the
+// model mesh's groups are left out too, as `meshscope simulate` does (its mp_shard group is every rank: a
+// 16,384-member list per rank, which the real reporter sends; docs/benchmarks.md, "The model mesh's groups").
+std::vector<Event> lifecycle(const Plan& plan, const Topology& topology, std::int64_t r, double t, bool model_mesh) {
     const std::int64_t world = topology.world();
     std::vector<Event> out;
     auto add = [&](Phase phase, Status status) -> Event& {
@@ -92,7 +96,7 @@ std::vector<Event> lifecycle(const Plan& plan, const Topology& topology, std::in
     Event& state = add(Phase::parallel_state, Status::done);
     state.topology = ReportedTopology{topology.dp, topology.cp, topology.ep};
     for (const auto& pm : plan.meshes())
-        for (std::size_t d = 0; d < pm.mesh.ndim(); ++d)
+        for (std::size_t d = 0; d < pm.mesh.ndim() && (model_mesh || pm.name != model_mesh_name); ++d)
             if (pm.mesh.dim_names()[d] != "dp") state.groups[pm.mesh.dim_names()[d]] = pm.mesh.group_of(r, d);
     add(Phase::communicator, Status::started);
     add(Phase::communicator, Status::done);
@@ -107,6 +111,7 @@ struct Args {
     double seconds = 180;
     std::size_t batch = 3300;
     bool reopen = false;
+    bool model_mesh = true;
 };
 
 Args parse(int argc, char** argv) {
@@ -126,6 +131,8 @@ Args parse(int argc, char** argv) {
             a.batch = static_cast<std::size_t>(std::atoll(value));
         else if (key == "--reopen")
             a.reopen = std::string(value) != "0";
+        else if (key == "--model-mesh")
+            a.model_mesh = std::string(value) != "0";
         else {
             std::fprintf(stderr, "bench_history: unknown option %s\n", key.c_str());
             std::exit(2);
@@ -178,7 +185,7 @@ int main(int argc, char** argv) {
         }
     };
     for (std::int64_t r = 0; r < world; ++r) {
-        for (const Event& e : lifecycle(plan, topology, r, day_start))
+        for (const Event& e : lifecycle(plan, topology, r, day_start, args.model_mesh))
             commit.push_back({e.job, e.rank, server::Collector::now(), to_json(e).dump(), false});
         lifecycle_events += 9;
         if (commit.size() >= args.batch) flush();
