@@ -70,19 +70,17 @@ public:
 private:
     using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
     using std::enable_shared_from_this<HttpSession<Stream>>::weak_from_this;
-    static constexpr bool plain = std::is_same_v<Stream, PlainStream>;
     [[nodiscard]] tcp::socket& socket() { return beast::get_lowest_layer(stream_).socket(); }
     // What requests are read from and answers written to. The plain path uses the socket itself: the
     // deadline sweep keeps time, so beast::tcp_stream's per-operation timer bookkeeping was pure cost.
     [[nodiscard]] auto& io() {
-        if constexpr (plain)
+        if constexpr (std::is_same_v<Stream, PlainStream>)
             return socket();
         else
             return stream_;
     }
     void arm(Deadline kind, std::chrono::milliseconds after);
     void wait_for_request();
-    void read_ready();
     void read_request();
     void on_header(beast::error_code error);
     void read_body();
@@ -164,9 +162,6 @@ void HttpSession<Stream>::start() {
             self->wait_for_request();
         });
     } else {
-        beast::error_code error;
-        socket().non_blocking(true, error);  // read_ready() reads without waiting
-        if (error) return close();
         wait_for_request();
     }
 }
@@ -195,32 +190,13 @@ template <typename Stream>
 void HttpSession<Stream>::wait_for_request() {
     if (buffer_.size() > 0) return read_request();  // a pipelined request is already here
     arm(Deadline::idle, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
-    if constexpr (plain) {
-        // Wait until the socket is readable, then read: async_read_some would first try a read that finds
-        // nothing (a rank's next heartbeat is seconds away), one wasted recvmsg per request.
-        socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code error) {
-            if (error) return self->close();
-            self->read_ready();
-        });
-    } else {
-        stream_.async_read_some(buffer_.prepare(4096),
-                                [self = shared_from_this()](beast::error_code error, std::size_t n) {
-                                    if (error) return self->close();
-                                    self->buffer_.commit(n);
-                                    self->read_request();
-                                });
-    }
-}
-
-// The plain socket is readable: take what is there (it is non-blocking).
-template <typename Stream>
-void HttpSession<Stream>::read_ready() {
-    beast::error_code error;
-    const std::size_t n = socket().read_some(buffer_.prepare(4096), error);
-    if (error == asio::error::would_block || error == asio::error::try_again) return wait_for_request();
-    if (error) return close();
-    buffer_.commit(n);
-    read_request();
+    // (Waiting for readability first, to skip the read that finds nothing between two heartbeats, was tried:
+    // Asio re-arms the descriptor with epoll_ctl for such a wait, one syscall for another; docs/benchmarks.md.)
+    io().async_read_some(buffer_.prepare(4096), [self = shared_from_this()](beast::error_code error, std::size_t n) {
+        if (error) return self->close();
+        self->buffer_.commit(n);
+        self->read_request();
+    });
 }
 
 template <typename Stream>

@@ -178,8 +178,6 @@ public:
         : relay_(relay), socket_(std::move(socket)), counted_(counted) {
         relay_.sessions.insert(this);
         if (counted_) ++relay_.connections;
-        beast::error_code ignored;
-        socket_.non_blocking(true, ignored);  // read_ready() reads without waiting
     }
     ~Session() {
         relay_.sessions.erase(this);
@@ -238,23 +236,14 @@ private:
         body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
         parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
         if (buffer_.size() > 0) return read_rest();
-        // Idle keep-alive: wait for the first byte of the next request under the idle timeout. Readiness
-        // first, then the read: async_read_some would first try a read that finds nothing (a rank's next
-        // event is seconds away), one wasted recvmsg per request (as the collector's HttpServer).
+        // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
         set_deadline(Deadline::idle, std::chrono::milliseconds(relay_.options.idle_timeout_ms));
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-            if (ec) return self->close();
-            self->read_ready();
-        });
-    }
-
-    void read_ready() {
-        beast::error_code ec;
-        const std::size_t n = socket_.read_some(buffer_.prepare(4096), ec);
-        if (ec == net::error::would_block || ec == net::error::try_again) return read_request();
-        if (ec) return close();
-        buffer_.commit(n);
-        read_rest();
+        socket_.async_read_some(buffer_.prepare(4096),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                                    if (ec) return self->close();
+                                    self->buffer_.commit(n);
+                                    self->read_rest();
+                                });
     }
 
     // A request has started: all of it must arrive within the read timeout (a cancelled read, then 408: not
