@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "http_exchange.h"
 #include "http_options.h"
+#include "http_wire.h"
 
 namespace meshscope::server {
 
@@ -54,27 +54,14 @@ inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, co
     return error_reply(400, "bad HTTP request: " + error.message());
 }
 
-// The HTTP/1.1 response written for a reply (not for accept_stream), as the bytes that go on the wire. The
-// network thread writes one per request, so it is one string built here instead of a message run through
-// Beast's serializer, which was a visible share of that thread at 3,277 heartbeats a second
-// (docs/benchmarks.md, "Collector steady state"). Header values come from the server's own code.
-inline std::string wire_response(HttpReply reply) {
-    const std::string length = std::to_string(reply.body.size());
-    const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(reply.status));
-    std::string out;
-    out.reserve(384 + reply.body.size());
-    auto header = [&out](std::string_view name, std::string_view value) {
-        out.append(name).append(": ").append(value).append("\r\n");
-    };
-    out.append("HTTP/1.1 ").append(std::to_string(reply.status)).append(" ").append(reason).append("\r\n");
-    header("Content-Type", reply.content_type);
-    header("Content-Security-Policy", content_security_policy);
-    header("X-Content-Type-Options", content_type_options);
-    for (const auto& [name, value] : reply.headers) header(name, value);
-    if (reply.close) header("Connection", "close");
-    header("Content-Length", length);
-    out.append("\r\n").append(reply.body);
-    return out;
+// The HTTP/1.1 response written for a reply (not for accept_stream), as the bytes that go on the wire.
+inline std::string wire_response(const HttpReply& reply) {
+    WireResponse out(reply.status, reply.body.size());
+    out.header("Content-Type", reply.content_type)
+        .header("Content-Security-Policy", content_security_policy)
+        .header("X-Content-Type-Options", content_type_options);
+    for (const auto& [name, value] : reply.headers) out.header(name, value);
+    return std::move(out).finish(reply.close, reply.body);
 }
 
 }  // namespace meshscope::server

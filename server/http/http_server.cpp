@@ -276,7 +276,7 @@ void HttpSession<Stream>::answer(HttpReply reply) {
                          (reply.status == 400 && (!parser_ || !parser_->is_done()));
     reply.close = reply.close || refused || std::chrono::steady_clock::now() - server_.last_refusal < rotate_for;
     const bool close = reply.close;
-    response_ = wire_response(std::move(reply));
+    response_ = wire_response(reply);
     arm(Deadline::drain, std::chrono::milliseconds(server_.options.limits.idle_timeout_ms));
     asio::async_write(io(), asio::buffer(response_),
                       [self = shared_from_this(), close, refused](beast::error_code error, std::size_t) {

@@ -19,6 +19,7 @@
 
 #include "admission.h"
 #include "batch_codec.h"
+#include "http_wire.h"
 #include "seen_digest.h"
 #include "thread_name.h"
 
@@ -352,25 +353,16 @@ private:
                          });
     }
 
-    // The bytes of an answer: one string, not a message through Beast's serializer (a relay answers every
-    // request of its ranks, most of them refused heartbeats in a storm). Values come from this file.
+    // The bytes of an answer (a relay answers every request of its ranks, most of them refused heartbeats in a
+    // storm).
     static std::string wire_answer(int status, std::string_view body, std::optional<int> retry_after,
                                    std::string_view authenticate, std::string_view allow, bool keep_alive) {
-        std::string out;
-        out.reserve(160 + body.size());
-        auto header = [&out](std::string_view name, std::string_view value) {
-            out.append(name).append(": ").append(value).append("\r\n");
-        };
-        out.append("HTTP/1.1 ").append(std::to_string(status)).append(" ");
-        out.append(http::obsolete_reason(static_cast<http::status>(status))).append("\r\n");
-        header("Content-Type", "application/json");
-        if (retry_after) header("Retry-After", std::to_string(*retry_after));
-        if (!authenticate.empty()) header("WWW-Authenticate", authenticate);
-        if (!allow.empty()) header("Allow", allow);
-        if (!keep_alive) header("Connection", "close");
-        header("Content-Length", std::to_string(body.size()));
-        out.append("\r\n").append(body);
-        return out;
+        server::WireResponse out(status, body.size());
+        out.header("Content-Type", "application/json");
+        if (retry_after) out.header("Retry-After", std::to_string(*retry_after));
+        if (!authenticate.empty()) out.header("WWW-Authenticate", authenticate);
+        if (!allow.empty()) out.header("Allow", allow);
+        return std::move(out).finish(!keep_alive, body);
     }
 
     void drain() {
