@@ -51,7 +51,10 @@ CREATE TABLE IF NOT EXISTS heartbeat_log (
 )sql";
 
 // Folds the heartbeat log into the summaries: per rank, how many, the first and last receive time and the
-// latest one (the later in store order on a tie), merged with the rank's summary by the same rules.
+// latest one (the later in store order on a tie), merged with the rank's summary by the same rules. The rules
+// are heartbeat_summaries' (below); selecting from that view instead, which also reads every summary, cost the
+// writer a quarter more CPU per heartbeat (bench_history, 6.8 against 8.5 µs), and tst_store checks that both
+// give the same summaries.
 constexpr const char* fold_sql = R"sql(
 INSERT INTO heartbeats (job, rank, count, first_received, last_received, event)
   SELECT job, rank, n, first, last, event FROM (
