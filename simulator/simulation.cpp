@@ -127,20 +127,22 @@ private:
         emit(run, run.t, base(run, Phase::process_group, Status::done));
     }
 
-    // The data mesh and, when ep > 1, the expert mesh, with this rank's groups along every dim. A rank with
-    // the wrong topology built its meshes from it: it reports what it believes and no groups of ours.
+    // LlamaFactory's model mesh, the data mesh and, when ep > 1, the expert mesh, with this rank's groups along
+    // every dim, as the Python reporter sends them: the model mesh's mp_shard group is every rank by default
+    // (a Group keeps it as three numbers, and so does the wire). A rank with the wrong topology built FSDPTurbo's
+    // meshes from it: it reports what it believes and no groups of ours.
     void build_meshes(RankRun& run) {
         const bool mismatched = run.fault == FindingKind::topology_mismatch;
-        const ReportedTopology reported =
+        ReportedTopology reported =
             mismatched ? wrong_topology() : ReportedTopology{options_.dp, options_.cp, options_.ep};
+        reported.mp_replicate = plan_.topology().mp_replicate;
+        reported.mp_shard = plan_.topology().mp_shard;
         for (const PlanMesh& m : plan_.meshes()) {
-            // The scenarios are about FSDPTurbo's meshes; LlamaFactory's model mesh (first in the plan) is not
-            // simulated, so the events and the faults stay as they were.
-            if (m.name == model_mesh_name) continue;
+            const bool own_mesh = m.name == "data" || m.name == model_mesh_name;  // not built from the topology
             run.t += 0.1;
-            Event e = base(run, m.name == "data" ? Phase::device_mesh : Phase::parallel_state, Status::done);
+            Event e = base(run, own_mesh ? Phase::device_mesh : Phase::parallel_state, Status::done);
             e.topology = reported;
-            if (!mismatched || m.name == "data") e.mesh = ReportedMesh{m.name, m.mesh.dim_names(), m.mesh.shape()};
+            if (!mismatched || own_mesh) e.mesh = ReportedMesh{m.name, m.mesh.dim_names(), m.mesh.shape()};
             if (!mismatched) {
                 e.groups = groups_of(run, m);
                 e.creation_index = creation_index_of(run, m);
@@ -151,15 +153,15 @@ private:
     }
 
     // The rank's group along every dim of `m`; a disagreeing rank gets its first multi-rank group wrong.
-    std::map<std::string, std::vector<std::int64_t>> groups_of(const RankRun& run, const PlanMesh& m) {
-        std::map<std::string, std::vector<std::int64_t>> groups;
+    std::map<std::string, Group> groups_of(const RankRun& run, const PlanMesh& m) {
+        std::map<std::string, Group> groups;
         for (std::size_t d = 0; d < m.mesh.ndim(); ++d) {
             auto members = m.mesh.group_of(run.rank, d);
             if (run.fault == FindingKind::group_disagreement && d == disagreeing_dim(m) && !disagreed_) {
                 members = disagree(members);
                 disagreed_ = true;
             }
-            groups[m.mesh.dim_names()[d]] = std::move(members);
+            groups[m.mesh.dim_names()[d]] = Group::from(members);
         }
         return groups;
     }
@@ -167,8 +169,9 @@ private:
     // Where each of the rank's groups comes in its dim's creation order; a rank with the other PyTorch creates
     // them in the other order.
     std::map<std::string, std::int64_t> creation_index_of(const RankRun& run, const PlanMesh& m) const {
-        const CreationOrder order =
-            run.fault == FindingKind::creation_order_mismatch ? other_order(plan_.order()) : plan_.order();
+        // The scenarios' fault is in FSDPTurbo's meshes: the model mesh's groups come in PyTorch's order.
+        const bool other = run.fault == FindingKind::creation_order_mismatch && m.name != model_mesh_name;
+        const CreationOrder order = other ? other_order(plan_.order()) : plan_.order();
         std::map<std::string, std::int64_t> indices;
         for (std::size_t d = 0; d < m.mesh.ndim(); ++d)
             indices[m.mesh.dim_names()[d]] = m.mesh.group_index(run.rank, d, order);

@@ -60,6 +60,7 @@ struct Rank {
     std::vector<std::size_t> pending;  // script items of the request in flight or waiting to be retried
     double retry_at = -1;              // run clock: when the refused or failed item goes again
     double next_heartbeat = -1;        // run clock
+    double quiet_until = -1;           // run clock: refused heartbeats' Retry-After; nothing is sent before it
     int failures = 0;                  // in a row, for the backoff
     bool connected = false;
     bool ever_connected = false;
@@ -170,9 +171,9 @@ private:
             const double due = r.retry_at >= 0                 ? r.retry_at
                                : r.next < r.plan->items.size() ? r.plan->items[r.next].at
                                                                : now();
-            wait_until(r, due, [this, &r] { send_script(r); });
+            wait_until(r, std::max(due, r.quiet_until), [this, &r] { send_script(r); });
         } else if (r.plan->heartbeats && r.record.ready_ack >= 0) {
-            wait_until(r, r.next_heartbeat, [this, &r] {
+            wait_until(r, std::max(r.next_heartbeat, r.quiet_until), [this, &r] {
                 send(r, Sending::heartbeat, "[" + lifecycle_body(*r.plan, Phase::heartbeat) + "]");
             });
         }
@@ -411,9 +412,12 @@ private:
         schedule(r);
     }
 
-    // A refused heartbeat is not retried (the next comes on time); an exit at the end is sent once.
-    // Lifecycle events go again: after Retry-After x U(1, 1.5), else after the jittered backoff.
+    // A refused heartbeat is not retried (the next comes on time), but as in the Python reporter nothing is sent
+    // before Retry-After x U(1, 1.5); an exit at the end is sent once. Lifecycle events go again: after
+    // Retry-After x U(1, 1.5), else after the jittered backoff.
     void retry_later(Rank& r, bool refused, double retry_after) {
+        const double refused_wait = refused ? std::max(retry_after, 0.0) * uniform(1.0, 1.5) : 0.0;
+        if (refused && r.sending != Sending::exit) r.quiet_until = std::max(r.quiet_until, now() + refused_wait);
         if (r.sending == Sending::script) {
             const auto heartbeat = [&](std::size_t i) { return r.plan->items[i].heartbeat; };
             const auto dropped = std::count_if(r.pending.begin(), r.pending.end(), heartbeat);
@@ -442,7 +446,7 @@ private:
         ++r.record.retries;
         double wait = 0;
         if (refused) {
-            wait = std::max(retry_after, 0.0) * uniform(1.0, 1.5);
+            wait = refused_wait;
         } else {
             ++r.failures;
             const double base =

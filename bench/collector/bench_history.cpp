@@ -8,7 +8,7 @@
 //
 //   bench_history [--db PATH] [--ranks-dp 4096] [--rounds 17280] [--seconds 180] [--batch 3300]
 //   bench_history --db PATH --reopen 1     # only the restart, on a history an earlier run left
-//   bench_history --model-mesh 0 ...        # lifecycles without the model mesh's groups, as `simulate` sends
+//   bench_history --model-mesh 0 ...        # lifecycles without the model mesh's groups
 #include <time.h>
 
 #include <chrono>
@@ -77,9 +77,10 @@ Event base_event(std::int64_t rank, std::int64_t world, Phase phase, Status stat
 }
 
 // A rank's lifecycle as bench/monitor/bench_monitor.cpp sends it (groups of every dim but dp, whose 4,096
-// members per rank would be most of the file and say nothing about heartbeats). With model_mesh false, the
-// model mesh's groups are left out too, as `meshscope simulate` does (its mp_shard group is every rank: a
-// 16,384-member list per rank, which the real reporter sends; docs/benchmarks.md, "The model mesh's groups").
+// members per rank would say nothing about heartbeats). With model_mesh, the parallel_state event also names
+// LlamaFactory's model mesh and its groups, as the Python reporter and `meshscope simulate` send them: mp_shard
+// is every rank, a 16,384-member list per rank until groups travelled as {first, step, count}
+// (docs/benchmarks.md, "The model mesh's groups"); without it, they are left out.
 std::vector<Event> lifecycle(const Plan& plan, const Topology& topology, std::int64_t r, double t, bool model_mesh) {
     const std::int64_t world = topology.world();
     std::vector<Event> out;
@@ -91,13 +92,19 @@ std::vector<Event> lifecycle(const Plan& plan, const Topology& topology, std::in
     add(Phase::launch, Status::done);
     add(Phase::process_group, Status::started);
     add(Phase::process_group, Status::done);
-    const auto& data = plan.meshes().front().mesh;
-    add(Phase::device_mesh, Status::done).mesh = ReportedMesh{"data", data.dim_names(), data.shape()};
+    for (const auto& pm : plan.meshes())
+        if (pm.name == "data")
+            add(Phase::device_mesh, Status::done).mesh = ReportedMesh{"data", pm.mesh.dim_names(), pm.mesh.shape()};
     Event& state = add(Phase::parallel_state, Status::done);
     state.topology = ReportedTopology{topology.dp, topology.cp, topology.ep};
+    if (model_mesh) {  // as the Python reporter sends it when LlamaFactory has a model mesh
+        state.topology->mp_replicate = topology.mp_replicate;
+        state.topology->mp_shard = topology.mp_shard;
+    }
     for (const auto& pm : plan.meshes())
         for (std::size_t d = 0; d < pm.mesh.ndim() && (model_mesh || pm.name != model_mesh_name); ++d)
-            if (pm.mesh.dim_names()[d] != "dp") state.groups[pm.mesh.dim_names()[d]] = pm.mesh.group_of(r, d);
+            if (pm.mesh.dim_names()[d] != "dp")
+                state.groups[pm.mesh.dim_names()[d]] = Group::from(pm.mesh.group_of(r, d));
     add(Phase::communicator, Status::started);
     add(Phase::communicator, Status::done);
     add(Phase::ready, Status::done);

@@ -128,42 +128,68 @@ Expected<ReportedMesh> read_mesh(const json& value, const EventLimits& limits) {
     return mesh;
 }
 
-Expected<std::map<std::string, std::vector<std::int64_t>>> read_groups(const json& value, std::int64_t world_size,
-                                                                       const EventLimits& limits) {
+// One group: a list of distinct ranks, or {"first", "step", "count"} (an evenly spaced group, as every group along
+// one dim of a device mesh is: a 16,384-rank model mesh group is three numbers instead of 100 KB of JSON).
+Expected<Group> read_group(const json& members, const std::string& name, std::int64_t world_size) {
+    const std::string world = "world_size (" + std::to_string(world_size) + ")";
+    const std::string too_many = "must have at most " + world + " members";
+    if (members.is_object()) {
+        if (members.size() != 3 || !members.contains("first") || !members.contains("step") ||
+            !members.contains("count"))
+            return field_error(name, R"(must have exactly "first", "step" and "count")");
+        const auto first = as_int(members["first"]);
+        if (!first || *first < 0 || *first >= world_size)
+            return field_error(name + ".first", "must be a rank below " + world);
+        const auto step = as_int(members["step"]);
+        if (!step || *step < 1) return field_error(name + ".step", "must be a positive integer");
+        const auto count = as_int(members["count"]);
+        if (!count || *count < 1) return field_error(name + ".count", "must be a positive integer");
+        if (*count > world_size) return field_error(name, too_many);
+        // first < world_size <= 2^20 and count <= world_size, so only step can overflow the product.
+        if (*count > 1 && *step > (world_size - 1 - *first) / (*count - 1))
+            return field_error(name, "must end below " + world + ": its last member would be " +
+                                         std::to_string(*first) + " + " + std::to_string(*count - 1) + " * " +
+                                         std::to_string(*step));
+        return Group::progression(*first, *step, *count);
+    }
+    const std::string ranks_below = "must be an array of ranks below " + world;
+    if (!members.is_array()) return field_error(name, ranks_below + R"( or {"first", "step", "count"})");
+    if (static_cast<std::int64_t>(members.size()) > world_size) return field_error(name, too_many);
+    std::vector<std::int64_t> ranks;
+    ranks.reserve(members.size());
+    for (const auto& m : members) {
+        const auto r = as_int(m);
+        if (!r || *r < 0 || *r >= world_size) return field_error(name, ranks_below);
+        ranks.push_back(*r);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    if (std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end())
+        return field_error(name, "must not repeat a rank");
+    return Group::from(ranks);
+}
+
+Expected<std::map<std::string, Group>> read_groups(const json& value, std::int64_t world_size,
+                                                   const EventLimits& limits) {
     if (!value.is_object()) return field_error("groups", "must be an object");
     if (value.size() > limits.max_group_dims)
         return field_error("groups", "must have at most " + std::to_string(limits.max_group_dims) + " dims");
-    std::map<std::string, std::vector<std::int64_t>> groups;
+    std::map<std::string, Group> groups;
     for (const auto& [dim, members] : value.items()) {
-        const std::string name = "groups." + dim;
         if (dim.empty() || dim.size() > limits.max_string_length)
             return field_error("groups",
                                "must use dim names of 1 to " + std::to_string(limits.max_string_length) + " bytes");
-        const std::string ranks_below =
-            "must be an array of ranks below world_size (" + std::to_string(world_size) + ")";
-        if (!members.is_array()) return field_error(name, ranks_below);
-        if (static_cast<std::int64_t>(members.size()) > world_size)
-            return field_error(name, "must have at most world_size (" + std::to_string(world_size) + ") members");
-        std::vector<std::int64_t> ranks;
-        ranks.reserve(members.size());
-        for (const auto& m : members) {
-            const auto r = as_int(m);
-            if (!r || *r < 0 || *r >= world_size) return field_error(name, ranks_below);
-            ranks.push_back(*r);
-        }
-        std::vector<std::int64_t> sorted = ranks;
-        std::sort(sorted.begin(), sorted.end());
-        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-            return field_error(name, "must not repeat a rank");
-        groups.emplace(dim, std::move(ranks));
+        auto group = read_group(members, "groups." + dim, world_size);
+        if (!group) return group.error();
+        groups.emplace(dim, std::move(group).value());
     }
     return groups;
 }
 
 // Every dim must be one of the event's groups: the index says where that group comes in its dim's creation order.
 // A dim has at most world_size groups (communicators[].index has the same bound and text).
-Expected<std::map<std::string, std::int64_t>> read_creation_index(
-    const json& value, const std::map<std::string, std::vector<std::int64_t>>& groups, std::int64_t world_size) {
+Expected<std::map<std::string, std::int64_t>> read_creation_index(const json& value,
+                                                                  const std::map<std::string, Group>& groups,
+                                                                  std::int64_t world_size) {
     if (!value.is_object()) return field_error("creation_index", "must be an object");
     std::map<std::string, std::int64_t> indices;
     for (const auto& [dim, index] : value.items()) {

@@ -71,7 +71,7 @@ inline std::vector<Event> rank_events(const JobShape& shape, std::int64_t rank, 
             done.topology = meshscope::ReportedTopology{shape.dp, shape.cp, shape.ep};
             for (const auto& pm : plan.meshes())
                 for (std::size_t d = 0; d < pm.mesh.ndim(); ++d)
-                    done.groups[pm.mesh.dim_names()[d]] = pm.mesh.group_of(rank, d);
+                    done.groups[pm.mesh.dim_names()[d]] = meshscope::Group::from(pm.mesh.group_of(rank, d));
         }
         if (phase == Phase::device_mesh) {
             // One event per mesh, in creation order (model, data, expert).

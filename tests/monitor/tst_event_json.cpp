@@ -33,6 +33,8 @@ private slots:
     void readsFields();
     void readsModelMesh();
     void readsCreationIndex();
+    void readsGroupForms_data();
+    void readsGroupForms();
     void refuses_data();
     void refuses();
     void limits();
@@ -111,7 +113,7 @@ void TestEventJson::readsFields() {
     QCOMPARE(*e.pid, 4242);
     QVERIFY((*e.topology == ReportedTopology{8, 2, 2}));
     QCOMPARE(e.mesh->shape, (std::vector<std::int64_t>{8, 2}));
-    QCOMPARE(e.groups.at("ep"), (std::vector<std::int64_t>{3, 1}));  // as sent
+    QCOMPARE(e.groups.at("ep").members(), (std::vector<std::int64_t>{1, 3}));  // a set: kept in order
     QCOMPARE(e.error->message, std::string("boom"));
     const auto j = to_json(e);
     QCOMPARE(j.at("schema").get<std::string>(), std::string("meshscope.event/1"));
@@ -129,6 +131,54 @@ void TestEventJson::readsModelMesh() {
     QCOMPARE(t.tuple_string(), std::string("(8, 2, 2)"));  // FSDPTurbo's tuple has no model mesh
     QVERIFY(to_json(events->front()).at("topology") ==
             nlohmann::json::parse(R"({"dp": 8, "cp": 2, "ep": 2, "mp_replicate": 3, "mp_shard": 5})"));
+}
+
+// Both wire forms of a group, the members each stands for (worked by hand), and the form to_json writes back:
+// {"first", "step", "count"} for evenly spaced groups of more than 16 members, a sorted list otherwise.
+void TestEventJson::readsGroupForms_data() {
+    QTest::addColumn<QString>("group");
+    QTest::addColumn<int>("worldSize");
+    QTest::addColumn<QList<qint64>>("members");
+    QTest::addColumn<QString>("written");
+    QTest::addRow("short list, any order") << "[3, 1]" << 16 << QList<qint64>{1, 3} << "[1,3]";
+    QTest::addRow("short spaced group as object")
+        << R"({"first": 2, "step": 4, "count": 3})" << 16 << QList<qint64>{2, 6, 10} << "[2,6,10]";
+    QTest::addRow("spaced group ending on the last rank")
+        << R"({"first": 0, "step": 5, "count": 4})" << 16 << QList<qint64>{0, 5, 10, 15} << "[0,5,10,15]";
+    QTest::addRow("one member, any step")
+        << R"({"first": 7, "step": 5, "count": 1})" << 16 << QList<qint64>{7} << "[7]";
+    QTest::addRow("16 spaced members stay a list")
+        << "[0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60]" << 64
+        << QList<qint64>{0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60}
+        << "[0,4,8,12,16,20,24,28,32,36,40,44,48,52,56,60]";
+    QTest::addRow("17 spaced members from a list")
+        << "[48, 45, 42, 39, 36, 33, 30, 27, 24, 21, 18, 15, 12, 9, 6, 3, 0]" << 64
+        << QList<qint64>{0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48}
+        << R"({"count":17,"first":0,"step":3})";
+    QTest::addRow("17 members, one gap wider")
+        << "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17]" << 64
+        << QList<qint64>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17}
+        << "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,17]";
+    QList<qint64> world;
+    for (qint64 r = 0; r < 16384; ++r) world.append(r);
+    QTest::addRow("mp_shard of a 16,384-rank job")
+        << R"({"first": 0, "step": 1, "count": 16384})" << 16384 << world << R"({"count":16384,"first":0,"step":1})";
+}
+
+void TestEventJson::readsGroupForms() {
+    QFETCH(QString, group);
+    QFETCH(int, worldSize);
+    QFETCH(QList<qint64>, members);
+    QFETCH(QString, written);
+    const std::string body = R"({"job": "j1", "rank": 0, "world_size": )" + std::to_string(worldSize) +
+                             R"(, "phase": "ready", "status": "done", "groups": {"g": )" + group.toStdString() + "}}";
+    const auto events = parse_events(body);
+    QVERIFY2(events.has_value(), events ? "" : events.error().what());
+    const Group& g = events->front().groups.at("g");
+    QCOMPARE(g.size(), members.size());
+    for (qsizetype k = 0; k < members.size(); ++k) QCOMPARE(g.at(k), members[k]);
+    QCOMPARE(g.members(), (std::vector<std::int64_t>(members.begin(), members.end())));
+    QCOMPARE(QString::fromStdString(to_json(events->front()).at("groups").at("g").dump()), written);
 }
 
 void TestEventJson::readsCreationIndex() {
@@ -250,9 +300,38 @@ void TestEventJson::refuses_data() {
     QTest::addRow("group member negative")
         << q(with(R"("groups": {"ep": [-1, 3]})"))
         << QString("event 0: field \"groups.ep\" must be an array of ranks below world_size (16)");
-    QTest::addRow("group not an array")
+    QTest::addRow("group neither array nor object")
         << q(with(R"("groups": {"ep": 3})"))
-        << QString("event 0: field \"groups.ep\" must be an array of ranks below world_size (16)");
+        << QString(
+               R"(event 0: field "groups.ep" must be an array of ranks below world_size (16) or {"first", "step", "count"})");
+    const QString exactly = R"(event 0: field "groups.ep" must have exactly "first", "step" and "count")";
+    QTest::addRow("spaced group without count") << q(with(R"("groups": {"ep": {"first": 0, "step": 1}})")) << exactly;
+    QTest::addRow("spaced group with another key")
+        << q(with(R"("groups": {"ep": {"first": 0, "step": 1, "count": 2, "last": 1}})")) << exactly;
+    QTest::addRow("spaced group first beyond world")
+        << q(with(R"("groups": {"ep": {"first": 16, "step": 1, "count": 1}})"))
+        << QString(R"(event 0: field "groups.ep.first" must be a rank below world_size (16))");
+    QTest::addRow("spaced group first negative")
+        << q(with(R"("groups": {"ep": {"first": -1, "step": 1, "count": 1}})"))
+        << QString(R"(event 0: field "groups.ep.first" must be a rank below world_size (16))");
+    QTest::addRow("spaced group step zero") << q(with(R"("groups": {"ep": {"first": 0, "step": 0, "count": 2}})"))
+                                            << QString(R"(event 0: field "groups.ep.step" must be a positive integer)");
+    QTest::addRow("spaced group step fractional")
+        << q(with(R"("groups": {"ep": {"first": 0, "step": 1.5, "count": 2}})"))
+        << QString(R"(event 0: field "groups.ep.step" must be a positive integer)");
+    QTest::addRow("spaced group empty") << q(with(R"("groups": {"ep": {"first": 0, "step": 1, "count": 0}})"))
+                                        << QString(R"(event 0: field "groups.ep.count" must be a positive integer)");
+    QTest::addRow("spaced group larger than world")
+        << q(with(R"("groups": {"ep": {"first": 0, "step": 1, "count": 17}})"))
+        << QString(R"(event 0: field "groups.ep" must have at most world_size (16) members)");
+    // 1, 6, 11, 16: the fourth member is past rank 15.
+    QTest::addRow("spaced group ends beyond world")
+        << q(with(R"("groups": {"ep": {"first": 1, "step": 5, "count": 4}})"))
+        << QString(R"(event 0: field "groups.ep" must end below world_size (16): its last member would be 1 + 3 * 5)");
+    QTest::addRow("spaced group step overflows")
+        << q(with(R"("groups": {"ep": {"first": 0, "step": 9223372036854775807, "count": 2}})"))
+        << QString(
+               R"(event 0: field "groups.ep" must end below world_size (16): its last member would be 0 + 1 * 9223372036854775807)");
     QTest::addRow("group repeats a rank")
         << q(with(R"("groups": {"ep": [3, 3]})")) << QString("event 0: field \"groups.ep\" must not repeat a rank");
     QTest::addRow("creation_index not an object") << q(with(R"("groups": {"ep": [1, 3]}, "creation_index": [1])"))

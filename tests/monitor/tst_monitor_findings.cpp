@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <map>
+#include <numeric>
 
 #include "monitor_test_support.h"
 
@@ -96,7 +97,7 @@ Scenario build(const QString& name) {
         // tp is no dim of the job's meshes: only the members' reports can be compared.
         return arriving_at(job_events(shape, [](std::int64_t r, std::vector<Event>& events) {
             auto& groups = find_event(events, Phase::parallel_state, Status::done)->groups;
-            groups["tp"] = r == 1 ? std::vector<std::int64_t>{1, 3} : std::vector<std::int64_t>{r & ~1, r | 1};
+            groups["tp"] = r == 1 ? Group{1, 3} : Group{r & ~1, r | 1};
         }));
     }
     // LlamaFactory's model mesh (mp_replicate, mp_shard), judged like the other meshes.
@@ -350,6 +351,7 @@ private slots:
     void messages();
     void missingRankComesAndGoes();
     void planDeclaredAgainstEveryRank();
+    void largeGroupJudgedByPeers();
 };
 
 void TestMonitorFindings::findings_data() {
@@ -619,6 +621,49 @@ void TestMonitorFindings::planDeclaredAgainstEveryRank() {
     }
     QCOMPARE(q(findings.back().message),
              QString("ranks 0-15 report (dp, cp, ep) = (8, 2, 2), but the declared plan has (16, 1, 2)"));
+}
+
+void TestMonitorFindings::largeGroupJudgedByPeers() {
+    // "half" is no dim of the job's meshes, so only its members' reports judge it, and its groups have more than
+    // 1,024 members (the monitor tallies those instead of walking them): ranks 0-2047 and 2048-4095 report their
+    // half, but rank 1 reports 1-2048. Worked by the rule in docs/findings.md: rank 1 is flagged (its member 2
+    // reports another group), so is every other rank of 0-2047 (their member 1 reports another group); no rank of
+    // 2048-4095 is (their members all report their group; a group this large keeps no list of who names whom).
+    const JobShape wide{"job", 4096, 1, 1};
+    const Group first_half = Group::progression(0, 1, 2048);
+    auto events = job_events(wide, [&](std::int64_t r, std::vector<Event>& events) {
+        find_event(events, Phase::parallel_state, Status::done)->groups["half"] =
+            r == 1 ? Group::progression(1, 1, 2048) : Group::progression(r < 2048 ? 0 : 2048, 1, 2048);
+    });
+    Monitor monitor;
+    monitor.ingest(events, 0);
+    auto flagged = [&] {
+        std::vector<std::int64_t> ranks;
+        for (const auto& f : monitor.findings("job")) {
+            if (f.kind != FindingKind::group_disagreement) continue;
+            const std::string prefix = "group_disagreement/half/";
+            ranks.push_back(f.id.starts_with(prefix) ? std::stoll(f.id.substr(prefix.size())) : -1);
+        }
+        std::sort(ranks.begin(), ranks.end());
+        return ranks;
+    };
+    std::vector<std::int64_t> expected(2048);
+    std::iota(expected.begin(), expected.end(), 0);
+    QCOMPARE(flagged(), expected);
+    const auto findings = monitor.findings("job");
+    const auto one = std::find_if(findings.begin(), findings.end(),
+                                  [](const Finding& f) { return f.id == "group_disagreement/half/1"; });
+    QVERIFY(one != findings.end());
+    QCOMPARE(q(one->message), QString("rank 1 reports its half group as [1, 2, 3, 4, ..., 2048] (2048 ranks), but rank "
+                                      "2 reports [0, 1, 2, 3, ..., 2047] (2048 ranks); NCCL would hang creating this "
+                                      "group"));
+    // Rank 1's ready names its right group: every finding goes.
+    auto own = rank_events(wide, 1);
+    Event ready = *find_event(own, Phase::ready, Status::done);
+    ready.ts = 100;
+    ready.groups = {{"half", first_half}};
+    monitor.ingest(ready, 1);
+    QCOMPARE(flagged(), std::vector<std::int64_t>{});
 }
 
 QTEST_APPLESS_MAIN(TestMonitorFindings)

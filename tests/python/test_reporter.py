@@ -88,6 +88,11 @@ class FixedRandom:
         return low + (high - low) * self.u
 
 
+def uneven_group(i):
+    """~110 KB of JSON: 16,385 ranks that are not evenly spaced (an evenly spaced group travels as three numbers)."""
+    return list(range(i, 16384 * 2, 2)) + [16384 * 3 + i]
+
+
 def wait_until(predicate, cap_s=30.0, interval_s=0.01):
     """Polls `predicate` until it holds; the cap is only a hang guard, never the thing under test."""
     deadline = time.monotonic() + cap_s
@@ -280,12 +285,34 @@ class FakeCollectorTest(unittest.TestCase):
 
         reporter, clock = make_reporter(self.collector.url, MESHSCOPE_TOKEN="s3cret")
         reporter.activate()
-        for i in range(40):  # ~110 KB each: the dp group of a 16,384-rank job
-            reporter.emit("ready", "done", {"groups": {"dp": list(range(i, 16384 * 2, 2))}})
+        for i in range(40):  # ~110 KB each: a 16,384-rank group that is not evenly spaced
+            reporter.emit("ready", "done", {"groups": {"dp": uneven_group(i)}})
         reporter.step(clock())
         self.assertEqual(len(self.collector.events()), 40)
         self.assertTrue(all(r["bytes"] <= MAX_BODY_BYTES for r in self.collector.requests))
         self.assertEqual((reporter.sent, reporter.pending()), (40, 0))
+
+    def test_evenly_spaced_groups_travel_as_first_step_count(self):
+        # Hand-worked: the mp_shard group of a 16,384-rank job is ranks 0..16383; rank 5's efsdp group of a
+        # (1, 4, 2, 2) expert mesh is [1, 5, 9, 13] (docs/protocol.md): 4 members stay a list, as does a long
+        # group with one gap that differs, and the caller's own dict is left as it was.
+        reporter, clock = make_reporter(self.collector.url, MESHSCOPE_TOKEN="s3cret")
+        reporter.activate()
+        groups = {
+            "mp_shard": list(range(16384)),
+            "dp": list(range(33, 33 + 17 * 64, 64))[::-1],  # 17 members, given in descending order
+            "efsdp": [1, 5, 9, 13],
+            "uneven": uneven_group(0),
+        }
+        reporter.emit("ready", "done", {"groups": groups})
+        reporter.step(clock())
+        sent = [e for e in self.collector.events() if e["phase"] == "ready"][0]["groups"]
+        self.assertEqual(sent["mp_shard"], {"first": 0, "step": 1, "count": 16384})
+        self.assertEqual(sent["dp"], {"first": 33, "step": 64, "count": 17})
+        self.assertEqual(sent["efsdp"], [1, 5, 9, 13])
+        self.assertEqual(sent["uneven"], uneven_group(0))
+        self.assertEqual(groups["mp_shard"], list(range(16384)))
+        self.assertLess(self.collector.requests[-1]["bytes"], 100_000)  # the uneven group alone is 92.7 KB
 
     def test_wrong_token_is_rejected_not_retried(self):
         warnings = []
@@ -485,7 +512,7 @@ class OverloadedCollectorTest(unittest.TestCase):
             reporter, clock = make_reporter(collector.url)
             reporter.activate()
             for i in range(40):  # ~110 KB each: split in halves under the body limit
-                reporter.emit("ready", "done", {"seq": i, "groups": {"dp": list(range(i, 16384 * 2, 2))}})
+                reporter.emit("ready", "done", {"seq": i, "groups": {"dp": uneven_group(i)}})
             for _ in range(100):
                 reporter.step(clock.advance(0.25))
                 if not reporter.pending():

@@ -356,8 +356,9 @@ private slots:
 
     // With the collector shedding every heartbeat-only body (--heartbeat-shed-at 0: 503 at any load), a
     // healthy held run still succeeds: every lifecycle event is acknowledged and stored, and the refused
-    // heartbeats are counted, not failures. dp 2 without experts: each rank sends 7 lifecycle events (launch
-    // started and done, process_group, device_mesh, communicator started and done, ready) and, held, no exit.
+    // heartbeats are counted, not failures. dp 2 without experts: each rank sends 8 lifecycle events (launch
+    // started and done, process_group, device_mesh for the model and data meshes, communicator started and done,
+    // ready) and, held, no exit.
     void shed_heartbeats_are_not_failures() {
         QTemporaryDir dir;
         const QString db = dir.filePath("h.db");
@@ -402,7 +403,7 @@ private slots:
                                                           stopped.value("abandoned").toInteger());
         serve.reset();  // stops it: the history is complete
 
-        // The history: all 14 lifecycle events, and as many heartbeats as were acknowledged beyond them.
+        // The history: all 16 lifecycle events (8 a rank), and as many heartbeats as were acknowledged beyond them.
         const QString jsonl = dir.filePath("shed.jsonl");
         const auto exported = test::run_meshscope({"export", "--db", db, "--job", "shed", "-o", jsonl});
         QVERIFY2(exported.exit_code == 0, exported.err.constData());
@@ -416,13 +417,14 @@ private slots:
             else
                 ++lifecycle;
         }
-        QCOMPARE(lifecycle, qint64{14});
+        QCOMPARE(lifecycle, qint64{16});
         QCOMPARE(stopped.value("acknowledged").toInteger(), lifecycle + stored_heartbeats);
     }
 
     // The other side of the rule: a lifecycle event the collector refuses (401 here: no token) fails the run.
     // The last error is the client's: the status and the collector's body as it came.
-    // dp 2 without experts, not held: 9 events a rank (7 lifecycle, 1 heartbeat, exit), all 18 rejected.
+    // dp 2 without experts, not held: 10 events a rank (8 lifecycle: launch started and done, process_group, the
+    // model and data meshes, communicator started and done, ready; 1 heartbeat, exit), all 20 rejected.
     void refused_lifecycle_events_fail_the_run() {
         QTemporaryDir dir;
         test::ServeProcess serve(QStringList{"--db", dir.filePath("h.db"), "--token", "s3cret"});
@@ -430,10 +432,10 @@ private slots:
         const auto run = test::run_meshscope({"simulate", "--target", serve.url(), "--dp", "2", "--job", "refused"});
         QCOMPARE(run.exit_code, 1);
         QCOMPARE(QString::fromUtf8(run.err),
-                 QString("meshscope simulate: not every lifecycle event was acknowledged (18 events rejected, 0 still "
+                 QString("meshscope simulate: not every lifecycle event was acknowledged (20 events rejected, 0 still "
                          "pending); last error: HTTP 401: {\"error\":\"missing or wrong bearer token\"}\n"));
         const auto summary = QJsonDocument::fromJson(run.out).object();
-        QCOMPARE(summary.value("events").toInteger(), 18);
+        QCOMPARE(summary.value("events").toInteger(), 20);
         QCOMPARE(summary.value("acknowledged").toInteger(), 0);
     }
 

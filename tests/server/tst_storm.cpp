@@ -310,6 +310,32 @@ private slots:
         QCOMPARE(heartbeats_summary.value("acked").toInt(), 2 - refused_bodies);
     }
 
+    // Refused heartbeats say Retry-After: 6, longer than the 5 s between heartbeats. As the Python reporter
+    // does, the rank sends nothing for 6-9 s after a refusal: its next heartbeat comes 6 s or more after the
+    // refused one, not on its 5 s tick (4.5 s after the scripted heartbeat that follows ready by 0.5 s).
+    void refused_heartbeats_hold_back_the_rank() {
+        FakeCollector fake([](qsizetype, const QByteArray& body) {
+            return only_heartbeats(body)
+                       ? answer(503, "Service Unavailable", R"({"error":"collector busy: heartbeat not stored"})",
+                                "Retry-After: 6\r\n")
+                       : answer(200, "OK", R"({"accepted":1})");
+        });
+        const auto run = test::run_meshscope_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1",
+                                                      "--job", "one", "--start-window", "0", "--duration", "12"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        QList<qint64> heartbeat_at;
+        QStringList phases;
+        for (const auto& r : fake.requests()) {
+            phases << phases_of(r.body);
+            if (only_heartbeats(r.body)) heartbeat_at << r.at_ms;
+        }
+        QVERIFY2(heartbeat_at.size() >= 2, qPrintable(phases.join(' ')));
+        const qint64 quiet = heartbeat_at[1] - heartbeat_at[0];
+        QVERIFY2(quiet >= 6000, qPrintable(QString::number(quiet) + " ms"));
+        QCOMPARE(phases.count("ready/done"), 1);
+        QCOMPARE(phases.last(), QString("exit/done"));
+    }
+
     // What a dashboard takes from a stream message: both forms, only this job, only ready.
     void stream_messages_data() {
         QTest::addColumn<QByteArray>("message");

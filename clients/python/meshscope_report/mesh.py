@@ -53,3 +53,31 @@ _KNOWN_MESHES = {
 
 def mesh_name(dim_names: Sequence[str]) -> str:
     return _KNOWN_MESHES.get(tuple(dim_names), "_".join(dim_names) or "mesh")[:256]
+
+
+# Evenly spaced groups of more members than this travel as {"first", "step", "count"} (docs/protocol.md, the
+# collector's Group::list_limit): a 16,384-rank job's mp_shard group is every rank, 100 KB of JSON as a list.
+GROUP_LIST_LIMIT = 16
+
+
+def wire_group(members):
+    """The group as the event carries it: {"first", "step", "count"} when its members are more than
+    GROUP_LIST_LIMIT distinct, evenly spaced ranks, else the members as they were given."""
+    if not isinstance(members, list) or len(members) <= GROUP_LIST_LIMIT:
+        return members
+    try:
+        ordered = sorted(members)
+        step = ordered[1] - ordered[0]
+        if type(step) is not int or step < 1 or any(b - a != step for a, b in zip(ordered, ordered[1:])):
+            return members
+    except TypeError:  # not all integers: the collector says what is wrong with it
+        return members
+    return {"first": ordered[0], "step": step, "count": len(ordered)}
+
+
+def wire_groups(event: dict) -> dict:
+    """The event with its "groups" in wire form (a new dict when any group changed; the caller's is untouched)."""
+    groups = event.get("groups")
+    if not isinstance(groups, dict):
+        return event
+    return {**event, "groups": {dim: wire_group(members) for dim, members in groups.items()}}

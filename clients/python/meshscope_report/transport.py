@@ -10,6 +10,8 @@ import time
 from typing import Callable, Optional, Sequence
 from urllib.parse import urlsplit
 
+from .mesh import wire_groups
+
 
 MAX_BODY_BYTES = 512 * 1024
 RETRY_AFTER_MAX_S = 300.0  # a collector asking for more is capped: the rank must not go quiet for longer
@@ -102,7 +104,7 @@ class HttpTransport:
             connection = self._connect(timeout)
             if connection.sock is None:
                 connection.connect()
-            payload = [{**common, **event} for event in events] if common else list(events)
+            payload = [wire_groups({**common, **event} if common else event) for event in events]
             body = json.dumps(payload, separators=(",", ":"), default=str).encode("utf-8")
         except Exception as exc:  # refused, timed out, reset, DNS: all mean "not now"
             self.last_error = f"{type(exc).__name__}: {exc}"

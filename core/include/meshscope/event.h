@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/error.h"
+#include "meshscope/group.h"
 
 namespace meshscope {
 
@@ -115,8 +116,8 @@ struct Event {
     std::optional<std::string> device_uuid;
     std::optional<ReportedTopology> topology;
     std::optional<ReportedMesh> mesh;
-    // dim name -> the members of this rank's own group along that dim, as the rank reported them.
-    std::map<std::string, std::vector<std::int64_t>> groups;
+    // dim name -> the members of this rank's own group along that dim, as the rank reported them (a set).
+    std::map<std::string, Group> groups;
     // dim name (each one also in `groups`) -> where that group comes in its dim's creation order, from 0: the
     // new_group calls the rank made for that dim, member or not (docs/protocol.md, "Creation order").
     std::map<std::string, std::int64_t> creation_index;

@@ -30,11 +30,11 @@ namespace meshscope::monitor {
 struct GroupEvidence {
     std::int64_t rank = 0;
     std::string dim;
-    GroupReport reported;
-    std::optional<GroupReport> expected;  // from the reference topology
+    Group reported;
+    std::optional<Group> expected;  // from the reference topology
     std::optional<std::string>
         topology_text;  // "(dp, cp, ep) = (8, 2, 2)", "the model mesh (mp_replicate, mp_shard) = (2, 8)"
-    std::optional<std::pair<std::int64_t, GroupReport>> peer;  // a member that reports this group differently
+    std::optional<std::pair<std::int64_t, Group>> peer;  // a member that reports this group differently
 };
 [[nodiscard]] Finding group_disagreement(const GroupEvidence& evidence);
 
@@ -44,9 +44,9 @@ struct CreationEvidence {
     std::string dim;
     std::vector<std::int64_t> faulty;  // every rank at fault along the dim, sorted
     std::int64_t rank = 0;             // faulty.front()
-    GroupReport group;
+    Group group;
     std::int64_t index = 0;
-    GroupReport reference;                        // the group most ranks created at `index`
+    Group reference;                              // the group most ranks created at `index`
     std::vector<std::int64_t> reference_ranks;    // sorted
     std::vector<std::int64_t> members_elsewhere;  // sorted
     std::int64_t elsewhere_index = 0;

@@ -18,10 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/finding.h"
+#include "meshscope/group.h"
 #include "meshscope/plan.h"
 #include "meshscope/rank_state.h"
 #include "monitor/communicator_book.h"
-#include "monitor/group_report.h"
+#include "monitor/group_tally.h"
 
 namespace meshscope::monitor {
 
@@ -43,8 +44,8 @@ struct Identity {
 };
 
 struct RankRecord {
-    RankState state;  // state.groups stays empty: groups live in `groups` below, compactly
-    std::vector<std::pair<int, GroupReport>> groups;                    // dim id -> this rank's report
+    RankState state;                            // state.groups stays empty: groups live in `groups` below, compactly
+    std::vector<std::pair<int, Group>> groups;  // dim id -> this rank's report
     std::vector<std::pair<int, std::int64_t>> creation;                 // dim id -> its group's creation index
     std::array<std::optional<double>, phase_count> started_received{};  // collector clock
     std::vector<Identity> identities;                                   // distinct processes seen
@@ -62,7 +63,7 @@ struct RankRecord {
     std::optional<ReportedError> failure;                       // the error that came with the failure
     std::optional<std::pair<std::string, std::string>> reinit;  // FSDPTurbo's (current, new) tuples
 
-    [[nodiscard]] const GroupReport* group(int dim) const noexcept {
+    [[nodiscard]] const Group* group(int dim) const noexcept {
         for (const auto& [d, g] : groups)
             if (d == dim) return &g;
         return nullptr;
@@ -134,6 +135,9 @@ struct Job {
     // For dims judged by peers only: member -> the ranks whose report lists it (groups up to max_claimed_group).
     static constexpr std::int64_t max_claimed_group = 1024;
     std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> claims;  // by dim id
+    // Groups of more than max_claimed_group members, by dim id, with how many of their members agree: a rank of
+    // such a group whose members all agree is judged without walking the group.
+    std::vector<GroupTally> tallies;
     // creation_order_mismatch, by dim id: creation index -> the ranks that report their group at it, and the
     // ranks at fault now (sorted).
     std::vector<std::unordered_map<std::int64_t, std::vector<std::int64_t>>> creations;
@@ -142,7 +146,7 @@ struct Job {
     // joins such an index with that group (or with none that votes) changes nothing, so it is not judged again:
     // in a start-up storm each index gains its claimers one by one, and judging all of them at every join was
     // the monitor's largest cost (docs/benchmarks.md).
-    std::vector<std::unordered_map<std::int64_t, GroupReport>> unanimous;
+    std::vector<std::unordered_map<std::int64_t, Group>> unanimous;
 
     std::map<std::string, Finding> findings;  // by id
     std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
@@ -183,6 +187,7 @@ struct Job {
         if (added) {
             dim_names.push_back(name);
             claims.emplace_back();
+            tallies.emplace_back(max_claimed_group);
             creations.emplace_back();
             order_faulty.emplace_back();
             unanimous.emplace_back();

@@ -32,7 +32,7 @@ std::string bytes_text(std::int64_t bytes) {
 }
 
 std::string group_name(const monitor::GroupMeasure& group) {
-    return group.dim + " group " + std::to_string(group.index) + " " + monitor::GroupReport::from(group.members).text();
+    return group.dim + " group " + std::to_string(group.index) + " " + Group::from(group.members).text();
 }
 }  // namespace
 

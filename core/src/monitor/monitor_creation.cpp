@@ -16,8 +16,8 @@ namespace meshscope {
 namespace {
 // The rank's group along the dim when its creation index counts: reported, and neither its topology, its model
 // mesh nor the group itself was found wrong.
-const monitor::GroupReport* voting_group(const monitor::Job& job, const monitor::RankRecord& rec, int dim) {
-    const monitor::GroupReport* group = rec.group(dim);
+const Group* voting_group(const monitor::Job& job, const monitor::RankRecord& rec, int dim) {
+    const Group* group = rec.group(dim);
     // A one-rank group has no peer to wait for: whatever its index, it cannot hang.
     if (!group || group->size() < 2 || job.flagged_groups.count({dim, rec.state.rank})) return nullptr;
     if (rec.state.topology && job.reference_topology &&
@@ -29,19 +29,18 @@ const monitor::GroupReport* voting_group(const monitor::Job& job, const monitor:
 }
 
 struct Vote {
-    const monitor::GroupReport* group = nullptr;
+    const Group* group = nullptr;
     std::size_t count = 0;
     std::int64_t lowest = 0;
 };
 
 // The group most voting claimers of one creation index report; a tie goes to the group of the lowest rank.
-const monitor::GroupReport* reference_group(const monitor::Job& job, int dim,
-                                            const std::vector<std::int64_t>& claimers) {
+const Group* reference_group(const monitor::Job& job, int dim, const std::vector<std::int64_t>& claimers) {
     std::vector<Vote> votes;
     std::unordered_multimap<std::uint64_t, std::size_t> by_hash;  // group hash -> index in votes
     for (const std::int64_t rank : claimers) {
         const monitor::RankRecord* rec = job.find(rank);
-        const monitor::GroupReport* group = rec ? voting_group(job, *rec, dim) : nullptr;
+        const Group* group = rec ? voting_group(job, *rec, dim) : nullptr;
         if (!group) continue;
         Vote* vote = nullptr;
         const auto [first, last] = by_hash.equal_range(group->hash());
@@ -84,7 +83,7 @@ bool Monitor::Impl::agrees_at(const monitor::Job& job, const monitor::RankRecord
     const auto& unanimous = job.unanimous[static_cast<std::size_t>(dim)];
     const auto agreed = unanimous.find(index);
     if (agreed == unanimous.end()) return false;
-    const monitor::GroupReport* group = voting_group(job, rec, dim);
+    const Group* group = voting_group(job, rec, dim);
     return !group || *group == agreed->second;
 }
 
@@ -131,12 +130,12 @@ void Monitor::Impl::refresh_creation_findings(monitor::Job& job) {
             unanimous.erase(index);
             continue;
         }
-        const monitor::GroupReport* reference = reference_group(job, dim, it->second);
+        const Group* reference = reference_group(job, dim, it->second);
         bool moved = false;
         bool agreed = reference != nullptr;
         for (const std::int64_t rank : it->second) {
             const monitor::RankRecord* rec = job.find(rank);
-            const monitor::GroupReport* group = rec ? voting_group(job, *rec, dim) : nullptr;
+            const Group* group = rec ? voting_group(job, *rec, dim) : nullptr;
             const bool at_fault = group && reference && !(*group == *reference);
             agreed &= !at_fault;
             moved |= set_faulty(faulty, rank, at_fault);
@@ -162,8 +161,7 @@ void Monitor::Impl::refresh_creation_findings(monitor::Job& job) {
         const auto& creations = job.creations[static_cast<std::size_t>(dim)];
         const auto index = rec.creation_of(dim);
         const auto claimed = index ? creations.find(*index) : creations.end();
-        const monitor::GroupReport* reference =
-            claimed == creations.end() ? nullptr : reference_group(job, dim, claimed->second);
+        const Group* reference = claimed == creations.end() ? nullptr : reference_group(job, dim, claimed->second);
         if (!reference || !rec.group(dim)) continue;  // cannot happen: a rank at fault claimed a voted index
         const auto& claimers = claimed->second;
         monitor::CreationEvidence e;
@@ -175,14 +173,14 @@ void Monitor::Impl::refresh_creation_findings(monitor::Job& job) {
         e.reference = *reference;
         for (const std::int64_t rank : claimers) {
             const monitor::RankRecord* other = job.find(rank);
-            const monitor::GroupReport* group = other ? voting_group(job, *other, dim) : nullptr;
+            const Group* group = other ? voting_group(job, *other, dim) : nullptr;
             if (group && *group == e.reference) e.reference_ranks.push_back(rank);
         }
         std::sort(e.reference_ranks.begin(), e.reference_ranks.end());
         for (std::int64_t k = 0; k < e.group.size(); ++k) {
             const monitor::RankRecord* member = job.find(e.group.at(k));
             if (!member || member == &rec) continue;
-            const monitor::GroupReport* group = voting_group(job, *member, dim);
+            const Group* group = voting_group(job, *member, dim);
             const auto theirs = member->creation_of(dim);
             if (!group || !(*group == e.group) || !theirs || *theirs == e.index) continue;
             if (e.members_elsewhere.empty()) e.elsewhere_index = *theirs;

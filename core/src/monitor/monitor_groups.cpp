@@ -42,32 +42,37 @@ const std::optional<monitor::Job::ExpectedDim>& expected_dim(monitor::Job& job, 
 
 // The group `rank` belongs to along the dim, by PyTorch's row-major layout: the members differ from rank only
 // in their coordinate along that dim.
-std::optional<monitor::GroupReport> expected_group(monitor::Job& job, int dim, std::int64_t rank) {
+std::optional<Group> expected_group(monitor::Job& job, int dim, std::int64_t rank) {
     const auto& where = expected_dim(job, dim);
     if (!where) return std::nullopt;
     const DeviceMesh& mesh = job.expected->meshes()[where->mesh].mesh;
     if (!mesh.contains(rank)) return std::nullopt;
     const std::int64_t coordinate = mesh.coordinate(rank, where->dim);
-    return monitor::GroupReport::progression(rank - coordinate * where->stride, where->stride, where->size);
+    return Group::progression(rank - coordinate * where->stride, where->stride, where->size);
 }
 }  // namespace
 
 void Monitor::Impl::report_group(monitor::Job& job, monitor::RankRecord& rec, const std::string& dim,
-                                 const std::vector<std::int64_t>& members) {
+                                 const Group& report) {
     if (job.dim_ids.find(dim) == job.dim_ids.end() && job.dim_names.size() >= monitor::Job::max_dims) return;
     const int d = job.dim_id(dim);
-    monitor::GroupReport report = monitor::GroupReport::from(members);
     const std::int64_t rank = rec.state.rank;
     auto it = std::find_if(rec.groups.begin(), rec.groups.end(), [d](const auto& g) { return g.first == d; });
     if (it != rec.groups.end() && it->second == report) return;
-    std::optional<monitor::GroupReport> before;
+    auto& tally = job.tallies[static_cast<std::size_t>(d)];
+    std::optional<Group> before;
     if (it != rec.groups.end()) {
+        tally.leave(rank, it->second);
         before = std::move(it->second);
-        it->second = std::move(report);
+        it->second = report;
     } else {
-        rec.groups.emplace_back(d, std::move(report));
+        rec.groups.emplace_back(d, report);
         it = std::prev(rec.groups.end());
     }
+    tally.join(rank, it->second, [&job, d](std::int64_t member) -> const Group* {
+        const monitor::RankRecord* other = job.find(member);
+        return other ? other->group(d) : nullptr;
+    });
     job.dirty_groups.emplace_back(d, rank);
     if (!expected_dim(job, d)) {
         // Judged by peers: remember who lists whom, so that a rank's report meets the reports that list it.
@@ -79,12 +84,20 @@ void Monitor::Impl::report_group(monitor::Job& job, monitor::RankRecord& rec, co
             }
         if (it->second.size() <= monitor::Job::max_claimed_group)
             for (std::int64_t k = 0; k < it->second.size(); ++k) claims[it->second.at(k)].push_back(rank);
-        // A member flagged because of this rank's old report may be cleared by the new one.
+        // A member flagged because of this rank's old report may be cleared by the new one: walk the smaller of
+        // the group and the dim's flagged ranks.
+        const auto first = job.flagged_groups.lower_bound({d, 0});
+        const auto last = job.flagged_groups.lower_bound({d + 1, 0});
         for (const auto* group : {before ? &*before : nullptr, &it->second}) {
             if (!group) continue;
-            for (std::int64_t k = 0; k < group->size(); ++k) {
-                const std::int64_t peer = group->at(k);
-                if (peer != rank && job.flagged_groups.count({d, peer})) job.dirty_groups.emplace_back(d, peer);
+            if (group->size() <= monitor::Job::max_claimed_group) {
+                for (std::int64_t k = 0; k < group->size(); ++k) {
+                    const std::int64_t peer = group->at(k);
+                    if (peer != rank && job.flagged_groups.count({d, peer})) job.dirty_groups.emplace_back(d, peer);
+                }
+            } else {
+                for (auto f = first; f != last; ++f)
+                    if (f->second != rank && group->contains(f->second)) job.dirty_groups.emplace_back(d, f->second);
             }
         }
     }
@@ -92,7 +105,7 @@ void Monitor::Impl::report_group(monitor::Job& job, monitor::RankRecord& rec, co
 
 void Monitor::Impl::evaluate_group(monitor::Job& job, int dim, std::int64_t rank) {
     monitor::RankRecord* rec = job.find(rank);
-    const monitor::GroupReport* report = rec ? rec->group(dim) : nullptr;
+    const Group* report = rec ? rec->group(dim) : nullptr;
     auto clear = [&] {
         if (job.flagged_groups.erase({dim, rank})) drop_finding(job, group_finding_id(job, dim, rank));
     };
@@ -106,15 +119,17 @@ void Monitor::Impl::evaluate_group(monitor::Job& job, int dim, std::int64_t rank
 
     // The first member whose own report of this group differs from this rank's; then the first rank that lists
     // this rank in a different group (tracked for dims judged by peers).
-    auto differing_peer = [&]() -> std::optional<std::pair<std::int64_t, monitor::GroupReport>> {
-        auto differs = [&](std::int64_t peer) -> const monitor::GroupReport* {
+    auto differing_peer = [&]() -> std::optional<std::pair<std::int64_t, Group>> {
+        auto differs = [&](std::int64_t peer) -> const Group* {
             if (peer == rank) return nullptr;
             const monitor::RankRecord* other = job.find(peer);
-            const monitor::GroupReport* theirs = other ? other->group(dim) : nullptr;
+            const Group* theirs = other ? other->group(dim) : nullptr;
             return theirs && !(*theirs == *report) ? theirs : nullptr;
         };
-        for (std::int64_t k = 0; k < report->size(); ++k)
-            if (const auto* theirs = differs(report->at(k))) return std::pair{report->at(k), *theirs};
+        // A large group whose members all report it has no such member (the tally knows without walking it).
+        if (!job.tallies[static_cast<std::size_t>(dim)].unanimous(*report))
+            for (std::int64_t k = 0; k < report->size(); ++k)
+                if (const auto* theirs = differs(report->at(k))) return std::pair{report->at(k), *theirs};
         const auto& claims = job.claims[static_cast<std::size_t>(dim)];
         if (const auto it = claims.find(rank); it != claims.end())
             for (const auto peer : it->second)

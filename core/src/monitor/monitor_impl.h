@@ -51,8 +51,7 @@ struct Monitor::Impl {
     void rebuild_expected(monitor::Job& job);     // from reference_topology and reference_model
 
     // monitor_groups.cpp
-    void report_group(monitor::Job& job, monitor::RankRecord& record, const std::string& dim,
-                      const std::vector<std::int64_t>& members);
+    void report_group(monitor::Job& job, monitor::RankRecord& record, const std::string& dim, const Group& report);
     void evaluate_group(monitor::Job& job, int dim, std::int64_t rank);
 
     // monitor_creation.cpp: creation_order_mismatch from the ranks' creation indices

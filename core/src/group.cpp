@@ -1,8 +1,10 @@
-#include "monitor/group_report.h"
+#include "meshscope/group.h"
 
 #include <algorithm>
 
-namespace meshscope::monitor {
+#include <nlohmann/json.hpp>
+
+namespace meshscope {
 
 namespace {
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
@@ -11,8 +13,8 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
 }
 }  // namespace
 
-GroupReport GroupReport::progression(std::int64_t first, std::int64_t step, std::int64_t count) {
-    GroupReport g;
+Group Group::progression(std::int64_t first, std::int64_t step, std::int64_t count) {
+    Group g;
     g.first_ = first;
     g.step_ = count > 1 ? step : 1;  // canonical form: a single member has step 1
     g.count_ = count;
@@ -21,7 +23,7 @@ GroupReport GroupReport::progression(std::int64_t first, std::int64_t step, std:
     return g;
 }
 
-GroupReport GroupReport::from(std::span<const std::int64_t> members) {
+Group Group::from(std::span<const std::int64_t> members) {
     std::vector<std::int64_t> sorted;
     std::span<const std::int64_t> view = members;
     if (!std::is_sorted(members.begin(), members.end())) {
@@ -35,28 +37,28 @@ GroupReport GroupReport::from(std::span<const std::int64_t> members) {
     bool spaced = step > 0;
     for (std::size_t i = 2; spaced && i < view.size(); ++i) spaced = view[i] - view[i - 1] == step;
     if (spaced) return progression(view[0], step, n);
-    GroupReport g;
+    Group g;
     g.spaced_ = false;
     g.members_.assign(view.begin(), view.end());
     g.rehash();
     return g;
 }
 
-bool GroupReport::contains(std::int64_t rank) const noexcept {
+bool Group::contains(std::int64_t rank) const noexcept {
     if (!spaced_) return std::binary_search(members_.begin(), members_.end(), rank);
     if (count_ == 0 || rank < first_) return false;
     const std::int64_t offset = rank - first_;
     return offset % step_ == 0 && offset / step_ < count_;
 }
 
-std::vector<std::int64_t> GroupReport::members() const {
+std::vector<std::int64_t> Group::members() const {
     if (!spaced_) return members_;
     std::vector<std::int64_t> out(static_cast<std::size_t>(count_));
     for (std::int64_t k = 0; k < count_; ++k) out[static_cast<std::size_t>(k)] = first_ + k * step_;
     return out;
 }
 
-std::string GroupReport::text() const {
+std::string Group::text() const {
     const std::int64_t n = size();
     std::string out = "[";
     auto add = [&](std::int64_t k) {
@@ -73,10 +75,14 @@ std::string GroupReport::text() const {
     return out + "] (" + std::to_string(n) + " ranks)";
 }
 
-void GroupReport::rehash() noexcept {
+void Group::rehash() noexcept {
     // from() always picks the spaced form when it can, so equal members have equal fields and hashes.
-    std::uint64_t h = static_cast<std::uint64_t>(size());
     const std::int64_t n = size();
+    if (n == 0) {  // as a default-constructed Group
+        hash_ = 0;
+        return;
+    }
+    std::uint64_t h = static_cast<std::uint64_t>(n);
     if (spaced_) {
         h = mix(h, static_cast<std::uint64_t>(first_));
         h = mix(h, static_cast<std::uint64_t>(step_));
@@ -86,4 +92,13 @@ void GroupReport::rehash() noexcept {
     hash_ = h;
 }
 
-}  // namespace meshscope::monitor
+void to_json(nlohmann::json& j, const Group& group) {
+    if (group.evenly_spaced() && group.size() > Group::list_limit) {
+        j = nlohmann::json{{"first", group.at(0)}, {"step", group.step()}, {"count", group.size()}};
+        return;
+    }
+    j = nlohmann::json::array();
+    for (std::int64_t k = 0; k < group.size(); ++k) j.push_back(group.at(k));
+}
+
+}  // namespace meshscope
