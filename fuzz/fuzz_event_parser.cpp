@@ -54,8 +54,13 @@ void check_limits(const Event& e, const EventLimits& limits) {
         check(e.mesh->dim_names.size() == e.mesh->shape.size(), "mesh shape matches dim_names");
     }
     check(e.groups.size() <= limits.max_group_dims, "group dims within max_group_dims");
-    for (const auto& [dim, members] : e.groups)
-        for (const auto r : members) check(r >= 0 && r < e.world_size, "group members below world_size");
+    for (const auto& [dim, group] : e.groups) {
+        check(group.size() <= e.world_size, "group size within world_size");
+        for (std::int64_t k = 0; k < group.size(); ++k) {
+            check(group.at(k) >= 0 && group.at(k) < e.world_size, "group members below world_size");
+            check(k == 0 || group.at(k) > group.at(k - 1), "group members distinct and sorted");
+        }
+    }
     if (e.error) check(e.error->message.size() <= limits.max_message_length, "error.message within limits");
 }
 

@@ -44,15 +44,16 @@ Workload make_workload(std::int64_t dp, std::int64_t cp, std::int64_t ep, bool d
         add(Phase::launch, Status::done);
         add(Phase::process_group, Status::started);
         add(Phase::process_group, Status::done);
-        const auto& data = plan.meshes().front().mesh;
-        add(Phase::device_mesh, Status::done).mesh = ReportedMesh{"data", data.dim_names(), data.shape()};
+        for (const auto& pm : plan.meshes())
+            if (pm.name == "data")
+                add(Phase::device_mesh, Status::done).mesh = ReportedMesh{"data", pm.mesh.dim_names(), pm.mesh.shape()};
         Event& state = add(Phase::parallel_state, Status::done);
         state.topology = ReportedTopology{dp, cp, ep};
         for (const auto& pm : plan.meshes())
             for (std::size_t d = 0; d < pm.mesh.ndim(); ++d) {
                 const auto name = pm.mesh.dim_names()[d];
                 if (name == "dp" && !dp_groups) continue;
-                state.groups[name] = pm.mesh.group_of(r, d);
+                state.groups[name] = Group::from(pm.mesh.group_of(r, d));
             }
         add(Phase::communicator, Status::started);
         add(Phase::communicator, Status::done);
@@ -125,7 +126,12 @@ void BM_IngestFaultyJob(benchmark::State& state) {
             for (auto& e : faulty.per_rank[r])
                 if (e.topology) e.topology->ep = 16;
             for (auto& e : faulty.per_rank[r + 32])
-                if (!e.groups.empty()) std::swap(e.groups["ep"][0], e.groups["ep"][1]), e.groups["ep"][0] += 1;
+                if (!e.groups.empty()) {  // its first member swapped for the next rank up: [a, b] -> [b + 1, a]
+                    auto members = e.groups["ep"].members();
+                    std::swap(members[0], members[1]);
+                    members[0] += 1;
+                    e.groups["ep"] = Group::from(members);
+                }
         }
         return faulty;
     }();
