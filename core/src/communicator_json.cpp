@@ -5,59 +5,26 @@
 #include <cmath>
 #include <limits>
 
+#include "event_fields.h"
 #include "meshscope/dim_collectives.h"
 #include "meshscope/event.h"
 
 namespace meshscope {
 
 namespace {
+using event_fields::as_int;
+using event_fields::field_error;
+using event_fields::member;
+using event_fields::read_ranks;
 using nlohmann::json;
 
 constexpr std::array<std::string_view, 4> state_names = {"formed", "not_formed", "wrong_result", "failed"};
-
-Error field_error(const std::string& field, std::string_view what) {
-    return ValueError("field \"" + field + "\" " + std::string(what));
-}
-
-const json* member(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::optional<std::int64_t> as_int(const json& value) {
-    if (value.is_number_unsigned())
-        return value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                   ? std::numeric_limits<std::int64_t>::max()
-                   : static_cast<std::int64_t>(value.get<std::uint64_t>());
-    if (value.is_number_integer()) return value.get<std::int64_t>();
-    return std::nullopt;
-}
 
 std::optional<double> as_seconds(const json& value) {
     if (!value.is_number()) return std::nullopt;
     const double v = value.get<double>();
     if (!std::isfinite(v) || v < 0) return std::nullopt;
     return v;
-}
-
-// Distinct ranks below world_size, at most world_size of them.
-Expected<std::vector<std::int64_t>> read_ranks(const json& value, const std::string& name, std::int64_t world_size) {
-    const std::string below = "must be an array of ranks below world_size (" + std::to_string(world_size) + ")";
-    if (!value.is_array()) return field_error(name, below);
-    if (static_cast<std::int64_t>(value.size()) > world_size)
-        return field_error(name, "must have at most world_size (" + std::to_string(world_size) + ") members");
-    std::vector<std::int64_t> ranks;
-    ranks.reserve(value.size());
-    for (const auto& item : value) {
-        const auto r = as_int(item);
-        if (!r || *r < 0 || *r >= world_size) return field_error(name, below);
-        ranks.push_back(*r);
-    }
-    auto sorted = ranks;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-        return field_error(name, "must not repeat a rank");
-    return ranks;
 }
 
 Expected<CollectiveResult> read_result(const json& value, const std::string& name) {

@@ -4,30 +4,17 @@
 #include <limits>
 #include <tuple>
 
+#include "event_fields.h"
 #include "meshscope/event.h"
 #include "meshscope/plan_json.h"
 
 namespace meshscope {
 
 namespace {
+using event_fields::as_int;
+using event_fields::field_error;
+using event_fields::member;
 using nlohmann::json;
-
-Error field_error(std::string_view field, std::string_view what) {
-    return ValueError("field \"" + std::string(field) + "\" " + std::string(what));
-}
-
-// The integer value, or nullopt when the JSON value is not an integer. Unsigned values beyond int64 come back
-// as int64's maximum so that every bound check rejects them.
-std::optional<std::int64_t> as_int(const json& value) {
-    if (value.is_number_unsigned()) {
-        const auto u = value.get<std::uint64_t>();
-        return u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                   ? std::numeric_limits<std::int64_t>::max()
-                   : static_cast<std::int64_t>(u);
-    }
-    if (value.is_number_integer()) return value.get<std::int64_t>();
-    return std::nullopt;
-}
 
 // Reads the member `key` of `object` as a bounded integer; `name` is the dotted field name for messages.
 Expected<std::int64_t> read_int(const json& value, std::string_view name, std::int64_t min, std::int64_t max) {
@@ -56,11 +43,6 @@ std::size_t depth_of(const json& value, std::size_t limit) {
     std::size_t deepest = 0;
     for (const auto& child : value) deepest = std::max(deepest, depth_of(child, limit - 1));
     return deepest + 1;
-}
-
-const json* member(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
 }
 
 Expected<ReportedTopology> read_topology(const json& value, const EventLimits& limits) {
@@ -152,20 +134,11 @@ Expected<Group> read_group(const json& members, const std::string& name, std::in
                                          std::to_string(*step));
         return Group::progression(*first, *step, *count);
     }
-    const std::string ranks_below = "must be an array of ranks below " + world;
-    if (!members.is_array()) return field_error(name, ranks_below + R"( or {"first", "step", "count"})");
-    if (static_cast<std::int64_t>(members.size()) > world_size) return field_error(name, too_many);
-    std::vector<std::int64_t> ranks;
-    ranks.reserve(members.size());
-    for (const auto& m : members) {
-        const auto r = as_int(m);
-        if (!r || *r < 0 || *r >= world_size) return field_error(name, ranks_below);
-        ranks.push_back(*r);
-    }
-    std::sort(ranks.begin(), ranks.end());
-    if (std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end())
-        return field_error(name, "must not repeat a rank");
-    return Group::from(ranks);
+    if (!members.is_array())
+        return field_error(name, "must be an array of ranks below " + world + R"( or {"first", "step", "count"})");
+    const auto ranks = event_fields::read_ranks(members, name, world_size);
+    if (!ranks) return ranks.error();
+    return Group::from(*ranks);
 }
 
 Expected<std::map<std::string, Group>> read_groups(const json& value, std::int64_t world_size,
