@@ -91,6 +91,16 @@ bool only_heartbeats(const QByteArray& body) {
     const QStringList phases = phases_of(body);
     return !phases.isEmpty() && phases.count("heartbeat/done") == phases.size();
 }
+
+// A shedding collector: every body made only of heartbeats gets 503 + Retry-After, everything else 200.
+FakeCollector::Answers shedding_heartbeats(int retry_after_s) {
+    return [retry_after_s](qsizetype, const QByteArray& body) {
+        return only_heartbeats(body)
+                   ? answer(503, "Service Unavailable", R"({"error":"collector busy: heartbeat not stored"})",
+                            "Retry-After: " + QByteArray::number(retry_after_s) + "\r\n")
+                   : answer(200, "OK", R"({"accepted":1})");
+    };
+}
 }  // namespace
 
 class TstStorm : public QObject {
@@ -276,12 +286,7 @@ private slots:
     // at the end of the run. (A heartbeat that came due while `ready` waited rides with it, as in the
     // reporters, and is stored with it.)
     void refused_heartbeats_are_not_retried() {
-        FakeCollector fake([](qsizetype, const QByteArray& body) {
-            return only_heartbeats(body)
-                       ? answer(503, "Service Unavailable", R"({"error":"collector busy: heartbeat not stored"})",
-                                "Retry-After: 1\r\n")
-                       : answer(200, "OK", R"({"accepted":1})");
-        });
+        FakeCollector fake(shedding_heartbeats(1));
         const auto run = test::run_meshscope_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1",
                                                       "--job", "one", "--start-window", "0", "--duration", "7"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
@@ -314,12 +319,7 @@ private slots:
     // does, the rank sends nothing for 6-9 s after a refusal: its next heartbeat comes 6 s or more after the
     // refused one, not on its 5 s tick (4.5 s after the scripted heartbeat that follows ready by 0.5 s).
     void refused_heartbeats_hold_back_the_rank() {
-        FakeCollector fake([](qsizetype, const QByteArray& body) {
-            return only_heartbeats(body)
-                       ? answer(503, "Service Unavailable", R"({"error":"collector busy: heartbeat not stored"})",
-                                "Retry-After: 6\r\n")
-                       : answer(200, "OK", R"({"accepted":1})");
-        });
+        FakeCollector fake(shedding_heartbeats(6));
         const auto run = test::run_meshscope_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1",
                                                       "--job", "one", "--start-window", "0", "--duration", "12"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
