@@ -76,8 +76,15 @@ def wire_group(members):
 
 
 def wire_groups(event: dict) -> dict:
-    """The event with its "groups" in wire form (a new dict when any group changed; the caller's is untouched)."""
+    """The event with its groups in wire form: every entry of "groups", and the members of "group" (the one
+    process group a new_group call created). A new dict when it has either; the caller's is left untouched."""
     groups = event.get("groups")
-    if not isinstance(groups, dict):
+    group = event.get("group")
+    if not isinstance(groups, dict) and not isinstance(group, dict):
         return event
-    return {**event, "groups": {dim: wire_group(members) for dim, members in groups.items()}}
+    out = dict(event)
+    if isinstance(groups, dict):
+        out["groups"] = {dim: wire_group(members) for dim, members in groups.items()}
+    if isinstance(group, dict) and "members" in group:
+        out["group"] = {**group, "members": wire_group(group["members"])}
+    return out
