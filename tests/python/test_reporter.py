@@ -89,7 +89,7 @@ class FixedRandom:
 
 
 def uneven_group(i):
-    """~110 KB of JSON: 16,385 ranks that are not evenly spaced (an evenly spaced group travels as three numbers)."""
+    """~93 KB of JSON: 16,385 ranks that are not evenly spaced (an evenly spaced group travels as three numbers)."""
     return list(range(i, 16384 * 2, 2)) + [16384 * 3 + i]
 
 
@@ -285,7 +285,7 @@ class FakeCollectorTest(unittest.TestCase):
 
         reporter, clock = make_reporter(self.collector.url, MESHSCOPE_TOKEN="s3cret")
         reporter.activate()
-        for i in range(40):  # ~110 KB each: a 16,384-rank group that is not evenly spaced
+        for i in range(40):  # ~93 KB each: a 16,385-rank group that is not evenly spaced
             reporter.emit("ready", "done", {"groups": {"dp": uneven_group(i)}})
         reporter.step(clock())
         self.assertEqual(len(self.collector.events()), 40)
@@ -515,7 +515,7 @@ class OverloadedCollectorTest(unittest.TestCase):
         try:
             reporter, clock = make_reporter(collector.url)
             reporter.activate()
-            for i in range(40):  # ~110 KB each: split in halves under the body limit
+            for i in range(40):  # ~93 KB each: split in halves under the body limit
                 reporter.emit("ready", "done", {"seq": i, "groups": {"dp": uneven_group(i)}})
             for _ in range(100):
                 reporter.step(clock.advance(0.25))
