@@ -60,7 +60,7 @@ struct Rank {
     std::vector<std::size_t> pending;  // script items of the request in flight or waiting to be retried
     double retry_at = -1;              // run clock: when the refused or failed item goes again
     double next_heartbeat = -1;        // run clock
-    double quiet_until = -1;           // run clock: refused heartbeats' Retry-After; nothing is sent before it
+    double quiet_until = -1;           // run clock: the last refusal's Retry-After; nothing is sent before it
     int failures = 0;                  // in a row, for the backoff
     bool connected = false;
     bool ever_connected = false;
