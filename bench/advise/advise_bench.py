@@ -3,7 +3,7 @@
 
 usage: advise_bench.py MESHSCOPE [--runs N]
 
-Targets (issue 11): 64 ranks of Qwen3-30B-A3B <= 50 ms; 131,072 ranks, every valid layout, <= 1 s.
+Targets: 64 ranks of Qwen3-30B-A3B <= 50 ms; 131,072 ranks, every valid layout, <= 1 s.
 Prints one line per case: median and worst of N runs, and whether the target holds. Exit 1 when a median misses.
 """
 import argparse

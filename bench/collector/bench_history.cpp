@@ -1,4 +1,4 @@
-// bench_history: what a long job does to the history (issue 9). A 16,384-rank FSDPTurbo job (dp 4096, cp 4,
+// bench_history: what a long job does to the history. A 16,384-rank FSDPTurbo job (dp 4096, cp 4,
 // ep 32) stores its lifecycle events, then heartbeat rounds (every rank once per round, as every 5 s), each
 // round in commits of --batch heartbeats (the collector's group commit, synchronous=FULL), through the
 // same EventStore::append (and fold_heartbeats when due) the store writer thread calls. Reports the database and WAL

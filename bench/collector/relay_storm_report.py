@@ -116,7 +116,7 @@ def main():
         for d in summary.get("dashboards", [])
     ]
     # The relays' own counters (GET /api/v1/relay: refusals by expected wait, expiries, joined duplicates,
-    # shed heartbeats), summed; a relay without that endpoint (before session 4) adds nothing.
+    # shed heartbeats), summed; a relay without that endpoint (before 3ecffe8) adds nothing.
     totals = {}
     for url in a.relay_urls.split(","):
         try:

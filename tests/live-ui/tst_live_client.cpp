@@ -383,7 +383,7 @@ private slots:
         const double before = longest_stall_ms([&, started = false]() mutable {
             if (!started) {
                 started = true;
-                // What session 1's LiveClient did: read the reply, parse and make rows on this thread.
+                // LiveClient before ce89351: read the reply, parse and make rows on this thread.
                 QNetworkReply* reply = network.get(QNetworkRequest(QUrl(http.url() + QStringLiteral("/ranks"))));
                 connect(reply, &QNetworkReply::finished, this, [&, reply] {
                     reply->deleteLater();

@@ -61,7 +61,7 @@ private slots:
     void the_table_gives_each_dim_its_collectives_data() {
         QTest::addColumn<QString>("dim");
         QTest::addColumn<QStringList>("collectives");
-        // issue 12 / domain.md: ep all-to-all; efsdp, dp all-gather + reduce-scatter; expert_cp all-reduce; cp the
+        // domain.md: ep all-to-all; efsdp, dp all-gather + reduce-scatter; expert_cp all-reduce; cp the
         // all-reduce of the non-expert gradients and, first, Ulysses' all-to-all (LlamaFactory's default cp_mode).
         QTest::addRow("ep") << "ep" << QStringList{"all_to_all"};
         QTest::addRow("efsdp") << "efsdp" << QStringList{"all_gather", "reduce_scatter"};

@@ -2,7 +2,7 @@
 // collector's connections"): `meshscope serve` + `meshscope relay` processes + `meshscope simulate
 // --per-rank`, all real binaries on loopback. Ranks spread over two relays, a bad event refused for its
 // rank alone, a relay behind a relay, the collector restarted under running ranks; and more ranks than
-// the collector's --max-connections reporting directly (issue 9, "Done when").
+// the collector's --max-connections reporting directly.
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
@@ -345,7 +345,7 @@ private slots:
         QCOMPARE(ranks_stored_with(db, "restart32", "launch"), 32);
     }
 
-    // Overload never loses a rank (issue 9): the collector freezes (SIGSTOP) under 64 starting ranks until
+    // Overload never loses a rank: the collector freezes (SIGSTOP) under 64 starting ranks until
     // the relay refuses a body because it would wait past its rank's 3 s timeout, then thaws. The ranks are
     // answered 503 + Retry-After by the relay (not left to time out), come back, and every ready is
     // acknowledged; every lifecycle event is stored, and at most once more than once for each request that
@@ -421,7 +421,7 @@ private slots:
 
     // 64 ranks straight at a collector that holds 16 connections: the rest are refused (503 +
     // Retry-After: 2) and come back; every ready is acknowledged, and the missing_rank raised after 1 s
-    // for the ranks not yet in is gone once they are (issue 9, "Done when").
+    // for the ranks not yet in is gone once they are.
     void more_ranks_than_connections() {
         QTemporaryDir dir;
         std::unique_ptr<Daemon> collector(

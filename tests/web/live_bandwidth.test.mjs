@@ -194,7 +194,7 @@ test('an injected slow ep group is marked slow, the others are not', async (t) =
   // (eight ranks on shared cores: see docs/probe.md), with a longer sleep. slow_group needs a group below
   // median - max(3 x 1.4826 x MAD, log 4) on log bandwidth (5 MADs when these runs were made); with 4 ep groups the MAD is the mean of the middle
   // two deviations, so one healthy group far off the others lifts the bound. At load average 13-21 on the 2
-  // shared cores (six sessions building) the healthy ep groups' 4 MiB all_to_all took 2-27 ms (Debug build):
+  // shared cores (six engineers building) the healthy ep groups' 4 MiB all_to_all took 2-27 ms (Debug build):
   // 50 ms (2.3x) and 250 ms (24x) went unjudged, and so did 1.5 s once, with healthy groups 10x apart. Hence
   // up to three runs. When none is judged slow the test fails: a probe run that cannot show an eightfold-slow
   // group on this machine is what the panel exists to show, and it must not pass unseen.

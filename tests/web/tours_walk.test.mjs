@@ -1,4 +1,4 @@
-// Issue 13's "done when": Chromium walks two tours of the web dashboard to their end by doing their tasks on
+// Chromium walks two tours of the web dashboard to their end by doing their tasks on
 // the real pages (expert-mesh on the Planner, singleton-pitfall in the sandbox), against a real
 // `meshscope serve`; a wrong answer shows core's message and the step's hint; progress survives a reload and
 // "Resume at step K" goes back to the step reached; the live tour starts its job inside the collector.
