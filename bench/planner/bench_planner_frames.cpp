@@ -118,12 +118,12 @@ int main(int argc, char** argv) {
     const int moves = arg_int(args, QStringLiteral("--moves"), 200);
 
     PlanController controller;
-    controller.setGpusPerNode(arg_int(args, QStringLiteral("--gpus-per-node"), 8));
-    controller.setCp(arg_int(args, QStringLiteral("--cp"), 1));
-    controller.setEp(arg_int(args, QStringLiteral("--ep"), 8));
-    controller.setNodes(arg_int(args, QStringLiteral("--nodes"), 2048));
-    if (!controller.valid()) {
-        std::fprintf(stderr, "%s\n", qPrintable(controller.errorText()));
+    controller.form()->setGpusPerNode(arg_int(args, QStringLiteral("--gpus-per-node"), 8));
+    controller.form()->setCp(arg_int(args, QStringLiteral("--cp"), 1));
+    controller.form()->setEp(arg_int(args, QStringLiteral("--ep"), 8));
+    controller.form()->setNodes(arg_int(args, QStringLiteral("--nodes"), 2048));
+    if (!controller.form()->valid()) {
+        std::fprintf(stderr, "%s\n", qPrintable(controller.form()->errorText()));
         return 2;
     }
     Preferences preferences;
@@ -145,17 +145,17 @@ int main(int argc, char** argv) {
     }
     if (const qsizetype shot = args.indexOf(QStringLiteral("--shot")); shot >= 0 && shot + 1 < args.size()) {
         preferences.setDarkTheme(args.contains(QStringLiteral("--dark")));
-        if (args.contains(QStringLiteral("--data"))) controller.setViewMesh(meshscope::ui::MeshViewQml::Data);
+        if (args.contains(QStringLiteral("--data"))) controller.view()->setViewMesh(meshscope::ui::MeshViewQml::Data);
         if (const qsizetype d = args.indexOf(QStringLiteral("--show-dim")); d >= 0 && d + 1 < args.size())
-            controller.setShownDim(args[d + 1]);
-        controller.setSelectedRank(arg_int(args, QStringLiteral("--select"), -1));
+            controller.view()->setShownDim(args[d + 1]);
+        controller.selection()->setSelectedRank(arg_int(args, QStringLiteral("--select"), -1));
         QEventLoop loop;
         QTimer::singleShot(100, &loop, &QEventLoop::quit);
         loop.exec();
         return window->grabWindow().save(args[shot + 1]) ? 0 : 1;
     }
-    std::printf("plan %s on %s: %d ranks, renderer %s\n", qPrintable(controller.topologyText()),
-                qPrintable(controller.clusterText()), controller.planWorld(),
+    std::printf("plan %s on %s: %d ranks, renderer %s\n", qPrintable(controller.view()->topologyText()),
+                qPrintable(controller.view()->clusterText()), controller.view()->planWorld(),
                 window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software" : "hardware");
     std::printf("start to first frame: %lld ms\n", static_cast<long long>(started.elapsed()));
 
@@ -171,17 +171,17 @@ int main(int argc, char** argv) {
         report(name, measure(*window, *grid, move, moves));
     };
     const auto walk = [&](int) { grid->moveSelection(1, 0); };
-    controller.setSelectedRank(0);
+    controller.selection()->setSelectedRank(0);
     run("expert mesh, whole grid (fit), arrow right", walk);
-    const auto jump = [&](int i) { controller.setSelectedRank((i * 997) % controller.planWorld()); };
+    const auto jump = [&](int i) { controller.selection()->setSelectedRank((i * 997) % controller.view()->planWorld()); };
     run("expert mesh, whole grid (fit), random ranks", jump);
-    controller.setShownDim(QStringLiteral("efsdp"));
+    controller.view()->setShownDim(QStringLiteral("efsdp"));
     run("expert mesh, fit, all efsdp groups shown", jump);
-    controller.setShownDim({});
+    controller.view()->setShownDim({});
     grid->zoomBy(1.0 / grid->zoom());  // cells at 44 px, with rank labels
     run("expert mesh, zoom 100%, arrow right", walk);
     grid->fitToView();
-    controller.setViewMesh(meshscope::ui::MeshViewQml::Data);
+    controller.view()->setViewMesh(meshscope::ui::MeshViewQml::Data);
     run("data mesh, fit, random ranks (dp group = all)", jump);
     return 0;
 }
