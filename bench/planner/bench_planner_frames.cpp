@@ -173,7 +173,9 @@ int main(int argc, char** argv) {
     const auto walk = [&](int) { grid->moveSelection(1, 0); };
     controller.selection()->setSelectedRank(0);
     run("expert mesh, whole grid (fit), arrow right", walk);
-    const auto jump = [&](int i) { controller.selection()->setSelectedRank((i * 997) % controller.view()->planWorld()); };
+    const auto jump = [&](int i) {
+        controller.selection()->setSelectedRank((i * 997) % controller.view()->planWorld());
+    };
     run("expert mesh, whole grid (fit), random ranks", jump);
     controller.view()->setShownDim(QStringLiteral("efsdp"));
     run("expert mesh, fit, all efsdp groups shown", jump);
