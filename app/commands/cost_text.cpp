@@ -51,8 +51,12 @@ void write_inputs_text(std::ostream& out, const cost::CostInputs& in) {
     out << "cluster: " << c.hardware << " (" << format("%g", c.gib_per_gpu) << " GiB, " << gib(c.usable_bytes())
         << " GiB usable), " << c.gpus_per_node << " per node, NVLink " << format("%g", c.intra.bus_gbps) << " GB/s, "
         << c.network << " " << format("%g", c.inter.bus_gbps) << " GB/s per GPU\n";
-    out << "training: seq " << t.seq << ", micro-batch " << t.micro_batch << ", grad-accum " << t.grad_accum
-        << ", recompute " << cost::to_string(t.recompute) << ", bf16, Adam (fp32 master and moments)\n";
+    out << "training: seq " << t.seq << ", micro-batch " << t.micro_batch;
+    if (t.global_batch > 0)
+        out << ", global batch " << t.global_batch << " (grad-accum per layout)";
+    else
+        out << ", grad-accum " << t.grad_accum;
+    out << ", recompute " << cost::to_string(t.recompute) << ", bf16, Adam (fp32 master and moments)\n";
     out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x efficiency "
         << format("%g", c.efficiency) << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed")
         << "\n";

@@ -47,8 +47,9 @@ Frame {
             Repeater {
                 model: [
                     [qsTr("#"), root.rankWidth], [qsTr("dp"), root.sizeWidth], [qsTr("cp"), root.sizeWidth],
-                    [qsTr("ep"), root.sizeWidth], [qsTr("comm"), root.timeWidth], [qsTr("between"), root.timeWidth],
-                    [qsTr("memory"), root.timeWidth], [qsTr("headroom"), root.timeWidth]
+                    [qsTr("ep"), root.sizeWidth], [qsTr("step"), root.timeWidth], [qsTr("exposed"), root.timeWidth],
+                    [qsTr("tok/s/GPU"), root.timeWidth], [qsTr("MFU"), root.timeWidth], [qsTr("memory"), root.timeWidth],
+                    [qsTr("headroom"), root.timeWidth]
                 ]
 
                 delegate: Label {
@@ -90,7 +91,9 @@ Frame {
                 required property int ep
                 required property bool fits
                 required property string timeText
-                required property string interNodeText
+                required property string exposedText
+                required property string tokensText
+                required property string mfuText
                 required property string memoryText
                 required property string headroomText
                 required property string reason
@@ -142,8 +145,8 @@ Frame {
                     }
 
                     Repeater {
-                        model: layoutRow.fits ? [layoutRow.timeText, layoutRow.interNodeText, layoutRow.memoryText,
-                                                 layoutRow.headroomText] : []
+                        model: layoutRow.fits ? [layoutRow.timeText, layoutRow.exposedText, layoutRow.tokensText,
+                                                 layoutRow.mfuText, layoutRow.memoryText, layoutRow.headroomText] : []
 
                         delegate: Label {
                             id: valueCell
