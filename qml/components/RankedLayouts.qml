@@ -47,9 +47,8 @@ Frame {
             Repeater {
                 model: [
                     [qsTr("#"), root.rankWidth], [qsTr("dp"), root.sizeWidth], [qsTr("cp"), root.sizeWidth],
-                    [qsTr("ep"), root.sizeWidth], [qsTr("step"), root.timeWidth], [qsTr("exposed"), root.timeWidth],
-                    [qsTr("tok/s/GPU"), root.timeWidth], [qsTr("MFU"), root.timeWidth], [qsTr("memory"), root.timeWidth],
-                    [qsTr("headroom"), root.timeWidth]
+                    [qsTr("ep"), root.sizeWidth], [qsTr("step"), root.timeWidth], [qsTr("tok/s/GPU"), root.timeWidth],
+                    [qsTr("MFU"), root.timeWidth], [qsTr("memory"), root.timeWidth]
                 ]
 
                 delegate: Label {
@@ -91,7 +90,6 @@ Frame {
                 required property int ep
                 required property bool fits
                 required property string timeText
-                required property string exposedText
                 required property string tokensText
                 required property string mfuText
                 required property string memoryText
@@ -105,8 +103,8 @@ Frame {
                 padding: 0
                 leftPadding: 6
                 highlighted: layoutRow.current
-                ToolTip.visible: layoutRow.hovered && !layoutRow.fits
-                ToolTip.text: layoutRow.reason
+                ToolTip.visible: layoutRow.hovered
+                ToolTip.text: layoutRow.fits ? qsTr("%1 headroom per GPU").arg(layoutRow.headroomText) : layoutRow.reason
                 onClicked: root.cost.applyRanked(layoutRow.index)
 
                 background: Rectangle {
@@ -145,8 +143,8 @@ Frame {
                     }
 
                     Repeater {
-                        model: layoutRow.fits ? [layoutRow.timeText, layoutRow.exposedText, layoutRow.tokensText,
-                                                 layoutRow.mfuText, layoutRow.memoryText, layoutRow.headroomText] : []
+                        model: layoutRow.fits ? [layoutRow.timeText, layoutRow.tokensText, layoutRow.mfuText,
+                                                 layoutRow.memoryText] : []
 
                         delegate: Label {
                             id: valueCell
