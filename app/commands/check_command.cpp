@@ -227,6 +227,10 @@ int run_check(int argc, char** argv) {
     }
     TrainingYaml yaml;
     if (auto error = read_training_yaml(root, yaml)) return usage_error(config_path + ": " + *error);
+    // 0 would read as "no global batch" further on; LlamaFactory's own default is dp x micro_batch_size.
+    if (yaml.global_batch && *yaml.global_batch < 1)
+        return usage_error(config_path + ": global_batch_size must be positive, got " +
+                           std::to_string(*yaml.global_batch) + ".");
 
     auto made_cluster = cost::make_cluster(hardware, network, nproc);
     if (!made_cluster) return usage_error(made_cluster.error().message());

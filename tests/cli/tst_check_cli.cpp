@@ -229,6 +229,10 @@ private slots:
         QCOMPARE(r.exit_code, 2);
         QCOMPARE(r.err.split('\n').value(0), "meshscope check: " + dir.filePath("typed.yaml") +
                                                  ": micro_batch_size must be an integer, got 'two'.");
+        r = run({yaml("zero.yaml", "model: MODEL\nglobal_batch_size: 0\n"), "--nnodes", "1", "--nproc-per-node", "8"});
+        QCOMPARE(r.exit_code, 2);
+        QCOMPARE(r.err.split('\n').value(0),
+                 "meshscope check: " + dir.filePath("zero.yaml") + ": global_batch_size must be positive, got 0.");
         r = run({yaml("list.yaml", "- a\n- b\n"), "--nnodes", "1", "--nproc-per-node", "8"});
         QCOMPARE(r.exit_code, 2);
         QCOMPARE(r.err.split('\n').value(0), "meshscope check: " + dir.filePath("list.yaml") +
