@@ -62,9 +62,9 @@ class PlannerPage {
     this.page = el('div', {class: 'planner-page'},
       el('h1', {class: 'planner-title'}, 'Planner'),
       el('div', {class: 'planner-columns'},
-        el('div', {class: 'planner-side'}, this.form.root, this.summary.root, this.cost.root),
+        el('div', {class: 'planner-side'}, this.form.root, this.summary.root),
         el('section', {class: 'planner-main', 'aria-label': 'Mesh grid'}, this.meshSwitch.root, this.empty,
-          this.grid.root, this.legend.root, this.exports.root),
+          this.grid.root, this.legend.root, this.exports.root, this.cost.root),
         el('div', {class: 'planner-right'}, this.inspector.root)));
     this.stylesheet = ensureStylesheet();
     root.append(this.page);
