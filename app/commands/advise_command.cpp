@@ -1,5 +1,5 @@
-// meshscope advise: every valid (dp, cp, ep) of a world for one model, ranked by communication time per step
-// among those that fit, the others with their reason (docs/cost-model.md).
+// meshscope advise: every valid (dp, cp, ep) of a world for one model at one global batch, ranked by step time
+// (compute plus exposed communication) among those that fit, the others with their reason (docs/cost-model.md).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -14,8 +14,8 @@ namespace meshscope::app {
 namespace {
 constexpr const char* usage_hint =
     "hint: meshscope advise (--model NAME | --model-config FILE) --world N [--gpus-per-node G] [--hardware NAME] "
-    "[--network ndr|hdr] [--seq S] [--micro-batch B] [--grad-accum M] [--recompute none|selective|full] "
-    "[--show K] [--format text|json]";
+    "[--network ndr|hdr] [--seq S] [--micro-batch B] [--global-batch N | --global-batch-tokens T | --grad-accum M] "
+    "[--recompute none|selective|full] [--efficiency E] [--overlap-a2a] [--show K] [--format text|json]";
 
 int usage_error(const std::string& message) {
     std::cerr << "meshscope advise: " << message << "\n" << usage_hint << "\n";
@@ -24,12 +24,29 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int run_advise(int argc, char** argv) {
-    CLI::App cli{"Rank every (dp, cp, ep) layout of a world for one model by communication time among those that fit.",
-                 "meshscope advise"};
+    CLI::App cli{
+        "Rank every (dp, cp, ep) layout of a world for one model at one global batch by step time among those "
+        "that fit.",
+        "meshscope advise"};
     ModelOptions model;
     model.add_to(cli);
     std::string world_text, gpus_text, show_text = "10", format = "text";
     auto* world_opt = cli.add_option("--world", world_text, "world size (GPUs)")->type_name("INT");
+    std::string global_text, global_tokens_text;
+    auto* global_opt =
+        cli.add_option("--global-batch", global_text,
+                       "sequences per optimizer step, the same on every layout (default: world x micro-batch x "
+                       "grad-accum)")
+            ->type_name("N");
+    auto* global_tokens_opt =
+        cli.add_option("--global-batch-tokens", global_tokens_text, "tokens per optimizer step (a multiple of --seq)")
+            ->type_name("T");
+    global_opt->excludes(global_tokens_opt);
+    global_tokens_opt->excludes(global_opt);
+    for (auto* fixed : {global_opt, global_tokens_opt}) {
+        fixed->excludes(cli.get_option("--grad-accum"));
+        cli.get_option("--grad-accum")->excludes(fixed);
+    }
     auto* gpus_opt =
         cli.add_option("--gpus-per-node", gpus_text, "GPUs per node (default: the hardware's, 8)")->type_name("INT");
     cli.add_option("--show", show_text, "how many ranked layouts to list")->type_name("K")->capture_default_str();
@@ -55,16 +72,33 @@ int run_advise(int argc, char** argv) {
     if (auto error = parse_int_option("--show", show_text, show)) return usage_error(*error);
     if (show < 0) return usage_error("--show must not be negative, got " + show_text + ".");
 
-    const auto inputs = model.make_inputs(gpus_per_node);
-    if (!inputs) return usage_error(inputs.error().message());
-    const auto advice = cost::advise(*inputs, world);
+    auto made = model.make_inputs(gpus_per_node);
+    if (!made) return usage_error(made.error().message());
+    auto inputs = std::move(made).value();
+    if (global_opt->count() > 0) {
+        std::int64_t n = 0;
+        if (auto error = parse_int_option("--global-batch", global_text, n)) return usage_error(*error);
+        if (n < 1) return usage_error("--global-batch must be positive, got " + global_text + ".");
+        inputs.training.global_batch = n;
+    } else if (global_tokens_opt->count() > 0) {
+        std::int64_t tokens = 0;
+        if (auto error = parse_int_option("--global-batch-tokens", global_tokens_text, tokens))
+            return usage_error(*error);
+        if (tokens < 1) return usage_error("--global-batch-tokens must be positive, got " + global_tokens_text + ".");
+        const std::int64_t seq = inputs.training.seq;
+        if (tokens % seq != 0)
+            return usage_error("--global-batch-tokens " + global_tokens_text + " is not a multiple of --seq " +
+                               std::to_string(seq) + ".");
+        inputs.training.global_batch = tokens / seq;
+    }
+    const auto advice = cost::advise(inputs, world);
     if (!advice) return usage_error(advice.error().message());
 
     std::ios::sync_with_stdio(false);
     if (format == "json")
-        std::cout << cost::advice_json(*inputs, *advice, static_cast<std::size_t>(show)).dump(2) << "\n";
+        std::cout << cost::advice_json(inputs, *advice, static_cast<std::size_t>(show)).dump(2) << "\n";
     else
-        write_advice_text(std::cout, *inputs, *advice, static_cast<std::size_t>(show));
+        write_advice_text(std::cout, inputs, *advice, static_cast<std::size_t>(show));
     std::cout.flush();
     return std::cout ? exit_ok : exit_failure;
 }

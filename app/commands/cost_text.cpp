@@ -22,6 +22,10 @@ std::string billions(std::int64_t n) {
 std::string ms(double seconds) {
     return format("%.2f", seconds * 1e3);
 }
+// Seconds with three decimals: the ranking is sorted by the step time as printed.
+std::string secs(double seconds) {
+    return format("%.3f", seconds);
+}
 std::string mib(double bytes) {
     return format("%.1f", bytes / (1024.0 * 1024.0));
 }
@@ -47,8 +51,15 @@ void write_inputs_text(std::ostream& out, const cost::CostInputs& in) {
     out << "cluster: " << c.hardware << " (" << format("%g", c.gib_per_gpu) << " GiB, " << gib(c.usable_bytes())
         << " GiB usable), " << c.gpus_per_node << " per node, NVLink " << format("%g", c.intra.bus_gbps) << " GB/s, "
         << c.network << " " << format("%g", c.inter.bus_gbps) << " GB/s per GPU\n";
-    out << "training: seq " << t.seq << ", micro-batch " << t.micro_batch << ", grad-accum " << t.grad_accum
-        << ", recompute " << cost::to_string(t.recompute) << ", bf16, Adam (fp32 master and moments)\n";
+    out << "training: seq " << t.seq << ", micro-batch " << t.micro_batch;
+    if (t.global_batch > 0)
+        out << ", global batch " << t.global_batch << " (grad-accum per layout)";
+    else
+        out << ", grad-accum " << t.grad_accum;
+    out << ", recompute " << cost::to_string(t.recompute) << ", bf16, Adam (fp32 master and moments)\n";
+    out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x efficiency "
+        << format("%g", c.efficiency) << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed")
+        << "\n";
 }
 
 void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {
@@ -62,13 +73,19 @@ void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {
           std::pair{"activations", m.activations}, std::pair{"all-to-all buffers", m.all_to_all},
           std::pair{"FSDP buffers", m.fsdp_buffers}})
         out << "  " << name << std::string(20 - std::string(name).size(), ' ') << pad(gib(bytes), 7) << " GiB\n";
-    out << "communication per step: " << ms(cost.seconds) << " ms (inside nodes " << ms(cost.intra_node_seconds)
-        << " ms, between nodes " << ms(cost.inter_node_seconds) << " ms), nothing overlapped\n";
+    const auto& st = cost.step;
+    out << "step: " << secs(st.seconds) << " s = compute " << secs(st.compute.seconds) << " s + exposed communication "
+        << secs(st.exposed_seconds) << " s; grad-accum " << st.grad_accum << ", " << format("%.0f", st.tokens)
+        << " tokens a step, " << format("%.0f", st.tokens_per_second_per_gpu) << " tokens/s per GPU, MFU "
+        << format("%.1f", st.mfu * 100.0) << "%\n";
+    out << "communication per step: " << ms(cost.seconds) << " ms before overlap (inside nodes "
+        << ms(cost.intra_node_seconds) << " ms, between nodes " << ms(cost.inter_node_seconds) << " ms), "
+        << ms(st.exposed_seconds) << " ms exposed\n";
     for (const auto& d : cost.dims) {
         if (d.collectives.empty() || d.size <= 1) continue;  // size-1 dims move nothing
         out << "  " << d.mesh << "." << d.dim << " (size " << d.size << ", "
             << (d.link == cost::LinkKind::inter_node ? "across " + std::to_string(d.nodes) + " nodes" : "inside a node")
-            << "): " << ms(d.seconds) << " ms\n";
+            << "): " << ms(d.seconds) << " ms, " << ms(d.exposed_seconds) << " ms exposed\n";
         for (const auto& c : d.collectives)
             out << "    " << to_string(c.collective) << ": " << c.calls << " calls, " << mib(c.bytes) << " MiB x "
                 << format("%.3f", c.bus_factor) << " = " << mib(c.wire_bytes) << " MiB on the wire, " << ms(c.seconds)
@@ -78,20 +95,26 @@ void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {
 
 void write_advice_text(std::ostream& out, const cost::CostInputs& in, const cost::Advice& advice, std::size_t show) {
     write_inputs_text(out, in);
-    out << "world " << advice.world << ": " << advice.considered() << " layouts, " << advice.ranked.size() << " fit, "
-        << advice.excluded.size() << " excluded\n\n";
+    out << "world " << advice.world << ", global batch " << advice.global_batch << " sequences ("
+        << advice.global_batch * in.training.seq << " tokens) a step: " << advice.considered() << " layouts, "
+        << advice.ranked.size() << " fit, " << advice.excluded.size() << " excluded\n\n";
     if (!advice.ranked.empty()) {
-        out << "rank     dp     cp     ep  efsdp   comm ms  inside ms  between ms  memory GiB  headroom GiB\n";
+        out << "rank     dp     cp     ep  efsdp    GA   step s  compute s  exposed s  tokens/s/GPU   MFU %  memory GiB"
+               "  headroom GiB\n";
         for (std::size_t i = 0; i < advice.ranked.size() && i < show; ++i) {
             const auto& c = advice.ranked[i];
             const auto& t = c.topology;
+            const auto& st = c.step;
             out << pad(std::to_string(i + 1), 4) << pad(std::to_string(t.dp), 7) << pad(std::to_string(t.cp), 7)
-                << pad(std::to_string(t.ep), 7) << pad(std::to_string(t.efsdp), 7) << pad(ms(c.seconds), 10)
-                << pad(ms(c.intra_node_seconds), 11) << pad(ms(c.inter_node_seconds), 12)
+                << pad(std::to_string(t.ep), 7) << pad(std::to_string(t.efsdp), 7)
+                << pad(std::to_string(st.grad_accum), 6) << pad(secs(st.seconds), 9)
+                << pad(secs(st.compute.seconds), 11) << pad(secs(st.exposed_seconds), 11)
+                << pad(format("%.0f", st.tokens_per_second_per_gpu), 14) << pad(format("%.1f", st.mfu * 100.0), 8)
                 << pad(gib(c.memory.total()), 12) << pad(gib(c.memory.headroom()), 14) << "\n";
         }
         if (advice.ranked.size() > show)
             out << "(" << advice.ranked.size() - show << " more that fit; --show N lists more)\n";
+        if (!advice.why.empty()) out << "\nwhy: " << advice.why << "\n";
         out << "\nbest: " << layout_name(advice.ranked.front().topology) << "\n";
         write_layout_cost_text(out, advice.ranked.front());
     } else {

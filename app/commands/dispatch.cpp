@@ -16,6 +16,7 @@ struct Command {
 constexpr Command commands[] = {
     {"plan", run_plan, "print the meshes, groups and placement of a (dp, cp, ep) layout"},
     {"advise", run_advise, "rank every (dp, cp, ep) of a world for a model: memory, communication, fit"},
+    {"check", run_check, "preflight a LlamaFactory training YAML: layout, errors, memory, a faster layout"},
     {"peers", run_peers, "lay one (world, cp, ep) out as FSDPTurbo, TorchTitan and Megatron-Core do"},
     {"serve", run_serve, "collect live events from ranks, keep their history, report findings"},
     {"relay", run_relay, "relay a node's ranks to the collector in batches (one per node)"},

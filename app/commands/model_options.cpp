@@ -8,7 +8,8 @@
 namespace meshscope::app {
 
 namespace {
-const char* const model_flags[] = {"--hardware", "--network", "--seq", "--micro-batch", "--grad-accum", "--recompute"};
+const char* const model_flags[] = {"--hardware",   "--network",   "--seq",        "--micro-batch",
+                                   "--grad-accum", "--recompute", "--efficiency", "--overlap-a2a"};
 }
 
 std::optional<std::string> parse_int_option(const std::string& flag, const std::string& text, std::int64_t& out) {
@@ -41,6 +42,10 @@ void ModelOptions::add_to(CLI::App& cli) {
     cli.add_option("--recompute", recompute, "activation recomputation: none, selective or full")
         ->check(CLI::IsMember({"none", "selective", "full"}))
         ->capture_default_str();
+    cli.add_option("--efficiency", efficiency,
+                   "share of the GPU's dense bf16 peak the compute reaches, in (0, 1] (default: the hardware's)")
+        ->type_name("E");
+    cli.add_flag("--overlap-a2a", overlap_a2a, "the ep all-to-all runs behind compute (DeepEP-style overlap)");
 }
 
 std::optional<std::string> ModelOptions::orphan(const CLI::App& cli) const {
@@ -60,11 +65,23 @@ Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node)
         if (auto error = parse_int_option(flag, *text, *value)) return ValueError(*error);
         if (*value < 1) return ValueError(std::string(flag) + " must be positive, got " + *text + ".");
     }
-    auto training = cost::TrainingSpec::make(s, b, m, *cost::parse_recompute(recompute));
-    if (!training) return training.error();
-    auto cluster = cost::make_cluster(hardware, network, gpus_per_node);
-    if (!cluster) return cluster.error();
-    return cost::CostInputs::make(std::move(spec).value(), *training, *cluster);
+    auto made_training = cost::TrainingSpec::make(s, b, m, *cost::parse_recompute(recompute));
+    if (!made_training) return made_training.error();
+    auto training = std::move(made_training).value();
+    training.overlap_a2a = overlap_a2a;
+    auto made_cluster = cost::make_cluster(hardware, network, gpus_per_node);
+    if (!made_cluster) return made_cluster.error();
+    auto cluster = std::move(made_cluster).value();
+    if (!efficiency.empty()) {
+        double e = 0;
+        const char* first = efficiency.data();
+        const char* last = first + efficiency.size();
+        const auto [end, error] = std::from_chars(first, last, e);
+        if (error != std::errc() || end != last || !(e > 0.0 && e <= 1.0))
+            return ValueError("--efficiency must be a number in (0, 1], got '" + efficiency + "'.");
+        cluster.efficiency = e;
+    }
+    return cost::CostInputs::make(std::move(spec).value(), training, std::move(cluster));
 }
 
 }  // namespace meshscope::app

@@ -16,17 +16,21 @@ namespace meshscope::app {
 // The second line of a model option's error in `meshscope plan`.
 inline constexpr const char* model_options_hint =
     "hint: the plan's cost needs --model NAME | --model-config FILE, and takes [--hardware NAME] "
-    "[--network ndr|hdr] [--seq S] [--micro-batch B] [--grad-accum M] [--recompute none|selective|full]";
+    "[--network ndr|hdr] [--seq S] [--micro-batch B] [--grad-accum M] [--recompute none|selective|full] "
+    "[--efficiency E] [--overlap-a2a]";
 
 struct ModelOptions {
     std::string model, model_config;
     std::string hardware = "h100", network = "ndr";
     std::string seq = "4096", micro_batch = "1", grad_accum = "1";
     std::string recompute = "selective";
+    std::string efficiency;  // empty: the hardware's own
+    bool overlap_a2a = false;
     CLI::Option* model_option = nullptr;
     CLI::Option* config_option = nullptr;
 
-    // --model NAME | --model-config FILE, --hardware, --network, --seq, --micro-batch, --grad-accum, --recompute.
+    // --model NAME | --model-config FILE, --hardware, --network, --seq, --micro-batch, --grad-accum, --recompute,
+    // --efficiency, --overlap-a2a.
     void add_to(CLI::App& cli);
     [[nodiscard]] bool requested() const { return model_option->count() + config_option->count() > 0; }
     // Any option of the group given without --model or --model-config: plan's cost needs a model.

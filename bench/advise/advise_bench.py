@@ -3,7 +3,8 @@
 
 usage: advise_bench.py MESHSCOPE [--runs N]
 
-Targets: 64 ranks of Qwen3-30B-A3B <= 50 ms; 131,072 ranks, every valid layout, <= 1 s.
+Targets: 64 ranks of Qwen3-30B-A3B <= 50 ms; 131,072 ranks, every valid layout, <= 1 s (step time included:
+compute, the overlap rules, a global batch that excludes the layouts it does not divide).
 Prints one line per case: median and worst of N runs, and whether the target holds. Exit 1 when a median misses.
 """
 import argparse
@@ -15,6 +16,9 @@ import time
 CASES = [
     ("qwen3-30b-a3b, 64 ranks, h200", ["--model", "qwen3-30b-a3b", "--world", "64", "--hardware", "h200"], 0.050),
     ("qwen3-30b-a3b, 131072 ranks, h200", ["--model", "qwen3-30b-a3b", "--world", "131072", "--hardware", "h200"], 1.0),
+    ("qwen3-30b-a3b, 131072 ranks, h200, global batch 1048576, a2a overlap",
+     ["--model", "qwen3-30b-a3b", "--world", "131072", "--hardware", "h200", "--global-batch", "1048576",
+      "--micro-batch", "2", "--overlap-a2a"], 1.0),
     ("deepseek-v3, 131072 ranks, b200, json",
      ["--model", "deepseek-v3", "--world", "131072", "--hardware", "b200", "--format", "json", "--show", "1000"], 1.0),
 ]

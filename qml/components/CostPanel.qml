@@ -123,10 +123,19 @@ Frame {
 
         Label {
             Layout.topMargin: 6
-            text: qsTr("Communication, nothing overlapped")
+            text: qsTr("Step: compute and exposed communication")
             color: Theme.mutedText
             font.bold: true
             font.pixelSize: Theme.fontSmall
+        }
+
+        Label {
+            objectName: "stepText"
+            Layout.fillWidth: true
+            text: root.cost.comm.stepText
+            color: Theme.text
+            font.bold: true
+            wrapMode: Text.Wrap
         }
 
         Label {
@@ -149,6 +158,7 @@ Frame {
                 required property real intraFraction
                 required property real interFraction
                 required property string timeText
+                required property string exposedText
                 required property string linkText
                 required property string collectivesText
 
@@ -169,7 +179,7 @@ Frame {
                     Layout.fillWidth: true
                     implicitHeight: 12
                     ToolTip.visible: commHover.hovered
-                    ToolTip.text: commRow.collectivesText
+                    ToolTip.text: qsTr("%1 · %2").arg(commRow.linkText).arg(commRow.collectivesText)
 
                     HoverHandler {
                         id: commHover
@@ -190,8 +200,8 @@ Frame {
                 }
 
                 Label {
-                    Layout.preferredWidth: 160
-                    text: qsTr("%1 · %2").arg(commRow.timeText).arg(commRow.linkText)
+                    Layout.preferredWidth: 170
+                    text: qsTr("%1 · %2").arg(commRow.timeText).arg(commRow.exposedText)
                     elide: Text.ElideRight
                     color: Theme.text
                     font.pixelSize: Theme.fontSmall

@@ -47,8 +47,8 @@ Frame {
             Repeater {
                 model: [
                     [qsTr("#"), root.rankWidth], [qsTr("dp"), root.sizeWidth], [qsTr("cp"), root.sizeWidth],
-                    [qsTr("ep"), root.sizeWidth], [qsTr("comm"), root.timeWidth], [qsTr("between"), root.timeWidth],
-                    [qsTr("memory"), root.timeWidth], [qsTr("headroom"), root.timeWidth]
+                    [qsTr("ep"), root.sizeWidth], [qsTr("step"), root.timeWidth], [qsTr("tok/s/GPU"), root.timeWidth],
+                    [qsTr("MFU"), root.timeWidth], [qsTr("memory"), root.timeWidth]
                 ]
 
                 delegate: Label {
@@ -90,7 +90,8 @@ Frame {
                 required property int ep
                 required property bool fits
                 required property string timeText
-                required property string interNodeText
+                required property string tokensText
+                required property string mfuText
                 required property string memoryText
                 required property string headroomText
                 required property string reason
@@ -102,8 +103,8 @@ Frame {
                 padding: 0
                 leftPadding: 6
                 highlighted: layoutRow.current
-                ToolTip.visible: layoutRow.hovered && !layoutRow.fits
-                ToolTip.text: layoutRow.reason
+                ToolTip.visible: layoutRow.hovered
+                ToolTip.text: layoutRow.fits ? qsTr("%1 headroom per GPU").arg(layoutRow.headroomText) : layoutRow.reason
                 onClicked: root.cost.applyRanked(layoutRow.index)
 
                 background: Rectangle {
@@ -142,8 +143,8 @@ Frame {
                     }
 
                     Repeater {
-                        model: layoutRow.fits ? [layoutRow.timeText, layoutRow.interNodeText, layoutRow.memoryText,
-                                                 layoutRow.headroomText] : []
+                        model: layoutRow.fits ? [layoutRow.timeText, layoutRow.tokensText, layoutRow.mfuText,
+                                                 layoutRow.memoryText] : []
 
                         delegate: Label {
                             id: valueCell

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "advise_api.h"
 #include "collector/collector.h"
 #include "job_kv.h"
 #include "meshscope/seen_ranks.h"
@@ -141,7 +142,8 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         return reply(std::move(metrics));
     }
     if (path == "/api/v1/health") return reply(json_reply(R"({"status":"ok"})"));
-    if (is_plan_path(path) || is_peers_path(path)) return plan_worker_->submit(path, url.query, std::move(reply));
+    if (is_plan_path(path) || is_peers_path(path) || is_advise_path(path))
+        return plan_worker_->submit(path, url.query, std::move(reply));
     if (path == "/api/v1/jobs")
         return collector_.query([](const Monitor& m) { return dump(m.jobs_json()); },
                                 [reply = std::move(reply)](std::string body) { reply(json_reply(std::move(body))); });

@@ -1,5 +1,6 @@
 #include "plan_worker.h"
 
+#include "advise_api.h"
 #include "peers_api.h"
 
 namespace meshscope::server {
@@ -40,7 +41,9 @@ void PlanWorker::run() {
             task = std::move(tasks_.front());
             tasks_.pop_front();
         }
-        task.reply(is_peers_path(task.path) ? answer_peers(task.query) : answer_plan(task.path, task.query, &cache_));
+        task.reply(is_peers_path(task.path)    ? answer_peers(task.query)
+                   : is_advise_path(task.path) ? answer_advise(task.query)
+                                               : answer_plan(task.path, task.query, &cache_));
     }
 }
 

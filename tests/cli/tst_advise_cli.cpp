@@ -70,8 +70,15 @@ private slots:
             QVERIFY(memory["total_bytes"].toDouble() <= memory["usable_bytes"].toDouble());
             const auto comm = layout["communication"].toObject();
             const double seconds = comm["seconds"].toDouble();
-            QVERIFY(seconds >= previous);
-            previous = seconds;
+            // Ranked by step time: compute plus the communication not hidden behind it.
+            const auto step = layout["step"].toObject();
+            QVERIFY(step["seconds"].toDouble() >= previous);
+            previous = step["seconds"].toDouble();
+            QVERIFY(std::abs(step["seconds"].toDouble() - step["compute_seconds"].toDouble() -
+                             step["exposed_communication_seconds"].toDouble()) <= 1e-12);
+            // The default global batch: what cp 1 runs, 64 sequences of 4096 tokens, on every layout.
+            QCOMPARE(step["tokens"].toDouble(), 64.0 * 4096.0);
+            QCOMPARE(step["grad_accum"].toInt() * layout["dp"].toInt(), 64);
             double by_dim = 0;
             for (const auto& d : comm["dims"].toArray()) {
                 const auto dim = d.toObject();
@@ -86,14 +93,15 @@ private slots:
         for (const auto& e : excluded) QVERIFY(!e.toObject()["reason"].toString().isEmpty());
     }
 
-    // The text table is sorted by the milliseconds it prints, lists --show rows, and names each exclusion.
+    // The text table is sorted by the step time it prints, lists --show rows, says why the first wins, and names
+    // each exclusion.
     void text_ranking_sorted_as_printed() {
         const auto r = run(qwen64 + QStringList{"--show", "5"});
         QCOMPARE(r.exit_code, 0);
         const QString text = QString::fromUtf8(r.out);
         QVERIFY(text.contains("model: qwen3-30b-a3b (30.53B parameters, 3.35B active)"));
-        QVERIFY(text.contains("world 64: 28 layouts"));
-        static const QRegularExpression row(R"(^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s)",
+        QVERIFY(text.contains("world 64, global batch 64 sequences (262144 tokens) a step: 28 layouts"));
+        static const QRegularExpression row(R"(^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s)",
                                             QRegularExpression::MultilineOption);
         auto it = row.globalMatch(text);
         double previous = -1;
@@ -101,11 +109,12 @@ private slots:
         while (it.hasNext()) {
             const auto m = it.next();
             QCOMPARE(m.captured(1).toInt(), ++rows);
-            const double ms = m.captured(6).toDouble();
-            QVERIFY2(ms >= previous, qPrintable(m.captured(0)));
-            previous = ms;
+            const double step = m.captured(7).toDouble();
+            QVERIFY2(step >= previous, qPrintable(m.captured(0)));
+            previous = step;
         }
         QCOMPARE(rows, 5);
+        QVERIFY(text.contains("\nwhy: dp "));
         QVERIFY(text.contains("\nbest: dp "));
         QVERIFY(text.contains("memory per GPU: "));
         QVERIFY(text.contains("\nexcluded:\n"));
@@ -141,6 +150,21 @@ private slots:
                               << "--show must not be negative, got -1.";
         QTest::addRow("recompute") << m + QStringList{"--world", "8", "--recompute", "some"}
                                    << "--recompute: some not in {none,selective,full}";
+        QTest::addRow("global batch zero")
+            << m + QStringList{"--world", "8", "--global-batch", "0"} << "--global-batch must be positive, got 0.";
+        QTest::addRow("global batch tokens not a multiple of seq")
+            << m + QStringList{"--world", "8", "--global-batch-tokens", "1000"}
+            << "--global-batch-tokens 1000 is not a multiple of --seq 4096.";
+        QTest::addRow("global batch and grad accum")
+            << m + QStringList{"--world", "8", "--global-batch", "64", "--grad-accum", "2"}
+            << "--grad-accum excludes --global-batch";
+        QTest::addRow("both global batches")
+            << m + QStringList{"--world", "8", "--global-batch", "64", "--global-batch-tokens", "262144"}
+            << "--global-batch excludes --global-batch-tokens";
+        QTest::addRow("efficiency above one") << m + QStringList{"--world", "8", "--efficiency", "1.5"}
+                                              << "--efficiency must be a number in (0, 1], got '1.5'.";
+        QTest::addRow("efficiency not a number") << m + QStringList{"--world", "8", "--efficiency", "fast"}
+                                                 << "--efficiency must be a number in (0, 1], got 'fast'.";
         QTest::addRow("missing config") << QStringList{"advise", "--model-config", "/nonexistent.json", "--world", "8"}
                                         << "cannot read model config '/nonexistent.json': No such file or directory";
     }

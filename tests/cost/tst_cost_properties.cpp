@@ -7,6 +7,7 @@
 #include "cost_test_support.h"
 #include "meshscope/cost/advice.h"
 #include "meshscope/cost/advice_json.h"
+#include "meshscope/cost/compute.h"
 #include "meshscope/cost/presets.h"
 #include "meshscope/parallel_state.h"
 #include "meshscope/plan_json.h"
@@ -124,10 +125,77 @@ private slots:
             // 128 = 2^7: cp in 2^0..2^7, ep in the divisors of dp: sum over c of (8 - c) = 36 layouts.
             QCOMPARE(advice.considered(), std::size_t{36});
             for (std::size_t i = 1; i < advice.ranked.size(); ++i)
-                QVERIFY(advice.ranked[i - 1].seconds <= advice.ranked[i].seconds);
+                QVERIFY(advice.ranked[i - 1].step.seconds <= advice.ranked[i].step.seconds);
             for (const auto& layout : advice.ranked) QVERIFY(layout.memory.fits());
             for (const auto& e : advice.excluded) QVERIFY(!e.reason.empty());
         }
+    }
+
+    // At a fixed global batch, a GPU's compute time never rises when dp doubles: with the world (its share of the
+    // batch halves) or at the same world with cp halved (its share stays).
+    void compute_never_rises_when_dp_doubles() {
+        for (const char* model : models)
+            for (Recompute recompute : {Recompute::selective, Recompute::full}) {
+                auto in = preset_inputs(model, recompute);
+                in.training.global_batch = 4096;
+                for (std::int64_t cp : {1, 2, 4})
+                    for (std::int64_t dp = 1; dp * 2 * cp <= 4096; dp *= 2) {
+                        const auto one = Topology::make(dp, cp, 1).value();
+                        const auto two = Topology::make(dp * 2, cp, 1).value();
+                        const double a = compute_cost(in, one, grad_accum_for(in.training, dp).value()).seconds;
+                        const double b = compute_cost(in, two, grad_accum_for(in.training, dp * 2).value()).seconds;
+                        QVERIFY2(
+                            b <= a,
+                            qPrintable(QString("%1: dp %2 -> %3 at cp %4").arg(model).arg(dp).arg(dp * 2).arg(cp)));
+                        if (cp > 1) {
+                            const auto halved = Topology::make(dp * 2, cp / 2, 1).value();
+                            const double c =
+                                compute_cost(in, halved, grad_accum_for(in.training, dp * 2).value()).seconds;
+                            QVERIFY(c <= a * (1 + 1e-12));
+                        }
+                    }
+            }
+    }
+
+    // A layout's step time never falls when the network gets slower (ndr -> hdr) or a node holds fewer GPUs
+    // (8 -> 4 -> 2 -> 1), for every layout of several worlds and models, with and without a2a overlap.
+    void step_never_falls_on_a_worse_cluster() {
+        for (const char* model : models)
+            for (bool overlap : {false, true})
+                for (std::int64_t world : {16, 64, 256}) {
+                    auto fast = preset_inputs(model, Recompute::selective);
+                    fast.training.overlap_a2a = overlap;
+                    fast.training.global_batch = 2 * world;
+                    auto slow_net = fast;
+                    slow_net.cluster = make_cluster("h200", "hdr").value();
+                    for (std::int64_t cp : valid_cp_sizes(world))
+                        for (std::int64_t ep : valid_ep_sizes(world / cp)) {
+                            const auto t = Topology::make(world / cp, cp, ep).value();
+                            auto layout_in = fast;
+                            layout_in.training.grad_accum = grad_accum_for(fast.training, t.dp).value();
+                            auto step_on = [&](CostInputs in, std::int64_t gpus_per_node) {
+                                in.training.grad_accum = layout_in.training.grad_accum;
+                                in.cluster.gpus_per_node = gpus_per_node;
+                                const auto placement = Placement::make(world, gpus_per_node).value();
+                                return cost_layout(in, t, mesh_dims(t, placement)).step.seconds;
+                            };
+                            const auto where = QString("%1 world %2 (%3, %4, %5) overlap %6")
+                                                   .arg(model)
+                                                   .arg(world)
+                                                   .arg(t.dp)
+                                                   .arg(cp)
+                                                   .arg(ep)
+                                                   .arg(overlap);
+                            double previous = step_on(fast, 8);
+                            QVERIFY2(step_on(slow_net, 8) >= previous, qPrintable(where + " hdr"));
+                            for (std::int64_t g : {4, 2, 1}) {
+                                const double now = step_on(fast, g);
+                                QVERIFY2(now >= previous * (1 - 1e-12),
+                                         qPrintable(where + QString(" %1 per node").arg(g)));
+                                previous = now;
+                            }
+                        }
+                }
     }
 
     // Exclusions carry LlamaFactory's and core's exact texts.

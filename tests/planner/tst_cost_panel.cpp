@@ -119,10 +119,10 @@ private slots:
         QTest::addColumn<QString>("total");
         QTest::addRow("one node") << 4 << false << 11 * 12e-6 + 3528 / 100e9 << 4 * 12e-6 + 256 / 100e9
                                   << "inside a node"
-                                  << "0.18 ms per step: inside nodes 0.18 ms, between nodes 0.00 ms";
-        QTest::addRow("a node per GPU") << 1 << true << 11 * 30e-6 + 3528 / 10e9 << 4 * 30e-6 + 256 / 10e9
-                                        << "across 2 nodes"
-                                        << "0.45 ms per step: inside nodes 0.00 ms, between nodes 0.45 ms";
+                                  << "0.18 ms per step before overlap: inside nodes 0.18 ms, between nodes 0.00 ms";
+        QTest::addRow("a node per GPU")
+            << 1 << true << 11 * 30e-6 + 3528 / 10e9 << 4 * 30e-6 + 256 / 10e9 << "across 2 nodes"
+            << "0.45 ms per step before overlap: inside nodes 0.00 ms, between nodes 0.45 ms";
     }
     void comm_rows() {
         QFETCH(int, gpus_per_node);
@@ -160,11 +160,20 @@ private slots:
         QVERIFY(near(role(model, 1, full).toDouble(), ep_seconds / dp_seconds));
         QCOMPARE(model.totalText(), total);
         QVERIFY(near(inter ? model.interNodeSeconds() : model.intraNodeSeconds(), dp_seconds + ep_seconds));
+        // The overlap rules: ep's all-to-all is exposed whole; dp's gathers hide behind compute except one of each
+        // collective, and the tiny model's compute (nanoseconds) hides almost none of the rest.
+        QVERIFY(near(role(model, 1, CostCommModel::ExposedSecondsRole).toDouble(), ep_seconds));
+        const double dp_exposed = role(model, 0, CostCommModel::ExposedSecondsRole).toDouble();
+        QVERIFY(dp_exposed <= dp_seconds && dp_exposed >= dp_seconds - model.computeSeconds() - 1e-12);
+        QVERIFY(near(model.exposedSeconds(), dp_exposed + ep_seconds));
+        QVERIFY2(model.stepText().startsWith(QStringLiteral("step ")), qPrintable(model.stepText()));
+        QVERIFY(model.stepText().contains(QStringLiteral(" tokens/s per GPU · MFU ")));
         QCOMPARE(role(model, 1, CostCommModel::CollectivesTextRole).toString(),
                  QStringLiteral("all_to_all 4 × 0.0 MiB"));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.totalText(), QString());
+        QCOMPARE(model.stepText(), QString());
     }
 
     // Milliseconds with two decimals below a second (as `meshscope advise`), seconds from one on.
@@ -314,7 +323,7 @@ private slots:
         QCOMPARE(c.cost()->layoutProblem(), QString());
         RankedLayoutsModel& ranking = *c.cost()->ranking();
         QCOMPARE(ranking.rowCount(), 15);
-        QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16: 15 layouts, ")));
+        QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 16 sequences a step: 15 layouts, ")));
         // ep 8 across 2 nodes of 8: the ep groups stay inside a node, dp's cross.
         const CostCommModel& comm = *c.cost()->comm();
         for (int row = 0; row < comm.rowCount(); ++row) {

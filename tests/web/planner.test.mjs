@@ -212,6 +212,34 @@ test('axe-core: no serious or critical violations (valid plan, selection, and th
   }
 });
 
+test('the Cost section ranks by step time with the numbers of meshscope advise, and a row shows its layout', async () => {
+  await open('#/plan?world=64&ep=8');
+  await waitText('.planner-summary p', '(dp, cp, ep) = (64, 1, 8) · world 64 = dp 64 × cp 1');
+  await page.selectOption('#planner-cost-hardware', 'h200');
+  await page.selectOption('#planner-cost-model', 'qwen3-30b-a3b');
+  await page.waitForSelector('.planner-cost-table tbody tr');
+  const step = await text('.planner-cost-step');
+  ok(step.startsWith('step ') && step.includes(' tokens/s per GPU · MFU ') && step.endsWith('grad-accum 1'), step);
+  // The same ranking as the CLI's, first row and order: step times as the page prints them, never falling.
+  const cli = JSON.parse(execFileSync(binary, ['advise', '--model', 'qwen3-30b-a3b', '--world', '64', '--hardware',
+    'h200', '--format', 'json', '--show', '1000'], {encoding: 'utf8'}));
+  const rows = await page.locator('.planner-cost-table tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  equal(rows.length, cli.ranked.length, 'ranked rows');
+  const seconds = (t) => (t.endsWith(' ms') ? Number(t.slice(0, -3)) / 1e3 : Number(t.slice(0, -2)));
+  const first = cli.ranked[0];
+  equal(rows[0].slice(1, 4).join(' '), `${first.dp} ${first.cp} ${first.ep}`, 'first layout');
+  equal(seconds(rows[0][4]).toFixed(5), (Math.round(first.step.seconds * 1e5) / 1e5).toFixed(5), 'first step time');
+  for (let i = 1; i < rows.length; ++i) ok(seconds(rows[i][4]) >= seconds(rows[i - 1][4]), `row ${i} sorted`);
+  ok((await text('.planner-cost-why')).startsWith(`Why: ${cli.why.slice(0, 20)}`), 'why');
+  // A click on a row puts its layout on screen.
+  await page.locator('.planner-cost-table tbody tr').first().click();
+  await waitText('.planner-summary p', `(dp, cp, ep) = (${first.dp}, ${first.cp}, ${first.ep}) · world 64 = dp ${first.dp} × cp ${first.cp}`);
+  // A model of none hides the section's numbers.
+  await page.selectOption('#planner-cost-model', 'none');
+  await page.waitForSelector('.planner-cost-table', {state: 'hidden'});
+});
+
 test('the SVG export is well-formed and escapes every string', async () => {
   await open('#/plan?dp=8&cp=2&ep=2&rank=5');
   await waitText('#planner-inspector-heading', 'Rank 5');

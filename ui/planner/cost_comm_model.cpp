@@ -47,6 +47,8 @@ QVariant CostCommModel::data(const QModelIndex& index, int role) const {
                                  .arg(c.bytes / static_cast<double>(c.calls) / (1024.0 * 1024.0), 0, 'f', 1);
             return parts.join(QStringLiteral(", "));
         }
+        case ExposedSecondsRole: return d.exposed_seconds;
+        case ExposedTextRole: return QStringLiteral("%1 exposed").arg(ms_text(d.exposed_seconds));
         default: return {};
     }
 }
@@ -64,22 +66,37 @@ QHash<int, QByteArray> CostCommModel::roleNames() const {
             {InterFractionRole, "interFraction"},
             {TimeTextRole, "timeText"},
             {LinkTextRole, "linkText"},
-            {CollectivesTextRole, "collectivesText"}};
+            {CollectivesTextRole, "collectivesText"},
+            {ExposedSecondsRole, "exposedSeconds"},
+            {ExposedTextRole, "exposedText"}};
 }
 
 QString CostCommModel::totalText() const {
     if (!shown_) return {};
-    return QStringLiteral("%1 per step: inside nodes %2, between nodes %3")
+    return QStringLiteral("%1 per step before overlap: inside nodes %2, between nodes %3")
         .arg(ms_text(intra_seconds_ + inter_seconds_), ms_text(intra_seconds_), ms_text(inter_seconds_));
 }
 
-void CostCommModel::reset(std::vector<cost::DimCost> rows, bool shown, double intra, double inter) {
+QString CostCommModel::stepText() const {
+    if (!shown_) return {};
+    return QStringLiteral(
+               "step %1 = compute %2 + exposed communication %3 · %4 tokens/s per GPU · MFU %5% · "
+               "grad-accum %6")
+        .arg(ms_text(step_.seconds), ms_text(step_.compute.seconds), ms_text(step_.exposed_seconds))
+        .arg(step_.tokens_per_second_per_gpu, 0, 'f', 0)
+        .arg(step_.mfu * 100.0, 0, 'f', 1)
+        .arg(step_.grad_accum);
+}
+
+void CostCommModel::reset(std::vector<cost::DimCost> rows, bool shown, double intra, double inter,
+                          cost::StepCost step) {
     const int before = count();
     beginResetModel();
     rows_ = std::move(rows);
     shown_ = shown;
     intra_seconds_ = intra;
     inter_seconds_ = inter;
+    step_ = step;
     slowest_ = 0;
     for (const auto& d : rows_) slowest_ = std::max(slowest_, d.seconds);
     endResetModel();
@@ -92,11 +109,11 @@ void CostCommModel::set(const cost::LayoutCost& cost) {
     // A dim of size 1 or one that carries no collective moves nothing (as `meshscope plan` prints it).
     std::copy_if(cost.dims.begin(), cost.dims.end(), std::back_inserter(rows),
                  [](const cost::DimCost& d) { return d.size > 1 && !d.collectives.empty(); });
-    reset(std::move(rows), true, cost.intra_node_seconds, cost.inter_node_seconds);
+    reset(std::move(rows), true, cost.intra_node_seconds, cost.inter_node_seconds, cost.step);
 }
 
 void CostCommModel::clear() {
-    reset({}, false, 0, 0);
+    reset({}, false, 0, 0, {});
 }
 
 }  // namespace meshscope::ui

@@ -41,7 +41,11 @@ void PlanCost::update() {
     }
     const cost::CostInputs& inputs = **in;
     const Topology& topology = plan->topology();
-    const cost::LayoutCost layout = cost::cost_plan(inputs, *plan);
+    // The plan at the ranking's global batch (world x micro-batch x grad-accum sequences, what cp 1 runs): cp ranks
+    // share their sequences, so the plan runs cp times the micro-batches.
+    cost::CostInputs plan_inputs = inputs;
+    plan_inputs.training.grad_accum = inputs.training.grad_accum * topology.cp;
+    const cost::LayoutCost layout = cost::cost_plan(plan_inputs, *plan);
     memory_.set(layout.memory);
     comm_.set(layout);
 
@@ -49,8 +53,9 @@ void PlanCost::update() {
     if (ranking_stale_ || world != ranked_world_ || gpus_per_node != ranked_gpus_per_node_) {
         auto advice = cost::advise(inputs, world);
         if (advice) {
-            ranking_text_ = QStringLiteral("world %1: %2 layouts, %3 fit, %4 excluded")
+            ranking_text_ = QStringLiteral("world %1, %2 sequences a step: %3 layouts, %4 fit, %5 excluded")
                                 .arg(world)
+                                .arg(advice->global_batch)
                                 .arg(advice->considered())
                                 .arg(advice->ranked.size())
                                 .arg(advice->excluded.size());

@@ -31,7 +31,7 @@ class PlanCost : public QObject {
     Q_PROPERTY(QString clusterText READ clusterText NOTIFY costChanged)
     // Core's reason the plan's layout cannot run this model ("" when it can): the ranking leaves it out.
     Q_PROPERTY(QString layoutProblem READ layoutProblem NOTIFY costChanged)
-    // "world 64: 28 layouts, 12 fit, 16 excluded"
+    // "world 64, 64 sequences a step: 28 layouts, 12 fit, 16 excluded"
     Q_PROPERTY(QString rankingText READ rankingText NOTIFY costChanged)
     Q_PROPERTY(meshscope::ui::CostMemoryModel* memory READ memory CONSTANT)
     Q_PROPERTY(meshscope::ui::CostCommModel* comm READ comm CONSTANT)

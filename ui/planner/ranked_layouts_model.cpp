@@ -28,9 +28,12 @@ QVariant RankedLayoutsModel::data(const QModelIndex& index, int role) const {
         case EpRole: return QVariant::fromValue<qint64>(t.ep);
         case EfsdpRole: return QVariant::fromValue<qint64>(t.efsdp);
         case FitsRole: return fits;
-        case SecondsRole: return c ? c->seconds : 0.0;
+        case SecondsRole: return c ? c->step.seconds : 0.0;
         case Qt::DisplayRole:
-        case TimeTextRole: return c ? ms_text(c->seconds) : QString();
+        case TimeTextRole: return c ? ms_text(c->step.seconds) : QString();
+        case ExposedTextRole: return c ? ms_text(c->step.exposed_seconds) : QString();
+        case TokensTextRole: return c ? QString::number(c->step.tokens_per_second_per_gpu, 'f', 0) : QString();
+        case MfuTextRole: return c ? QStringLiteral("%1%").arg(c->step.mfu * 100.0, 0, 'f', 1) : QString();
         case IntraNodeTextRole: return c ? ms_text(c->intra_node_seconds) : QString();
         case InterNodeTextRole: return c ? ms_text(c->inter_node_seconds) : QString();
         case MemoryTextRole: return c ? gib_text(c->memory.total()) : QString();
@@ -58,7 +61,10 @@ QHash<int, QByteArray> RankedLayoutsModel::roleNames() const {
             {MemoryTextRole, "memoryText"},
             {HeadroomTextRole, "headroomText"},
             {ReasonRole, "reason"},
-            {CurrentRole, "current"}};
+            {CurrentRole, "current"},
+            {ExposedTextRole, "exposedText"},
+            {TokensTextRole, "tokensText"},
+            {MfuTextRole, "mfuText"}};
 }
 
 int RankedLayoutsModel::row_of(const Topology& layout) const {

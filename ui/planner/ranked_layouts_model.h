@@ -29,14 +29,17 @@ public:
         EpRole,
         EfsdpRole,
         FitsRole,
-        SecondsRole,
-        TimeTextRole,       // "3.21 ms"; "" when excluded
+        SecondsRole,        // the step time the ranking sorts by
+        TimeTextRole,       // the step: "3.21 ms", "1.52 s"; "" when excluded
         IntraNodeTextRole,  // "1.20 ms"
         InterNodeTextRole,  // "2.01 ms"
         MemoryTextRole,     // "61.2 GiB"
         HeadroomTextRole,   // "65.7 GiB"
         ReasonRole,         // core's reason an excluded layout was left out; "" when it fits
         CurrentRole,        // the plan shows this layout
+        ExposedTextRole,    // exposed communication of the step: "1.02 s"
+        TokensTextRole,     // tokens/s per GPU: "6742"
+        MfuTextRole,        // "15.7%"
     };
     Q_ENUM(Role)
 

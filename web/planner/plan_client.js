@@ -64,6 +64,11 @@ export class PlanClient {
     return this.json(`/api/v1/plan/rank?${query}`);
   }
 
+  // The ranking of every layout of a world for a model (meshscope.advice/1, docs/cost-model.md).
+  advise(query) {
+    return this.json(`/api/v1/advise?${query}`);
+  }
+
   // format: json | yaml | torchrun -> {status, text}: exactly `meshscope plan --format <format>`'s bytes.
   exportText(request, format) {
     const query = planQuery(request);

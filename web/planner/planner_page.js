@@ -5,6 +5,7 @@
 // ctx = {api, params, navigate, ...}.
 import {MeshCanvas} from './mesh_canvas.js';
 import {PlanClient, planQuery} from './plan_client.js';
+import {PlanCost} from './plan_cost.js';
 import {PlanExports} from './plan_exports.js';
 import {PlanForm} from './plan_form.js';
 import {GridLegend, MeshSwitch, PlanSummary, topologyText} from './plan_summary.js';
@@ -46,13 +47,24 @@ class PlannerPage {
           `group order ${this.plan.creation_order}${this.selected === null ? '' : `, rank ${this.selected} selected`}`,
       }),
     });
+    this.cost = new PlanCost({
+      fetchAdvice: (query) => this.client.advise(query),
+      onLayout: ({cp, ep}) => {
+        this.form.set('cp', cp);
+        this.form.set('ep', ep);
+        this.drive = 'world';
+        this.inputChanged('ep');
+        clearTimeout(this.timer);
+        this.update();
+      },
+    });
     this.empty = el('p', {class: 'planner-note', hidden: true}, 'No valid plan yet: fix the inputs above.');
     this.page = el('div', {class: 'planner-page'},
       el('h1', {class: 'planner-title'}, 'Planner'),
       el('div', {class: 'planner-columns'},
         el('div', {class: 'planner-side'}, this.form.root, this.summary.root),
         el('section', {class: 'planner-main', 'aria-label': 'Mesh grid'}, this.meshSwitch.root, this.empty,
-          this.grid.root, this.legend.root, this.exports.root),
+          this.grid.root, this.legend.root, this.exports.root, this.cost.root),
         el('div', {class: 'planner-right'}, this.inspector.root)));
     this.stylesheet = ensureStylesheet();
     root.append(this.page);
@@ -144,6 +156,7 @@ class PlannerPage {
     if (this.selected !== null && this.selected >= t.world) this.selected = null;
     this.showMesh(this.shownMesh);
     this.exports.refresh();
+    this.cost.show(plan);
   }
 
   showMesh(mesh) {

@@ -47,6 +47,101 @@ std::string does_not_fit(const MemoryBreakdown& memory, const ClusterSpec& clust
            " GiB less the " + reserve + " reserve)";
 }
 
+std::int64_t default_global_batch(const TrainingSpec& training, std::int64_t world) noexcept {
+    return world * training.micro_batch * training.grad_accum;
+}
+
+namespace {
+std::string name_of(const Topology& t) {
+    return "dp " + std::to_string(t.dp) + ", cp " + std::to_string(t.cp) + ", ep " + std::to_string(t.ep);
+}
+
+const DimCost* find_dim(const LayoutCost& cost, std::string_view dim) {
+    for (const auto& d : cost.dims)
+        if (d.dim == dim) return &d;
+    return nullptr;
+}
+
+std::string seconds_text(double seconds) {
+    char text[32];
+    if (seconds >= 1.0)
+        std::snprintf(text, sizeof text, "%.2f s", seconds);
+    else
+        std::snprintf(text, sizeof text, "%.1f ms", seconds * 1e3);
+    return text;
+}
+
+// Why dim `dim` costs the winner less than the runner-up, in words.
+std::string dim_reason(std::string_view dim, const DimCost* w, const DimCost* r, const Topology& wt) {
+    const double we = w ? w->exposed_seconds : 0.0, re = r ? r->exposed_seconds : 0.0;
+    const std::string saved = " (" + seconds_text(re) + " exposed against " + seconds_text(we) + ")";
+    const std::int64_t wsize = w ? w->size : 1, rsize = r ? r->size : 1;
+    if (dim == "ep") {
+        if (wsize > 1 && w->link == LinkKind::intra_node && r && r->link == LinkKind::inter_node)
+            return "ep " + std::to_string(wsize) + " keeps the all-to-all inside a node where ep " +
+                   std::to_string(rsize) + " crosses " + std::to_string(r->nodes) + " nodes" + saved;
+        if (wsize <= 1) return "ep 1 needs no expert all-to-all" + saved;
+        return "its ep all-to-all exposes less" + saved;
+    }
+    if (dim == "cp") {
+        if (wsize <= 1) return "cp 1 needs no sequence all-to-all" + saved;
+        return "its cp collectives expose less" + saved;
+    }
+    if (dim == "efsdp") {
+        if (wsize <= 1 && wt.ep > 1)
+            return "ep " + std::to_string(wt.ep) + " holds its experts whole (efsdp 1), so no expert weights are " +
+                   "gathered or reduce-scattered" + saved;
+        return "its expert gathers and reduce-scatters (efsdp) expose less" + saved;
+    }
+    if (dim == "dp") return "its dp gathers and reduce-scatters expose less" + saved;
+    return std::string(dim) + " exposes less" + saved;
+}
+
+// What the winner pays more for on dim `dim`, in words.
+std::string dim_cost(std::string_view dim, const DimCost* w, const DimCost* r) {
+    const double we = w ? w->exposed_seconds : 0.0, re = r ? r->exposed_seconds : 0.0;
+    const std::string paid = " (" + seconds_text(we) + " exposed against " + seconds_text(re) + ")";
+    if (dim == "ep" && w && w->link == LinkKind::inter_node)
+        return "its ep all-to-all crosses " + std::to_string(w->nodes) + " nodes" + paid;
+    return "its " + std::string(dim) + " traffic exposes more" + paid;
+}
+}  // namespace
+
+std::string why_faster(const LayoutCost& winner, const LayoutCost& runner_up) {
+    const auto& w = winner.step;
+    const auto& r = runner_up.step;
+    std::string out = name_of(winner.topology);
+    if (r.seconds <= w.seconds) {
+        // A tie on step time: the ranking fell to memory.
+        return out + " and " + name_of(runner_up.topology) + " take the same step time (" + seconds_text(w.seconds) +
+               "); it needs less memory per GPU.";
+    }
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f%%", (r.seconds / w.seconds - 1.0) * 100.0);
+    out += " is " + std::string(pct) + " faster than " + name_of(runner_up.topology) + " (" + seconds_text(w.seconds) +
+           " against " + seconds_text(r.seconds) + " a step)";
+    // The dims whose exposed time the winner saves, largest first (two at most), and the largest it pays more for.
+    std::vector<std::pair<double, std::string>> reasons, costs;
+    for (std::string_view dim : {"ep", "cp", "dp", "efsdp", "expert_cp"}) {
+        const DimCost* wd = find_dim(winner, dim);
+        const DimCost* rd = find_dim(runner_up, dim);
+        const double saved = (rd ? rd->exposed_seconds : 0.0) - (wd ? wd->exposed_seconds : 0.0);
+        if (saved > 0) reasons.emplace_back(saved, dim_reason(dim, wd, rd, winner.topology));
+        if (saved < 0) costs.emplace_back(-saved, dim_cost(dim, wd, rd));
+    }
+    const auto larger = [](const auto& a, const auto& b) { return a.first > b.first; };
+    std::sort(reasons.begin(), reasons.end(), larger);
+    std::sort(costs.begin(), costs.end(), larger);
+    if (w.compute.seconds < r.compute.seconds)
+        reasons.insert(reasons.begin(), {0.0, "its compute is shorter (" + seconds_text(w.compute.seconds) +
+                                                  " against " + seconds_text(r.compute.seconds) + ")"});
+    if (reasons.empty()) return out + ".";
+    out += ": " + reasons[0].second;
+    if (reasons.size() > 1) out += "; " + reasons[1].second;
+    if (!costs.empty()) out += "; though " + costs[0].second;
+    return out + ".";
+}
+
 Expected<Advice> advise(const CostInputs& in, std::int64_t world) {
     if (world > max_world_size)
         return ValueError("world_size (" + std::to_string(world) + ") exceeds the supported maximum of " +
@@ -55,6 +150,11 @@ Expected<Advice> advise(const CostInputs& in, std::int64_t world) {
     if (!placement) return placement.error();
     Advice advice;
     advice.world = world;
+    // Every layout runs the same global batch: the default is what cp 1 runs with the given grad_accum.
+    CostInputs layout_in = in;
+    if (layout_in.training.global_batch <= 0)
+        layout_in.training.global_batch = default_global_batch(in.training, world);
+    advice.global_batch = layout_in.training.global_batch;
     for (std::int64_t cp : divisors(world)) {
         const std::int64_t dp = world / cp;
         for (std::int64_t ep : divisors(dp)) {
@@ -63,20 +163,27 @@ Expected<Advice> advise(const CostInputs& in, std::int64_t world) {
                 advice.excluded.push_back({topology, *problem});
                 continue;
             }
+            const auto grad_accum = grad_accum_for(layout_in.training, dp);
+            if (!grad_accum) {
+                advice.excluded.push_back({topology, grad_accum.error().message()});
+                continue;
+            }
             const MemoryBreakdown memory = memory_per_gpu(in, topology);
             if (!memory.fits()) {
                 advice.excluded.push_back({topology, does_not_fit(memory, in.cluster)});
                 continue;
             }
-            advice.ranked.push_back(cost_layout(in, topology, mesh_dims(topology, *placement)));
+            layout_in.training.grad_accum = *grad_accum;
+            advice.ranked.push_back(cost_layout(layout_in, topology, mesh_dims(topology, *placement)));
         }
     }
     std::sort(advice.ranked.begin(), advice.ranked.end(), [](const LayoutCost& a, const LayoutCost& b) {
-        if (a.seconds != b.seconds) return a.seconds < b.seconds;
+        if (a.step.seconds != b.step.seconds) return a.step.seconds < b.step.seconds;
         if (a.memory.total() != b.memory.total()) return a.memory.total() < b.memory.total();
         if (a.topology.cp != b.topology.cp) return a.topology.cp < b.topology.cp;
         return a.topology.ep < b.topology.ep;
     });
+    if (advice.ranked.size() >= 2) advice.why = why_faster(advice.ranked[0], advice.ranked[1]);
     return advice;
 }
 

@@ -42,8 +42,19 @@ ordered_json layout_cost_json(const LayoutCost& cost) {
                                     {"nodes", d.nodes},
                                     {"wire_bytes", whole(d.wire_bytes)},
                                     {"seconds", d.seconds},
+                                    {"exposed_seconds", d.exposed_seconds},
                                     {"collectives", std::move(collectives)}});
     }
+    const auto& st = cost.step;
+    out["step"] = ordered_json{{"seconds", st.seconds},
+                               {"compute_seconds", st.compute.seconds},
+                               {"exposed_communication_seconds", st.exposed_seconds},
+                               {"grad_accum", st.grad_accum},
+                               {"tokens", whole(st.tokens)},
+                               {"tokens_per_second_per_gpu", st.tokens_per_second_per_gpu},
+                               {"mfu", st.mfu},
+                               {"model_flops_per_token", st.compute.model_flops_per_token},
+                               {"hardware_flops_per_token", st.compute.hardware_flops_per_token}};
     out["communication"] = ordered_json{{"seconds", cost.seconds},
                                         {"intra_node_seconds", cost.intra_node_seconds},
                                         {"inter_node_seconds", cost.inter_node_seconds},
@@ -66,14 +77,18 @@ ordered_json inputs_json(const CostInputs& in) {
          {{"seq", t.seq},
           {"micro_batch", t.micro_batch},
           {"grad_accum", t.grad_accum},
+          {"global_batch", t.global_batch},
           {"recompute", to_string(t.recompute)},
-          {"fp8_dispatch", t.fp8_dispatch}}},
+          {"fp8_dispatch", t.fp8_dispatch},
+          {"overlap_a2a", t.overlap_a2a}}},
         {"cluster",
          {{"hardware", c.hardware},
           {"network", c.network},
           {"gpus_per_node", c.gpus_per_node},
           {"gib_per_gpu", c.gib_per_gpu},
           {"reserve", c.reserve},
+          {"peak_tflops", c.peak_tflops},
+          {"efficiency", c.efficiency},
           {"intra_node_gbps", c.intra.bus_gbps},
           {"inter_node_gbps", c.inter.bus_gbps}}},
     };
@@ -84,6 +99,8 @@ ordered_json advice_json(const CostInputs& in, const Advice& advice, std::size_t
     const ordered_json inputs = inputs_json(in);  // items() refers to it: it must outlive the loop
     for (const auto& [key, value] : inputs.items()) out[key] = value;
     out["world"] = advice.world;
+    out["global_batch"] = advice.global_batch;
+    out["why"] = advice.why;
     out["layouts_considered"] = advice.considered();
     out["layouts_that_fit"] = advice.ranked.size();
     ordered_json ranked = ordered_json::array();

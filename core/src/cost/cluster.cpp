@@ -16,16 +16,23 @@ std::string lower(std::string_view text) {
 // NCCL's hwLatencies for Ring/Simple (src/graph/tuning.cc): 3.4 us per step over NVLink, 14 us over the network.
 constexpr double nvlink_hop_us = 3.4;
 constexpr double network_hop_us = 14.0;
+// The share of the dense bf16 peak a training step's compute reaches on H100 (docs/cost-model.md, "Measured error").
+constexpr double default_efficiency = 0.45;
 }  // namespace
 
 const std::vector<HardwarePreset>& hardware_presets() {
     // Memory: NVIDIA's datasheets (A100 SXM 80GB, H100 SXM 80GB, H200 141GB, B200 180GB as in DGX B200's 1,440GB
     // over 8 GPUs). NVLink per direction: half the datasheet's bidirectional figure (600, 900, 900, 1800 GB/s).
+    // Dense bf16 peaks (the datasheets give them with sparsity, twice these): A100 312 TFLOPS, H100 and H200 SXM
+    // 989 TFLOPS (1,979 with sparsity), B200 2,250 TFLOPS (HGX B200: 36 PFLOPS with sparsity over 8 GPUs).
+    // Efficiency: the share of the peak measured MoE training steps reach (docs/cost-model.md, "Measured error":
+    // calibrated once per GPU type on H100 rows; H200 has the same tensor cores; A100 and B200 have no bf16 row and
+    // take H100's).
     static const std::vector<HardwarePreset> presets{
-        {"a100", 80, 300, 8},
-        {"h100", 80, 450, 8},
-        {"h200", 141, 450, 8},
-        {"b200", 180, 900, 8},
+        {"a100", 80, 300, 8, 312, default_efficiency},
+        {"h100", 80, 450, 8, 989, default_efficiency},
+        {"h200", 141, 450, 8, 989, default_efficiency},
+        {"b200", 180, 900, 8, 2250, default_efficiency},
     };
     return presets;
 }
@@ -59,6 +66,8 @@ Expected<ClusterSpec> make_cluster(std::string_view hardware, std::string_view n
     spec.network = std::string(n->name);
     spec.gpus_per_node = gpus_per_node == 0 ? h->gpus_per_node : gpus_per_node;
     spec.gib_per_gpu = h->gib_per_gpu;
+    spec.peak_tflops = h->peak_tflops;
+    spec.efficiency = h->efficiency;
     spec.intra = Link{h->nvlink_gbps, nvlink_hop_us};
     spec.inter = Link{n->gbps, network_hop_us};
     return spec;

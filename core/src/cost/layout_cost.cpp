@@ -23,6 +23,41 @@ double collective_seconds(Collective collective, std::int64_t group_size, std::i
     return static_cast<double>(calls) * per_call * 1e-6 + wire_bytes / (bottleneck.bus_gbps * 1e9);
 }
 
+double apply_overlap(std::vector<DimCost>& dims, double compute_seconds, bool overlap_a2a) noexcept {
+    double behind = 0;  // time that runs behind compute
+    std::vector<double> hidden(dims.size(), 0.0);
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        auto& d = dims[i];
+        d.exposed_seconds = 0;
+        if (d.dim == "dp" || d.dim == "efsdp") {
+            // FSDP2 prefetches the next unit's all-gather while one computes, and reduce-scatters a unit's gradients
+            // while the next backward runs; the step's first gather and its last reduce-scatter have nothing to
+            // run behind.
+            for (const auto& c : d.collectives) {
+                if (c.calls <= 0) continue;
+                const double one = c.seconds / static_cast<double>(c.calls);
+                d.exposed_seconds += one;
+                hidden[i] += c.seconds - one;
+            }
+        } else if (d.dim == "ep" && overlap_a2a) {
+            hidden[i] = d.seconds;
+        } else {
+            // ep without overlap: the expert GEMMs wait for the dispatch and the next layer for the combine;
+            // Ulysses' all-to-alls sit between the projections and attention; the cp and expert_cp gradient
+            // all-reduces follow the last backward.
+            d.exposed_seconds = d.seconds;
+        }
+        behind += hidden[i];
+    }
+    const double excess = behind - compute_seconds;
+    double total = 0;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (excess > 0 && behind > 0) dims[i].exposed_seconds += excess * hidden[i] / behind;
+        total += dims[i].exposed_seconds;
+    }
+    return total;
+}
+
 LayoutCost cost_layout(const CostInputs& in, const Topology& topology, const std::vector<MeshDim>& dims) {
     LayoutCost out;
     out.topology = topology;
@@ -52,6 +87,17 @@ LayoutCost cost_layout(const CostInputs& in, const Topology& topology, const std
         out.seconds += dim.seconds;
         (md.crosses_node ? out.inter_node_seconds : out.intra_node_seconds) += dim.seconds;
         out.dims.push_back(std::move(dim));
+    }
+    auto& step = out.step;
+    step.grad_accum = in.training.grad_accum;
+    step.compute = compute_cost(in, topology, step.grad_accum);
+    step.tokens = step.compute.tokens_per_gpu * static_cast<double>(topology.dp * topology.cp);
+    step.exposed_seconds = apply_overlap(out.dims, step.compute.seconds, in.training.overlap_a2a);
+    step.seconds = step.compute.seconds + step.exposed_seconds;
+    if (step.seconds > 0) {
+        step.tokens_per_second_per_gpu = step.compute.tokens_per_gpu / step.seconds;
+        step.mfu =
+            step.tokens_per_second_per_gpu * step.compute.model_flops_per_token / (in.cluster.peak_tflops * 1e12);
     }
     return out;
 }

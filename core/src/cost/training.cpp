@@ -33,4 +33,15 @@ Expected<TrainingSpec> TrainingSpec::make(std::int64_t seq, std::int64_t micro_b
     return spec;
 }
 
+Expected<std::int64_t> grad_accum_for(const TrainingSpec& training, std::int64_t dp) {
+    if (training.global_batch <= 0) return training.grad_accum;
+    const std::int64_t per_pass = dp * training.micro_batch;
+    const std::string what = "global batch of " + std::to_string(training.global_batch) + " sequences is ";
+    const std::string product = " dp x micro-batch (" + std::to_string(dp) + " x " +
+                                std::to_string(training.micro_batch) + " = " + std::to_string(per_pass) + ")";
+    if (training.global_batch < per_pass) return ValueError(what + "smaller than" + product);
+    if (training.global_batch % per_pass != 0) return ValueError(what + "not a multiple of" + product);
+    return training.global_batch / per_pass;
+}
+
 }  // namespace meshscope::cost

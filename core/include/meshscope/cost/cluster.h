@@ -28,6 +28,8 @@ struct ClusterSpec {
     Link intra;                    // inside a node (NVLink)
     Link inter;                    // between nodes (one NIC per GPU)
     double base_latency_us = 8.4;  // NCCL's base latency of a Ring/Simple collective
+    double peak_tflops = 989;      // dense bf16 tensor-core peak of one GPU (datasheet, without sparsity)
+    double efficiency = 0.45;      // the share of that peak a training step's compute reaches (one per GPU type)
 
     [[nodiscard]] double memory_bytes() const noexcept { return gib_per_gpu * 1024.0 * 1024.0 * 1024.0; }
     [[nodiscard]] double usable_bytes() const noexcept { return memory_bytes() * (1.0 - reserve); }
@@ -38,6 +40,8 @@ struct HardwarePreset {
     double gib_per_gpu;
     double nvlink_gbps;
     std::int64_t gpus_per_node;
+    double peak_tflops;  // dense bf16, without sparsity
+    double efficiency;   // achievable share of the peak (docs/cost-model.md, "Measured error")
 };
 
 struct NetworkPreset {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "meshscope/cost/compute.h"
 #include "meshscope/cost/inputs.h"
 #include "meshscope/cost/memory.h"
 #include "meshscope/cost/mesh_dims.h"
@@ -37,6 +38,18 @@ struct DimCost {
     std::vector<CollectiveCost> collectives;  // in dim_collectives order; empty for a dim that carries none
     double wire_bytes = 0;
     double seconds = 0;
+    double exposed_seconds = 0;  // what the step waits for after overlap (docs/cost-model.md, "Overlap")
+};
+
+// One optimizer step of a layout: compute plus the communication compute does not hide.
+struct StepCost {
+    std::int64_t grad_accum = 1;  // micro-batches per step on this layout
+    double tokens = 0;            // tokens per optimizer step, all ranks
+    ComputeCost compute;
+    double exposed_seconds = 0;  // sum of the dims' exposed_seconds
+    double seconds = 0;          // compute.seconds + exposed_seconds
+    double tokens_per_second_per_gpu = 0;
+    double mfu = 0;  // model FLOPs (no recomputation) per second over the dense bf16 peak
 };
 
 struct LayoutCost {
@@ -46,6 +59,7 @@ struct LayoutCost {
     double seconds = 0;  // communication per step, nothing overlapped
     double intra_node_seconds = 0;
     double inter_node_seconds = 0;
+    StepCost step;
 };
 
 // The size S and launches per step of one collective on one dim (0, 0 when the dim does not carry it).
@@ -62,6 +76,14 @@ struct Payload {
 [[nodiscard]] double collective_seconds(Collective collective, std::int64_t group_size, std::int64_t nodes,
                                         double wire_bytes, std::int64_t calls, const ClusterSpec& cluster) noexcept;
 
+// The overlap rules (docs/cost-model.md, "Overlap"): FSDP's all-gathers and reduce-scatters (dp, efsdp) run behind
+// compute except the step's first all-gather and last reduce-scatter; the ep all-to-all is exposed unless
+// overlap_a2a, then it too runs behind compute; cp's and expert_cp's collectives are exposed. What runs behind
+// compute and exceeds it is exposed, shared among those dims by their time. Sets each dim's exposed_seconds and
+// returns their sum.
+[[nodiscard]] double apply_overlap(std::vector<DimCost>& dims, double compute_seconds, bool overlap_a2a) noexcept;
+
+// Communication, compute and step time with in.training.grad_accum micro-batches per step.
 [[nodiscard]] LayoutCost cost_layout(const CostInputs& in, const Topology& topology, const std::vector<MeshDim>& dims);
 // The layout of a plan, links from the plan's own placement analysis.
 [[nodiscard]] LayoutCost cost_plan(const CostInputs& in, const Plan& plan);

@@ -18,8 +18,14 @@ enum class Recompute { none, selective, full };
 struct TrainingSpec {
     std::int64_t seq = 4096;       // tokens per sequence
     std::int64_t micro_batch = 1;  // sequences per micro-batch per data-parallel rank
-    std::int64_t grad_accum = 1;   // micro-batches per optimizer step
-    bool fp8_dispatch = false;     // tokens dispatched to experts in fp8 (1 byte, plus one fp32 scale per 128)
+    std::int64_t grad_accum = 1;   // micro-batches per optimizer step (derived per layout when global_batch is set)
+    // Sequences per optimizer step, fixed across layouts: each layout runs global_batch / (dp x micro_batch)
+    // micro-batches. 0: the step runs grad_accum micro-batches on every layout (plan's cost of one layout).
+    std::int64_t global_batch = 0;
+    // The ep all-to-all runs behind other compute (DeepEP-style dispatchers, a second micro-batch's GEMMs) instead
+    // of between the router and the expert GEMMs that wait for it.
+    bool overlap_a2a = false;
+    bool fp8_dispatch = false;  // tokens dispatched to experts in fp8 (1 byte, plus one fp32 scale per 128)
     Recompute recompute = Recompute::selective;
 
     // Bytes per value. FSDPTurbo stores parameters in bf16 (FSDPTurboFSDP2Engine.shard_model); FSDP2 keeps the
@@ -36,6 +42,13 @@ struct TrainingSpec {
                                                      std::int64_t grad_accum, Recompute recompute,
                                                      bool fp8_dispatch = false);
     [[nodiscard]] double dispatch_bytes() const noexcept { return fp8_dispatch ? 1.0 + 4.0 / 128.0 : 2.0; }
+    [[nodiscard]] std::int64_t tokens_per_step() const noexcept { return global_batch * seq; }
 };
+
+// Micro-batches per step of a layout with `dp` data-parallel ranks: grad_accum when no global batch is fixed, else
+// global_batch / (dp x micro_batch). Errors (the reason a layout is excluded):
+//   "global batch of 100 sequences is not a multiple of dp x micro-batch (8 x 1 = 8)"
+//   "global batch of 4 sequences is smaller than dp x micro-batch (8 x 1 = 8)"
+[[nodiscard]] Expected<std::int64_t> grad_accum_for(const TrainingSpec& training, std::int64_t dp);
 
 }  // namespace meshscope::cost

@@ -1,0 +1,43 @@
+// The compute of one optimizer step: FLOPs per token of a model (matrix multiplies and the causal attention
+// term), and the time one GPU spends on its share of the step at its dense bf16 peak times an efficiency
+// (docs/cost-model.md, "Compute").
+#pragma once
+
+#include "meshscope/cost/inputs.h"
+#include "meshscope/topology.h"
+
+namespace meshscope::cost {
+
+// Forward FLOPs per token, by part (2 FLOPs per multiply-accumulate).
+struct ForwardFlops {
+    double attention = 0;     // q, k, v, o projections (or MLA's LoRA projections) of every layer
+    double core = 0;          // q k^T and the weighted sum over v, causal: each token attends to s/2 keys on average
+    double router = 0;        // the gate of every MoE layer
+    double experts = 0;       // top-k routed experts and the shared experts of every MoE layer
+    double dense_ffn = 0;     // the FFN of every dense layer
+    double output_layer = 0;  // the vocabulary projection
+    double mtp = 0;           // MTP modules: eh_proj, their transformer layer, their own output projection
+
+    // What full recomputation runs again in backward: every transformer layer, not the output layers.
+    double layers = 0;
+    [[nodiscard]] double total() const noexcept {
+        return attention + core + router + experts + dense_ffn + output_layer + mtp;
+    }
+};
+
+[[nodiscard]] ForwardFlops forward_flops_per_token(const ModelSpec& model, const ParameterCounts& params,
+                                                   std::int64_t seq) noexcept;
+
+struct ComputeCost {
+    double model_flops_per_token = 0;     // forward and backward (3 x forward): what MFU counts
+    double hardware_flops_per_token = 0;  // plus full recomputation's second forward of the layers
+    double tokens_per_gpu = 0;            // tokens one GPU's share of a step stands for: micro x M x seq / cp
+    double seconds = 0;                   // tokens_per_gpu x hardware FLOPs / (peak x efficiency)
+};
+
+// `grad_accum` micro-batches of `micro_batch` sequences on each of dp ranks, the sequence split over cp: every GPU
+// computes the same share, so the time depends on the layout only through the tokens per GPU.
+[[nodiscard]] ComputeCost compute_cost(const CostInputs& in, const Topology& topology,
+                                       std::int64_t grad_accum) noexcept;
+
+}  // namespace meshscope::cost

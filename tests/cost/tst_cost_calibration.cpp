@@ -1,0 +1,133 @@
+// The step-time model against published measured MoE training runs (docs/cost-model.md, "Measured error"): each
+// row's predicted tokens/s per GPU, its error against the published figure held to the documented value, the
+// median error, and the ordering of layouts a source compares. One efficiency per GPU type (the H100 preset's),
+// the same for every row: nothing here is tuned per row.
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+#include "meshscope/cost/hf_config.h"
+#include "meshscope/cost/layout_cost.h"
+#include "meshscope/cost/presets.h"
+
+using namespace meshscope;
+using namespace meshscope::cost;
+
+namespace {
+// Kimi K2's config.json (moonshotai/Kimi-K2-Instruct): DeepSeek-V3's architecture with 384 experts, 64 heads, one
+// dense layer and no MTP module.
+constexpr const char* kimi_k2_config = R"({
+  "architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "intermediate_size": 18432,
+  "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 64, "num_key_value_heads": 64,
+  "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1,
+  "moe_layer_freq": 1, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+  "v_head_dim": 128, "vocab_size": 163840, "num_nextn_predict_layers": 0, "tie_word_embeddings": false})";
+
+struct Row {
+    const char* name;
+    const char* model;  // a preset, "deepseek-v3-no-mtp" or "kimi-k2"
+    std::int64_t world, cp, ep, seq, micro, global;
+    Recompute recompute;
+    bool overlap_a2a;
+    double measured;  // tokens/s per GPU, as published or from the published step time
+    double error;     // predicted / measured - 1, as docs/cost-model.md lists it
+};
+
+// docs/cost-model.md, "Measured error", in the same order; sources there. TP and PP of the source fold into dp.
+// `micro` is sequences per rank per micro-batch and `global` sequences per step: a source whose parameters cross
+// the network once per step (Megatron's distributed optimizer; FSDP under pipeline parallelism, which keeps a
+// stage's parameters gathered across its micro-batches) is mapped to one micro-batch holding the rank's share of
+// the step, so that FSDP's traffic is counted once per step as it ran.
+const Row rows[] = {
+    {"AutoModel Qwen3 MoE 30B, 8 H100, FSDP 8, EP 8", "qwen3-30b-a3b", 8, 1, 8, 4096, 4, 512, Recompute::selective,
+     false, 12040, 0.288},
+    {"AutoModel DeepSeek V3, 256 H100, PP 4, EP 64", "deepseek-v3-no-mtp", 256, 1, 64, 4096, 2, 512,
+     Recompute::selective, false, 1002, -0.094},
+    {"AutoModel DeepSeek V3, 1024 H100, PP 4, EP 64", "deepseek-v3-no-mtp", 1024, 1, 64, 4096, 8, 8192,
+     Recompute::selective, false, 865, 0.06},
+    {"AutoModel Kimi K2, 256 H100, PP 8, EP 32", "kimi-k2", 256, 1, 32, 4096, 2, 512, Recompute::selective, false, 924,
+     -0.187},
+    {"ModelZoo Qwen3-235B, 256 H100, TP 2, PP 8, EP 32", "qwen3-235b-a22b", 256, 1, 32, 4096, 8, 2048,
+     Recompute::selective, false, 2048.0 * 4096 / 256 / 19.7, -0.261},
+    {"ModelZoo Qwen3-235B, 256 H100, TP 2, PP 8, EP 32, a2a overlap", "qwen3-235b-a22b", 256, 1, 32, 4096, 8, 2048,
+     Recompute::selective, true, 2048.0 * 4096 / 256 / 17.6, -0.039},
+    {"ModelZoo Qwen3-235B, 256 H100, TP 2, EP 8, FSDP, full recompute", "qwen3-235b-a22b", 256, 1, 8, 4096, 4, 2048,
+     Recompute::full, false, 2048.0 * 4096 / 256 / 17.6, 0.041},
+    {"ModelZoo Qwen3-235B, 256 H100, TP 2, PP 32, EP 8, A2A", "qwen3-235b-a22b", 256, 1, 8, 4096, 8, 2048,
+     Recompute::selective, false, 2048.0 * 4096 / 256 / 24.2, 0.928},
+};
+
+ModelSpec model_of(const Row& row) {
+    if (std::string(row.model) == "kimi-k2") return model_from_hf_config(kimi_k2_config, "kimi-k2").value();
+    if (std::string(row.model) == "deepseek-v3-no-mtp") {
+        auto m = find_model_preset("deepseek-v3").value();
+        m.mtp_layers = 0;  // the AutoModel recipe trains without MTP (its FLOPs per token say so: tst_cost_step)
+        return m;
+    }
+    return find_model_preset(row.model).value();
+}
+
+LayoutCost predict(const Row& row) {
+    const auto topology = Topology::make(row.world / row.cp, row.cp, row.ep).value();
+    auto training =
+        TrainingSpec::make(row.seq, row.micro, row.global / (topology.dp * row.micro), row.recompute).value();
+    training.overlap_a2a = row.overlap_a2a;
+    const auto in = CostInputs::make(model_of(row), training, make_cluster("h100", "ndr").value());
+    const auto placement = Placement::make(row.world, 8).value();
+    return cost_layout(in, topology, mesh_dims(topology, placement));
+}
+
+double error_of(const Row& row) {
+    return predict(row).step.tokens_per_second_per_gpu / row.measured - 1.0;
+}
+}  // namespace
+
+class CostCalibrationTest : public QObject {
+    Q_OBJECT
+private slots:
+    void rows_hold_their_error_data() {
+        QTest::addColumn<int>("index");
+        for (int i = 0; i < static_cast<int>(std::size(rows)); ++i) QTest::addRow("%s", rows[i].name) << i;
+    }
+    void rows_hold_their_error() {
+        QFETCH(int, index);
+        const Row& row = rows[index];
+        const auto cost = predict(row);
+        const double error = cost.step.tokens_per_second_per_gpu / row.measured - 1.0;
+        qInfo(
+            "%s: predicted %.0f tokens/s per GPU (compute %.2f s, exposed %.2f s, MFU %.1f%%), measured %.0f, "
+            "error %+.1f%%",
+            row.name, cost.step.tokens_per_second_per_gpu, cost.step.compute.seconds, cost.step.exposed_seconds,
+            cost.step.mfu * 100.0, row.measured, error * 100.0);
+        // The documented error, to half a percentage point.
+        QVERIFY2(std::abs(error - row.error) <= 0.005,
+                 qPrintable(QString("error %1%, documented %2%").arg(error * 100.0).arg(row.error * 100.0)));
+    }
+
+    // The aim: median absolute error at most 20% on throughput.
+    void median_error() {
+        std::vector<double> errors;
+        for (const auto& row : rows) errors.push_back(std::abs(error_of(row)));
+        std::sort(errors.begin(), errors.end());
+        const std::size_t n = errors.size();
+        const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
+        qInfo("median absolute error %.1f%% over %zu rows", median * 100.0, n);
+        QVERIFY(median <= 0.20);
+    }
+
+    // Where a source compares layouts of one model (Megatron-MoE-ModelZoo, Qwen3-235B on 256 H100), the orders the
+    // advisor gets right: a2a overlap beats none, and ep 8 inside a node beats ep 32 across nodes. The one it gets
+    // wrong is held too, so that a change that fixes it shows here: the plain A2A dispatcher with PP 32 measured
+    // slowest (24.2 s) and is predicted fastest, as the model has no notion of the dispatcher's own cost
+    // (docs/cost-model.md, "Measured error").
+    void orders_compared_layouts() {
+        const auto tokens = [](int i) { return predict(rows[i]).step.tokens_per_second_per_gpu; };
+        QVERIFY(tokens(5) > tokens(4));  // measured 17.6 s against 19.7 s
+        QVERIFY(tokens(6) > tokens(4));  // measured 17.6 s against 19.7 s
+        QVERIFY(tokens(7) > tokens(6));  // measured 24.2 s against 17.6 s: the wrong order
+    }
+};
+
+QTEST_APPLESS_MAIN(CostCalibrationTest)
+#include "tst_cost_calibration.moc"

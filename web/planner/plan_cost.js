@@ -1,0 +1,114 @@
+// The Planner's cost (the desktop's Cost panel, docs/planner.md): a model and a GPU -> GET /api/v1/advise, core's
+// ranking of every layout of the plan's world at one global batch (meshscope.advice/1). Shows the plan's own step
+// broken into compute and the exposed communication of each mesh dim, its tokens/s per GPU and MFU, and the
+// ranked layouts sorted by step time; a row puts its layout on screen. Every number comes from the collector.
+import {clear, el, setText} from './planner_dom.js';
+
+export const costModels = ['qwen3-30b-a3b', 'qwen3-235b-a22b', 'deepseek-v3', 'mixtral-8x7b'];
+const hardware = ['h100', 'h200', 'b200', 'a100'];
+
+// "853.65 ms" below a second, "1.35 s" from one on (the desktop's ms_text).
+export function timeText(seconds) {
+  return seconds >= 1 ? `${seconds.toFixed(2)} s` : `${(seconds * 1e3).toFixed(2)} ms`;
+}
+
+function select(id, label, options, value) {
+  const input = el('select', {id, class: 'planner-input'});
+  for (const option of options) input.append(el('option', {value: option}, option));
+  input.value = value;
+  return {input, row: el('label', {class: 'planner-field', for: id}, el('span', {}, label), input)};
+}
+
+export class PlanCost {
+  // fetchAdvice(query: URLSearchParams) -> Promise<{status, body}>; onLayout({cp, ep})
+  constructor({fetchAdvice, onLayout}) {
+    this.fetchAdvice = fetchAdvice;
+    this.onLayout = onLayout;
+    this.seq = 0;
+    this.model = select('planner-cost-model', 'Model', ['none', ...costModels], 'none');
+    this.hardware = select('planner-cost-hardware', 'GPU', hardware, 'h100');
+    for (const part of [this.model, this.hardware]) part.input.addEventListener('change', () => this.refresh());
+    this.step = el('p', {class: 'planner-cost-step'});
+    this.dims = el('ul', {class: 'planner-dims planner-cost-dims'});
+    this.why = el('p', {class: 'planner-note planner-cost-why'});
+    this.error = el('p', {class: 'planner-cost-error', role: 'alert', hidden: true});
+    this.rankingText = el('p', {class: 'planner-muted'});
+    this.table = el('table', {class: 'planner-cost-table'});
+    this.body = el('div', {hidden: true}, this.step, this.dims, this.rankingText, this.why, this.table);
+    this.root = el('section', {class: 'planner-summary planner-cost', 'aria-labelledby': 'planner-cost-heading'},
+      el('h2', {class: 'planner-heading', id: 'planner-cost-heading'}, 'Cost'), this.model.row, this.hardware.row,
+      this.error, this.body);
+  }
+
+  // plan: the compact plan on screen (its topology and cluster) or null.
+  async show(plan) {
+    this.plan = plan;
+    await this.refresh();
+  }
+
+  async refresh() {
+    const seq = ++this.seq;
+    const model = this.model.input.value;
+    if (!this.plan || model === 'none') {
+      this.body.hidden = true;
+      this.error.hidden = true;
+      return;
+    }
+    const t = this.plan.topology;
+    const query = new URLSearchParams({model, world: String(t.world), gpus_per_node: String(this.plan.cluster.gpus_per_node),
+      hardware: this.hardware.input.value, show: '1000'});
+    const {status, body} = await this.fetchAdvice(query);
+    if (seq !== this.seq) return;  // a newer plan or choice is being asked for
+    if (status !== 200) {
+      setText(this.error, body.error || `HTTP ${status}`);
+      this.error.hidden = false;
+      this.body.hidden = true;
+      return;
+    }
+    this.error.hidden = true;
+    this.body.hidden = false;
+    this.render(body, t);
+  }
+
+  render(advice, t) {
+    const mine = advice.ranked.find((l) => l.dp === t.dp && l.cp === t.cp && l.ep === t.ep);
+    clear(this.dims);
+    if (mine) {
+      const s = mine.step;
+      setText(this.step, `step ${timeText(s.seconds)} = compute ${timeText(s.compute_seconds)} + exposed ` +
+        `communication ${timeText(s.exposed_communication_seconds)} · ${Math.round(s.tokens_per_second_per_gpu)} ` +
+        `tokens/s per GPU · MFU ${(s.mfu * 100).toFixed(1)}% · grad-accum ${s.grad_accum}`);
+      for (const d of mine.communication.dims) {
+        if (d.size <= 1 || d.collectives.length === 0) continue;
+        const link = d.link === 'inter_node' ? `across ${d.nodes} nodes` : 'inside a node';
+        this.dims.append(el('li', {}, el('strong', {}, `${d.dim} ${d.size}`),
+          ` ${timeText(d.seconds)} · ${timeText(d.exposed_seconds)} exposed · ${link}`));
+      }
+    } else {
+      const excluded = advice.excluded.find((l) => l.dp === t.dp && l.cp === t.cp && l.ep === t.ep);
+      setText(this.step, excluded ? `This layout is left out: ${excluded.reason}` : '');
+    }
+    setText(this.rankingText, `world ${advice.world}, ${advice.global_batch} sequences a step: ` +
+      `${advice.layouts_considered} layouts, ${advice.layouts_that_fit} fit · click a row to show it`);
+    setText(this.why, advice.why ? `Why: ${advice.why}` : '');
+    clear(this.table);
+    this.table.append(el('thead', {}, el('tr', {}, ...['#', 'dp', 'cp', 'ep', 'step', 'tok/s/GPU', 'MFU', 'memory']
+      .map((h) => el('th', {scope: 'col'}, h)))));
+    const rows = el('tbody', {});
+    for (const l of advice.ranked) {
+      const current = l.dp === t.dp && l.cp === t.cp && l.ep === t.ep;
+      const row = el('tr', {class: current ? 'planner-cost-current' : '', tabindex: '0',
+        'aria-label': `Show dp ${l.dp}, cp ${l.cp}, ep ${l.ep}`},
+      ...[l.rank, l.dp, l.cp, l.ep, timeText(l.step.seconds), Math.round(l.step.tokens_per_second_per_gpu),
+        `${(l.step.mfu * 100).toFixed(1)}%`, `${(l.memory.total_bytes / 2 ** 30).toFixed(1)} GiB`]
+        .map((v) => el('td', {}, String(v))));
+      const choose = () => this.onLayout({cp: l.cp, ep: l.ep});
+      row.addEventListener('click', choose);
+      row.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter') choose();
+      });
+      rows.append(row);
+    }
+    this.table.append(rows);
+  }
+}
