@@ -22,6 +22,7 @@ SCRIPT = r"""
 import json, multiprocessing, os, sys
 from datetime import timedelta
 import torch
+import torch._dynamo  # what DeviceMesh slicing imports lazily: once here, not in every rank
 import torch.distributed as dist
 
 def rank_main(rank, port, url, answers):
@@ -40,6 +41,8 @@ def rank_main(rank, port, url, answers):
     mesh = init_device_mesh("cpu", (2, 2, 2), mesh_dim_names=("a", "b", "c"))
     out["mesh_shape"] = list(mesh.shape)
     init_device_mesh("cpu", (2, 4), mesh_dim_names=("mp_replicate", "mp_shard"))
+    # slices, as FSDPTurbo takes them: torch 2.15 builds them from the parent's layout (DeviceMesh(mesh=None))
+    out["slices"] = [dist.get_process_group_ranks(mesh["a"].get_group()), list(mesh["b", "c"].shape)]
     barrier_before = dist.barrier
     dist.barrier()
     out["barrier_unwrapped"] = not wrapped(dist.barrier) and wrapped(barrier_before)
@@ -112,7 +115,7 @@ class RealTorchHooksTest(unittest.TestCase):
         """Rank 5's answers and events."""
         self.assertEqual(sorted(outs), list(range(8)))
         self.assertEqual(outs[5], {"rank": 5, "wrapped": True, "init_returned": None, "group_ranks": [1, 5],
-                                   "mesh_shape": [2, 2, 2], "barrier_unwrapped": True})
+                                   "mesh_shape": [2, 2, 2], "slices": [[1, 5], [2, 2]], "barrier_unwrapped": True})
         phases = [(e["phase"], e["status"]) for e in events]
         self.assertEqual(phases[:3], [("launch", "done"), ("process_group", "started"), ("process_group", "done")])
         # rank 5 of a (2, 2, 2) mesh sits at (1, 0, 1): its lines are a [1, 5], b [5, 7], c [4, 5]. PyTorch >= 2.9
@@ -135,6 +138,7 @@ class RealTorchHooksTest(unittest.TestCase):
                                                         {"mp_replicate": [1, 5]}, {"mp_shard": [4, 5, 6, 7]}])
         # the process's group creations: 1 + 4 + 4 + 4 + 4 + 2, every rank calling new_group for every group
         self.assertEqual([e["group"]["index"] for e in done], [0, 2, 8, 11, 14, 18])
+        # the slices are no meshes of their own and leave the session idle: the barrier sends `ready`
         ready = [e for e in events if e["phase"] == "ready"]
         self.assertEqual(len(ready), 1)
         self.assertEqual(ready[0]["groups"], {"a": [1, 5], "b": [5, 7], "c": [4, 5], "group_0": [1, 5],

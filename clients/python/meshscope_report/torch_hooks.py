@@ -189,14 +189,21 @@ class DeviceMeshProbe(Probe):
             shape = _shape_of(_arg(args, kwargs, 1, "mesh"))
         else:
             shape = [int(s) for s in _arg(args, kwargs, 1, "mesh_shape")]
+        if not shape:
+            # PyTorch >= 2.9 builds a slice (mesh["ep"]) or a flattened mesh from its parent's layout, without a
+            # mesh of its own (mesh=None): nothing to report here, and the groups a flatten creates are reported
+            # by the group hooks.
+            return None
         names = _arg(args, kwargs, 2, "mesh_dim_names")
-        names = [str(n) for n in names] if names else [f"dim{d}" for d in range(len(shape or []))]
+        names = [str(n) for n in names] if names else [f"dim{d}" for d in range(len(shape))]
+        mesh = {"name": meshmath.mesh_name(names), "dim_names": names, "shape": shape}
+        # Everything that can fail comes before the session changes: a probe that raised after enter() would
+        # leave the session busy, and `ready` would never be sent.
+        context = MeshContext(shape, names)
         session.reporter.activate()
         session._in_device_mesh = True
         session.enter()
-        mesh = {"name": meshmath.mesh_name(names), "dim_names": names, "shape": shape}
         session.meshes[mesh["name"]] = mesh
-        context = MeshContext(shape, names)
         session.push_context(context)
         session.reporter.emit("device_mesh", "started", {"mesh": mesh})
         return mesh, context
