@@ -219,6 +219,7 @@ class DeviceMeshProbe(Probe):
             return
         self._finish(token)
         mesh, context = token
+        self._add_world_dims(mesh, context)
         fields = {"mesh": mesh, "duration_s": seconds}
         if context.groups:
             fields["groups"] = dict(context.groups)
@@ -226,6 +227,22 @@ class DeviceMeshProbe(Probe):
             if creation:
                 fields["creation_index"] = creation
         self.session.reporter.emit("device_mesh", "done", fields)
+
+    def _add_world_dims(self, mesh, context) -> None:
+        """A dim whose one group is the whole world gets no new_group call: PyTorch hands it the default group
+        (every rank). Its group is still the rank's group along that dim (mesh.get_group(dim)), so report it."""
+        world = self.session.reporter.identity.world_size
+        shape = mesh["shape"]
+        total = 1
+        for size in shape:
+            total *= size
+        if not world or total != world:
+            return
+        for size, dim in zip(shape, mesh["dim_names"]):
+            if size == world and dim not in context.groups:
+                members = list(range(world))
+                context.groups[dim] = members
+                self.session.groups[dim] = members
 
     def failed(self, token, exc, seconds):
         if token is None:
