@@ -34,8 +34,8 @@ from meshscope_serve import MeshScopeServe  # noqa: E402
 
 WORLD, DP, CP, EP = 8, 4, 2, 2
 # docs/probe.md, "dim | collectives": what each dim carries in training (size-1 dims and edp: none)
-COLLECTIVES = {"dp": ["all_gather", "reduce_scatter"], "cp": ["all_reduce"], "efsdp": ["all_gather", "reduce_scatter"],
-               "ep": ["all_to_all"], "expert_cp": ["all_reduce"]}
+COLLECTIVES = {"dp": ["all_gather", "reduce_scatter"], "cp": ["all_to_all", "all_reduce"],
+               "efsdp": ["all_gather", "reduce_scatter"], "ep": ["all_to_all"], "expert_cp": ["all_reduce"]}
 
 
 def torch_output(record, group):
