@@ -125,6 +125,11 @@ class GroupProbe(Probe):
             name = f"group_{index}"  # the same creation index on every rank, so peers' reports compare
         if name is not None:
             fields["groups"] = {name: members}
+            # Where the group comes in its dim's creation order, said before the call: ranks that create a dim's
+            # groups in different orders hang inside these calls, so `done` may never come to say it.
+            creation = self.session.creation_for({name: members}, self.session.pending_creation(name))
+            if creation:
+                fields["creation_index"] = creation
         session.reporter.emit("communicator", "started", fields)
         return name, members, index
 
