@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
         s.job = o.job;
         s.host = host;
         s.absent_dim = o.absent_dim;
+        s.dump_dir = o.dump_dir;
         s.one_group_at_a_time = o.one_group_at_a_time;
         const int status = run_probe(
             *plan, s, store, *backend, [&](nlohmann::json e) { reporter.enqueue(o.rank, e.dump()); }, std::cout);

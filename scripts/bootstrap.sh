@@ -5,6 +5,9 @@
 #   screens  xvfb, xauth, imagemagick (a real window under X, pictures converted for review)
 #   web      chromium and Node.js/npm, then `npm ci` in tests/web (playwright-core, axe-core: pinned by its
 #            package-lock.json; never a downloaded browser)
+#   torch    the project-local virtual environment .venv with torch 2.x from PyPI and what it pulls, exactly as
+#            tests/torch/requirements.txt pins them (the real-torch tests; meshscope-probe's NCCL backend builds
+#            against the NCCL and CUDA runtime wheels in it). The run command needs none of it.
 set -euo pipefail
 
 packages=(
@@ -29,20 +32,44 @@ packages=(
   qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtqml-models qml6-module-qttest
   qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtcore
   fonts-dejavu-core      # the dashboard's text in offscreen screenshots
-  # real torch.distributed ranks (gloo, CPU) for the attach tests
-  python3 python3-torch
+  python3                # the Python reporter's unit tests (stdlib only); torch lives in .venv (extra `torch`)
 )
 for extra in "$@"; do
   case $extra in
     screens) packages+=(xvfb xauth imagemagick) ;;
     web) packages+=(chromium) ;;
-    *) echo "bootstrap: unknown extra '$extra' (known: screens, web)" >&2; exit 2 ;;
+    torch) ;;  # below, after the Debian packages
+    *) echo "bootstrap: unknown extra '$extra' (known: screens, web, torch)" >&2; exit 2 ;;
   esac
 done
 
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/.venv"
+torch_requirements="$root/tests/torch/requirements.txt"
+venv_stamp="$venv/.meshscope-installed-requirements.txt"  # the requirements the last pip install installed
+venv_python=""
+if [[ " $* " == *" torch "* ]] && ! { [[ -x "$venv/bin/python" ]] && cmp -s "$torch_requirements" "$venv_stamp"; }; then
+  # A Python that can make a virtual environment: MESHSCOPE_VENV_PYTHON, else python3 on PATH when it has venv
+  # and ensurepip (a pyenv or python.org build), else Debian's /usr/bin/python3 with python3-venv.
+  venv_python="${MESHSCOPE_VENV_PYTHON:-}"
+  if [[ -z "$venv_python" ]]; then
+    if command -v python3 >/dev/null 2>&1 && python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+      venv_python="$(command -v python3)"
+    else
+      venv_python=/usr/bin/python3
+      packages+=(python3-venv)
+    fi
+  fi
+fi
+
+# One dpkg-query for all packages (one per package took over a second on a busy machine).
+declare -A installed=()
+while read -r name status; do
+  [[ $status == "install ok installed" ]] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ -n "${installed[$p]:-}" ]] || missing+=("$p")
 done
 
 # Node.js may come from elsewhere (NodeSource ships npm inside nodejs): only ask Debian when npm is absent.
@@ -57,6 +84,16 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The torch tests' virtual environment, exactly as pinned; again only when the requirements changed since the
+# last install (a cmp of two small files otherwise). PIP_* settings (an index mirror, a wheel cache) apply.
+if [[ -n "$venv_python" ]]; then
+  echo "bootstrap: installing tests/torch/requirements.txt into .venv (torch from PyPI: about 3 GB the first time)" >&2
+  [[ -x "$venv/bin/python" ]] || "$venv_python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$torch_requirements"
+  "$venv/bin/python" -c 'import torch.distributed as d; assert d.is_available() and d.is_gloo_available()'
+  cp "$torch_requirements" "$venv_stamp"
 fi
 
 # The browser tests' npm packages, exactly as locked; again only when the lock changed since the last install.

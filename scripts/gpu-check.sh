@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # GPU checks for a machine with an NVIDIA GPU, CUDA + NCCL and PyTorch 2.x (docs/probe.md, "gpu-check.sh").
 # One short script, run from the repository root:
-#   1. builds meshscope and meshscope-probe (headless, NCCL found under /usr/local/cuda or NCCL_ROOT);
+#   1. builds meshscope and meshscope-probe (headless; NCCL from /usr/local/cuda, NCCL_ROOT or the .venv's wheels);
 #   2. starts `meshscope serve` on loopback (the probe's rendezvous and collector);
 #   3. meshscope-probe --backend nccl at world size 1 (one GPU: NCCL refuses two ranks on one device), a smoke
 #      test of the CUDA/NCCL path: every dim's collectives, checked, with bus bandwidth per group;
 #   4. real init_device_mesh with gloo on 16 CPU ranks for several layouts, every group and the creation
 #      order compared with `meshscope plan`, and the Python attach hook against the real DeviceMesh objects.
 # Output goes to the terminal; paste the numbers into docs/benchmarks.md ("meshscope-probe").
-# Env: BUILD (default build-gpu), SIZES (default 1M:256M), PYTHON (a python3 with torch 2.x; default python3).
+# Env: BUILD (default build-gpu), SIZES (default 1M:256M), PYTHON (a python3 with torch 2.x; default the project's
+# .venv, `scripts/bootstrap.sh torch`, else python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
 SIZES=${SIZES:-1M:256M}
-PYTHON=${PYTHON:-python3}
+if [[ -x .venv/bin/python ]]; then PYTHON=${PYTHON:-.venv/bin/python}; else PYTHON=${PYTHON:-python3}; fi
 
 echo "== machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "nvidia-smi: none"

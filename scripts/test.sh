@@ -6,7 +6,7 @@
 # the dev ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh web   # web: chromium + tests/web's npm packages (browser tests)
+bash scripts/bootstrap.sh web torch   # web: chromium + tests/web's npm packages; torch: .venv (real-torch tests)
 jobs=$(nproc)
 # ccache (bootstrap installs it): a rebuild, or CI's clean clone on a machine that built before, compiles only
 # what changed. BASEDIR and NOHASHDIR let a clone in another folder hit the same entries.

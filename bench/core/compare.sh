@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Runs bench_device_mesh and PyTorch's own tensor path (torch_path.py, Debian's python3-torch) on the same
+# Runs bench_device_mesh and PyTorch's own tensor path (torch_path.py, the project's .venv: bootstrap.sh torch) on the same
 # 2^20-rank expert mesh, side by side, and prints the medians and the ratio.
 # Usage: bench/core/compare.sh [path/to/bench_device_mesh] [repetitions]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bench="${1:-$here/../../build-release/bin/bench_device_mesh}"
 reps="${2:-5}"
+python="${PYTHON:-$here/../../.venv/bin/python}"  # a python with torch
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 "$bench" --benchmark_filter='^BM_(Coordinates|AllGroups|CoordinatesAndAllGroups|CoordinatesAndAllGroupsReused|FreshTableMemory)(/2[89])?$' \
   --benchmark_repetitions="$reps" --benchmark_format=json >"$tmp/cpp.json" 2>/dev/null
-/usr/bin/python3 "$here/torch_path.py" "$reps" >"$tmp/torch.txt"
+"$python" "$here/torch_path.py" "$reps" >"$tmp/torch.txt"
 
-/usr/bin/python3 - "$tmp/cpp.json" "$tmp/torch.txt" <<'PY'
+"$python" - "$tmp/cpp.json" "$tmp/torch.txt" <<'PY'
 import json, statistics, sys
 runs = {}
 for b in json.load(open(sys.argv[1]))["benchmarks"]:

@@ -172,6 +172,9 @@ Expected<ProbeOptions> parse_probe_options(const std::vector<std::string>& args,
             o.slow_delay = std::chrono::milliseconds{*delay};
         } else if (a == "--inject-absent") {
             o.absent_dim = v;
+        } else if (a == "--dump-results") {
+            // Test hook: every collective's input and output, for a check against another library's.
+            o.dump_dir = v;
         } else {
             return ValueError("unknown option \"" + a + "\"");
         }

@@ -37,6 +37,7 @@ struct ProbeOptions {
     std::int64_t slow_index = -1;
     std::chrono::milliseconds slow_delay{50};
     std::string absent_dim;
+    std::string dump_dir;
     bool help = false;
     bool version = false;
 };

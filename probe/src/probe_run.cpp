@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <ostream>
 #include <vector>
 
@@ -154,6 +155,8 @@ int run_probe(const Plan& plan, const RunSettings& s, KeyValue& store, Backend& 
     // 3. Every group in creation order.
     events.send(events.base("communicator", "started"));
     int status = exit_ok;
+    std::ofstream dump;
+    if (!s.dump_dir.empty()) dump.open(s.dump_dir + "/rank" + std::to_string(s.rank) + ".jsonl", std::ios::app);
     for (std::size_t k = 0; k < schedule.size(); ++k) {
         const GroupSpec& g = schedule[k];
         const bool last_of_dim = k + 1 == schedule.size() || schedule[k + 1].dim != g.dim;
@@ -216,6 +219,18 @@ int run_probe(const Plan& plan, const RunSettings& s, KeyValue& store, Backend& 
                     comm->wait();
                     const auto expected = expected_output(c, g.members, g.position, shape);
                     const auto got = comm->output();
+                    if (dump.is_open()) {
+                        dump << json{{"dim", g.dim},
+                                     {"creation", g.creation},
+                                     {"members", g.members},
+                                     {"position", g.position},
+                                     {"collective", to_string(c)},
+                                     {"bytes", static_cast<std::int64_t>(shape.input * sizeof(float))},
+                                     {"input", input_of(g.members[g.position], shape.input)},
+                                     {"output", got}}
+                                    .dump()
+                             << "\n";
+                    }
                     if (const auto at = first_difference(got, expected); at && wrong.empty()) {
                         wrong = "the " + group_text(g) + " gave a wrong " + std::string(to_string(c)) + " result at " +
                                 size_text(bytes) + ": element " + std::to_string(*at) + " is " +

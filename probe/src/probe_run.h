@@ -42,6 +42,9 @@ struct RunSettings {
     // Measure group k only once group k - 1 (creation order, the whole plan) has: each group alone on the fabric.
     bool one_group_at_a_time = false;
     std::string absent_dim;  // test hook (--inject-absent): never create this dim's group
+    // Test hook (--dump-results DIR): each rank appends one JSON line per group, collective and size to
+    // DIR/rank<R>.jsonl: dim, creation, members, position, collective, bytes, input and output (what it got).
+    std::string dump_dir;
 };
 
 // Events go to the collector through this (the Reporter in main; a list in tests).

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Cross-checks `meshscope plan --format json` against PyTorch's own tensor ops (LlamaFactory's model mesh
-included: Debian's torch 1.13 has no DeviceMesh, so the reference is the rank tensor's rows, as DeviceMesh
-itself builds them).
+included): the reference is the rank tensor's rows, as DeviceMesh itself builds them, which reaches worlds of up
+to 2,048 ranks; tests/torch checks the same plans against real DeviceMesh ranks (up to 32).
 
 For every topology below and both creation orders, the groups of every dim of every mesh must equal the rows
 PyTorch builds from the rank tensor:
@@ -10,7 +10,7 @@ PyTorch builds from the rank tensor:
 and, for small worlds, every rank's coordinates must equal (mesh == rank).nonzero().
 
 Usage: torch_crosscheck.py path/to/meshscope
-torch is required (Debian's python3-torch, installed by scripts/bootstrap.sh): without it the check fails.
+torch is required (the project's .venv, made by `scripts/bootstrap.sh torch`): without it the check fails.
 """
 import json
 import random
@@ -20,7 +20,7 @@ import sys
 try:
     import torch
 except ImportError:
-    print("torch is not installed for", sys.executable, "- install python3-torch (scripts/bootstrap.sh does)")
+    print("torch is not installed for", sys.executable, "- run `scripts/bootstrap.sh torch` and use .venv/bin/python")
     sys.exit(1)
 
 

@@ -15,7 +15,8 @@ JOB_SCRIPT = os.path.join(JOBS, "fsdpturbo_job.py")
 
 
 def attach_env(url=None, token=None, job=None, attach=True, **extra):
-    env = clean_env(OMP_NUM_THREADS=1, **extra)
+    # loopback only; never a GPU, even on a machine that has one (the jobs are gloo, CPU)
+    env = clean_env(OMP_NUM_THREADS=1, GLOO_SOCKET_IFNAME="lo", CUDA_VISIBLE_DEVICES="", **extra)
     if attach:
         env["PYTHONPATH"] = os.pathsep.join([AUTOATTACH, FIXTURES])
     else:
@@ -64,12 +65,15 @@ class Job:
         return "\n".join(text)
 
 
-def launch_workers(env, job_args, world=8, run_id="meshscope-test"):
-    """torchrun's worker environment, one process per rank (no agent)."""
+def launch_workers(env, job_args, world=8, run_id="meshscope-test", never_start=()):
+    """torchrun's worker environment, one process per rank (no agent); the ranks in never_start are not
+    launched (a node that never came up)."""
     port = free_port()
     started = time.monotonic()
     processes = []
     for rank in range(world):
+        if rank in never_start:
+            continue
         worker_env = dict(env, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world),
                           LOCAL_WORLD_SIZE=str(world), GROUP_RANK="0", MASTER_ADDR="127.0.0.1",
                           MASTER_PORT=str(port), TORCHELASTIC_RUN_ID=run_id)
@@ -80,13 +84,12 @@ def launch_workers(env, job_args, world=8, run_id="meshscope-test"):
 
 
 def launch_torchrun(env, job_args, world=8, run_id="meshscope-test"):
-    """The real torchrun (torch.distributed.run) with a c10d rendezvous, so TORCHELASTIC_RUN_ID = run_id.
-    `--redirects 2 --tee 2`: torch 1.13's parser of "0" breaks on Python 3.11 (IntFlag iteration change)."""
+    """The real torchrun (the venv's `torchrun` script) with a c10d rendezvous, so TORCHELASTIC_RUN_ID = run_id."""
     log_dir = tempfile.mkdtemp(prefix="meshscope-torchrun-")
-    command = [TORCH_PYTHON, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", str(world),
-               "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{free_port()}", "--rdzv_id", run_id,
-               "--max_restarts", "0", "--redirects", "2", "--tee", "2", "--log_dir", log_dir,
-               JOB_SCRIPT, *job_args]
+    torchrun = os.path.join(os.path.dirname(TORCH_PYTHON), "torchrun")
+    command = [torchrun, "--nnodes", "1", "--nproc-per-node", str(world), "--rdzv-backend", "c10d",
+               "--rdzv-endpoint", f"127.0.0.1:{free_port()}", "--rdzv-id", run_id, "--max-restarts", "0",
+               "--log-dir", log_dir, JOB_SCRIPT, *job_args]
     started = time.monotonic()
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)

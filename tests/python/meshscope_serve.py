@@ -24,7 +24,7 @@ def serve_binary():
 
 
 class MeshScopeServe:
-    def __init__(self, binary, token=None):
+    def __init__(self, binary, token=None, missing_after=120):
         self.binary = binary
         self.dir = tempfile.TemporaryDirectory(prefix="meshscope-serve-")
         self.db = os.path.join(self.dir.name, "events.db")
@@ -32,7 +32,7 @@ class MeshScopeServe:
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = token
         command = [binary, "serve", "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
-                   "--missing-after", "120", "--stale-after", "120"]
+                   "--missing-after", str(missing_after), "--stale-after", "120"]
         if token:
             command += ["--token", token]
         self.log = open(os.path.join(self.dir.name, "serve.log"), "w+")

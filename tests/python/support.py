@@ -10,8 +10,8 @@ CLIENT = os.path.join(ROOT, "clients", "python")
 AUTOATTACH = os.path.join(CLIENT, "autoattach")
 FIXTURES = os.path.join(HERE, "fixtures")
 JOBS = os.path.join(HERE, "jobs")
-# Debian's python3-torch lives under the system interpreter; a pyenv python3 on PATH has no torch.
-TORCH_PYTHON = os.environ.get("MESHSCOPE_TORCH_PYTHON", "/usr/bin/python3")
+# torch 2.x lives in the project's .venv (scripts/bootstrap.sh torch); ctest passes MESHSCOPE_VENV_PYTHON as this.
+TORCH_PYTHON = os.environ.get("MESHSCOPE_TORCH_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 
 if CLIENT not in sys.path:
     sys.path.insert(0, CLIENT)

@@ -53,8 +53,8 @@ HAVE_TORCH = torch_python_available()
 
 class FSDPTurboHookTest(unittest.TestCase):
     def setUp(self):
-        # no skip: the test command installs python3-torch, so its absence is a failure
-        self.assertTrue(HAVE_TORCH, f"no torch under {TORCH_PYTHON} (install python3-torch)")
+        # no skip: the test command makes the .venv with torch, so its absence is a failure
+        self.assertTrue(HAVE_TORCH, f"no torch under {TORCH_PYTHON} (run scripts/bootstrap.sh torch)")
 
     def run_order(self, order):
         collector = FakeCollector(token="t0k")

@@ -115,6 +115,14 @@ class Session:
             name = name or found
         return name
 
+    def pending_creation(self, key: str) -> Dict[str, int]:
+        """The creation index of the group being created as `key` (the mesh being built that named it last), before
+        the call returns; {} when none knows it (split_group, or no mesh being built)."""
+        for context in reversed(self.contexts):
+            if key in context.dim_names and context.last_index is not None:
+                return {key: context.last_index}
+        return {}
+
     def record_group(self, key: str, members: List[int]) -> None:
         """A group this rank joined, named `key`; a mesh being built also records the group's creation index."""
         self.groups[key] = members

@@ -125,6 +125,11 @@ class GroupProbe(Probe):
             name = f"group_{index}"  # the same creation index on every rank, so peers' reports compare
         if name is not None:
             fields["groups"] = {name: members}
+            # Where the group comes in its dim's creation order, said before the call: ranks that create a dim's
+            # groups in different orders hang inside these calls, so `done` may never come to say it.
+            creation = self.session.creation_for({name: members}, self.session.pending_creation(name))
+            if creation:
+                fields["creation_index"] = creation
         session.reporter.emit("communicator", "started", fields)
         return name, members, index
 
@@ -189,14 +194,21 @@ class DeviceMeshProbe(Probe):
             shape = _shape_of(_arg(args, kwargs, 1, "mesh"))
         else:
             shape = [int(s) for s in _arg(args, kwargs, 1, "mesh_shape")]
+        if not shape:
+            # PyTorch >= 2.9 builds a slice (mesh["ep"]) or a flattened mesh from its parent's layout, without a
+            # mesh of its own (mesh=None): nothing to report here, and the groups a flatten creates are reported
+            # by the group hooks.
+            return None
         names = _arg(args, kwargs, 2, "mesh_dim_names")
-        names = [str(n) for n in names] if names else [f"dim{d}" for d in range(len(shape or []))]
+        names = [str(n) for n in names] if names else [f"dim{d}" for d in range(len(shape))]
+        mesh = {"name": meshmath.mesh_name(names), "dim_names": names, "shape": shape}
+        # Everything that can fail comes before the session changes: a probe that raised after enter() would
+        # leave the session busy, and `ready` would never be sent.
+        context = MeshContext(shape, names)
         session.reporter.activate()
         session._in_device_mesh = True
         session.enter()
-        mesh = {"name": meshmath.mesh_name(names), "dim_names": names, "shape": shape}
         session.meshes[mesh["name"]] = mesh
-        context = MeshContext(shape, names)
         session.push_context(context)
         session.reporter.emit("device_mesh", "started", {"mesh": mesh})
         return mesh, context
@@ -212,6 +224,7 @@ class DeviceMeshProbe(Probe):
             return
         self._finish(token)
         mesh, context = token
+        self._add_world_dims(mesh, context)
         fields = {"mesh": mesh, "duration_s": seconds}
         if context.groups:
             fields["groups"] = dict(context.groups)
@@ -219,6 +232,22 @@ class DeviceMeshProbe(Probe):
             if creation:
                 fields["creation_index"] = creation
         self.session.reporter.emit("device_mesh", "done", fields)
+
+    def _add_world_dims(self, mesh, context) -> None:
+        """A dim whose one group is the whole world gets no new_group call: PyTorch hands it the default group
+        (every rank). Its group is still the rank's group along that dim (mesh.get_group(dim)), so report it."""
+        world = self.session.reporter.identity.world_size
+        shape = mesh["shape"]
+        total = 1
+        for size in shape:
+            total *= size
+        if not world or total != world:
+            return
+        for size, dim in zip(shape, mesh["dim_names"]):
+            if size == world and dim not in context.groups:
+                members = list(range(world))
+                context.groups[dim] = members
+                self.session.groups[dim] = members
 
     def failed(self, token, exc, seconds):
         if token is None:
