@@ -4,8 +4,12 @@
 //   - every event respects the EventLimits it was parsed with (rank < world_size <= max_world_size, lengths);
 //   - event_from_json(to_json(e)) == e, and the stored text to_json(e).dump() parses back to the same event;
 //   - the events written back as a JSON array, and as NDJSON, parse back to the same events;
-// and for every refused body that the message is non-empty UTF-8 (it is sent back inside a JSON reply).
+// and for every refused body that the message is non-empty UTF-8 (it is sent back inside a JSON reply). Nesting:
+// an accepted body nests at most max_json_depth levels, and a refusal for nesting names a body that nests deeper
+// (counted here by brackets outside strings, not by the parser); parse_json_bounded agrees with json::parse on
+// every text within the limit.
 // Each input is parsed twice: with the default limits, and with tight ones so that the bound checks run.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/event.h"
+#include "meshscope/json_limits.h"
 
 namespace {
 using meshscope::Event;
@@ -88,22 +93,62 @@ void check_round_trip(const std::vector<Event>& events, const EventLimits& limit
     }
 }
 
+// The deepest nesting of [ and { outside strings: an independent count of what the parsers bound.
+std::size_t bracket_depth(std::string_view text) {
+    std::size_t depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
 void run(std::string_view body, const EventLimits& limits) {
     const auto events = meshscope::parse_events(body, limits);
     if (!events) {
         const std::string message = events.error().message();
         check(!message.empty(), "a refusal has a message");
+        if (message.ends_with(meshscope::json_depth_text()))
+            check(bracket_depth(body) > meshscope::max_json_depth, "a refusal for nesting names a deep body");
         // Throws (type_error 316) on invalid UTF-8, which the fuzzer reports as a crash.
         (void)nlohmann::json(message).dump();
         return;
     }
     check(!events->empty() && events->size() <= limits.max_events, "1 <= events <= max_events");
+    check(bracket_depth(body) <= meshscope::max_json_depth, "an accepted body nests at most max_json_depth");
     check_round_trip(*events, limits);
 }
 }  // namespace
 
+void check_bounded_parse(std::string_view text) {
+    bool too_deep = false;
+    const auto bounded = meshscope::parse_json_bounded(text, &too_deep);
+    if (too_deep) {
+        check(bounded.is_discarded() && bracket_depth(text) > meshscope::max_json_depth, "too deep only when deep");
+        return;
+    }
+    const auto plain = nlohmann::json::parse(text, nullptr, false);  // only within the limit: it is not bounded
+    // Within the limit both parsers see the same value (a discarded one compares unequal to itself).
+    check(bounded.is_discarded() == plain.is_discarded(), "bounded and plain parsers agree on validity");
+    if (!plain.is_discarded()) check(bounded == plain, "bounded and plain parsers agree on the value");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view body(reinterpret_cast<const char*>(data), size);
+    check_bounded_parse(body);
     run(body, EventLimits{});
     run(body, tight_limits());
     return 0;

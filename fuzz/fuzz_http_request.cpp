@@ -5,9 +5,12 @@
 //
 // The first input byte configures the connection: bits 0-5 the size of each read (1-64 bytes, as a socket
 // hands them over, so that split reads are covered), bit 6 a collector started with a token (401 paths),
-// bit 7 tight limits (`meshscope serve --max-body 4096`, headers of 1 KiB) so that 413 and 431 are reached
-// with small inputs; without it the defaults (1 MiB body, 64 KiB headers). The rest is what the client sends:
-// up to four requests on one keep-alive connection.
+// bit 7 tight limits (`meshscope serve --max-body 4096`, headers of 1 KiB, a read buffer of 2 KiB) so that 413, 431
+// and the bound on chunk extensions and trailers (400) are reached with small inputs; without it the defaults
+// (1 MiB body, 64 KiB headers and read buffer). The rest is what the client sends: up to four requests on one
+// keep-alive connection. The received bytes wait in a buffer as bounded as the session's (a chunk-size line or
+// trailers that do not fit: buffer_overflow), a Transfer-Encoding other than chunked is refused once the header
+// is read (501), and HEAD is answered as GET without the body, as HttpSession does.
 //
 // Checked for every request, beyond "no crash, no leak, no UB, no hang": the router replies exactly once and
 // within 10 s; the status is one the API documents; an API reply's body is JSON (the error replies an
@@ -65,6 +68,7 @@ ConnectionLimits limits(bool tight) {
     if (tight) {
         limits.max_body_bytes = 4096;
         limits.max_header_bytes = 1024;
+        limits.read_buffer_bytes = 2048;
     }
     return limits;
 }
@@ -84,7 +88,7 @@ ApiRouter& router(bool with_token, bool tight) {
 }
 
 bool documented(int status) {
-    static constexpr int statuses[] = {200, 400, 401, 404, 405, 408, 413, 431, 503};
+    static constexpr int statuses[] = {200, 400, 401, 403, 404, 405, 408, 413, 431, 501, 503};
     return std::find(std::begin(statuses), std::end(statuses), status) != std::end(statuses);
 }
 
@@ -93,12 +97,18 @@ void check_written(const HttpReply& reply) {
     const std::string bytes = wire_response(reply);
     http::response_parser<http::string_body> parser;
     parser.eager(true);
+    parser.skip(reply.head);  // an answer to HEAD: Content-Length without the body
     parser.body_limit(bytes.size());
     boost::beast::error_code ec;
     parser.put(boost::asio::buffer(bytes), ec);
     check(!ec && parser.is_done(), "the written response parses back");
     check(parser.get().result_int() == static_cast<unsigned>(reply.status), "the written status");
-    check(parser.get().body() == reply.body, "the written body");
+    if (reply.head) {
+        check(parser.get().body().empty() && bytes.ends_with("\r\n\r\n"), "no body after HEAD's headers");
+        check(parser.content_length() == reply.body.size(), "HEAD's Content-Length is the GET answer's");
+    } else {
+        check(parser.get().body() == reply.body, "the written body");
+    }
     check(parser.get().keep_alive() == !reply.close, "the written Connection");
     check(parser.get()["Content-Security-Policy"] == content_security_policy, "the written CSP");
 }
@@ -157,21 +167,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ApiRouter& api = router(with_token, tight);
 
     std::size_t used = 0;
-    std::string pending;  // received, not consumed by the parser yet (HttpSession's flat_buffer)
+    std::string pending;  // received, not consumed by the parser yet (HttpSession's flat_buffer, as bounded)
+    const std::size_t buffer_limit = read_buffer_limit(connection);
     for (int served = 0; served < 4; ++served) {
         RequestParser parser;
         limit_parser(parser, connection);
         parser.eager(true);
         boost::beast::error_code ec;
+        bool header_judged = false;
         while (!parser.is_done()) {
             if (!pending.empty()) {
                 const std::size_t consumed = parser.put(boost::asio::buffer(pending), ec);
                 pending.erase(0, consumed);
                 if (ec == http::error::need_more) ec = {};
                 if (ec) break;
+                if (parser.is_header_done() && !header_judged) {
+                    header_judged = true;
+                    // HttpSession::on_header: refused before the body is read, and the connection closed.
+                    if (const auto refusal = header_refusal(parser)) {
+                        check(refusal->status == 501, "a header refusal is 501");
+                        check_reply(HttpRequest{}, *refusal);
+                        return 0;
+                    }
+                }
                 if (parser.is_done() || consumed > 0) continue;
             }
-            const std::size_t take = std::min(chunk, size - used);
+            // Beast's read: a full buffer that the parser needs more of is buffer_overflow.
+            if (pending.size() >= buffer_limit) {
+                ec = http::error::buffer_overflow;
+                break;
+            }
+            const std::size_t take = std::min({chunk, size - used, buffer_limit - pending.size()});
             if (take == 0) {
                 // The client stopped sending: as Beast's read does at EOF, end_of_stream before the first
                 // byte of a request (put_eof requires got_some()), else let the parser decide.
@@ -195,11 +221,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             return 0;
         }
         if (!parser.is_done()) return 0;
+        if (!header_judged) {
+            if (const auto refusal = header_refusal(parser)) {
+                check(refusal->status == 501, "a header refusal is 501");
+                check_reply(HttpRequest{}, *refusal);
+                return 0;
+            }
+        }
         auto& message = parser.get();
         const bool keep_alive = message.keep_alive();
+        const bool head = message.method() == http::verb::head;
         HttpRequest request = router_request(message);
+        check(!head || request.method == "GET", "HEAD is routed as GET");
         const HttpRequest sent = request;
-        const HttpReply reply = route(api, std::move(request));
+        HttpReply reply = route(api, std::move(request));
+        reply.head = head && !reply.accept_stream;
         check_reply(sent, reply);
         if (reply.accept_stream || reply.close || !keep_alive) return 0;  // the connection leaves HTTP or closes
     }

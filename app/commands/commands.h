@@ -8,6 +8,11 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1;
 inline constexpr int exit_usage = 2;
 
+// The first and last lines of `meshscope export`'s JSONL, which replay checks (docs/collector.md).
+inline constexpr const char* export_header_key = "meshscope_export";
+inline constexpr const char* export_format = "meshscope.export/1";
+inline constexpr const char* export_end_key = "meshscope_export_end";
+
 int run_plan(int argc, char** argv);
 int run_advise(int argc, char** argv);    // rank the (dp, cp, ep) layouts of a world for one model
 int run_check(int argc, char** argv);     // preflight a LlamaFactory training YAML on N nodes of G GPUs

@@ -2,6 +2,9 @@
 // collector's receive time as "received"), which `meshscope replay --input` reads back. Heartbeats are
 // kept as one summary per rank (docs/collector.md, "History"), so each rank's last heartbeat follows the
 // events, at its last receive time, with "heartbeats" (how many were stored) and "first_received".
+// The file opens with {"meshscope_export": "meshscope.export/1", "job": J} and ends with
+// {"meshscope_export_end": {"events": N}}: replay refuses an export that lost its end (a copy cut short at a line
+// break would otherwise replay as a complete job).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -52,29 +55,37 @@ int run_export(int argc, char** argv) {
         }
     }
     std::ostream& out = output.empty() ? std::cout : file;
+    out << nlohmann::json{{export_header_key, export_format}, {"job", job}}.dump() << '\n';
     std::int64_t lines = 0;
     std::int64_t heartbeats = 0;
     auto write = [&](nlohmann::json& line) {
         out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         ++lines;
     };
-    (*store)->for_each(job, [&](const server::StoredEvent& e) {
+    auto read = (*store)->for_each(job, [&](const server::StoredEvent& e) {
         auto line = nlohmann::json::parse(e.json, nullptr, false);
         if (line.is_discarded()) return true;
         line["received"] = e.received;
         write(line);
         return true;
     });
-    (*store)->for_each_heartbeat(job, [&](const server::StoredHeartbeat& h) {
-        auto line = nlohmann::json::parse(h.json, nullptr, false);
-        if (line.is_discarded()) return true;
-        line["received"] = h.last_received;
-        line["first_received"] = h.first_received;
-        line["heartbeats"] = h.count;
-        write(line);
-        heartbeats += h.count;
-        return true;
-    });
+    if (!read)
+        read = (*store)->for_each_heartbeat(job, [&](const server::StoredHeartbeat& h) {
+            auto line = nlohmann::json::parse(h.json, nullptr, false);
+            if (line.is_discarded()) return true;
+            line["received"] = h.last_received;
+            line["first_received"] = h.first_received;
+            line["heartbeats"] = h.count;
+            write(line);
+            heartbeats += h.count;
+            return true;
+        });
+    if (read) {
+        // No end line: replay refuses the file, as it was not written whole.
+        std::cerr << "meshscope export: " << read->message() << "\n";
+        return exit_failure;
+    }
+    out << nlohmann::json{{export_end_key, {{"events", lines}}}}.dump() << '\n';
     out.flush();
     if (!out) {
         std::cerr << "meshscope export: write failed\n";

@@ -43,6 +43,9 @@ int run_relay(int argc, char** argv) {
     auto* token_opt = cli.add_option("--token", token, "require 'Authorization: Bearer TOKEN' from the ranks");
     cli.add_option("--token-file", token_file, "read the token from FILE (first line)")->excludes(token_opt);
     cli.add_option("--upstream-token", upstream_token, "send 'Authorization: Bearer TOKEN' upstream");
+    std::vector<std::string> allowed_hosts;
+    cli.add_option("--allow-host", allowed_hosts,
+                   "without a token: a Host name requests may carry besides the loopback ones (repeatable)");
     cli.add_option("--max-connections", options.max_connections, "rank connections beyond this get 503")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -99,6 +102,7 @@ int run_relay(int argc, char** argv) {
     options.listen_port = address->port;
     options.upstream = std::move(upstream_url).value();
     options.token = token;
+    options.allowed_hosts = allowed_hosts;
     options.upstream_token = upstream_token;
 
     auto started = relay::Relay::start(options);

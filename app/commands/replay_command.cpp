@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "meshscope/client/reporter.h"
 #include "meshscope/event.h"
+#include "meshscope/json_limits.h"
 #include "store/event_store.h"
 
 namespace meshscope::app {
@@ -38,11 +39,36 @@ Expected<std::vector<Recorded>> read_jsonl(const std::string& path, const std::s
     std::vector<Recorded> out;
     std::string line;
     std::int64_t number = 0;
+    // An export (its first line names the format) must end with its end line, counting its events: a copy cut
+    // short at a line break is refused instead of replayed as the whole job. Hand-written JSONL has neither.
+    bool exported = false;
+    std::optional<std::int64_t> ended;  // the end line's count, once read
+    std::int64_t events = 0;
+    const auto at = [&] { return path + ":" + std::to_string(number) + ": "; };
     while (std::getline(in, line)) {
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        const auto json = nlohmann::json::parse(line, nullptr, false);
-        if (json.is_discarded()) return ValueError(path + ":" + std::to_string(number) + ": not valid JSON");
+        if (ended) return ValueError(at() + "a line after the export's end line");
+        bool too_deep = false;
+        const auto json = parse_json_bounded(line, &too_deep);
+        if (too_deep) return ValueError(at() + json_depth_text());
+        if (json.is_discarded()) return ValueError(at() + "not valid JSON");
+        if (json.is_object() && json.contains(export_header_key)) {
+            if (number != 1 || json[export_header_key] != export_format)
+                return ValueError(at() + "not an export header of " + export_format);
+            exported = true;
+            continue;
+        }
+        if (exported && json.is_object() && json.contains(export_end_key)) {
+            const auto& end = json[export_end_key];
+            if (!end.is_object() || !end.contains("events") || !end["events"].is_number_unsigned() ||
+                end["events"].get<std::int64_t>() != events)
+                return ValueError(at() + "the export's end line does not match its events (" + std::to_string(events) +
+                                  " before it)");
+            ended = events;
+            continue;
+        }
+        ++events;
         auto event = event_from_json(json);
         if (!event) return ValueError(path + ":" + std::to_string(number) + ": " + event.error().message());
         if (!job.empty() && event->job != job) continue;
@@ -50,6 +76,9 @@ Expected<std::vector<Recorded>> read_jsonl(const std::string& path, const std::s
             json.contains("received") && json["received"].is_number() ? json["received"].get<double>() : 0;
         out.push_back({std::move(event).value(), received});
     }
+    if (exported && !ended)
+        return ValueError(path + ": the export ends after line " + std::to_string(number) +
+                          " without its end line: it was cut short");
     return out;
 }
 
@@ -69,10 +98,11 @@ Expected<std::vector<Recorded>> read_database(const std::string& db, const std::
         return true;
     };
     // The events, then each rank's last heartbeat (the history keeps one per rank), as export writes them.
-    (*store)->for_each(job, [&](const server::StoredEvent& e) { return add(e.json, e.received); });
+    // A read that fails (a damaged page) is an error, never the end of the job.
+    error = (*store)->for_each(job, [&](const server::StoredEvent& e) { return add(e.json, e.received); });
     if (!error)
-        (*store)->for_each_heartbeat(job,
-                                     [&](const server::StoredHeartbeat& h) { return add(h.json, h.last_received); });
+        error = (*store)->for_each_heartbeat(
+            job, [&](const server::StoredHeartbeat& h) { return add(h.json, h.last_received); });
     if (error) return *error;
     if (out.empty()) return ValueError("no job named \"" + job + "\" in " + db);
     return out;

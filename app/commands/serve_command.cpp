@@ -22,6 +22,8 @@ int run_serve(int argc, char** argv) {
     // Every rank holds its own connection: as many as the descriptor limit allows (docs/live-at-scale.md).
     std::size_t max_connections = server::default_max_connections();
     server::Shedding shedding;
+    std::size_t max_jobs = server::CollectorOptions{}.max_jobs;
+    std::int64_t max_ranks = server::CollectorOptions{}.max_ranks;
     cli.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     auto* token_opt = cli.add_option("--token", token, "require 'Authorization: Bearer TOKEN' on every request");
     cli.add_option("--token-file", token_file, "read the token from FILE (first line)")->excludes(token_opt);
@@ -49,6 +51,18 @@ int run_serve(int argc, char** argv) {
     cli.add_option("--shed-all-at", shedding.shed_all_at, "events waiting for the store at which every body gets 503")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    std::vector<std::string> allowed_hosts;
+    cli.add_option("--allow-host", allowed_hosts,
+                   "without a token: a Host name requests may carry besides the loopback ones (repeatable)");
+    cli.add_option("--max-jobs", max_jobs,
+                   "live jobs kept in memory; past it the finished ones are forgotten (their history stays), else 503")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cli.add_option("--max-ranks", max_ranks,
+                   "ranks the live jobs' world sizes may claim together; past it the finished jobs are forgotten, "
+                   "else 503")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -100,10 +114,13 @@ int run_serve(int argc, char** argv) {
     collector.monitor.missing_after = missing_after;
     collector.monitor.stale_after = stale_after;
     collector.shedding = shedding;
+    collector.max_jobs = max_jobs;
+    collector.max_ranks = max_ranks;
     server::HttpOptions http;
     http.address = address->host;
     http.port = address->port;
     http.token = token;
+    http.allowed_hosts = allowed_hosts;
     http.tls_cert = tls_cert;
     http.tls_key = tls_key;
     http.limits.max_body_bytes = max_body;

@@ -6,6 +6,7 @@
 
 #include "event_fields.h"
 #include "meshscope/event.h"
+#include "meshscope/json_limits.h"
 #include "meshscope/plan_json.h"
 
 namespace meshscope {
@@ -15,6 +16,12 @@ using event_fields::as_int;
 using event_fields::field_error;
 using event_fields::member;
 using nlohmann::json;
+
+// "ts" is seconds on the sender's clock (time.time(): 1.8e9 in 2027); a rank's newest ts orders its events, so one
+// absurd value (1e300) would make every later event of the rank "late" and freeze its phase. The year 2286.
+constexpr std::int64_t max_ts = 10'000'000'000;
+// pid_t is a 32-bit int on every platform the reporters run on.
+constexpr std::int64_t max_pid = 2'147'483'647;
 
 // Reads the member `key` of `object` as a bounded integer; `name` is the dotted field name for messages.
 Expected<std::int64_t> read_int(const json& value, std::string_view name, std::int64_t min, std::int64_t max) {
@@ -293,6 +300,8 @@ Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
     if (const json* ts = member(value, "ts")) {
         if (!ts->is_number() || !std::isfinite(ts->get<double>()) || ts->get<double>() < 0)
             return field_error("ts", "must be a non-negative number");
+        if (ts->get<double>() > static_cast<double>(max_ts))
+            return field_error("ts", "must be at most " + std::to_string(max_ts));
         e.ts = ts->get<double>();
     }
     for (auto [key, slot] :
@@ -303,9 +312,11 @@ Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
             *slot = std::move(*text);
         }
     }
-    for (auto [key, slot] : {std::pair{"pid", &e.pid}, std::pair{"local_rank", &e.local_rank}}) {
+    // A local rank is a rank on one node: below the largest world.
+    for (auto [key, slot, max] :
+         {std::tuple{"pid", &e.pid, max_pid}, std::tuple{"local_rank", &e.local_rank, limits.max_world_size - 1}}) {
         if (const json* v = member(value, key)) {
-            auto n = read_int(*v, key, 0, std::numeric_limits<std::int64_t>::max());
+            auto n = read_int(*v, key, 0, max);
             if (!n) return n.error();
             *slot = *n;
         }
@@ -360,6 +371,7 @@ class UniqueKeyBuilder {
 public:
     explicit UniqueKeyBuilder(json& root) : root_(root) {}
     std::optional<std::string> repeated;
+    bool too_deep = false;  // nested deeper than max_json_depth (json_limits.h): stopped there
 
     bool null() { return put(nullptr); }
     bool boolean(bool v) { return put(v); }
@@ -369,6 +381,7 @@ public:
     bool string(json::string_t& v) { return put(std::move(v)); }
     bool binary(json::binary_t& v) { return put(json::binary(std::move(v))); }
     bool start_object(std::size_t) {
+        if (!enter()) return false;
         stack_.push_back(place(json::object()));
         return true;
     }
@@ -386,6 +399,7 @@ public:
         return true;
     }
     bool start_array(std::size_t) {
+        if (!enter()) return false;
         stack_.push_back(place(json::array()));
         return true;
     }
@@ -403,6 +417,11 @@ public:
     }
 
 private:
+    bool enter() {
+        if (stack_.size() < max_json_depth) return true;
+        too_deep = true;
+        return false;  // stops the parse
+    }
     // Where the next value goes: the root, the array being built, or the member named by the last key.
     json* place(json&& value) {
         if (stack_.empty()) {
@@ -428,13 +447,6 @@ private:
     json* slot_ = nullptr;      // the member the last key made
 };
 
-std::optional<std::string> parse_json_unique_keys(std::string_view text, json& out) {
-    out = json();
-    UniqueKeyBuilder builder(out);
-    json::sax_parse(text.begin(), text.end(), &builder);
-    return builder.repeated;
-}
-
 std::string repeated_key_text(const std::string& key) {
     std::string text = "invalid JSON: the key \"";
     for (const char c : key) {
@@ -442,6 +454,17 @@ std::string repeated_key_text(const std::string& key) {
         text += (byte >= 0x20 && byte < 0x7f) ? std::string(1, c) : std::string("?");
     }
     return text + "\" appears twice in one object";
+}
+
+// Parses `text` into `out`; the message when it holds a repeated key or nests deeper than max_json_depth (the
+// value is then incomplete and must not be used). A syntax error throws json::parse_error, as json::parse.
+std::optional<std::string> parse_json_unique_keys(std::string_view text, json& out) {
+    out = json();
+    UniqueKeyBuilder builder(out);
+    json::sax_parse(text.begin(), text.end(), &builder);
+    if (builder.repeated) return repeated_key_text(*builder.repeated);
+    if (builder.too_deep) return json_depth_text();
+    return std::nullopt;
 }
 }  // namespace
 
@@ -460,7 +483,7 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
     json whole;
     std::string whole_error;
     try {
-        if (auto repeated = parse_json_unique_keys(body, whole)) return ValueError(repeated_key_text(*repeated));
+        if (auto refused = parse_json_unique_keys(body, whole)) return ValueError(*refused);
     } catch (const json::exception& e) {
         whole_error = json_error_text(e);
     }
@@ -496,8 +519,8 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
     for (std::size_t i = 0; i < lines.size(); ++i) {
         json value;
         try {
-            if (auto repeated = parse_json_unique_keys(lines[i], value))
-                return ValueError("event " + std::to_string(i) + ": " + repeated_key_text(*repeated));
+            if (auto refused = parse_json_unique_keys(lines[i], value))
+                return ValueError("event " + std::to_string(i) + ": " + *refused);
         } catch (const json::exception& e) {
             return ValueError("event " + std::to_string(i) + ": invalid JSON: " + json_error_text(e));
         }

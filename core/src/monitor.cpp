@@ -2,6 +2,7 @@
 #include "meshscope/monitor.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "monitor/monitor_impl.h"
 
@@ -56,13 +57,21 @@ JobSummary summarize(const monitor::Job& job) {
 }
 
 // Finding kinds per rank, for colouring ranks by finding.
-std::vector<std::uint16_t> finding_masks(const monitor::Job& job, std::size_t ranks) {
-    std::vector<std::uint16_t> masks(ranks, 0);
-    for (const auto& [id, f] : job.findings)
-        for (const auto r : f.ranks)
-            if (r >= 0 && static_cast<std::size_t>(r) < ranks)
-                masks[static_cast<std::size_t>(r)] |= static_cast<std::uint16_t>(1u << static_cast<unsigned>(f.kind));
+// The finding kinds naming each rank of [begin, begin + count).
+std::vector<std::uint16_t> finding_masks(const monitor::Job& job, std::size_t begin, std::size_t count) {
+    std::vector<std::uint16_t> masks(count, 0);
+    for (const auto& [id, f] : job.findings) {
+        // f.ranks is sorted: only the part inside the page is walked.
+        auto r = std::lower_bound(f.ranks.begin(), f.ranks.end(), static_cast<std::int64_t>(begin));
+        for (; r != f.ranks.end() && static_cast<std::size_t>(*r) < begin + count; ++r)
+            masks[static_cast<std::size_t>(*r) - begin] |=
+                static_cast<std::uint16_t>(1u << static_cast<unsigned>(f.kind));
+    }
     return masks;
+}
+
+std::size_t row_count(const monitor::Job& j) {
+    return std::max<std::size_t>(static_cast<std::size_t>(j.reference_world), j.slots.size());
 }
 
 void apply_mask(RankState& state, std::uint16_t mask) {
@@ -247,16 +256,29 @@ std::optional<JobSummary> Monitor::job(std::string_view job) const {
 }
 
 std::vector<RankState> Monitor::ranks(std::string_view job) const {
+    return ranks(job, 0, std::numeric_limits<std::size_t>::max());
+}
+
+std::optional<std::size_t> Monitor::rank_count(std::string_view job) const {
+    const auto it = impl_->jobs.find(job);
+    if (it == impl_->jobs.end()) return std::nullopt;
+    return row_count(*it->second);
+}
+
+std::vector<RankState> Monitor::ranks(std::string_view job, std::size_t offset, std::size_t limit) const {
     const auto it = impl_->jobs.find(job);
     if (it == impl_->jobs.end()) return {};
     const monitor::Job& j = *it->second;
-    const auto count = std::max<std::size_t>(static_cast<std::size_t>(j.reference_world), j.slots.size());
-    const auto masks = finding_masks(j, count);
+    const auto total = row_count(j);
+    const auto begin = std::min(offset, total);
+    const auto count = std::min(limit, total - begin);
+    const auto masks = finding_masks(j, begin, count);
     std::vector<RankState> out(count);
-    for (std::size_t r = 0; r < count; ++r) {
-        if (const monitor::RankRecord* record = j.find(static_cast<std::int64_t>(r))) out[r] = record->state;
-        out[r].rank = static_cast<std::int64_t>(r);
-        apply_mask(out[r], masks[r]);
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto r = static_cast<std::int64_t>(begin + i);
+        if (const monitor::RankRecord* record = j.find(r)) out[i] = record->state;
+        out[i].rank = r;
+        apply_mask(out[i], masks[i]);
     }
     return out;
 }

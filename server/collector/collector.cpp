@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -105,16 +106,20 @@ private:
     std::int64_t rebuilt_ = 0;
 };
 
-std::int64_t rebuild(const EventStore& store, Monitor& monitor, const EventLimits& limits) {
+// The events rebuilt, or the error that stopped the read (a damaged file): the collector then does not start,
+// rather than show part of the history as if it were all of it.
+Expected<std::int64_t> rebuild(const EventStore& store, Monitor& monitor, const EventLimits& limits) {
     HistoryReplay replay(monitor, limits);
-    store.for_each("", [&](const StoredEvent& stored) {
+    auto error = store.for_each("", [&](const StoredEvent& stored) {
         replay.add(stored.json, stored.received);
         return true;
     });
-    store.for_each_heartbeat("", [&](const StoredHeartbeat& heartbeat) {
-        replay.add(heartbeat.json, heartbeat.last_received);
-        return true;
-    });
+    if (!error)
+        error = store.for_each_heartbeat("", [&](const StoredHeartbeat& heartbeat) {
+            replay.add(heartbeat.json, heartbeat.last_received);
+            return true;
+        });
+    if (error) return *error;
     return replay.finish();
 }
 }  // namespace
@@ -131,8 +136,26 @@ Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     // tick judge missing and stale ranks against the present.
     (void)(*store)->fold_heartbeats();  // a tidy start; on failure the log stays and is read as it is
     Monitor monitor(collector->options_.monitor);
-    collector->events_rebuilt_ = rebuild(**store, monitor, collector->options_.limits);
+    auto rebuilt = rebuild(**store, monitor, collector->options_.limits);
+    if (!rebuilt) return rebuilt.error();
+    collector->events_rebuilt_ = *rebuilt;
     monitor.tick(now());
+    // A history of more jobs (or ranks) than the collector keeps live: the finished ones beyond the bounds stay in
+    // the database only.
+    std::int64_t ranks = 0;
+    for (const JobSummary& job : monitor.jobs()) ranks += job.world_size;
+    const auto jobs = monitor.job_names().size();
+    const auto& o = collector->options_;
+    if (jobs > o.max_jobs || ranks > o.max_ranks)
+        (void)forget_finished_jobs(monitor, jobs > o.max_jobs ? jobs - o.max_jobs : 0,
+                                   std::max<std::int64_t>(0, ranks - o.max_ranks), [&](const std::string& name) {
+                                       const auto job = monitor.job(name);
+                                       return job ? job->world_size : std::int64_t{0};
+                                   });
+    for (const JobSummary& job : monitor.jobs()) {
+        collector->admitted_jobs_[job.job] = job.world_size;
+        collector->admitted_ranks_ += job.world_size;
+    }
 
     Collector* self = collector.get();
     monitor.set_change_listener([self](const Change& change) { self->notify(change); });
@@ -174,6 +197,7 @@ void Collector::judge(std::string_view body, Done done) {
         return;
     }
     if (auto shed = shed_heartbeats(*events, now())) return done(std::move(*shed));
+    if (auto refused = admit_jobs(*events)) return done(std::move(*refused));
     submit(std::move(events).value(), std::move(done));
 }
 
@@ -199,7 +223,9 @@ void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEv
     writer_->submit(std::move(stored),
                     [this, shared, received, done = std::move(done)](const std::optional<Error>& error) {
                         if (error) {
-                            done({503, error_body(error->message()), 0});
+                            // A read-only or full disk: the reporters keep their events and come back.
+                            log_store_failure(*error);
+                            done({503, error_body(error->message()), 0, store_failure_retry_after});
                             return;
                         }
                         events_stored_ += static_cast<std::int64_t>(shared->size());
@@ -221,6 +247,15 @@ int Collector::subscribe(ChangeListener listener) {
 void Collector::unsubscribe(int id) {
     std::lock_guard lock(listeners_mutex_);
     listeners_.erase(id);
+}
+
+void Collector::log_store_failure(const Error& error) {
+    // One line a minute while the store fails: enough to be seen, never a flood.
+    const double at = now();
+    double last = store_failure_logged_.load();
+    if (at - last < 60 || !store_failure_logged_.compare_exchange_strong(last, at)) return;
+    std::fprintf(stderr, "meshscope serve: %s (%s): answering 503 with Retry-After: %d until it can store again\n",
+                 error.message().c_str(), path_.c_str(), store_failure_retry_after);
 }
 
 void Collector::notify(const Change& change) {

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "meshscope/event.h"
@@ -42,6 +43,12 @@ struct CollectorOptions {
     EventLimits limits;
     double tick_interval = 1.0;  // seconds between monitor ticks (a tick scans every rank of every job)
     Shedding shedding;
+    // Jobs the monitor keeps (memory, each tick, /metrics grow with them), and the ranks their world sizes claim
+    // together (each tick walks a job's world for missing ranks, and a missing_rank finding names them). A body
+    // past either makes room by forgetting the finished jobs that reported last longest ago (no rank initializing
+    // or ready; their history stays in the database), else it gets 503 too_many_jobs_error + Retry-After.
+    std::size_t max_jobs = 1024;
+    std::int64_t max_ranks = std::int64_t{1} << 21;  // two jobs of the largest world, sixteen of 131,072
 };
 
 struct SubmitResult {
@@ -54,6 +61,13 @@ struct SubmitResult {
 // The texts of the 503 answers that shed load.
 inline constexpr std::string_view heartbeat_shed_error = "collector busy: heartbeat not stored";
 inline constexpr std::string_view all_shed_error = "collector busy: try again later";
+// The 503 for a body that names a new job while max_jobs jobs are live and none has finished, and for one whose
+// world sizes would take the live jobs' ranks past max_ranks.
+[[nodiscard]] std::string too_many_jobs_error(std::size_t max_jobs);
+[[nodiscard]] std::string too_many_ranks_error(std::int64_t max_ranks);
+inline constexpr int too_many_jobs_retry_after = 30;
+// Retry-After of the 503 for a body the store could not commit (read-only or full storage).
+inline constexpr int store_failure_retry_after = 5;
 
 struct CollectorStats {
     std::int64_t events_stored = 0;   // acknowledged since start
@@ -125,6 +139,7 @@ private:
     // stored[i] is events[i] as stored (same order, same size): heartbeats are told apart by events[i].phase.
     void store_and_ingest(std::vector<Event> events, std::vector<StoredEvent> stored, Done done);
     void notify(const Change& change);
+    void log_store_failure(const Error& error);  // to stderr, at most once a minute
     // On the parse thread: parse and validate one body, apply the heartbeat watermark, store the events.
     void judge(std::string_view body, Done done);
     void judge_bodies(std::vector<std::string> bodies, BatchDone done);
@@ -132,6 +147,9 @@ private:
     [[nodiscard]] std::optional<SubmitResult> shed_all();
     [[nodiscard]] std::optional<SubmitResult> shed_heartbeats(const std::vector<Event>& events, double received);
     [[nodiscard]] Done counted(std::int64_t events, Done done);
+    // On the parse thread: admits the jobs of a body it is about to store, forgetting finished jobs to make room
+    // under max_jobs; the 503 when there is none.
+    [[nodiscard]] std::optional<SubmitResult> admit_jobs(const std::vector<Event>& events);
 
     CollectorOptions options_;
     std::string path_;
@@ -147,7 +165,17 @@ private:
     std::atomic<std::int64_t> events_pending_{0};
     std::atomic<std::int64_t> bodies_shed_{0};
     std::int64_t events_rebuilt_ = 0;
+    std::atomic<double> store_failure_logged_{-1e9};
+    // Parse thread: the jobs whose events it let through, each with the largest world size they claimed, and
+    // the sum of those.
+    std::unordered_map<std::string, std::int64_t> admitted_jobs_;
+    std::int64_t admitted_ranks_ = 0;
 };
+
+// Forgets finished jobs of the monitor (no rank initializing or ready), those whose last event is oldest first,
+// until `jobs` of them and `ranks` of their worlds (world_of(name)) are gone or none is left; returns their names.
+std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
+                                              const std::function<std::int64_t(const std::string&)>& world_of);
 
 // {"error": message} as the API writes it.
 [[nodiscard]] std::string error_body(std::string_view message);

@@ -83,6 +83,10 @@ void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
             (*results)[i] = std::move(*shed);
             continue;
         }
+        if (auto refused = admit_jobs(*parsed)) {
+            (*results)[i] = std::move(*refused);
+            continue;
+        }
         const auto n = static_cast<std::int64_t>(parsed->size());
         (*results)[i] = {200, "{\"accepted\":" + std::to_string(n) + "}", n};
         if (n == 0) continue;
@@ -105,6 +109,104 @@ void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
                 for (const std::size_t i : accepted) (*results)[i] = commit;
             done(std::move(*results));
         }));
+}
+
+std::string too_many_jobs_error(std::size_t max_jobs) {
+    return "collector busy: " + std::to_string(max_jobs) + " jobs are live and none has finished (--max-jobs)";
+}
+
+std::string too_many_ranks_error(std::int64_t max_ranks) {
+    return "collector busy: the live jobs' world sizes would pass " + std::to_string(max_ranks) +
+           " ranks and none has finished (--max-ranks)";
+}
+
+std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
+                                              const std::function<std::int64_t(const std::string&)>& world_of) {
+    std::vector<std::pair<double, std::string>> finished;  // (last event, name)
+    for (const JobSummary& job : monitor.jobs()) {
+        const auto running = job.states[static_cast<std::size_t>(RankStateKind::initializing)] +
+                             job.states[static_cast<std::size_t>(RankStateKind::ready)];
+        if (running == 0) finished.emplace_back(job.last_event.value_or(0), job.job);
+    }
+    std::sort(finished.begin(), finished.end());
+    std::vector<std::string> names;
+    std::int64_t freed = 0;
+    for (auto& [when, name] : finished) {
+        if (names.size() >= jobs && freed >= ranks) break;
+        freed += world_of(name);
+        monitor.remove_job(name);
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+std::optional<SubmitResult> Collector::admit_jobs(const std::vector<Event>& events) {
+    // What the body adds: new jobs, and worlds larger than their jobs claimed so far.
+    std::unordered_map<std::string_view, std::int64_t> grown;  // job -> the world it would claim
+    const std::string* last = nullptr;                         // most bodies name one job: look it up once
+    std::int64_t last_world = 0;
+    for (const Event& e : events) {
+        if (last && *last == e.job && e.world_size <= last_world) continue;
+        const auto known = admitted_jobs_.find(e.job);
+        const std::int64_t claimed = known == admitted_jobs_.end() ? -1 : known->second;
+        auto [it, added] = grown.try_emplace(e.job, claimed);
+        it->second = std::max(it->second, e.world_size);
+        last = &e.job;
+        last_world = it->second;
+    }
+    std::size_t fresh = 0;
+    std::int64_t more_ranks = 0;
+    for (auto it = grown.begin(); it != grown.end();) {
+        const auto known = admitted_jobs_.find(std::string(it->first));
+        const std::int64_t before = known == admitted_jobs_.end() ? 0 : known->second;
+        if (known != admitted_jobs_.end() && it->second <= before) {
+            it = grown.erase(it);
+            continue;
+        }
+        fresh += known == admitted_jobs_.end() ? 1 : 0;
+        more_ranks += it->second - before;
+        ++it;
+    }
+    if (grown.empty()) return std::nullopt;
+    const std::size_t cap = options_.max_jobs;
+    const auto jobs_over = [&] { return admitted_jobs_.size() + fresh > cap; };
+    const auto ranks_over = [&] { return admitted_ranks_ + more_ranks > options_.max_ranks; };
+    if ((jobs_over() || ranks_over()) && fresh <= cap && more_ranks <= options_.max_ranks) {
+        // Rare (only at a bound): the parse thread waits for the monitor thread to forget finished jobs. The map
+        // is read there meanwhile, never written.
+        const std::size_t jobs = jobs_over() ? admitted_jobs_.size() + fresh - cap : 0;
+        const std::int64_t ranks = ranks_over() ? admitted_ranks_ + more_ranks - options_.max_ranks : 0;
+        const auto world_of = [this](const std::string& name) {
+            const auto it = admitted_jobs_.find(name);
+            return it == admitted_jobs_.end() ? std::int64_t{0} : it->second;
+        };
+        for (const auto& name :
+             monitor_->call([&](Monitor& m) { return forget_finished_jobs(m, jobs, ranks, world_of); })) {
+            const auto it = admitted_jobs_.find(name);
+            if (it == admitted_jobs_.end()) continue;
+            admitted_ranks_ -= it->second;
+            admitted_jobs_.erase(it);
+        }
+        // A forgotten job this body names is new again.
+        fresh = 0;
+        more_ranks = 0;
+        for (const auto& [job, world] : grown) {
+            const auto known = admitted_jobs_.find(std::string(job));
+            fresh += known == admitted_jobs_.end() ? 1 : 0;
+            more_ranks += world - (known == admitted_jobs_.end() ? 0 : std::min(world, known->second));
+        }
+    }
+    if (jobs_over() || ranks_over()) {
+        ++bodies_shed_;
+        const std::string error = jobs_over() ? too_many_jobs_error(cap) : too_many_ranks_error(options_.max_ranks);
+        return SubmitResult{503, error_body(error), 0, too_many_jobs_retry_after};
+    }
+    for (const auto& [job, world] : grown) {
+        auto& claimed = admitted_jobs_[std::string(job)];
+        admitted_ranks_ += world - claimed;
+        claimed = world;
+    }
+    return std::nullopt;
 }
 
 }  // namespace meshscope::server

@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "advise_api.h"
+#include "browser_guard.h"
 #include "collector/collector.h"
 #include "job_kv.h"
+#include "meshscope/json_limits.h"
 #include "meshscope/seen_ranks.h"
 #include "peers_api.h"
 #include "plan_api.h"
@@ -87,6 +89,10 @@ bool ApiRouter::authorized(const HttpRequest& request, std::string_view path, st
 }
 
 void ApiRouter::handle(HttpRequest request, Reply reply) {
+    // Without a token, web pages of other sites must not use the collector (browser_guard.h).
+    if (options_.token.empty())
+        if (auto refused = browser_refusal(request.host, request.origin, options_.address, options_.allowed_hosts))
+            return reply(error_reply(403, *refused));
     const UrlParts url = split_target(request.target);
     const std::string& path = url.path;
     // The web dashboard's files hold no data: served without a token, so a browser can load the page that
@@ -212,7 +218,9 @@ void ApiRouter::answer_events(std::string body, Reply reply) {
 
 void ApiRouter::answer_batches(const std::string& body, Reply reply) {
     static constexpr std::string_view shape = R"(the body must be {"bodies": ["<request body>", ...]})";
-    const auto parsed = nlohmann::json::parse(body, nullptr, false);
+    bool too_deep = false;
+    const auto parsed = parse_json_bounded(body, &too_deep);
+    if (too_deep) return reply(error_reply(400, json_depth_text()));
     if (!parsed.is_object() || !parsed.contains("bodies") || !parsed["bodies"].is_array())
         return reply(error_reply(400, shape));
     std::vector<std::string> bodies;

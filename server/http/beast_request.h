@@ -26,15 +26,32 @@ inline void limit_parser(RequestParser& parser, const ConnectionLimits& limits) 
     parser.body_limit(limits.max_body_bytes);
 }
 
-// What the router sees of a complete message (its body is moved out).
+// The most bytes a session's read buffer holds (ConnectionLimits::read_buffer_bytes, http_wire.h): past it, a
+// chunk-size line or the trailers still incomplete are refused (buffer_overflow) instead of buffered without end.
+inline std::size_t read_buffer_limit(const ConnectionLimits& limits) {
+    return std::max(limits.max_header_bytes, limits.read_buffer_bytes);
+}
+
+// The answer to a request whose header was read but whose body must not be (501 for a Transfer-Encoding other
+// than "chunked"), or nullopt to read on.
+inline std::optional<HttpReply> header_refusal(const RequestParser& parser) {
+    if (unsupported_transfer_coding(parser.get())) return error_reply(501, transfer_coding_text);
+    return std::nullopt;
+}
+
+// What the router sees of a complete message (its body is moved out). HEAD is routed as GET; the session
+// writes that answer's headers without its body.
 inline HttpRequest router_request(boost::beast::http::request<boost::beast::http::string_body>& message) {
     namespace http = boost::beast::http;
     HttpRequest request;
-    request.method = std::string(message.method_string());
+    request.method = message.method() == http::verb::head ? std::string("GET") : std::string(message.method_string());
     request.target = std::string(message.target());
     request.authorization = std::string(message[http::field::authorization]);
     request.upgrade_websocket = boost::beast::websocket::is_upgrade(message);
     request.websocket_protocols = std::string(message[http::field::sec_websocket_protocol]);
+    if (const auto it = message.find(http::field::host); it != message.end()) request.host = std::string(it->value());
+    if (const auto it = message.find(http::field::origin); it != message.end())
+        request.origin = std::string(it->value());
     request.body = std::move(message.body());
     return request;
 }
@@ -48,6 +65,7 @@ inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, co
         return error_reply(413, "request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
     if (error == http::error::header_limit)
         return error_reply(431, "request headers larger than " + std::to_string(limits.max_header_bytes) + " bytes");
+    if (error == http::error::buffer_overflow) return error_reply(400, chunk_overflow_text(read_buffer_limit(limits)));
     if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||
         error == asio::error::operation_aborted)
         return std::nullopt;
@@ -61,7 +79,7 @@ inline std::string wire_response(const HttpReply& reply) {
         .header("Content-Security-Policy", content_security_policy)
         .header("X-Content-Type-Options", content_type_options);
     for (const auto& [name, value] : reply.headers) out.header(name, value);
-    return std::move(out).finish(reply.close, reply.body);
+    return std::move(out).finish(reply.close, reply.body, reply.head);
 }
 
 }  // namespace meshscope::server

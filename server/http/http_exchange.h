@@ -14,8 +14,10 @@ struct HttpRequest {
     std::string method;  // "GET", "POST" ...
     std::string target;  // path and query as sent: "/api/v1/jobs/j%201/ranks?offset=10"
     std::string authorization;
-    bool upgrade_websocket = false;   // "Upgrade: websocket"
-    std::string websocket_protocols;  // Sec-WebSocket-Protocol as sent: "meshscope.v1, meshscope.bearer.<token>"
+    bool upgrade_websocket = false;     // "Upgrade: websocket"
+    std::string websocket_protocols;    // Sec-WebSocket-Protocol as sent: "meshscope.v1, meshscope.bearer.<token>"
+    std::optional<std::string> host;    // the Host header, when sent
+    std::optional<std::string> origin;  // the Origin header (browsers), when sent
     std::string body;
 };
 
@@ -34,6 +36,7 @@ struct HttpReply {
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers (Allow, Retry-After ...)
     bool close = false;                                        // the connection closes after this answer
+    bool head = false;  // the answer to HEAD: the GET answer's headers, Content-Length included, without its body
     bool accept_stream = false;  // not an answer: accept the WebSocket upgrade (GET /api/v1/stream)
     StreamStart stream;          // with accept_stream
 };

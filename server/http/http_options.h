@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace meshscope::server {
 
@@ -14,14 +15,20 @@ struct ConnectionLimits {
     std::size_t max_connections = 0;
     std::size_t max_body_bytes = std::size_t{1} << 20;  // 1 MiB; larger bodies get 413
     std::size_t max_header_bytes = 64 * 1024;           // request line + headers; more gets 431
-    int read_timeout_ms = 10000;                        // a started request must arrive within this (408)
-    int idle_timeout_ms = 60000;                        // keep-alive connections idle longer are closed
+    // A chunk-size line with its extensions, or a chunked body's trailers, must fit in a connection's read buffer of
+    // this many bytes (at least max_header_bytes); more gets 400 (http_wire.h, read_buffer_bytes).
+    std::size_t read_buffer_bytes = 64 * 1024;
+    int read_timeout_ms = 10000;  // a started request must arrive within this (408)
+    int idle_timeout_ms = 60000;  // keep-alive connections idle longer are closed
 };
 
 struct HttpOptions {
     std::string address = "127.0.0.1";  // an IP address ("::1", "0.0.0.0" ...)
     std::uint16_t port = 7077;          // 0: any free port (CollectorService::port() tells it)
     std::string token;                  // required as "Authorization: Bearer <token>" when not empty
+    // Without a token: Host names besides the loopback ones and `address` that requests may carry
+    // (serve --allow-host; browser_guard.h).
+    std::vector<std::string> allowed_hosts;
     ConnectionLimits limits;
     std::size_t max_stream_backlog_bytes = 8 << 20;  // a WebSocket subscriber further behind is dropped
     // The stream's recent messages, kept so that a subscriber reconnecting with ?since=N&epoch=E gets what

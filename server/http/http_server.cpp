@@ -144,7 +144,10 @@ namespace {
 
 template <typename Stream>
 HttpSession<Stream>::HttpSession(Stream stream, HttpServer::Impl& server, std::shared_ptr<ConnectionSlot> slot)
-    : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
+    : stream_(std::move(stream)),
+      server_(server),
+      slot_(std::move(slot)),
+      buffer_(read_buffer_limit(server.options.limits)) {
     server_.sessions.insert(this);
 }
 
@@ -214,6 +217,7 @@ void HttpSession<Stream>::read_request() {
 template <typename Stream>
 void HttpSession<Stream>::on_header(beast::error_code error) {
     if (error) return refuse(error);
+    if (auto refusal = header_refusal(*parser_)) return answer(std::move(*refusal));
     const auto& request = parser_->get();
     if (beast::iequals(request[http::field::expect], "100-continue") && !parser_->is_done()) {
         // curl waits up to a second for this before it sends a body.
@@ -239,13 +243,15 @@ void HttpSession<Stream>::on_request(beast::error_code error) {
     deadline_ = Deadline::none;  // the collector may take its time: no timeout while it works
     auto& message = parser_->get();
     const bool keep_alive = message.keep_alive();
+    const bool head = message.method() == http::verb::head;
     HttpRequest request = router_request(message);
     // While the collector works, the server keeps the session; the collector's threads hold only a weak
     // reference, so a session is never destroyed there (its socket belongs to the network thread).
     server_.waiting.insert(shared_from_this());
     server_.router.handle(std::move(request), [weak = weak_from_this(), server = &server_, gate = server_.gate,
-                                               keep_alive](HttpReply reply) mutable {
+                                               keep_alive, head](HttpReply reply) mutable {
         reply.close = reply.close || !keep_alive;
+        reply.head = head;
         gate->post([weak, server, reply = std::move(reply)]() mutable {
             const auto self = weak.lock();
             if (!self) return;
@@ -272,7 +278,7 @@ void HttpSession<Stream>::answer(HttpReply reply) {
         return accept_stream(server_.hub, std::move(stream_), parser_->release(), std::move(slot_),
                              std::move(reply.stream));
     }
-    const bool refused = reply.status == 408 || reply.status == 413 || reply.status == 431 ||
+    const bool refused = reply.status == 408 || reply.status == 413 || reply.status == 431 || reply.status == 501 ||
                          (reply.status == 400 && (!parser_ || !parser_->is_done()));
     reply.close = reply.close || refused || std::chrono::steady_clock::now() - server_.last_refusal < rotate_for;
     const bool close = reply.close;
@@ -297,7 +303,7 @@ void HttpSession<Stream>::drain() {
     if (steady_clock::now() >= drain_until_ || drained_ > 64 * server_.options.limits.max_body_bytes) return close();
     arm(Deadline::drain, milliseconds(300));
     buffer_.clear();
-    io().async_read_some(buffer_.prepare(64 * 1024),
+    io().async_read_some(buffer_.prepare(std::min<std::size_t>(64 * 1024, buffer_.max_size())),
                          [self = shared_from_this()](beast::error_code error, std::size_t n) {
                              if (error) return self->close();
                              self->drained_ += n + 1;

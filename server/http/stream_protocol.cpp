@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/json_limits.h"
+
 namespace meshscope::server {
 
 StreamMessage hello_message(std::string_view epoch, std::uint64_t seq) {
@@ -36,7 +38,7 @@ bool tokens_equal(std::string_view a, std::string_view b) noexcept {
 }
 
 bool is_auth_message(std::string_view text, std::string_view token) {
-    const auto message = nlohmann::json::parse(text, nullptr, false);
+    const auto message = parse_json_bounded(text);
     if (!message.is_object()) return false;
     const auto type = message.find("type");
     const auto given = message.find("token");

@@ -1,12 +1,14 @@
 #include "tour_api.h"
 
 #include <charconv>
+#include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
 #include "meshscope/finding.h"
+#include "meshscope/json_limits.h"
 #include "meshscope/tour.h"
 #include "shipped_tours.h"
 #include "simulation.h"
@@ -110,7 +112,9 @@ json resolved_step(const Tour& tour, const TourStep& step, std::size_t k, const 
 
 HttpReply answer_sandbox(const std::string& body) {
     static constexpr std::string_view shape = R"(the body must be {"calls": [{"op": "initialize", ...}, ...]})";
-    const json parsed = json::parse(body, nullptr, false);
+    bool too_deep = false;
+    const json parsed = parse_json_bounded(body, &too_deep);
+    if (too_deep) return error_reply(400, json_depth_text());
     if (!parsed.is_object() || !parsed.contains("calls") || !parsed["calls"].is_array()) return error_reply(400, shape);
     const auto calls = read_sandbox_calls(parsed);
     if (!calls) return error_reply(400, calls.error().message());
@@ -156,7 +160,9 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
     if (job_route) {
         if (method != "POST") return reply(method_not_allowed("POST"));
         // {"step": K} names the live step; without it, the tour's first step that runs a job.
-        const json parsed = body.empty() ? json::object() : json::parse(body, nullptr, false);
+        bool too_deep = false;
+        const json parsed = body.empty() ? json::object() : parse_json_bounded(body, &too_deep);
+        if (too_deep) return reply(error_reply(400, json_depth_text()));
         if (!parsed.is_object() || (parsed.contains("step") && !parsed["step"].is_number_unsigned()))
             return reply(error_reply(400, R"(the body must be empty or {"step": K}, K from 1)"));
         const TourStep* step = nullptr;
@@ -209,19 +215,21 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
 
     if (method != "POST") return reply(method_not_allowed("POST"));
     if (!step.task) return reply(error_reply(400, where + " has no task to check"));
-    const json parsed = json::parse(body, nullptr, false);
-    if (!parsed.is_object() || !parsed.contains("answer") || !parsed["answer"].is_object() ||
-        (parsed.contains("job") && !parsed["job"].is_string()))
+    bool too_deep = false;
+    // Shared, never copied: the answer travels to the monitor thread and back with the judge.
+    const auto parsed = std::make_shared<const json>(parse_json_bounded(body, &too_deep));
+    if (too_deep) return reply(error_reply(400, json_depth_text()));
+    if (!parsed->is_object() || !parsed->contains("answer") || !(*parsed)["answer"].is_object() ||
+        (parsed->contains("job") && !(*parsed)["job"].is_string()))
         return reply(error_reply(400, R"(the body must be {"answer": {...}} with an optional "job": "<name>")"));
-    const json& answer = parsed["answer"];
-    const auto judge = [&step, answer](const TourContext& context) -> HttpReply {
-        const auto verdict = check_answer(step, answer, context);
+    const auto judge = [&step, parsed](const TourContext& context) -> HttpReply {
+        const auto verdict = check_answer(step, (*parsed)["answer"], context);
         if (!verdict) return error_reply(400, verdict.error().message());
         return json_reply(to_json(*verdict));
     };
     if (step.task->check.value("kind", "") != "finding_rank") return reply(judge({}));
     // finding_rank judges against the job's findings, read on the monitor thread.
-    const std::string job = context_job(tour, parsed);
+    const std::string job = context_job(tour, *parsed);
     collector_.query(
         [job](const Monitor& m) -> std::optional<std::vector<Finding>> {
             if (!m.job(job)) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "batch_codec.h"
 
+#include "meshscope/json_limits.h"
+
 namespace meshscope::relay {
 
 namespace {
@@ -20,7 +22,9 @@ std::string encode_batch(const std::vector<const std::string*>& bodies, const Se
 
 Expected<BatchRequest> decode_batch(std::string_view text) {
     const auto bad = [] { return ValueError(R"(the body must be {"bodies": ["<request body>", ...]})"); };
-    const auto value = nlohmann::json::parse(text, nullptr, false);
+    bool too_deep = false;
+    const auto value = parse_json_bounded(text, &too_deep);
+    if (too_deep) return ValueError(json_depth_text());
     if (!value.is_object() || !value.contains("bodies") || !value["bodies"].is_array()) return bad();
     BatchRequest batch;
     batch.bodies.reserve(value["bodies"].size());
@@ -39,7 +43,7 @@ Expected<BatchRequest> decode_batch(std::string_view text) {
 }
 
 Expected<std::vector<BodyResult>> decode_results(std::string_view text, std::size_t count) {
-    const auto value = nlohmann::json::parse(text, nullptr, false);
+    const auto value = parse_json_bounded(text);
     if (!value.is_object() || !value.contains("results") || !value["results"].is_array())
         return ValueError(R"(upstream answer is not {"results": [...]})");
     const auto& results = value["results"];

@@ -19,7 +19,9 @@
 
 #include "admission.h"
 #include "batch_codec.h"
+#include "browser_guard.h"
 #include "http_wire.h"
+#include "meshscope/json_limits.h"
 #include "seen_digest.h"
 #include "thread_name.h"
 
@@ -55,7 +57,7 @@ std::int64_t batch_body_limit(const RelayOptions& o) {
 
 // The "error" of a {"error": ...} body, or "".
 std::string error_text(const std::string& body) {
-    const auto value = nlohmann::json::parse(body, nullptr, false);
+    const auto value = parse_json_bounded(body);
     return value.is_object() && value.contains("error") && value["error"].is_string()
                ? value["error"].get<std::string>()
                : "";
@@ -176,7 +178,7 @@ struct Relay::Impl {
 class Session : public std::enable_shared_from_this<Session> {
 public:
     Session(Relay::Impl& relay, tcp::socket socket, bool counted)
-        : relay_(relay), socket_(std::move(socket)), counted_(counted) {
+        : relay_(relay), socket_(std::move(socket)), counted_(counted), buffer_(server::read_buffer_bytes) {
         relay_.sessions.insert(this);
         if (counted_) ++relay_.connections;
     }
@@ -232,6 +234,7 @@ private:
 
     void read_request() {
         state_ = State::reading;
+        head_ = false;
         parser_.emplace();
         // The header decides which limit applies (read_body); until then the larger one.
         body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
@@ -255,6 +258,8 @@ private:
         http::async_read_header(socket_, buffer_, *parser_,
                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
                                     if (ec) return self->on_request(ec);
+                                    if (server::unsupported_transfer_coding(self->parser_->get()))
+                                        return self->refuse(501, std::string(server::transfer_coding_text));
                                     self->read_body();
                                 });
     }
@@ -277,6 +282,8 @@ private:
             return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
         if (ec && timed_out_) return refuse(408, "request not received in time");
         if (ec == http::error::header_limit) return refuse(431, "request header too large");
+        if (ec == http::error::buffer_overflow)
+            return refuse(400, server::chunk_overflow_text(server::read_buffer_bytes));
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
             ec == net::error::connection_reset || ec == net::error::bad_descriptor)
             return close();
@@ -286,9 +293,20 @@ private:
 
     void handle(http::request<http::string_body> request) {
         keep_alive_ = request.keep_alive() && !relay_.stopping;
+        head_ = request.method() == http::verb::head;  // answered as GET, without the body
         const std::string& token = relay_.options.token;
         if (!token.empty() && request[http::field::authorization] != "Bearer " + token)
             return answer(401, error_json("missing or wrong bearer token"), {}, "Bearer");
+        if (token.empty()) {
+            // A web page must not post through the relay what the collector would refuse from it.
+            const auto header = [&](http::field name) -> std::optional<std::string> {
+                const auto it = request.find(name);
+                return it == request.end() ? std::nullopt : std::optional<std::string>(std::string(it->value()));
+            };
+            if (auto refused = server::browser_refusal(header(http::field::host), header(http::field::origin),
+                                                       relay_.options.listen_host, relay_.options.allowed_hosts))
+                return answer(403, error_json(*refused));
+        }
         std::string_view path = request.target();
         if (const auto q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
         const bool post = request.method() == http::verb::post;
@@ -317,7 +335,7 @@ private:
                 [self = shared_from_this()](std::string results) { self->answer(200, std::move(results)); });
             return;
         }
-        if (request.method() != http::verb::get) return answer(405, error_json("use GET"), {}, {}, "GET");
+        if (request.method() != http::verb::get && !head_) return answer(405, error_json("use GET"), {}, {}, "GET");
         if (path == api_health) return answer(200, R"({"status":"ok"})");
         if (path == api_relay) return answer(200, stats_json(relay_.stats()));
         answer(404, error_json("no such endpoint: " + std::string(path)));
@@ -327,7 +345,7 @@ private:
                 std::string_view allow = {}) {
         state_ = State::writing;
         const bool keep_alive = keep_alive_ && !relay_.stopping;
-        response_ = wire_answer(status, body, retry_after, authenticate, allow, keep_alive);
+        response_ = wire_answer(status, body, retry_after, authenticate, allow, keep_alive, head_);
         set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
         net::async_write(socket_, net::buffer(response_),
                          [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
@@ -356,13 +374,14 @@ private:
     // The bytes of an answer (a relay answers every request of its ranks, most of them refused heartbeats in a
     // storm).
     static std::string wire_answer(int status, std::string_view body, std::optional<int> retry_after,
-                                   std::string_view authenticate, std::string_view allow, bool keep_alive) {
+                                   std::string_view authenticate, std::string_view allow, bool keep_alive,
+                                   bool head = false) {
         server::WireResponse out(status, body.size());
         out.header("Content-Type", "application/json");
         if (retry_after) out.header("Retry-After", std::to_string(*retry_after));
         if (!authenticate.empty()) out.header("WWW-Authenticate", authenticate);
         if (!allow.empty()) out.header("Allow", allow);
-        return std::move(out).finish(!keep_alive, body);
+        return std::move(out).finish(!keep_alive, body, head);
     }
 
     void drain() {
@@ -392,6 +411,7 @@ private:
     Deadline deadline_ = Deadline::none;
     std::chrono::steady_clock::time_point deadline_at_{};
     bool timed_out_ = false;
+    bool head_ = false;  // the request being answered is HEAD
     std::int64_t body_limit_ = 0;
     bool counted_;
     beast::flat_buffer buffer_;

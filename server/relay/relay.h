@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "meshscope/error.h"
 
@@ -28,7 +29,10 @@ struct RelayOptions {
     std::string listen_host = "127.0.0.1";
     std::uint16_t listen_port = 7078;  // 0: any free port (Relay::port() says which)
     UpstreamUrl upstream;
-    std::string token;                      // required from ranks as "Authorization: Bearer <token>" when not empty
+    std::string token;  // required from ranks as "Authorization: Bearer <token>" when not empty
+    // Without a token: Host names besides the loopback ones and listen_host that requests may carry, and only
+    // requests without an Origin or with the relay's own (browser_guard.h; --allow-host).
+    std::vector<std::string> allowed_hosts;
     std::string upstream_token;             // sent upstream as "Authorization: Bearer <token>" when not empty
     int max_connections = 1024;             // rank connections beyond this get 503 "too many connections"
     std::int64_t max_body_bytes = 1 << 20;  // a rank's body larger -> 413 (as the collector)

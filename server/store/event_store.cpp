@@ -119,6 +119,23 @@ Error sqlite_error(sqlite3* db, const std::string& what) {
     return RuntimeError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
+bool corrupt(sqlite3* db) {
+    return db && (sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT;
+}
+
+// What to run on a damaged history: SQLite's own recovery into a new file, which the collector can then open.
+std::string recover_hint(const std::string& path) {
+    return "recover what it holds with: sqlite3 " + path + " .recover | sqlite3 " + path +
+           ".recovered, then use --db " + path + ".recovered";
+}
+
+// A row that cannot be read: never taken for the end of the history.
+Error read_error(sqlite3* db, const std::string& path) {
+    std::string text = "cannot read history database " + path + ": " + sqlite3_errmsg(db);
+    if (corrupt(db)) text += ": " + recover_hint(path);
+    return RuntimeError(text);
+}
+
 std::string text_column(sqlite3_stmt* stmt, int column) {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
     return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
@@ -168,6 +185,21 @@ std::optional<std::string> prepare_schema(sqlite3* db) {
     return error;
 }
 
+// PRAGMA quick_check's first complaint about a damaged file, or nullopt when it passes (or is no SQLite file at
+// all, which prepare_schema then says as before).
+std::optional<std::string> damage(sqlite3* db) {
+    Statement query(db, "PRAGMA quick_check(1)");
+    const int step = query ? sqlite3_step(query.get()) : SQLITE_ERROR;
+    if (step == SQLITE_ROW) {
+        std::string result = text_column(query.get(), 0);
+        if (result == "ok") return std::nullopt;
+        std::replace(result.begin(), result.end(), '\n', ' ');
+        return result;
+    }
+    if (corrupt(db)) return std::string(sqlite3_errmsg(db));
+    return std::nullopt;
+}
+
 std::int64_t single_integer(sqlite3* db, const char* sql, const std::string& job) {
     Statement query(db, sql);
     if (!query) return 0;
@@ -195,6 +227,11 @@ Expected<std::unique_ptr<EventStore>> EventStore::open(const std::string& path, 
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) return sqlite_error(store->db_, "cannot open history database " + path);
     sqlite3_busy_timeout(store->db_, 5000);
+    // A damaged file is refused whole, with the way out: read on, it would give back part of the history and
+    // look complete.
+    if (auto damaged = damage(store->db_))
+        return RuntimeError("cannot open history database " + path +
+                            ": it is damaged (PRAGMA quick_check: " + *damaged + "): " + recover_hint(path));
     if (auto error = prepare_schema(store->db_))
         return RuntimeError("cannot open history database " + path + ": " + *error);
     if (auto error = exec(store->db_, views_sql))
@@ -317,39 +354,46 @@ std::int64_t EventStore::count_all() const {
         db_, "SELECT (SELECT COUNT(*) FROM events) + (SELECT COALESCE(SUM(count), 0) FROM heartbeat_rows)", {});
 }
 
-void EventStore::for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const {
+std::optional<Error> EventStore::for_each(const std::string& job,
+                                          const std::function<bool(const StoredEvent&)>& visit) const {
     Statement query(db_, job.empty() ? "SELECT job, rank, received, event FROM events ORDER BY id"
                                      : "SELECT job, rank, received, event FROM events WHERE job = ?1 ORDER BY id");
-    if (!query) return;
+    if (!query) return read_error(db_, path_);
     if (!job.empty()) bind_text(query.get(), 1, job);
     StoredEvent e;
-    while (sqlite3_step(query.get()) == SQLITE_ROW) {
+    int step = SQLITE_ROW;
+    while ((step = sqlite3_step(query.get())) == SQLITE_ROW) {
         e.job = text_column(query.get(), 0);
         e.rank = sqlite3_column_int64(query.get(), 1);
         e.received = sqlite3_column_double(query.get(), 2);
         e.json = text_column(query.get(), 3);
-        if (!visit(e)) return;
+        if (!visit(e)) return std::nullopt;
     }
+    if (step != SQLITE_DONE) return read_error(db_, path_);
+    return std::nullopt;
 }
 
-void EventStore::for_each_heartbeat(const std::string& job,
-                                    const std::function<bool(const StoredHeartbeat&)>& visit) const {
+std::optional<Error> EventStore::for_each_heartbeat(const std::string& job,
+                                                    const std::function<bool(const StoredHeartbeat&)>& visit) const {
     Statement query(db_, job.empty() ? "SELECT job, rank, count, first_received, last_received, event "
                                        "FROM heartbeat_summaries ORDER BY job, rank"
                                      : "SELECT job, rank, count, first_received, last_received, event "
                                        "FROM heartbeat_summaries WHERE job = ?1 ORDER BY job, rank");
-    if (!query) return;
+    if (!query) return read_error(db_, path_);
     if (!job.empty()) bind_text(query.get(), 1, job);
     StoredHeartbeat h;
-    while (sqlite3_step(query.get()) == SQLITE_ROW) {
+    int step = SQLITE_ROW;
+    while ((step = sqlite3_step(query.get())) == SQLITE_ROW) {
         h.job = text_column(query.get(), 0);
         h.rank = sqlite3_column_int64(query.get(), 1);
         h.count = sqlite3_column_int64(query.get(), 2);
         h.first_received = sqlite3_column_double(query.get(), 3);
         h.last_received = sqlite3_column_double(query.get(), 4);
         h.json = text_column(query.get(), 5);
-        if (!visit(h)) return;
+        if (!visit(h)) return std::nullopt;
     }
+    if (step != SQLITE_DONE) return read_error(db_, path_);
+    return std::nullopt;
 }
 
 }  // namespace meshscope::server

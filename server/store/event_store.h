@@ -95,11 +95,14 @@ public:
     [[nodiscard]] std::int64_t count(const std::string& job) const;
     [[nodiscard]] std::int64_t count_all() const;
     // Every stored event of `job` (all jobs when empty) but heartbeats, in the order it was stored; the
-    // visitor may stop the walk by returning false.
-    void for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const;
+    // visitor may stop the walk by returning false. RuntimeError "cannot read history database FILE: ..." when
+    // a row cannot be read (a damaged file): the walk never ends early as if the history ended there.
+    std::optional<Error> for_each(const std::string& job, const std::function<bool(const StoredEvent&)>& visit) const;
     // Every rank's heartbeat summary of `job` (all jobs when empty), by job then rank; the visitor may stop
-    // the walk by returning false. A rebuild replays these after for_each, each at its last_received.
-    void for_each_heartbeat(const std::string& job, const std::function<bool(const StoredHeartbeat&)>& visit) const;
+    // the walk by returning false. A rebuild replays these after for_each, each at its last_received. Errors as
+    // for_each.
+    std::optional<Error> for_each_heartbeat(const std::string& job,
+                                            const std::function<bool(const StoredHeartbeat&)>& visit) const;
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 

@@ -59,6 +59,10 @@ void TestEventJson::accepts_data() {
     QTest::addRow("unknown fields ignored") << q(with(R"("future": {"x": [1, 2]}, "note": "hi")")) << 1 << 3;
     QTest::addRow("null optional fields ignored") << q(with(R"("host": null, "ts": null)")) << 1 << 3;
     QTest::addRow("schema named") << q(with(R"("schema": "meshscope.event/1")")) << 1 << 3;
+    QTest::addRow("ts, pid and local_rank at their bounds")
+        << q(with(R"("ts": 10000000000, "pid": 2147483647, "local_rank": 1048575)")) << 1 << 3;
+    QTest::addRow("unknown field 63 deep")
+        << q(with("\"future\": " + std::string(63, '[') + std::string(63, ']'))) << 1 << 3;
     QTest::addRow("every optional field")
         << q(with(R"("ts": 12.25, "host": "node-0", "pid": 4242, "local_rank": 3, "device": "cuda:3",
                      "device_uuid": "GPU-1234", "topology": {"dp": 8, "cp": 2, "ep": 2},
@@ -200,8 +204,25 @@ void TestEventJson::refuses_data() {
     QTest::addRow("empty array") << QString("[]") << QString("the body holds no events");
     QTest::addRow("not an object") << QString("42") << QString("event 0: must be a JSON object");
     QTest::addRow("array of non-objects") << QString("[1]") << QString("event 0: must be a JSON object");
+    // Nesting: 64 levels parse (and the inner array is no event), 65 do not, whatever the container or line.
+    QTest::addRow("arrays 64 deep") << q(std::string(64, '[') + std::string(64, ']'))
+                                    << QString("event 0: must be a JSON object");
+    QTest::addRow("arrays 65 deep") << q(std::string(65, '[') + std::string(65, ']'))
+                                    << QString("invalid JSON: nested deeper than 64 levels");
     QTest::addRow("deeply nested array") << q(std::string(100000, '[') + std::string(100000, ']'))
-                                         << QString("event 0: must be a JSON object");
+                                         << QString("invalid JSON: nested deeper than 64 levels");
+    QTest::addRow("unclosed nesting") << q(std::string(100000, '['))
+                                      << QString("invalid JSON: nested deeper than 64 levels");
+    std::string objects;
+    for (int i = 0; i < 65; ++i) objects += R"({"a": )";
+    objects += "1" + std::string(65, '}');
+    QTest::addRow("objects 65 deep") << q(objects) << QString("invalid JSON: nested deeper than 64 levels");
+    QTest::addRow("deep field of an event") << q(with("\"plan\": " + std::string(64, '[') + std::string(64, ']')))
+                                            << QString("invalid JSON: nested deeper than 64 levels");
+    QTest::addRow("deep second NDJSON line") << q(with("") + "\n" + std::string(65, '[') + std::string(65, ']'))
+                                             << QString("event 1: invalid JSON: nested deeper than 64 levels");
+    QTest::addRow("brackets in a string do not nest") << q(with("\"host\": \"" + std::string(300, '[') + "\""))
+                                                      << QString("event 0: field \"host\" must be at most 256 bytes");
     for (const char* key : {"job", "rank", "world_size", "phase", "status"})
         QTest::addRow("missing %s", key) << q(without(key))
                                          << q("event 0: field \"" + std::string(key) + "\" is required");
@@ -252,12 +273,25 @@ void TestEventJson::refuses_data() {
                                  << QString("event 0: field \"ts\" must be a non-negative number");
     QTest::addRow("ts as text") << q(with(R"("ts": "now")"))
                                 << QString("event 0: field \"ts\" must be a non-negative number");
+    QTest::addRow("ts 1e300") << q(with(R"("ts": 1e300)"))
+                              << QString("event 0: field \"ts\" must be at most 10000000000");
+    QTest::addRow("ts past the year 2286")
+        << q(with(R"("ts": 10000000000.5)")) << QString("event 0: field \"ts\" must be at most 10000000000");
     QTest::addRow("host not a string") << q(with(R"("host": 5)"))
                                        << QString("event 0: field \"host\" must be a string");
     QTest::addRow("host too long") << q(with("\"host\": \"" + long_text + "\""))
                                    << QString("event 0: field \"host\" must be at most 256 bytes");
     QTest::addRow("negative pid") << q(with(R"("pid": -3)"))
                                   << QString("event 0: field \"pid\" must be a non-negative integer");
+    // pid_t is 32 bits; 2^63 used to be stored as 2^63 - 1.
+    QTest::addRow("pid 2^31") << q(with(R"("pid": 2147483648)"))
+                              << QString("event 0: field \"pid\" must be at most 2147483647");
+    QTest::addRow("pid 2^63") << q(with(R"("pid": 9223372036854775808)"))
+                              << QString("event 0: field \"pid\" must be at most 2147483647");
+    QTest::addRow("pid 2^64 - 1") << q(with(R"("pid": 18446744073709551615)"))
+                                  << QString("event 0: field \"pid\" must be at most 2147483647");
+    QTest::addRow("local_rank beyond any world")
+        << q(with(R"("local_rank": 1048576)")) << QString("event 0: field \"local_rank\" must be at most 1048575");
     QTest::addRow("local_rank as text") << q(with(R"("local_rank": "0")"))
                                         << QString("event 0: field \"local_rank\" must be a non-negative integer");
     QTest::addRow("topology not an object")

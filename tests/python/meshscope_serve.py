@@ -74,7 +74,9 @@ class MeshScopeServe:
                              text=True, timeout=60, env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
         if out.returncode != 0:
             raise RuntimeError(f"meshscope export failed: {out.stderr}")
-        return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+        lines = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+        # The export's first and last lines frame the events (docs/collector.md, "Replay and export").
+        return [line for line in lines if "meshscope_export" not in line and "meshscope_export_end" not in line]
 
     def wait_for(self, predicate, timeout, interval=0.25):
         deadline = time.monotonic() + timeout

@@ -170,7 +170,7 @@ private slots:
         QVERIFY2(exported.exit_code == 0, exported.err.constData());
         QFile file(jsonl);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(file.readAll().count('\n'), events);
+        QCOMPARE(file.readAll().count('\n'), events + 2);  // the events between the export's first and end lines
 
         for (const bool from_file : {true, false}) {
             test::ServeProcess target(QStringList{"--db", dir.filePath(from_file ? "b.db" : "c.db")});
@@ -215,12 +215,16 @@ private slots:
         QFile file(jsonl);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const auto lines = file.readAll().trimmed().split('\n');
-        QCOMPARE(lines.size(), 2);
-        const auto launch = QJsonDocument::fromJson(lines[0]).object();
+        QCOMPARE(lines.size(), 4);
+        QCOMPARE(QJsonDocument::fromJson(lines[0]).object(),
+                 QJsonDocument::fromJson(R"({"meshscope_export": "meshscope.export/1", "job": "hb"})").object());
+        QCOMPARE(QJsonDocument::fromJson(lines[3]).object(),
+                 QJsonDocument::fromJson(R"({"meshscope_export_end": {"events": 2}})").object());
+        const auto launch = QJsonDocument::fromJson(lines[1]).object();
         QCOMPARE(launch.value("phase").toString(), "launch");
         QCOMPARE(launch.value("received").toDouble(), 101.0);
         QVERIFY(!launch.contains("heartbeats"));
-        const auto heartbeat = QJsonDocument::fromJson(lines[1]).object();
+        const auto heartbeat = QJsonDocument::fromJson(lines[2]).object();
         QCOMPARE(heartbeat.value("phase").toString(), "heartbeat");
         QCOMPARE(heartbeat.value("ts").toDouble(), 12.0);
         QCOMPARE(heartbeat.value("received").toDouble(), 112.0);
@@ -306,6 +310,25 @@ private slots:
             << QStringList{"replay", "--speed", "0", "--input", "%DIR%/bad-event.jsonl"} << 2
             << "meshscope replay: %DIR%/bad-event.jsonl:3: field \"rank\" is required\n"
             << true;
+        // An export is framed by its first and end lines: one that lost its end was cut short (docs/collector.md).
+        QTest::addRow("replay: an export cut short")
+            << QStringList{"replay", "--speed", "0", "--input", "%DIR%/cut.jsonl"} << 2
+            << "meshscope replay: %DIR%/cut.jsonl: the export ends after line 2 without its end line: it was cut "
+               "short\n"
+            << true;
+        QTest::addRow("replay: an export's end that does not match")
+            << QStringList{"replay", "--speed", "0", "--input", "%DIR%/miscount.jsonl"} << 2
+            << "meshscope replay: %DIR%/miscount.jsonl:3: the export's end line does not match its events (1 before "
+               "it)\n"
+            << true;
+        QTest::addRow("replay: a line after the export's end")
+            << QStringList{"replay", "--speed", "0", "--input", "%DIR%/after-end.jsonl"} << 2
+            << "meshscope replay: %DIR%/after-end.jsonl:4: a line after the export's end line\n"
+            << true;
+        QTest::addRow("replay: a line nested too deep")
+            << QStringList{"replay", "--speed", "0", "--input", "%DIR%/deep.jsonl"} << 2
+            << "meshscope replay: %DIR%/deep.jsonl:2: invalid JSON: nested deeper than 64 levels\n"
+            << true;
         QTest::addRow("replay: missing file") << QStringList{"replay", "--speed", "0", "--input", "%DIR%/absent.jsonl"}
                                               << 2 << "meshscope replay: cannot read %DIR%/absent.jsonl\n"
                                               << true;
@@ -326,6 +349,13 @@ private slots:
             R"({"job":"rec","rank":0,"world_size":2,"phase":"launch","status":"started","received":100})";
         QVERIFY(write("bad-json.jsonl", event + "\n{\"job\":\"rec\",\n" + event + "\n"));
         QVERIFY(write("bad-event.jsonl", event + "\n\n" + R"({"job":"rec","world_size":2,"phase":"launch"})" + "\n"));
+        const QByteArray header = R"({"meshscope_export":"meshscope.export/1","job":"rec"})";
+        QVERIFY(write("cut.jsonl", header + "\n" + event + "\n"));
+        QVERIFY(
+            write("miscount.jsonl", header + "\n" + event + "\n" + R"({"meshscope_export_end":{"events":2}})" + "\n"));
+        QVERIFY(write("after-end.jsonl",
+                      header + "\n" + event + "\n" + R"({"meshscope_export_end":{"events":1}})" + "\n" + event + "\n"));
+        QVERIFY(write("deep.jsonl", event + "\n" + QByteArray(65, '[') + QByteArray(65, ']') + "\n"));
         {
             auto store = meshscope::server::EventStore::open(dir.filePath("history.db").toStdString());
             QVERIFY(store);

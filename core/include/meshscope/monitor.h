@@ -146,6 +146,11 @@ public:
     // Every rank 0 .. world_size-1 (pending ones included) plus any seen rank beyond it; empty if no such job.
     // Groups are left out (a 16,384-rank job's dp groups would be gigabytes); rank() fills them in.
     [[nodiscard]] std::vector<RankState> ranks(std::string_view job) const;
+    // How many rows ranks(job) holds; nullopt for an unknown job.
+    [[nodiscard]] std::optional<std::size_t> rank_count(std::string_view job) const;
+    // The rows of ranks(job) from position `offset`, at most `limit` of them. A page costs its own size and the
+    // findings' ranks, never the world's: a job may claim 2^20 ranks with one event.
+    [[nodiscard]] std::vector<RankState> ranks(std::string_view job, std::size_t offset, std::size_t limit) const;
     // One rank with its groups; nullopt for an unknown job, or a rank never seen and not below the world size.
     [[nodiscard]] std::optional<RankState> rank(std::string_view job, std::int64_t rank) const;
     [[nodiscard]] std::vector<Finding> findings(std::string_view job) const;

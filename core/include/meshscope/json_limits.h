@@ -1,0 +1,25 @@
+// The one bound on how deeply a JSON text from outside may nest, for every parser that reads one (events,
+// relay batches, tour answers, sandbox calls, replayed files). nlohmann parses without recursion, but copying,
+// comparing and dumping a value recurse once per level: an answer nested 60,000 deep ran the collector's stack
+// out. Real documents nest a handful of levels (an event with probe results: 5); the limit leaves room.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace meshscope {
+
+inline constexpr std::size_t max_json_depth = 64;
+
+// "invalid JSON: nested deeper than 64 levels": what a refused text is told (after any prefix of its own).
+[[nodiscard]] std::string json_depth_text();
+
+// json::parse(text, nullptr, false), but a value nested deeper than max_json_depth arrays and objects is
+// refused as soon as the parser reaches that level: the answer is then discarded and *too_deep (when given)
+// is set. Any other syntax error is discarded as json::parse's.
+[[nodiscard]] nlohmann::json parse_json_bounded(std::string_view text, bool* too_deep = nullptr);
+
+}  // namespace meshscope

@@ -1,0 +1,359 @@
+"""`meshscope serve` with its default flags (loopback, no token) against hostile requests: each attack and its
+neighbours get their exact answer, the process lives, and its memory stays bounded (docs/collector.md, "Limits and
+security"). Loopback only; every wait is bounded."""
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import time
+import unittest
+
+import hostile
+from hostile import exchange, get, post_events, request
+
+DEPTH = "invalid JSON: nested deeper than 64 levels"
+CHUNK = "chunk extensions or trailers larger than 65536 bytes"
+CODING = 'Transfer-Encoding other than "chunked" is not supported: send chunked or Content-Length'
+MIB = 1024  # in KiB, as /proc counts
+
+
+def deep(levels, opener="[", closer="]"):
+    return opener * levels + closer * levels
+
+
+def deep_objects(levels):
+    return '{"a":' * levels + "1" + "}" * levels
+
+
+class CollectorUnderAttack(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.serve = hostile.serve(["--missing-after", "600", "--stale-after", "600"])
+        cls.port = cls.serve.port
+        cls.baseline = hostile.memory_kib(cls.serve)
+
+    @classmethod
+    def tearDownClass(cls):
+        hostile.stop(cls.serve)
+
+    def tearDown(self):
+        # Whatever the test sent, the collector still answers, and its peak memory stayed bounded: the attacks
+        # below used to take it past 1 GB (chunk extensions, a claimed world of 2^20 ranks) or kill it.
+        self.assertIsNone(self.serve.poll(), hostile.stderr_of(self.serve))
+        self.assertEqual(get(self.port, "/api/v1/health").status, 200)
+        peak = hostile.memory_kib(self.serve, "VmHWM")
+        self.assertLess(peak - self.baseline, 256 * MIB, f"peak {peak} KiB, at start {self.baseline} KiB")
+
+    def assert_error(self, answer, status, message):
+        self.assertEqual(answer.status, status, answer)
+        self.assertEqual(answer.json(), {"error": message})
+
+    # -- nesting ------------------------------------------------------------------------------------------------
+
+    def tour_step_with_task(self):
+        for tour in json.loads(get(self.port, "/api/v1/tours").body)["tours"]:
+            resolved = json.loads(get(self.port, f"/api/v1/tours/{tour['name']}").body)
+            for k, step in enumerate(resolved["steps"], start=1):
+                if "task" in step:
+                    return tour["name"], k
+        self.fail("no shipped tour has a task")
+
+    def test_a_tour_answer_nested_60000_deep(self):
+        name, k = self.tour_step_with_task()
+        path = f"/api/v1/tours/{name}/steps/{k}/check"
+        for answer in (deep_objects(60000), deep(60000)):
+            body = '{"answer": ' + answer + "}"
+            self.assert_error(exchange(self.port, request(self.port, "POST", path, body)), 400, DEPTH)
+        # 63 levels inside {"answer": ...} are 64: parsed, and judged as an answer of the wrong shape.
+        shallow = exchange(self.port, request(self.port, "POST", path, '{"answer": ' + deep_objects(63) + "}"))
+        self.assertEqual(shallow.status, 400, shallow)
+        self.assertNotEqual(shallow.json()["error"], DEPTH)
+
+    def test_every_parser_refuses_deep_nesting(self):
+        for path, body in [
+            ("/api/v1/events", deep(100000)),
+            ("/api/v1/events", json.dumps(hostile.event()) + "\n" + deep(65)),
+            ("/api/v1/batches", '{"bodies": ' + deep(65) + "}"),
+            ("/api/v1/sandbox", '{"calls": ' + deep(200000) + "}"),
+            ("/api/v1/tours/expert-mesh/job", '{"step": ' + deep_objects(65) + "}"),
+        ]:
+            with self.subTest(path=path, bytes=len(body)):
+                answer = exchange(self.port, request(self.port, "POST", path, body))
+                self.assertEqual(answer.status, 400, answer)
+                self.assertTrue(answer.json()["error"].endswith(DEPTH), answer)
+
+    def test_a_deep_body_inside_a_batch_is_refused_alone(self):
+        bodies = [json.dumps(hostile.event(job="batch-ok")), deep(70000)]
+        answer = exchange(self.port, request(self.port, "POST", "/api/v1/batches", json.dumps({"bodies": bodies})))
+        self.assertEqual(answer.status, 200, answer)
+        self.assertEqual(answer.json(), {"results": [{"status": 200, "accepted": 1}, {"status": 400, "error": DEPTH}]})
+
+    # -- chunked bodies, transfer codings, HEAD -----------------------------------------------------------------
+
+    def chunked(self, chunks, trailer=b"", headers=b""):
+        return (b"POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n" + headers +
+                b"\r\n" + chunks + b"0\r\n" + trailer + b"\r\n")
+
+    def test_chunk_extensions_and_trailers_are_bounded(self):
+        body = json.dumps(hostile.event(job="chunked")).encode()
+        size = b"%x" % len(body)
+        # A small extension and a small trailer are HTTP: accepted.
+        ok = exchange(self.port, self.chunked(size + b";name=value\r\n" + body + b"\r\n", b"X-Checksum: 1\r\n"))
+        self.assertEqual(ok.status, 200, ok)
+        # One chunk line of 20 MiB of extensions, trailers of 20 MiB: refused once 64 KiB are buffered.
+        endless = b";" + b"e" * (20 << 20)
+        self.assert_error(exchange(self.port, self.chunked(size + endless + b"\r\n" + body + b"\r\n")), 400, CHUNK)
+        self.assert_error(exchange(self.port, self.chunked(b"", b"X-Fill: " + b"t" * (20 << 20) + b"\r\n")), 400,
+                          CHUNK)
+        many = b"".join(b"X-T%d: %s\r\n" % (i, b"v" * 1000) for i in range(20000))
+        self.assert_error(exchange(self.port, self.chunked(size + b"\r\n" + body + b"\r\n", many)), 400, CHUNK)
+        # Just under the bound: a 60,000-byte extension is read (then the body is judged as usual).
+        near = exchange(self.port, self.chunked(size + b";" + b"e" * 60000 + b"\r\n" + body + b"\r\n"))
+        self.assertEqual(near.status, 200, near)
+
+    def test_transfer_codings_other_than_chunked_are_refused(self):
+        body = json.dumps(hostile.event(job="smuggle")).encode()
+        for coding in (b"xchunked", b"gzip, chunked", b"chunked, gzip", b"identity", b"gzip"):
+            with self.subTest(coding=coding):
+                raw = (b"POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: " + coding +
+                       b"\r\n\r\n" + body)
+                self.assert_error(exchange(self.port, raw), 501, CODING)
+        two = (b"POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        self.assert_error(exchange(self.port, two), 501, CODING)
+        # The smuggled "second request" was never read as one: no job named smuggle.
+        self.assertEqual(get(self.port, "/api/v1/jobs/smuggle").status, 404)
+        # Chunked in any case is chunked.
+        upper = (b"POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: Chunked\r\n\r\n" +
+                 b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+        self.assertEqual(exchange(self.port, upper).status, 200)
+
+    def test_head_is_get_without_a_body(self):
+        with hostile.connect(self.port) as sock:
+            sock.sendall(request(self.port, "HEAD", "/api/v1/health") + request(self.port, "GET", "/api/v1/health"))
+            head = hostile.read_answer(sock, head=True)
+            self.assertEqual(head.status, 200, head)
+            self.assertEqual(head.headers["content-length"], str(len('{"status":"ok"}')))
+            # The next answer on the connection starts right after HEAD's headers: no body was written.
+            data = sock.leftover
+            while b'{"status":"ok"}' not in data:
+                chunk = sock.recv(65536)
+                self.assertTrue(chunk, data)
+                data += chunk
+            self.assertTrue(data.startswith(b"HTTP/1.1 200"), data[:80])
+        self.assertEqual(exchange(self.port, request(self.port, "HEAD", "/api/v1/events"), head=True).status, 405)
+
+    # -- per-job state ------------------------------------------------------------------------------------------
+
+    def test_a_claimed_world_of_2_20_ranks_costs_what_reported(self):
+        world = 1 << 20
+        before = hostile.memory_kib(self.serve)
+        self.assertEqual(post_events(self.port, [hostile.event("huge", world - 1, world)]).status, 200)
+        started = time.monotonic()
+        page = get(self.port, "/api/v1/jobs/huge/ranks?limit=1")
+        self.assertEqual(page.status, 200, page)
+        self.assertEqual(page.json()["total"], world)
+        self.assertEqual([r["rank"] for r in page.json()["ranks"]], [0])
+        tail = get(self.port, f"/api/v1/jobs/huge/ranks?offset={world - 2}&limit=10").json()
+        self.assertEqual([(r["rank"], r["state"]) for r in tail["ranks"]],
+                         [(world - 2, "pending"), (world - 1, "initializing")])
+        # Without a limit: at most 131,072 rows (the largest job relays carry); the rest in pages.
+        whole = get(self.port, "/api/v1/jobs/huge/ranks").json()
+        self.assertEqual((len(whole["ranks"]), whole["total"]), (131072, world))
+        self.assertLess(time.monotonic() - started, 10)
+        # An acknowledgement is not held up by it.
+        started = time.monotonic()
+        self.assertEqual(post_events(self.port, [hostile.event("huge", 0, world)]).status, 200)
+        self.assertLess(time.monotonic() - started, 2)
+        self.assertLess(hostile.memory_kib(self.serve) - before, 96 * MIB)
+
+    def test_numbers_out_of_range(self):
+        for extra, message in [
+            ({"ts": 1e300}, 'event 0: field "ts" must be at most 10000000000'),
+            ({"pid": 1 << 63}, 'event 0: field "pid" must be at most 2147483647'),
+            ({"local_rank": 1 << 20}, 'event 0: field "local_rank" must be at most 1048575'),
+        ]:
+            with self.subTest(extra=extra):
+                self.assert_error(post_events(self.port, [hostile.event(job="ranges", **extra)]), 400, message)
+        self.assertEqual(post_events(self.port, [hostile.event(job="ranges", ts=1.8e9, pid=(1 << 31) - 1)]).status, 200)
+
+    # -- browsers -----------------------------------------------------------------------------------------------
+
+    def test_other_web_pages_are_refused(self):
+        port = self.port
+        foreign = "http://127.0.0.2:8000"
+        body = json.dumps(hostile.event(job="from-a-page"))
+        refused = exchange(port, request(port, "POST", "/api/v1/events", body,
+                                         {"Origin": foreign, "Content-Type": "text/plain"}))
+        self.assert_error(refused, 403,
+                          f'Origin "{foreign}" is not this collector\'s: requests from other web pages are refused')
+        for origin in ("null", "http://127.0.0.1:1", f"http://127.0.0.1:{port}.evil.example", "127.0.0.1"):
+            with self.subTest(origin=origin):
+                answer = exchange(port, request(port, "GET", "/api/v1/jobs", headers={"Origin": origin}))
+                self.assertEqual(answer.status, 403, answer)
+        upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                   "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Origin": foreign}
+        self.assertEqual(exchange(port, request(port, "GET", "/api/v1/stream", headers=upgrade)).status, 403)
+        # DNS rebinding: a page's own name pointed at 127.0.0.1.
+        rebound = get(port, "/api/v1/jobs", host=f"evil.example:{port}")
+        self.assert_error(rebound, 403, f'Host "evil.example:{port}" is not a name this collector answers to: '
+                                        "give --allow-host evil.example to serve it")
+        self.assertEqual(get(port, "/api/v1/jobs/from-a-page").status, 404)
+        # Its own origin, loopback names, and clients that send no Origin are served.
+        same = exchange(port, request(port, "POST", "/api/v1/events", body, {"Origin": f"http://127.0.0.1:{port}"}))
+        self.assertEqual(same.status, 200, same)
+        for host in (f"localhost:{port}", "LOCALHOST", f"127.0.0.1:{port}", f"127.9.8.7:{port}", f"[::1]:{port}"):
+            with self.subTest(host=host):
+                self.assertEqual(get(port, "/api/v1/health", host=host).status, 200)
+        self.assertEqual(exchange(port, b"GET /api/v1/health HTTP/1.0\r\n\r\n").status, 200)  # no Host at all
+        upgrade["Origin"] = f"http://127.0.0.1:{port}"
+        self.assertEqual(exchange(port, request(port, "GET", "/api/v1/stream", headers=upgrade)).status, 101)
+
+
+class CollectorLimits(unittest.TestCase):
+    """Flags and faults that need a collector of their own."""
+
+    def assert_error(self, answer, status, message):
+        self.assertEqual(answer.status, status, answer)
+        self.assertEqual(answer.json(), {"error": message})
+
+    def test_allow_host(self):
+        serve = hostile.serve(["--allow-host", "head.example", "--allow-host", "[fd00::1]"])
+        try:
+            self.assertEqual(get(serve.port, "/api/v1/health", host=f"head.example:{serve.port}").status, 200)
+            self.assertEqual(get(serve.port, "/api/v1/health", host="[fd00::1]:7077").status, 200)
+            self.assertEqual(get(serve.port, "/api/v1/health", host="other.example").status, 403)
+        finally:
+            hostile.stop(serve)
+
+    def test_a_token_decides_alone(self):
+        serve = hostile.serve(["--token", "s3cret"])
+        try:
+            answer = get(serve.port, "/api/v1/jobs", {"Authorization": "Bearer s3cret", "Origin": "https://dash.example"},
+                         host="dash.example")
+            self.assertEqual(answer.status, 200, answer)
+            self.assertEqual(get(serve.port, "/api/v1/jobs", host="dash.example").status, 401)
+        finally:
+            hostile.stop(serve)
+
+    def test_live_jobs_are_capped_and_finished_ones_leave_first(self):
+        serve = hostile.serve(["--max-jobs", "8"])
+        port = serve.port
+        try:
+            for n in range(8):
+                self.assertEqual(post_events(port, [hostile.event(f"job-{n}", 0, 1)]).status, 200)
+            refused = post_events(port, [hostile.event("job-8", 0, 1)])
+            self.assert_error(refused, 503, "collector busy: 8 jobs are live and none has finished (--max-jobs)")
+            self.assertEqual(refused.headers["retry-after"], "30")
+            # Many new jobs in one body: refused as one, nothing stored.
+            crowd = post_events(port, [hostile.event(f"crowd-{n}", 0, 1) for n in range(5000)])
+            self.assertEqual(crowd.status, 503, crowd)
+            # job-3's only rank exits: the next new job takes its place; job-3 stays in the history.
+            self.assertEqual(post_events(port, [hostile.event("job-3", 0, 1, "exit", "done")]).status, 200)
+            self.assertEqual(post_events(port, [hostile.event("job-8", 0, 1)]).status, 200)
+            self.assertEqual(get(port, "/api/v1/jobs/job-3").status, 404)
+            self.assertEqual(get(port, "/api/v1/jobs/job-8").status, 200)
+            self.assertEqual(len(get(port, "/api/v1/jobs").json()["jobs"]), 8)
+            export = subprocess.run([hostile.BIN, "export", "--db", serve.db, "--job", "job-3"], capture_output=True,
+                                    text=True, timeout=60, env=hostile.ENV)
+            self.assertEqual(export.returncode, 0, export.stderr)
+            self.assertIn('"phase":"exit"', export.stdout)
+            self.assertLess(len(get(port, "/metrics").body), 64 * 1024)
+        finally:
+            hostile.stop(serve)
+
+    def test_the_ranks_live_jobs_claim_are_capped(self):
+        serve = hostile.serve(["--max-ranks", "100"])
+        port = serve.port
+        try:
+            self.assertEqual(post_events(port, [hostile.event("sixty", 0, 60)]).status, 200)
+            refused = post_events(port, [hostile.event("fifty", 0, 50)])
+            self.assert_error(refused, 503, "collector busy: the live jobs' world sizes would pass 100 ranks and none "
+                                            "has finished (--max-ranks)")
+            self.assertEqual(refused.headers["retry-after"], "30")
+            # A known job that claims a larger world counts its growth.
+            self.assertEqual(post_events(port, [hostile.event("sixty", 1, 101)]).status, 503)
+            self.assertEqual(post_events(port, [hostile.event("forty", 0, 40)]).status, 200)
+            # sixty finishes: fifty takes its place.
+            self.assertEqual(post_events(port, [hostile.event("sixty", 0, 60, "exit", "done")]).status, 200)
+            self.assertEqual(post_events(port, [hostile.event("fifty", 0, 50)]).status, 200)
+            self.assertEqual(get(port, "/api/v1/jobs/sixty").status, 404)
+        finally:
+            hostile.stop(serve)
+
+    def test_a_store_that_cannot_write_answers_503_with_retry_after(self):
+        serve = hostile.serve()
+        port = serve.port
+        try:
+            self.assertEqual(post_events(port, [hostile.event("before", 0, 1)]).status, 200)
+            # Another process holds the write lock past the collector's busy timeout (5 s): as good as a read-only
+            # or full disk for the collector, and possible as root, where file modes do not stop a write.
+            locker = sqlite3.connect(serve.db, timeout=1)
+            locker.execute("BEGIN EXCLUSIVE")
+            try:
+                answer = post_events(port, [hostile.event("during", 0, 1)])
+            finally:
+                locker.rollback()
+                locker.close()
+            self.assertEqual(answer.status, 503, answer)
+            self.assertEqual(answer.headers.get("retry-after"), "5")
+            self.assertEqual(answer.json(), {"error": "cannot store events: database is locked"})
+            self.assertTrue(hostile.wait_until(lambda: "cannot store events: database is locked" in
+                                               hostile.stderr_of(serve), 10), hostile.stderr_of(serve))
+            self.assertIn("answering 503 with Retry-After: 5", hostile.stderr_of(serve))
+            self.assertEqual(post_events(port, [hostile.event("after", 0, 1)]).status, 200)
+        finally:
+            hostile.stop(serve)
+
+    def test_a_damaged_database_is_refused_with_the_way_out(self):
+        serve = hostile.serve()
+        db = serve.db
+        try:
+            for n in range(40):
+                body = [hostile.event(f"job-{n}", r, 64, host="node-" + "x" * 200) for r in range(64)]
+                self.assertEqual(post_events(serve.port, body).status, 200)
+        finally:
+            hostile.stop(serve)
+        size = os.path.getsize(db)
+        self.assertGreater(size, 64 * 4096)
+        with open(db, "r+b") as f:  # page 10 and the next: garbage where b-tree pages were
+            f.seek(9 * 4096)
+            f.write(b"\xa5" * 8192)
+        run = subprocess.run([hostile.BIN, "serve", "--listen", "127.0.0.1:0", "--db", db], capture_output=True,
+                             text=True, timeout=60, env=hostile.ENV)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertEqual(run.stdout, "")
+        self.assertTrue(run.stderr.startswith(f"meshscope serve: cannot open history database {db}: it is damaged "
+                                              "(PRAGMA quick_check: "), run.stderr)
+        self.assertTrue(run.stderr.endswith(f"): recover what it holds with: sqlite3 {db} .recover | sqlite3 "
+                                            f"{db}.recovered, then use --db {db}.recovered\n"), run.stderr)
+        export = subprocess.run([hostile.BIN, "export", "--db", db, "--job", "job-1"], capture_output=True, text=True,
+                                timeout=60, env=hostile.ENV)
+        self.assertNotEqual(export.returncode, 0)
+        self.assertIn("it is damaged (PRAGMA quick_check: ", export.stderr)
+
+    def test_a_cut_export_is_refused_by_replay(self):
+        serve = hostile.serve()
+        try:
+            self.assertEqual(post_events(serve.port, [hostile.event("rec", r, 4) for r in range(4)]).status, 200)
+        finally:
+            hostile.stop(serve)
+        export = subprocess.run([hostile.BIN, "export", "--db", serve.db, "--job", "rec"], capture_output=True,
+                                text=True, timeout=60, env=hostile.ENV)
+        lines = export.stdout.splitlines()
+        self.assertEqual(json.loads(lines[0]), {"meshscope_export": "meshscope.export/1", "job": "rec"})
+        self.assertEqual(json.loads(lines[-1]), {"meshscope_export_end": {"events": 4}})
+        cut = os.path.join(serve.keep[0].name, "cut.jsonl")
+        with open(cut, "w") as f:
+            f.write("\n".join(lines[:3]) + "\n")  # cut at a line break
+        run = subprocess.run([hostile.BIN, "replay", "--speed", "0", "--target", "http://127.0.0.1:1", "--input", cut],
+                             capture_output=True, text=True, timeout=60, env=hostile.ENV)
+        self.assertEqual(run.returncode, 2)
+        self.assertEqual(run.stderr,
+                         f"meshscope replay: {cut}: the export ends after line 3 without its end line: it was cut short\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
