@@ -19,6 +19,15 @@ nlohmann::json topology_json(const Topology& t) {
 }
 }  // namespace
 
+// Text from the records (host names, group descriptions, file names) reaches a terminal: control characters,
+// escape sequences and line breaks among them, are shown as '?' so that a record cannot move the cursor or fake
+// a line of the report.
+std::string printable(std::string text) {
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return text;
+}
+
 Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
     Diagnosis out;
     out.problems = records.problems;
@@ -141,7 +150,7 @@ std::string to_text(const Diagnosis& d) {
     if (d.topology)
         out << ", " << (d.proposed ? "proposed layout" : "plan") << " (dp, cp, ep) = " << d.topology->tuple_string();
     out << "\n";
-    if (!d.plan_note.empty()) out << "  " << d.plan_note << "\n";
+    if (!d.plan_note.empty()) out << "  " << printable(d.plan_note) << "\n";
     if (d.candidates.size() > 1) {
         out << "  layouts that explain the groups:";
         for (const auto& t : d.candidates) out << " " << t.tuple_string();
@@ -149,32 +158,34 @@ std::string to_text(const Diagnosis& d) {
     }
     out << "\ngroups (" << d.groups.size() << "):\n";
     for (const auto& g : d.groups) {
-        out << "  " << g.source << " " << g.id << ": ";
+        out << "  " << g.source << " " << printable(g.id) << ": ";
         if (g.place)
-            out << g.place->mesh << " mesh, " << g.place->label();
+            out << g.place->mesh << " mesh, " << printable(g.place->label());
+        else if (!d.topology)
+            out << "not placed (no plan)";
         else {
             out << "not in the plan";
-            if (g.nearest) out << "; nearest " << g.nearest->label() << " (" << g.shared << " shared)";
+            if (g.nearest) out << "; nearest " << printable(g.nearest->label()) << " (" << g.shared << " shared)";
         }
         out << "; seen on " << detail::ranks_words(g.seen) << "\n";
     }
     if (!d.progress.empty()) {
         out << "\nprogress:\n";
-        for (const auto& p : d.progress) out << "  " << p << "\n";
+        for (const auto& p : d.progress) out << "  " << printable(p) << "\n";
     }
     out << "\nfindings (" << d.findings.size() << "):\n";
     for (const auto& f : d.findings) {
-        out << "  " << to_string(f.finding.kind) << ": " << f.finding.message << "\n";
-        out << "    fix: " << f.finding.fix << "\n";
+        out << "  " << to_string(f.finding.kind) << ": " << printable(f.finding.message) << "\n";
+        out << "    fix: " << printable(f.finding.fix) << "\n";
         if (!f.sources.empty()) {
             out << "    from:";
-            for (const auto& s : f.sources) out << " " << s;
+            for (const auto& s : f.sources) out << " " << printable(s);
             out << "\n";
         }
     }
     if (!d.problems.empty()) {
         out << "\nnot read (" << d.problems.size() << "):\n";
-        for (const auto& p : d.problems) out << "  " << p.message << "\n";
+        for (const auto& p : d.problems) out << "  " << printable(p.message) << "\n";
     }
     return out.str();
 }

@@ -9,6 +9,9 @@
 namespace meshscope::records::detail {
 
 namespace {
+// The default group is every rank of the world; a world read from a record is listed only up to this size.
+constexpr std::int64_t max_listed_world = 1 << 20;
+
 struct PgInfo {
     std::string name, desc;
     std::set<std::int64_t> seen;
@@ -90,8 +93,14 @@ void diagnose_flight_recorder(Context& context) {
     const auto& dumps = context.records.dumps;
     if (dumps.empty()) return;
     std::map<std::int64_t, const FrDump*> by_rank;
-    for (const auto& d : dumps)
-        if (d.rank >= 0) by_rank.emplace(d.rank, &d);
+    for (const auto& d : dumps) {
+        if (d.rank < 0) continue;
+        const auto [it, added] = by_rank.emplace(d.rank, &d);
+        if (!added)
+            context.out.problems.push_back({{d.file, 0, -1},
+                                            "two Flight Recorder dumps of rank " + std::to_string(d.rank) + ": " +
+                                                it->second->file + " and " + d.file + "; the first is read"});
+    }
     std::map<std::string, PgInfo> pgs;  // by pg name, the same on every rank
     for (const auto& [rank, dump] : by_rank)
         for (const auto& e : dump->entries) {
@@ -133,7 +142,7 @@ void diagnose_flight_recorder(Context& context) {
             }
         const std::string hint = pg.desc == "default_pg" ? std::string() : dim_from_desc(pg.desc);
         group.size = static_cast<std::int64_t>(members.size());
-        if (pg.desc == "default_pg") {
+        if (pg.desc == "default_pg" && context.world <= max_listed_world) {
             group.size = std::max<std::int64_t>(context.world, static_cast<std::int64_t>(by_rank.size()));
             members.clear();
             for (std::int64_t r = 0; r < group.size; ++r) members.push_back(r);
@@ -184,7 +193,10 @@ void diagnose_flight_recorder(Context& context) {
         }
 
         // The first sequence id at which members that entered it disagree (Flight Recorder's classes).
-        for (std::int64_t s = 1; s <= hi; ++s) {
+        std::set<std::int64_t> seqs_seen;  // only the ids some member recorded: a dump's ids can be anything
+        for (const auto& [m, seqs] : by_member)
+            for (const auto& [s, e] : seqs) seqs_seen.insert(s);
+        for (const std::int64_t s : seqs_seen) {
             std::map<Signature, std::vector<std::int64_t>> votes;
             for (const auto& [m, seqs] : by_member)
                 if (const auto it = seqs.find(s); it != seqs.end()) votes[signature(*it->second)].push_back(m);

@@ -34,7 +34,7 @@ public:
                                                         std::string_view hint) const;
     // rank's group along the named dim (hint from a group's desc), when the plan has that dim.
     [[nodiscard]] std::optional<PlanPlace> along(std::string_view dim, std::int64_t rank) const;
-    // The plan's group that shares most ranks with seen (ties: the smaller group, then plan order).
+    // The plan's group most like seen (Jaccard: shared ranks over ranks in either; ties: the smaller group).
     [[nodiscard]] std::pair<std::optional<PlanPlace>, std::int64_t> nearest(std::span<const std::int64_t> seen) const;
     // "(dp, cp, ep) = (8, 1, 4)"
     [[nodiscard]] std::string layout_text() const;

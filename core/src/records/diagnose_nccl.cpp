@@ -57,8 +57,8 @@ std::map<std::string, Comm> assemble(const NcclLog& log) {
             const auto known = key_of.find(address);
             if (known != key_of.end())
                 key = known->second;
-            else if (line.comm_id)
-                key = "commId " + hex(*line.comm_id);
+            else if (line.comm_id && line.parent.empty())
+                key_of[address] = key = "commId " + hex(*line.comm_id);  // its START is not in the excerpt
             else
                 continue;  // a COMPLETE or Abort of a communicator whose START the log does not have
         }
@@ -97,10 +97,9 @@ void find_process_ranks(Context& context) {
     // ncclCommInitRank (not a split): torch's default group, of every rank.
     std::int64_t world = 0;
     for (const auto& line : log.comm_lines)
-        if (line.parent.empty() && line.stage == NcclStage::init_start) world = std::max(world, line.nranks);
+        if (line.parent.empty()) world = std::max(world, line.nranks);
     for (const auto& line : log.comm_lines)
-        if (line.parent.empty() && line.stage == NcclStage::init_start && line.nranks == world)
-            ranks.emplace(line.process, line.rank);
+        if (line.parent.empty() && line.nranks == world) ranks.emplace(line.process, line.rank);
     for (const auto& [process, rank] : ranks) world = std::max(world, rank + 1);
     context.process_ranks.assign(ranks.begin(), ranks.end());
     context.world = std::max(context.world, world);
@@ -108,18 +107,27 @@ void find_process_ranks(Context& context) {
 
 void place_group(const Context& context, ObservedGroup& group,
                  std::span<const std::pair<std::int64_t, std::int64_t>> positions, std::string_view hint) {
+    group.place.reset();
+    group.nearest.reset();
+    group.shared = 0;
     if (!context.plan) return;
     if (!hint.empty() && !group.seen.empty() && context.plan->along(hint, group.seen.front())) {
-        // A group that names its dim (Flight Recorder's "mesh_ep") is that dim's group of its members, or none.
+        // A group that names its dim (Flight Recorder's "mesh_ep", or its split's siblings) is that dim's group of
+        // its members, or no group of the plan; an NCCL communicator's size must match too.
         auto p = context.plan->along(hint, group.seen.front());
-        if (std::all_of(group.seen.begin(), group.seen.end(),
-                        [&](std::int64_t r) { return std::binary_search(p->members.begin(), p->members.end(), r); }))
+        const auto inside = [&](std::int64_t r) { return std::binary_search(p->members.begin(), p->members.end(), r); };
+        const bool fits = std::all_of(group.seen.begin(), group.seen.end(), inside) &&
+                          (positions.empty() || static_cast<std::int64_t>(p->members.size()) == group.size);
+        if (fits) {
             group.place = std::move(p);
-    } else {
-        if (static_cast<std::int64_t>(group.seen.size()) == group.size)
-            group.place = context.plan->exact(group.seen, hint);
-        if (!group.place && !positions.empty()) group.place = context.plan->by_positions(group.size, positions, hint);
+        } else {
+            group.shared = std::count_if(group.seen.begin(), group.seen.end(), inside);
+            group.nearest = std::move(p);
+        }
+        return;
     }
+    if (static_cast<std::int64_t>(group.seen.size()) == group.size) group.place = context.plan->exact(group.seen, hint);
+    if (!group.place && !positions.empty()) group.place = context.plan->by_positions(group.size, positions, hint);
     if (!group.place) std::tie(group.nearest, group.shared) = context.plan->nearest(group.seen);
 }
 
@@ -138,56 +146,97 @@ std::vector<std::vector<std::int64_t>> complete_nccl_groups(const Context& conte
 }
 
 void diagnose_nccl(Context& context) {
-    for (auto& [key, comm] : assemble(context.records.nccl)) {
+    struct Built {
+        Comm comm;
         ObservedGroup group;
-        group.source = "NCCL log";
-        group.id = comm.id;
-        group.size = comm.nranks;
-        group.sources = comm.sources;
         std::vector<std::pair<std::int64_t, std::int64_t>> positions;
         std::vector<std::int64_t> started, completed, pending;
+        std::string family;  // "commId 0x.. split 2": the communicators one ncclCommSplit call made
+    };
+    std::vector<Built> built;
+    for (auto& [key, comm] : assemble(context.records.nccl)) {
+        Built b;
+        b.group.source = "NCCL log";
+        b.group.id = comm.id;
+        b.group.size = comm.nranks;
+        b.group.sources = comm.sources;
         for (const auto& [r, m] : comm.members) {
             const auto global = context.rank_of(m.process);
             if (!global) continue;
-            group.seen.push_back(*global);
-            positions.emplace_back(r, *global);
-            if (m.started) started.push_back(*global);
-            if (m.completed) completed.push_back(*global);
-            if (m.started && !m.completed) pending.push_back(*global);
+            b.group.seen.push_back(*global);
+            b.positions.emplace_back(r, *global);
+            if (m.started) b.started.push_back(*global);
+            if (m.completed) b.completed.push_back(*global);
+            if (m.started && !m.completed) b.pending.push_back(*global);
         }
-        std::sort(group.seen.begin(), group.seen.end());
-        std::sort(started.begin(), started.end());
-        std::sort(completed.begin(), completed.end());
-        std::sort(pending.begin(), pending.end());
-        place_group(context, group, positions, {});
+        for (auto* list : {&b.group.seen, &b.started, &b.completed, &b.pending}) std::sort(list->begin(), list->end());
+        if (const std::size_t color = comm.id.rfind(" color ");
+            color != std::string::npos && comm.id.find(" split ") != std::string::npos)
+            b.family = comm.id.substr(0, color);
+        place_group(context, b.group, b.positions, {});
+        b.comm = std::move(comm);
+        built.push_back(std::move(b));
+    }
+    // The communicators of one split are one dim's groups: the dim most of them sit on (groups of more than one
+    // rank) names the rest, so that a one-rank leftover of a bad color is not taken for an edp group.
+    std::map<std::string, std::map<std::string, int>> family_dims;
+    for (const auto& b : built)
+        if (!b.family.empty() && b.group.place && b.group.place->mesh != "world" && b.group.place->members.size() > 1)
+            ++family_dims[b.family][b.group.place->dim];
+    for (auto& b : built) {
+        const auto f = family_dims.find(b.family);
+        if (b.family.empty() || f == family_dims.end()) continue;
+        const auto best = std::max_element(f->second.begin(), f->second.end(),
+                                           [](const auto& x, const auto& y) { return x.second < y.second; });
+        if (!b.group.place || b.group.place->dim != best->first)
+            place_group(context, b.group, b.positions, best->first);
+    }
 
+    for (auto& b : built) {
+        Comm& comm = b.comm;
+        ObservedGroup& group = b.group;
+        const auto& started = b.started;
+        const auto& completed = b.completed;
+        const auto& pending = b.pending;
         const bool all_seen = static_cast<std::int64_t>(comm.members.size()) == comm.nranks;
-        const bool formed = all_seen && pending.empty();
+        // NCCL completes an init only after every member joined its bootstrap: one COMPLETE proves the communicator
+        // formed, even when the log (an excerpt, a lost file) lacks other members' lines.
+        const bool formed = !completed.empty() && pending.empty();
         if (!formed) {
             std::vector<std::int64_t> never;
             std::string never_text;
-            if (group.place) {
+            if (completed.empty() && group.place) {
                 for (const std::int64_t r : group.place->members)
                     if (!std::binary_search(group.seen.begin(), group.seen.end(), r)) never.push_back(r);
                 if (!never.empty()) never_text = ranks_words(never) + " never appeared";
-            } else if (!all_seen) {
+            } else if (completed.empty() && !all_seen && comm.nranks <= (1 << 20)) {
                 std::vector<std::int64_t> absent;
                 for (std::int64_t r = 0; r < comm.nranks; ++r)
                     if (!comm.members.count(r)) absent.push_back(r);
                 never_text = "communicator " + ranks_words(absent) + " never appeared";
+            } else if (completed.empty() && !all_seen) {
+                never_text = std::to_string(comm.nranks - static_cast<std::int64_t>(comm.members.size())) +
+                             " communicator ranks never appeared";
             }
             Finding f;
             f.kind = FindingKind::communicator_not_formed;
             f.id = "communicator_not_formed/" +
                    (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : comm.id);
             f.ranks = !never.empty() ? never : pending;
-            f.message = "the " + group.label() + " communicator never formed: ";
-            std::vector<std::string> parts;
-            if (!never_text.empty()) parts.push_back(never_text);
-            if (!started.empty()) parts.push_back(ranks_words(started) + " started init");
-            parts.push_back(completed.empty() ? "none completed" : ranks_words(completed) + " completed");
-            for (std::size_t i = 0; i < parts.size(); ++i) f.message += (i ? "; " : "") + parts[i];
-            f.message += " (NCCL log)";
+            const std::string subject = "the " + group.label() + (group.place ? " communicator" : "");
+            if (!completed.empty()) {
+                f.message = subject + " formed, but " + ranks_words(pending) + " never completed " +
+                            (pending.size() == 1 ? "its" : "their") + " init; " + ranks_words(completed) +
+                            " completed (NCCL log)";
+            } else {
+                f.message = subject + " never formed: ";
+                std::vector<std::string> parts;
+                if (!never_text.empty()) parts.push_back(never_text);
+                if (!started.empty()) parts.push_back(ranks_words(started) + " started init");
+                parts.push_back("none completed");
+                for (std::size_t i = 0; i < parts.size(); ++i) f.message += (i ? "; " : "") + parts[i];
+                f.message += " (NCCL log)";
+            }
             const auto& culprits = f.ranks.empty() ? group.seen : f.ranks;
             f.fix = "Start every rank with the same plan (dp, cp, ep and creation order) and check that " +
                     ranks_words(culprits) +
@@ -195,7 +244,7 @@ void diagnose_nccl(Context& context) {
                                           : " are running and can reach their peers") +
                     "; a communicator waits for every member and NCCL would hang here.";
             context.out.findings.push_back({std::move(f), group.sources});
-        } else if (context.plan && !group.place && comm.nranks > 1) {
+        } else if (context.plan && !group.place) {
             Finding f;
             f.kind = FindingKind::group_disagreement;
             f.id = "group_disagreement/" + comm.id;

@@ -43,8 +43,9 @@ void diagnose_ras(Context& context) {
                 if (!g) continue;
                 group.seen.push_back(*g);
                 positions.emplace_back(r.rank, *g);
-                if (r.init_state != 0) in_init.push_back(*g);
-                if (r.async_error != 0) errors.push_back(*g);
+                if (r.init_state == 7) in_init.push_back(*g);  // ncclInProgress
+                if ((r.init_state != 0 && r.init_state != 7) || (r.async_error != 0 && r.async_error != 7))
+                    errors.push_back(*g);
                 std::uint64_t total = 0;
                 for (const auto& [op, n] : r.collective_counts) total += n;
                 by_total[total].push_back(*g);
@@ -100,8 +101,8 @@ void diagnose_ras(Context& context) {
                 f.kind = FindingKind::rank_error;
                 f.id = "rank_error/ras/" + c.hash;
                 f.ranks = errors;
-                f.message = ranks_words(errors) + " report an asynchronous NCCL error on the " + group.label() +
-                            " communicator (NCCL RAS)";
+                f.message = ranks_words(errors) + " report an NCCL error (init or asynchronous) on the " +
+                            group.label() + " communicator (NCCL RAS)";
                 f.fix =
                     "Read these ranks' logs with NCCL_DEBUG=INFO for the failing communicator (network, GPU, NCCL "
                     "version), fix it and relaunch.";

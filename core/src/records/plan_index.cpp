@@ -152,8 +152,9 @@ std::string PlanPlace::label() const {
 
 std::string ObservedGroup::label() const {
     if (place) return place->label();
-    return source == "Flight Recorder" ? id + " " + detail::members_text(seen)
-                                       : "communicator " + id + " (" + std::to_string(size) + " ranks)";
+    return source == "Flight Recorder"
+               ? id + " " + detail::members_text(seen)
+               : "communicator " + id + " (" + std::to_string(size) + (size == 1 ? " rank)" : " ranks)");
 }
 
 }  // namespace meshscope::records

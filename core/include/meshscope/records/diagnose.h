@@ -67,6 +67,9 @@ struct Diagnosis {
 // plan may be null: then a layout is proposed from the groups seen.
 [[nodiscard]] Diagnosis diagnose(const RecordSet& records, const Plan* plan);
 
+// Control characters (escape sequences, line breaks) of text read from records, as '?': what a terminal is shown.
+[[nodiscard]] std::string printable(std::string text);
+
 // meshscope.diagnosis/1
 [[nodiscard]] nlohmann::json to_json(const Diagnosis& diagnosis, const Plan* plan);
 [[nodiscard]] std::string to_text(const Diagnosis& diagnosis);
