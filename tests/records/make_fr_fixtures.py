@@ -23,7 +23,7 @@ import sys
 
 WORLD = 8
 STEPS = 3
-TIMEOUT_S = 4
+TIMEOUT_S = 6
 EFSDP_GROUPS = [[0, 4], [1, 5], [2, 6], [3, 7]]
 EP_GROUPS = [[0, 1, 2, 3], [4, 5, 6, 7]]
 SCENARIOS = {

@@ -29,12 +29,6 @@ const json* member(const json& object, const char* key) {
 
 std::int64_t as_int(const json& v, const std::string& path) {
     if (v.is_number_integer()) return v.get<std::int64_t>();
-    if (v.is_string()) {  // the JSON dump writes pg_status's counters as strings ("3")
-        const std::string& text = v.get_ref<const std::string&>();
-        std::int64_t out = 0;
-        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-        if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return out;
-    }
     if (v.is_number_unsigned()) {
         const auto u = v.get<std::uint64_t>();
         if (u <= static_cast<std::uint64_t>(INT64_MAX)) return static_cast<std::int64_t>(u);
@@ -46,6 +40,18 @@ std::string as_string(const json& v, const std::string& path) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());  // thread_id is a number in some versions
     throw FieldError{path, "must be a string, got " + shown(v)};
+}
+
+// pg_status's counters: integers in the pickle, strings ("3") in torch's JSON dump.
+std::int64_t as_counter(const json& v, const std::string& path) {
+    if (v.is_string()) {
+        const std::string& text = v.get_ref<const std::string&>();
+        std::int64_t out = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+        if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return out;
+        throw FieldError{path, "must be an integer, got " + shown(v)};
+    }
+    return as_int(v, path);
 }
 
 bool as_bool(const json& v, const std::string& path) {
@@ -212,9 +218,10 @@ Expected<FrDump> fr_dump_from_json(const json& document, std::string file, std::
                 const std::string path = "pg_status[\"" + key + "\"]";
                 if (!value.is_object()) throw FieldError{path, "must be an object, got " + shown(value)};
                 FrGroupStatus s;
-                read_int(value, "last_enqueued_collective", path, s.last_enqueued);
-                read_int(value, "last_started_collective", path, s.last_started);
-                read_int(value, "last_completed_collective", path, s.last_completed);
+                for (const auto& [key, field] : {std::pair{"last_enqueued_collective", &s.last_enqueued},
+                                                 std::pair{"last_started_collective", &s.last_started},
+                                                 std::pair{"last_completed_collective", &s.last_completed}})
+                    if (const json* v = member(value, key)) *field = as_counter(*v, path + "." + key);
                 dump.pg_status.emplace(key, s);
             }
         }

@@ -185,6 +185,12 @@ void NcclLogParser::feed(std::string_view chunk) {
             carry_.append(chunk.substr(0, n));
             line(carry_);
             carry_.clear();
+        } else if (n > max_line) {
+            ++line_no_;
+            ++log_.lines;
+            log_.problems.push_back({{file_, line_no_, -1},
+                                     file_ + ":" + std::to_string(line_no_) + ": line longer than " +
+                                         std::to_string(max_line) + " bytes, skipped"});
         } else
             line(chunk.substr(0, n));
         chunk.remove_prefix(n + 1);
