@@ -223,6 +223,65 @@ private slots:
         QTEST(d.findings[0].finding.ranks, "ranks");
     }
 
+    // A 64-rank job written here in NCCL 2.28's format under srun -l: dp 32, cp 2, ep 4, so the expert mesh is
+    // (edp, efsdp, ep, expert_cp) = (1, 8, 4, 2) with strides (64, 8, 2, 1). Worked by hand from the row-major rule:
+    // rank r sits at efsdp r / 8, ep (r / 2) % 4, expert_cp r % 2; its ep group is {8 * efsdp + 2 * e + expert_cp}
+    // and comes at index 2 * efsdp + expert_cp of the ep groups' creation order. Rank 13 never starts its ep split:
+    // the ep group 3 [9, 11, 13, 15].
+    void written_64_rank_job() {
+        std::string log;
+        const auto prefix = [](int r) {
+            return std::to_string(r) + ": node" + std::to_string(r / 8) + ":" + std::to_string(5000 + r) + ":" +
+                   std::to_string(6000 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
+        };
+        const auto comm = [](int r, int k) { return "0x7f" + std::to_string(100 + r) + std::to_string(k) + "00"; };
+        for (int r = 0; r < 64; ++r)
+            for (const char* stage : {"Init START", "Init COMPLETE"})
+                log += prefix(r) + "ncclCommInitRankConfig comm " + comm(r, 0) + " rank " + std::to_string(r) +
+                       " nranks 64 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - " + stage + "\n";
+        for (int r = 0; r < 64; ++r) {
+            if (r == 13) continue;
+            const int efsdp = r / 8, ep = (r / 2) % 4, ecp = r % 2;
+            // ep split: color = the group's first member, key = rank; the comm rank is the position in the group
+            log += prefix(r) + "ncclCommSplit comm " + comm(r, 2) + " rank " + std::to_string(ep) +
+                   " nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 parent " + comm(r, 0) + " splitCount 2 color " +
+                   std::to_string(8 * efsdp + ecp) + " key " + std::to_string(r) + "- Init START\n";
+            // the efsdp split, made first by every rank, completes everywhere
+            log += prefix(r) + "ncclCommSplit comm " + comm(r, 1) + " rank " + std::to_string(efsdp) +
+                   " nranks 8 cudaDev 0 nvmlDev 0 busId 1b000 parent " + comm(r, 0) + " splitCount 1 color " +
+                   std::to_string(2 * ep + ecp) + " key " + std::to_string(r) + " - Init COMPLETE\n";
+        }
+        // ep groups without rank 13 complete; rank 13's peers wait
+        for (int r = 0; r < 64; ++r) {
+            const int efsdp = r / 8, ep = (r / 2) % 4, ecp = r % 2;
+            if (efsdp == 1 && ecp == 1) continue;
+            log += prefix(r) + "ncclCommSplit comm " + comm(r, 2) + " rank " + std::to_string(ep) +
+                   " nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 parent " + comm(r, 0) + " splitCount 2 color " +
+                   std::to_string(8 * efsdp + ecp) + " key " + std::to_string(r) + " - Init COMPLETE\n";
+        }
+        RecordSet set;
+        StringSource source("job.log", log);
+        read_nccl_log(source, set.nccl);
+        QCOMPARE(set.nccl.problems.size(), std::size_t{0});
+        const Plan plan = Plan::make(Topology::make(32, 2, 4).value(), 8).value();
+        const Diagnosis d = diagnose(set, &plan);
+        QCOMPARE(ids(d), QString("communicator_not_formed/ep/3"));
+        QCOMPARE(d.findings[0].finding.message,
+                 std::string("the ep group 3 [9, 11, 13, 15] communicator never formed: rank 13 never appeared; ranks "
+                             "9, 11, 15 started init; none completed (NCCL log)"));
+        QCOMPARE(d.findings[0].finding.ranks, (std::vector<std::int64_t>{13}));
+        // 1 world + 8 efsdp + 16 ep communicators, each on the plan
+        QCOMPARE(d.groups.size(), std::size_t{25});
+        int efsdp = 0, ep = 0;
+        for (const auto& g : d.groups) {
+            QVERIFY2(g.place, g.id.c_str());
+            efsdp += g.place->dim == "efsdp";
+            ep += g.place->dim == "ep";
+        }
+        QCOMPARE(efsdp, 8);
+        QCOMPARE(ep, 16);
+    }
+
     void ras() {
         const Plan plan = plan_8_1_4();
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.json"), &plan);

@@ -59,7 +59,13 @@ std::map<std::string, Comm> assemble(const NcclLog& log) {
                 key = known->second;
             else if (line.comm_id && line.parent.empty())
                 key_of[address] = key = "commId " + hex(*line.comm_id);  // its START is not in the excerpt
-            else
+            else if (!line.parent.empty() && line.split_count) {
+                // a split whose START is not in the excerpt: its count names it as well as the START would
+                const auto parent = key_of.find({line.process, line.parent});
+                key_of[address] = key = (parent == key_of.end() ? "parent " + line.parent : parent->second) +
+                                        " split " + std::to_string(*line.split_count) + " color " +
+                                        std::to_string(line.color.value_or(0));
+            } else
                 continue;  // a COMPLETE or Abort of a communicator whose START the log does not have
         }
         Comm& comm = comms[key];
