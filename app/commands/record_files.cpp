@@ -51,7 +51,7 @@ private:
 };
 
 void add_problem(records::RecordSet& into, const std::string& file, const std::string& message) {
-    into.problems.push_back({{file, 0, -1}, message});
+    into.problems.push_back(records::read_problem(file, 0, message));
 }
 
 void read_file(const std::string& path, records::RecordSet& into, const RecordLimits& limits) {

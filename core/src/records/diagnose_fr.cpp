@@ -97,9 +97,10 @@ void diagnose_flight_recorder(Context& context) {
         if (d.rank < 0) continue;
         const auto [it, added] = by_rank.emplace(d.rank, &d);
         if (!added)
-            context.out.problems.push_back({{d.file, 0, -1},
-                                            "two Flight Recorder dumps of rank " + std::to_string(d.rank) + ": " +
-                                                it->second->file + " and " + d.file + "; the first is read"});
+            context.out.problems.push_back(read_problem(d.file, 0,
+                                                        "two Flight Recorder dumps of rank " + std::to_string(d.rank) +
+                                                            ": " + it->second->file + " and " + d.file +
+                                                            "; the first is read"));
     }
     std::map<std::string, PgInfo> pgs;  // by pg name, the same on every rank
     for (const auto& [rank, dump] : by_rank)
@@ -282,8 +283,8 @@ void diagnose_flight_recorder(Context& context) {
             context.out.findings.push_back({std::move(f), sources});
         }
         if (!without_dump.empty())
-            context.out.problems.push_back(
-                {{}, "no Flight Recorder dump from " + ranks_words(without_dump) + " of the " + group.label()});
+            context.out.problems.push_back(read_problem(
+                {}, 0, "no Flight Recorder dump from " + ranks_words(without_dump) + " of the " + group.label()));
         outcomes.push_back(std::move(outcome));
         context.out.groups.push_back(std::move(group));
     }

@@ -170,11 +170,7 @@ void NcclLogParser::feed(std::string_view chunk) {
         }
         const std::size_t n = static_cast<std::size_t>(static_cast<const char*>(found) - chunk.data());
         if (skipping_long_) {
-            ++line_no_;
-            ++log_.lines;
-            log_.problems.push_back({{file_, line_no_, -1},
-                                     file_ + ":" + std::to_string(line_no_) + ": line longer than " +
-                                         std::to_string(max_line) + " bytes, skipped"});
+            skip_long_line();
             skipping_long_ = false;
         } else if (!carry_.empty()) {
             if (carry_.size() + n > max_line) {
@@ -186,24 +182,24 @@ void NcclLogParser::feed(std::string_view chunk) {
             line(carry_);
             carry_.clear();
         } else if (n > max_line) {
-            ++line_no_;
-            ++log_.lines;
-            log_.problems.push_back({{file_, line_no_, -1},
-                                     file_ + ":" + std::to_string(line_no_) + ": line longer than " +
-                                         std::to_string(max_line) + " bytes, skipped"});
+            skip_long_line();
         } else
             line(chunk.substr(0, n));
         chunk.remove_prefix(n + 1);
     }
 }
 
+void NcclLogParser::skip_long_line() {
+    ++line_no_;
+    ++log_.lines;
+    log_.problems.push_back(read_problem(
+        file_, line_no_,
+        file_ + ":" + std::to_string(line_no_) + ": line longer than " + std::to_string(max_line) + " bytes, skipped"));
+}
+
 void NcclLogParser::finish() {
     if (skipping_long_) {
-        ++line_no_;
-        ++log_.lines;
-        log_.problems.push_back({{file_, line_no_, -1},
-                                 file_ + ":" + std::to_string(line_no_) + ": line longer than " +
-                                     std::to_string(max_line) + " bytes, skipped"});
+        skip_long_line();
     } else if (!carry_.empty())
         line(carry_);
     carry_.clear();
@@ -250,7 +246,8 @@ void NcclLogParser::line(std::string_view text) {
     if (!head.has_process) {
         if (comm_line)
             log_.problems.push_back(
-                {source, source.text() + ": an NCCL init line without the host:pid:tid [dev] prefix, skipped"});
+                read_problem(source.file, source.line,
+                             source.text() + ": an NCCL init line without the host:pid:tid [dev] prefix, skipped"));
         return;
     }
     if (version) {
@@ -317,8 +314,9 @@ void NcclLogParser::line(std::string_view text) {
         token = tokens.next();
     }
     const auto bad = [&](std::string_view why) {
-        log_.problems.push_back({source, source.text() + ": " + std::string(why) + " in an NCCL \"" +
-                                             std::string(to_string(c.stage)) + "\" line, skipped"});
+        log_.problems.push_back(read_problem(source.file, source.line,
+                                             source.text() + ": " + std::string(why) + " in an NCCL \"" +
+                                                 std::string(to_string(c.stage)) + "\" line, skipped"));
     };
     if (token != "comm") return bad("no \"comm 0x...\"");
     c.comm = tokens.next();

@@ -12,6 +12,14 @@ std::string SourceRef::text() const {
     return file;
 }
 
+ReadProblem read_problem(std::string file, std::int64_t line, std::string message) {
+    ReadProblem problem;
+    problem.where.file = std::move(file);
+    problem.where.line = line;
+    problem.message = std::move(message);
+    return problem;
+}
+
 std::size_t StringSource::read(std::span<char> buffer) {
     const std::size_t n = std::min(buffer.size(), bytes_.size() - pos_);
     if (n) std::memcpy(buffer.data(), bytes_.data() + pos_, n);

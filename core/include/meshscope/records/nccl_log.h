@@ -113,6 +113,7 @@ public:
     void line(std::string_view text);
 
 private:
+    void skip_long_line();
     std::string file_;
     NcclLog& log_;
     std::string carry_;

@@ -52,4 +52,8 @@ struct ReadProblem {
     friend bool operator==(const ReadProblem&, const ReadProblem&) = default;
 };
 
+// A problem about a file (line 0) or one of its lines. Out of line: GCC 12 at -O3 reports false
+// -Wmaybe-uninitialized warnings on the aggregate built in place.
+[[nodiscard]] ReadProblem read_problem(std::string file, std::int64_t line, std::string message);
+
 }  // namespace meshscope::records
