@@ -53,22 +53,36 @@ BENCHMARK(BM_NcclLog)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
 // One Flight Recorder dump as torch's JSON form writes it (fields of torch 2.15's "2.10", no frames): `entries`
 // collectives cycling over the world group and a rank's efsdp and ep groups.
 std::string make_dump(int rank, int entries) {
-    nlohmann::json d = {{"version", "2.10"}, {"comm_lib_version", ""}, {"pg_config", nlohmann::json::object()},
+    nlohmann::json d = {{"version", "2.10"},
+                        {"comm_lib_version", ""},
+                        {"pg_config", nlohmann::json::object()},
                         {"pg_status", nlohmann::json::object()}};
     nlohmann::json list = nlohmann::json::array();
     const char* names[] = {"0", "1", "5"};
     const char* descs[] = {"default_pg", "mesh_efsdp", "mesh_ep"};
     for (int i = 0; i < entries; ++i) {
         const int g = i % 3;
-        list.push_back({{"record_id", i}, {"pg_id", g}, {"process_group", {names[g], descs[g]}},
-                        {"collective_seq_id", i / 3 + 1}, {"p2p_seq_id", 0}, {"op_id", i / 3 + 1},
-                        {"profiling_name", "nccl:all_reduce"}, {"time_created_ns", 1796308171945793676LL + i},
-                        {"input_sizes", {{4096, 1024}}}, {"input_dtypes", {"BFloat16"}},
-                        {"output_sizes", {{4096, 1024}}}, {"output_dtypes", {"BFloat16"}}, {"state", "completed"},
+        list.push_back({{"record_id", i},
+                        {"pg_id", g},
+                        {"process_group", {names[g], descs[g]}},
+                        {"collective_seq_id", i / 3 + 1},
+                        {"p2p_seq_id", 0},
+                        {"op_id", i / 3 + 1},
+                        {"profiling_name", "nccl:all_reduce"},
+                        {"time_created_ns", 1796308171945793676LL + i},
+                        {"input_sizes", {{4096, 1024}}},
+                        {"input_dtypes", {"BFloat16"}},
+                        {"output_sizes", {{4096, 1024}}},
+                        {"output_dtypes", {"BFloat16"}},
+                        {"state", "completed"},
                         {"time_discovered_started_ns", 1796308171945793676LL + i},
-                        {"time_discovered_completed_ns", 1796308171945793676LL + i + 5}, {"retired", true},
-                        {"timeout_ms", 600000}, {"is_p2p", false}, {"duration_ms", 1.5},
-                        {"thread_id", "139996308675456"}, {"thread_name", "python"}});
+                        {"time_discovered_completed_ns", 1796308171945793676LL + i + 5},
+                        {"retired", true},
+                        {"timeout_ms", 600000},
+                        {"is_p2p", false},
+                        {"duration_ms", 1.5},
+                        {"thread_id", "139996308675456"},
+                        {"thread_name", "python"}});
     }
     d["entries"] = std::move(list);
     (void)rank;
@@ -82,8 +96,8 @@ void BM_FrDumpJson(benchmark::State& state) {
         benchmark::DoNotOptimize(d.has_value());
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(dump.size()));
-    state.counters["entries/s"] = benchmark::Counter(static_cast<double>(state.range(0)) * static_cast<double>(state.iterations()),
-                                                     benchmark::Counter::kIsRate);
+    state.counters["entries/s"] = benchmark::Counter(
+        static_cast<double>(state.range(0)) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_FrDumpJson)->Arg(2000)->Unit(benchmark::kMillisecond);
 
