@@ -4,6 +4,7 @@
 // row-major rule worked by hand: rank r sits at efsdp r / 4, ep r % 4).
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -151,6 +152,15 @@ private slots:
         QCOMPARE(d.progress,
                  (std::vector<std::string>{"every efsdp group (4) reached seq 3", "every ep group (2) reached seq 3",
                                            "the world group [0, 1, 2, 3, 4, 5, 6, 7] reached seq 5"}));
+        // One latest arrival per dim, at the last seq every member entered (the times are real, so not who).
+        QCOMPARE(d.arrivals.size(), std::size_t{3});
+        const QRegularExpression arrival(
+            R"(^(efsdp|ep|world): rank [0-7] arrived last at seq (3|5) \((all_gather|all_reduce|barrier)\) of the )"
+            R"((efsdp|ep|world) group .* [0-9]+\.[0-9] ms after the first member$)");
+        for (const auto& a : d.arrivals) QVERIFY2(arrival.match(QString::fromStdString(a)).hasMatch(), a.c_str());
+        QVERIFY(QString::fromStdString(d.arrivals[0]).startsWith("efsdp: "));
+        QVERIFY(QString::fromStdString(d.arrivals[0]).contains(" at seq 3 (all_gather) of the efsdp group "));
+        QVERIFY(QString::fromStdString(d.arrivals[2]).contains(" at seq 5 (barrier) of the world group "));
         const auto j = to_json(d, &plan);
         QCOMPARE(j.at("schema").get<std::string>(), std::string("meshscope.diagnosis/1"));
         QCOMPARE(j.at("ranks").size(), std::size_t{8});

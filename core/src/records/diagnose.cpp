@@ -133,6 +133,7 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
             j["ranks"].push_back({{"rank", r}, {"coordinates", std::move(coords)}});
         }
     j["progress"] = d.progress;
+    j["arrivals"] = d.arrivals;
     j["findings"] = nlohmann::json::array();
     for (const auto& f : d.findings) {
         nlohmann::json o = to_json(f.finding);
@@ -172,6 +173,10 @@ std::string to_text(const Diagnosis& d) {
     if (!d.progress.empty()) {
         out << "\nprogress:\n";
         for (const auto& p : d.progress) out << "  " << printable(p) << "\n";
+    }
+    if (!d.arrivals.empty()) {
+        out << "\nlatest arrivals (Flight Recorder):\n";
+        for (const auto& a : d.arrivals) out << "  " << printable(a) << "\n";
     }
     out << "\nfindings (" << d.findings.size() << "):\n";
     for (const auto& f : d.findings) {

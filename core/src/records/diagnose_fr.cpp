@@ -1,6 +1,8 @@
 // Flight Recorder dumps -> process groups: who entered which collective, where ranks disagree, where a group is
 // stuck and which of its members never entered, rolled up by mesh dim.
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -117,6 +119,12 @@ void diagnose_flight_recorder(Context& context) {
         std::int64_t reached = 0;
         bool stuck = false;
         std::string stuck_text;
+        // The last sequence id every member entered, and who entered it last, how long after the first
+        // (time_created_ns: when the collective was called on that rank).
+        std::int64_t common = 0;
+        std::int64_t latest_rank = -1;
+        std::int64_t spread_ns = 0;
+        std::string collective;
     };
     std::vector<Outcome> outcomes;
     std::map<std::string, std::set<std::int64_t>> dims_with_records;  // dim -> plan group indices seen
@@ -247,7 +255,20 @@ void diagnose_flight_recorder(Context& context) {
             break;
         }
 
-        Outcome outcome{group.place ? group.place->dim : pg.desc, group.label(), hi, false, {}};
+        Outcome outcome{group.place ? group.place->dim : pg.desc, group.label(), hi, false, {}, lo, -1, 0, {}};
+        if (lo >= 1 && by_member.size() > 1) {
+            std::int64_t first = INT64_MAX, last = INT64_MIN;
+            for (const auto& [m, seqs] : by_member) {
+                const FrEntry* e = seqs.at(lo);
+                first = std::min(first, e->time_created_ns);
+                if (e->time_created_ns > last) {
+                    last = e->time_created_ns;
+                    outcome.latest_rank = m;
+                    outcome.collective = std::string(e->collective());
+                }
+            }
+            outcome.spread_ns = last - first;
+        }
         if (lo < hi) {
             const std::int64_t s = lo + 1;
             std::vector<std::int64_t> never, entered;
@@ -351,6 +372,19 @@ void diagnose_flight_recorder(Context& context) {
         for (const Outcome* o : list)
             context.out.progress.push_back(o->stuck ? "the " + o->stuck_text
                                                     : "the " + o->label + " reached seq " + std::to_string(o->reached));
+    }
+    // The latest arrival per dim: of the dim's groups, the one whose members called their last common
+    // collective furthest apart, and the member that called it last.
+    for (const auto& [dim, list] : by_dim) {
+        const Outcome* widest = nullptr;
+        for (const Outcome* o : list)
+            if (o->latest_rank >= 0 && (!widest || o->spread_ns > widest->spread_ns)) widest = o;
+        if (!widest) continue;
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(widest->spread_ns) / 1e6);
+        context.out.arrivals.push_back(dim + ": rank " + std::to_string(widest->latest_rank) + " arrived last at seq " +
+                                       std::to_string(widest->common) + " (" + widest->collective + ") of the " +
+                                       widest->label + ", " + ms + " ms after the first member");
     }
 }
 

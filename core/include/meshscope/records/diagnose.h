@@ -59,7 +59,10 @@ struct Diagnosis {
     std::string plan_note;             // why nothing is proposed, when nothing is
     std::int64_t world = 0;
     std::vector<ObservedGroup> groups;
-    std::vector<std::string> progress;  // per dim: "every efsdp group (4) reached seq 2 (Flight Recorder)"
+    std::vector<std::string> progress;  // per dim: "every efsdp group (4) reached seq 2"
+    // per dim, Flight Recorder's latest arrival: "ep: rank 6 arrived last at seq 2 (all_reduce) of the ep group 1
+    // [4, 5, 6, 7], 3.2 ms after the first member"
+    std::vector<std::string> arrivals;
     std::vector<SourcedFinding> findings;
     std::vector<ReadProblem> problems;
 };
