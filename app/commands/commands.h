@@ -22,6 +22,7 @@ int run_relay(int argc, char** argv);     // the node-local relay in front of th
 int run_simulate(int argc, char** argv);  // simulated ranks with injected faults
 int run_replay(int argc, char** argv);    // a recorded job into a collector
 int run_export(int argc, char** argv);    // a recorded job as JSONL
+int run_diagnose(int argc, char** argv);  // NCCL logs, Flight Recorder dumps and RAS status placed on a plan
 // The dashboard window (meshscope-dashboard's main; argv[0] is the program).
 int run_gui(int argc, char** argv);
 // `meshscope` with no sub-command: execs meshscope-dashboard from the same folder with the same arguments.

@@ -23,6 +23,7 @@ constexpr Command commands[] = {
     {"simulate", run_simulate, "run simulated ranks with injected faults against a collector"},
     {"replay", run_replay, "replay a recorded job into a collector or dashboard"},
     {"export", run_export, "write a recorded job as JSONL"},
+    {"diagnose", run_diagnose, "read NCCL logs, Flight Recorder dumps and NCCL RAS status onto a plan"},
 };
 
 void print_usage(std::ostream& out) {

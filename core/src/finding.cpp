@@ -17,6 +17,9 @@ constexpr std::array<std::string_view, finding_kind_count> kind_names = {
     "slow_group",
     "communicator_not_formed",
     "creation_order_mismatch",
+    "collective_mismatch",
+    "collective_stuck",
+    "peer_unreachable",
 };
 }  // namespace
 

@@ -37,8 +37,15 @@ enum class FindingKind {
     communicator_not_formed,
     // members of a group created it at different positions of their mesh's group creations (PyTorch 2.8 and 2.9)
     creation_order_mismatch,
+    // read from a job's records (meshscope diagnose, docs/records.md): members of a group ran different collectives,
+    // sizes or dtypes at one sequence id (Flight Recorder)
+    collective_mismatch,
+    // a group's collective that some members never entered (Flight Recorder), or ranks behind (NCCL RAS)
+    collective_stuck,
+    // NCCL RAS cannot reach a rank's process: dead or unresponsive
+    peer_unreachable,
 };
-inline constexpr std::size_t finding_kind_count = 11;
+inline constexpr std::size_t finding_kind_count = 14;
 inline constexpr std::array<FindingKind, finding_kind_count> all_finding_kinds = {
     FindingKind::topology_mismatch,
     FindingKind::group_disagreement,
@@ -51,6 +58,9 @@ inline constexpr std::array<FindingKind, finding_kind_count> all_finding_kinds =
     FindingKind::slow_group,
     FindingKind::communicator_not_formed,
     FindingKind::creation_order_mismatch,
+    FindingKind::collective_mismatch,
+    FindingKind::collective_stuck,
+    FindingKind::peer_unreachable,
 };
 
 [[nodiscard]] std::string_view to_string(FindingKind kind) noexcept;

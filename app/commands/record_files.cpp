@@ -1,0 +1,149 @@
+#include "record_files.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+namespace meshscope::app {
+
+namespace {
+namespace fs = std::filesystem;
+
+// A file read as it is, or through zlib when it starts with gzip's magic bytes (NCCL logs are often kept as
+// .gz; gzread reads a plain file as it is too, so one reader serves both).
+class FileSource final : public records::ByteSource {
+public:
+    explicit FileSource(std::string path) : name_(std::move(path)) {
+        file_ = gzopen(name_.c_str(), "rb");
+        if (!file_) throw std::runtime_error(name_ + ": cannot open (" + std::strerror(errno) + ")");
+        gzbuffer(file_, 1 << 17);
+    }
+    ~FileSource() override {
+        if (file_) gzclose(file_);
+    }
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
+    [[nodiscard]] const std::string& name() const override { return name_; }
+    std::size_t read(std::span<char> buffer) override {
+        const int n =
+            gzread(file_, buffer.data(), static_cast<unsigned>(std::min<std::size_t>(buffer.size(), 1u << 30)));
+        if (n < 0) {
+            int code = 0;
+            const char* message = gzerror(file_, &code);
+            throw std::runtime_error(name_ + ": cannot read (" + (code == Z_ERRNO ? std::strerror(errno) : message) +
+                                     ")");
+        }
+        return static_cast<std::size_t>(n);
+    }
+
+private:
+    std::string name_;
+    gzFile file_ = nullptr;
+};
+
+void add_problem(records::RecordSet& into, const std::string& file, const std::string& message) {
+    into.problems.push_back(records::read_problem(file, 0, message));
+}
+
+void read_file(const std::string& path, records::RecordSet& into, const RecordLimits& limits) {
+    FileSource source(path);
+    // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{'; anything else is a log.
+    char head[4096];
+    std::size_t got = 0;
+    while (got < sizeof head) {
+        const std::size_t n = source.read(std::span<char>(head + got, sizeof head - got));
+        if (n == 0) break;
+        got += n;
+    }
+    std::size_t first = 0;
+    while (first < got && std::strchr(" \t\r\n", head[first])) ++first;
+    const bool pickle = got > 0 && static_cast<unsigned char>(head[0]) == 0x80;
+    const bool document = first < got && head[first] == '{';
+    if (pickle || document) {
+        std::string bytes(head, got);
+        std::string rest = records::read_all(source, limits.max_document - std::min(got, limits.max_document));
+        bytes += rest;
+        if (document && bytes.find("\"communicators\"") != std::string::npos &&
+            bytes.find("\"nccl_version\"") != std::string::npos) {
+            auto status = records::read_ras_json(bytes, path);
+            if (status)
+                into.ras.push_back(std::move(status).value());
+            else
+                add_problem(into, path, status.error().message());
+            return;
+        }
+        if (document && bytes.find("\"entries\"") == std::string::npos &&
+            bytes.find("\"pg_config\"") == std::string::npos) {
+            add_problem(into, path,
+                        path +
+                            ": a JSON document that is neither a Flight Recorder dump (entries, pg_config) nor NCCL "
+                            "RAS status (communicators, nccl_version), skipped");
+            return;
+        }
+        auto dump = records::read_fr_dump(bytes, path);
+        if (!dump) {
+            add_problem(into, path, dump.error().message());
+            return;
+        }
+        if (dump->rank < 0) {
+            add_problem(into, path,
+                        path + ": no rank at the end of the file name (Flight Recorder names its dumps prefix + rank)");
+            return;
+        }
+        into.dumps.push_back(std::move(dump).value());
+        return;
+    }
+    records::NcclLogParser parser(path, into.nccl);
+    parser.feed(std::string_view(head, got));
+    char buffer[1 << 16];
+    for (std::size_t n; (n = source.read(buffer)) != 0;) parser.feed(std::string_view(buffer, n));
+    parser.finish();
+}
+}  // namespace
+
+void load_records(const std::vector<std::string>& paths, records::RecordSet& into, const RecordLimits& limits) {
+    std::vector<std::string> files;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        const auto status = fs::status(path, ec);
+        if (ec || !fs::exists(status)) {
+            add_problem(into, path, path + ": no such file or directory");
+            continue;
+        }
+        if (!fs::is_directory(status)) {
+            files.push_back(path);
+            continue;
+        }
+        std::vector<std::string> found;
+        for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_regular_file(ec)) found.push_back(it->path().string());
+        if (ec) add_problem(into, path, path + ": cannot list (" + ec.message() + ")");
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    if (files.size() > limits.max_files) {
+        add_problem(into, paths.front(),
+                    "more than " + std::to_string(limits.max_files) + " files given; the first " +
+                        std::to_string(limits.max_files) + " are read");
+        files.resize(limits.max_files);
+    }
+    for (const auto& file : files) {
+        try {
+            read_file(file, into, limits);
+        } catch (const std::exception& e) {
+            add_problem(into, file, e.what());
+        }
+    }
+}
+
+}  // namespace meshscope::app

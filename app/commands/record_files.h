@@ -1,0 +1,22 @@
+// The files `meshscope diagnose` reads, turned into core's RecordSet: plain or gzip files (by their magic bytes),
+// directories walked for them, each file sniffed by content (a pickle, a JSON document, or text read as an NCCL
+// log, streamed). A file that cannot be read is named with why; the rest are still read.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "meshscope/records/diagnose.h"
+
+namespace meshscope::app {
+
+struct RecordLimits {
+    std::size_t max_files = 100000;         // files taken from the paths given (directories walked)
+    std::size_t max_document = 1ull << 30;  // bytes of one Flight Recorder dump or RAS status, decompressed
+};
+
+// Reads every path (a file, or a directory walked recursively in name order) into `into`.
+void load_records(const std::vector<std::string>& paths, records::RecordSet& into, const RecordLimits& limits = {});
+
+}  // namespace meshscope::app

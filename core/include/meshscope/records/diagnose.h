@@ -1,0 +1,80 @@
+// A post-mortem of a job from what NCCL and PyTorch recorded (NCCL INFO logs, Flight Recorder dumps, NCCL RAS
+// status), placed on the plan's meshes: every communicator or process group found is named as the plan's group
+// it is (mesh, dim, index, members) or "not in the plan" with its nearest group, every rank gets its coordinates,
+// and the findings speak the monitor's vocabulary (docs/findings.md), each naming the records it comes from.
+// Without a plan, the (dp, cp, ep) whose meshes explain the groups seen is proposed (or none is).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "meshscope/finding.h"
+#include "meshscope/plan.h"
+#include "meshscope/records/flight_recorder.h"
+#include "meshscope/records/nccl_log.h"
+#include "meshscope/records/nccl_ras.h"
+
+namespace meshscope::records {
+
+struct RecordSet {
+    NcclLog nccl;
+    std::vector<FrDump> dumps;
+    std::vector<RasStatus> ras;
+    std::vector<ReadProblem> problems;  // files that could not be read, with where and why
+};
+
+// A group of the plan: mesh "model", "data" or "expert" (or "world" for the default group of every rank).
+struct PlanPlace {
+    std::string mesh, dim;
+    std::int64_t index = 0;  // in the plan's creation order
+    std::vector<std::int64_t> members;
+    [[nodiscard]] std::string label() const;  // "ep group 1 [4, 5, 6, 7]"
+};
+
+struct ObservedGroup {
+    std::string source;  // "NCCL log", "Flight Recorder", "NCCL RAS"
+    std::string id;      // "commId 0x5ae77eb5ea4ec1ee", "process group 5 (mesh_ep)"
+    std::int64_t size = 0;
+    std::vector<std::int64_t> seen;           // global ranks that recorded it, sorted
+    std::optional<PlanPlace> place;           // the plan's group it is
+    std::optional<PlanPlace> nearest;         // when not in the plan: the plan's group sharing most of its ranks
+    std::int64_t shared = 0;                  // ranks shared with nearest
+    std::vector<std::string> sources;         // "nccl.log:12", "nccl_trace_rank_3"
+    [[nodiscard]] std::string label() const;  // the plan's label, or "communicator commId 0x.. (8 ranks)"
+};
+
+struct SourcedFinding {
+    Finding finding;
+    std::vector<std::string> sources;
+};
+
+struct Diagnosis {
+    std::optional<Topology> topology;  // the plan's, or the one proposed
+    bool proposed = false;             // no plan was given; topology explains every complete group seen
+    std::vector<Topology> candidates;  // every (dp, cp, ep) that explains them (when proposed)
+    std::string plan_note;             // why nothing is proposed, when nothing is
+    std::int64_t world = 0;
+    std::vector<ObservedGroup> groups;
+    std::vector<std::string> progress;  // per dim: "every efsdp group (4) reached seq 2"
+    // per dim, Flight Recorder's latest arrival: "ep: rank 6 arrived last at seq 2 (all_reduce) of the ep group 1
+    // [4, 5, 6, 7], 3.2 ms after the first member"
+    std::vector<std::string> arrivals;
+    std::vector<SourcedFinding> findings;
+    std::vector<ReadProblem> problems;
+};
+
+// plan may be null: then a layout is proposed from the groups seen.
+[[nodiscard]] Diagnosis diagnose(const RecordSet& records, const Plan* plan);
+
+// Control characters (escape sequences, line breaks) of text read from records, as '?': what a terminal is shown.
+[[nodiscard]] std::string printable(std::string text);
+
+// meshscope.diagnosis/1
+[[nodiscard]] nlohmann::json to_json(const Diagnosis& diagnosis, const Plan* plan);
+[[nodiscard]] std::string to_text(const Diagnosis& diagnosis);
+
+}  // namespace meshscope::records

@@ -1,0 +1,198 @@
+#include "meshscope/records/diagnose.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "records/diagnose_internal.h"
+
+namespace meshscope::records {
+
+namespace {
+nlohmann::json place_json(const PlanPlace& p) {
+    return {{"mesh", p.mesh}, {"dim", p.dim}, {"index", p.index}, {"members", p.members}};
+}
+
+nlohmann::json topology_json(const Topology& t) {
+    return {{"dp", t.dp}, {"cp", t.cp}, {"ep", t.ep}, {"efsdp", t.efsdp}, {"edp", t.edp}};
+}
+}  // namespace
+
+// Text from the records (host names, group descriptions, file names) reaches a terminal: control characters,
+// escape sequences and line breaks among them, are shown as '?' so that a record cannot move the cursor or fake
+// a line of the report.
+std::string printable(std::string text) {
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return text;
+}
+
+Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
+    Diagnosis out;
+    out.problems = records.problems;
+    out.problems.insert(out.problems.end(), records.nccl.problems.begin(), records.nccl.problems.end());
+    detail::Context context{records, nullptr, 0, {}, out};
+    detail::find_process_ranks(context);
+    for (const auto& d : records.dumps) context.world = std::max(context.world, d.rank + 1);
+
+    std::optional<Plan> proposed;
+    if (plan) {
+        out.topology = plan->topology();
+        context.world = plan->topology().world();
+    } else {
+        for (const auto& s : records.ras)
+            for (const auto& c : s.communicators) context.world = std::max(context.world, c.size);
+        auto groups = detail::complete_nccl_groups(context);
+        const auto fr = detail::complete_fr_groups(context);
+        groups.insert(groups.end(), fr.begin(), fr.end());
+        const auto named = detail::named_fr_groups(context);
+        if (context.world <= 0)
+            out.plan_note = "no rank found in the records, so no layout is proposed";
+        else if (groups.empty() && named.empty())
+            out.plan_note =
+                "no complete group found in the records, so no layout is proposed (give --plan or --dp --cp --ep)";
+        else {
+            out.candidates = detail::explaining_layouts(context.world, groups, named);
+            if (out.candidates.empty())
+                out.plan_note = "no (dp, cp, ep) of world " + std::to_string(context.world) +
+                                " has every group found in the records";
+            else if (out.candidates.size() > 1)
+                out.plan_note = std::to_string(out.candidates.size()) + " layouts of world " +
+                                std::to_string(context.world) +
+                                " have every group found; give --plan or --dp --cp --ep";
+            else if (auto made = Plan::make(out.candidates.front(), 8)) {
+                proposed.emplace(std::move(made).value());
+                out.topology = out.candidates.front();
+                out.proposed = true;
+            }
+        }
+    }
+    const Plan* used = plan ? plan : proposed ? &*proposed : nullptr;
+    std::optional<detail::PlanIndex> index;
+    if (used) index.emplace(*used);
+    context.plan = index ? &*index : nullptr;
+    out.world = context.world;
+
+    detail::diagnose_nccl(context);
+    detail::diagnose_flight_recorder(context);
+    detail::diagnose_ras(context);
+    out.world = context.world;
+    // The collector's order: kind, then first rank, then id.
+    std::stable_sort(out.findings.begin(), out.findings.end(), [](const SourcedFinding& a, const SourcedFinding& b) {
+        if (a.finding.kind != b.finding.kind) return a.finding.kind < b.finding.kind;
+        const std::int64_t ra = a.finding.ranks.empty() ? -1 : a.finding.ranks.front();
+        const std::int64_t rb = b.finding.ranks.empty() ? -1 : b.finding.ranks.front();
+        if (ra != rb) return ra < rb;
+        return a.finding.id < b.finding.id;
+    });
+    return out;
+}
+
+nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
+    nlohmann::json j;
+    j["schema"] = "meshscope.diagnosis/1";
+    j["world_size"] = d.world;
+    if (d.topology) j["topology"] = topology_json(*d.topology);
+    j["proposed"] = d.proposed;
+    if (!d.candidates.empty()) {
+        j["candidates"] = nlohmann::json::array();
+        for (const auto& t : d.candidates) j["candidates"].push_back(topology_json(t));
+    }
+    if (!d.plan_note.empty()) j["plan_note"] = d.plan_note;
+    j["groups"] = nlohmann::json::array();
+    for (const auto& g : d.groups) {
+        nlohmann::json o = {{"source", g.source}, {"id", g.id},         {"size", g.size},
+                            {"seen", g.seen},     {"label", g.label()}, {"sources", g.sources}};
+        o["in_plan"] = g.place.has_value();
+        if (g.place) o["place"] = place_json(*g.place);
+        if (g.nearest) {
+            o["nearest"] = place_json(*g.nearest);
+            o["shared"] = g.shared;
+        }
+        j["groups"].push_back(std::move(o));
+    }
+    // Every rank's coordinates in each of the plan's meshes.
+    j["ranks"] = nlohmann::json::array();
+    Plan const* used = plan;
+    std::optional<Plan> proposed;
+    if (!used && d.topology)
+        if (auto made = Plan::make(*d.topology, 8)) {
+            proposed.emplace(std::move(made).value());
+            used = &*proposed;
+        }
+    if (used && d.world <= (1 << 16))
+        for (std::int64_t r = 0; r < used->topology().world(); ++r) {
+            nlohmann::json coords = nlohmann::json::object();
+            for (const auto& m : used->meshes()) {
+                nlohmann::json c = nlohmann::json::object();
+                const auto names = m.mesh.dim_names();
+                for (std::size_t k = 0; k < names.size(); ++k) c[names[k]] = m.mesh.coordinate(r, k);
+                coords[m.name] = std::move(c);
+            }
+            j["ranks"].push_back({{"rank", r}, {"coordinates", std::move(coords)}});
+        }
+    j["progress"] = d.progress;
+    j["arrivals"] = d.arrivals;
+    j["findings"] = nlohmann::json::array();
+    for (const auto& f : d.findings) {
+        nlohmann::json o = to_json(f.finding);
+        o["sources"] = f.sources;
+        j["findings"].push_back(std::move(o));
+    }
+    j["problems"] = nlohmann::json::array();
+    for (const auto& p : d.problems) j["problems"].push_back(p.message);
+    return j;
+}
+
+std::string to_text(const Diagnosis& d) {
+    std::ostringstream out;
+    out << "diagnosis: " << d.world << " ranks";
+    if (d.topology)
+        out << ", " << (d.proposed ? "proposed layout" : "plan") << " (dp, cp, ep) = " << d.topology->tuple_string();
+    out << "\n";
+    if (!d.plan_note.empty()) out << "  " << printable(d.plan_note) << "\n";
+    if (d.candidates.size() > 1) {
+        out << "  layouts that explain the groups:";
+        for (const auto& t : d.candidates) out << " " << t.tuple_string();
+        out << "\n";
+    }
+    out << "\ngroups (" << d.groups.size() << "):\n";
+    for (const auto& g : d.groups) {
+        out << "  " << g.source << " " << printable(g.id) << ": ";
+        if (g.place)
+            out << g.place->mesh << " mesh, " << printable(g.place->label());
+        else if (!d.topology)
+            out << "not placed (no plan)";
+        else {
+            out << "not in the plan";
+            if (g.nearest) out << "; nearest " << printable(g.nearest->label()) << " (" << g.shared << " shared)";
+        }
+        out << "; seen on " << detail::ranks_words(g.seen) << "\n";
+    }
+    if (!d.progress.empty()) {
+        out << "\nprogress:\n";
+        for (const auto& p : d.progress) out << "  " << printable(p) << "\n";
+    }
+    if (!d.arrivals.empty()) {
+        out << "\nlatest arrivals (Flight Recorder):\n";
+        for (const auto& a : d.arrivals) out << "  " << printable(a) << "\n";
+    }
+    out << "\nfindings (" << d.findings.size() << "):\n";
+    for (const auto& f : d.findings) {
+        out << "  " << to_string(f.finding.kind) << ": " << printable(f.finding.message) << "\n";
+        out << "    fix: " << printable(f.finding.fix) << "\n";
+        if (!f.sources.empty()) {
+            out << "    from:";
+            for (const auto& s : f.sources) out << " " << printable(s);
+            out << "\n";
+        }
+    }
+    if (!d.problems.empty()) {
+        out << "\nnot read (" << d.problems.size() << "):\n";
+        for (const auto& p : d.problems) out << "  " << printable(p.message) << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace meshscope::records

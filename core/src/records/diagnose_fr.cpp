@@ -1,0 +1,391 @@
+// Flight Recorder dumps -> process groups: who entered which collective, where ranks disagree, where a group is
+// stuck and which of its members never entered, rolled up by mesh dim.
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "records/diagnose_internal.h"
+
+namespace meshscope::records::detail {
+
+namespace {
+// The default group is every rank of the world; a world read from a record is listed only up to this size.
+constexpr std::int64_t max_listed_world = 1 << 20;
+
+struct PgInfo {
+    std::string name, desc;
+    std::set<std::int64_t> seen;
+};
+
+std::string shapes_text(const std::vector<Shape>& shapes) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        out += i ? ", [" : "[";
+        for (std::size_t k = 0; k < shapes[i].size(); ++k) out += (k ? ", " : "") + std::to_string(shapes[i][k]);
+        out += "]";
+    }
+    return out + "]";
+}
+
+std::string strings_text(const std::vector<std::string>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+    return out + "]";
+}
+
+// An entry as a reader names it: "ep group 1 seq 2 (all_reduce)" on the plan, else "process group 5 (mesh_ep)
+// seq 2 (all_reduce)"; labels holds the groups' names by pg name.
+std::string entry_text(const FrEntry& e, const std::map<std::string, std::string>& labels) {
+    const auto it = labels.find(e.pg_name);
+    const std::string group = it != labels.end() ? it->second : "process group " + e.pg_name + " (" + e.pg_desc + ")";
+    return group + " seq " + std::to_string(e.collective_seq_id) + " (" + std::string(e.collective()) + ")";
+}
+
+struct Signature {
+    std::string collective, sizes, dtypes;
+    friend bool operator==(const Signature&, const Signature&) = default;
+    friend auto operator<=>(const Signature&, const Signature&) = default;
+};
+
+Signature signature(const FrEntry& e) {
+    return {std::string(e.collective()), shapes_text(e.input_sizes) + " -> " + shapes_text(e.output_sizes),
+            strings_text(e.input_dtypes) + " -> " + strings_text(e.output_dtypes)};
+}
+
+const FrEntry* last_record(const FrDump& dump) {
+    const FrEntry* last = nullptr;
+    for (const auto& e : dump.entries)
+        if (!last || e.record_id > last->record_id) last = &e;
+    return last;
+}
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> complete_fr_groups(const Context& context) {
+    // Without a plan, a group is known completely only from pg_config (NCCL's process groups write it).
+    std::vector<std::vector<std::int64_t>> out;
+    std::set<std::vector<std::int64_t>> unique;
+    for (const auto& dump : context.records.dumps)
+        for (const auto& [name, config] : dump.pg_config) {
+            std::vector<std::int64_t> ranks = config.ranks;
+            std::sort(ranks.begin(), ranks.end());
+            if (ranks.size() > 1 && !name.empty() && unique.insert(ranks).second) out.push_back(ranks);
+        }
+    return out;
+}
+
+std::vector<NamedGroup> named_fr_groups(const Context& context) {
+    std::map<std::string, NamedGroup> by_name;
+    for (const auto& dump : context.records.dumps)
+        for (const auto& e : dump.entries) {
+            const std::string dim = dim_from_desc(e.pg_desc);
+            if (dim.empty() || dump.rank < 0) continue;
+            NamedGroup& g = by_name[e.pg_name];
+            g.dim = dim;
+            if (!std::binary_search(g.seen.begin(), g.seen.end(), dump.rank))
+                g.seen.insert(std::upper_bound(g.seen.begin(), g.seen.end(), dump.rank), dump.rank);
+        }
+    std::vector<NamedGroup> out;
+    for (auto& [name, g] : by_name) out.push_back(std::move(g));
+    return out;
+}
+
+void diagnose_flight_recorder(Context& context) {
+    const auto& dumps = context.records.dumps;
+    if (dumps.empty()) return;
+    std::map<std::int64_t, const FrDump*> by_rank;
+    for (const auto& d : dumps) {
+        if (d.rank < 0) continue;
+        const auto [it, added] = by_rank.emplace(d.rank, &d);
+        if (!added)
+            context.out.problems.push_back(read_problem(d.file, 0,
+                                                        "two Flight Recorder dumps of rank " + std::to_string(d.rank) +
+                                                            ": " + it->second->file + " and " + d.file +
+                                                            "; the first is read"));
+    }
+    std::map<std::string, PgInfo> pgs;  // by pg name, the same on every rank
+    for (const auto& [rank, dump] : by_rank)
+        for (const auto& e : dump->entries) {
+            PgInfo& pg = pgs[e.pg_name];
+            pg.name = e.pg_name;
+            if (pg.desc.empty() || pg.desc == "undefined") pg.desc = e.pg_desc;
+            pg.seen.insert(rank);
+        }
+
+    struct Outcome {
+        std::string dim;  // for the roll-up: the plan's dim, or the group's desc
+        std::string label;
+        std::int64_t reached = 0;
+        bool stuck = false;
+        std::string stuck_text;
+        // The last sequence id every member entered, and who entered it last, how long after the first
+        // (time_created_ns: when the collective was called on that rank).
+        std::int64_t common = 0;
+        std::int64_t latest_rank = -1;
+        std::int64_t spread_ns = 0;
+        std::string collective;
+    };
+    std::vector<Outcome> outcomes;
+    std::map<std::string, std::set<std::int64_t>> dims_with_records;  // dim -> plan group indices seen
+
+    // First every group placed, so that a rank's last record can be named by its group's place.
+    struct Placed {
+        const PgInfo* pg;
+        ObservedGroup group;
+        std::vector<std::int64_t> members;
+    };
+    std::vector<Placed> placed;
+    std::map<std::string, std::string> labels;
+    for (auto& [name, pg] : pgs) {
+        ObservedGroup group;
+        group.source = "Flight Recorder";
+        group.id = pg.desc == "default_pg" ? "default_pg" : "process group " + name + " (" + pg.desc + ")";
+        group.seen.assign(pg.seen.begin(), pg.seen.end());
+        std::vector<std::int64_t> members = group.seen;
+        for (const auto& [rank, dump] : by_rank)
+            if (const auto it = dump->pg_config.find(name); it != dump->pg_config.end() && !it->second.ranks.empty()) {
+                members = it->second.ranks;
+                std::sort(members.begin(), members.end());
+                break;
+            }
+        const std::string hint = pg.desc == "default_pg" ? std::string() : dim_from_desc(pg.desc);
+        group.size = static_cast<std::int64_t>(members.size());
+        if (pg.desc == "default_pg" && context.world <= max_listed_world) {
+            group.size = std::max<std::int64_t>(context.world, static_cast<std::int64_t>(by_rank.size()));
+            members.clear();
+            for (std::int64_t r = 0; r < group.size; ++r) members.push_back(r);
+        }
+        if (context.plan) {
+            if (pg.desc == "default_pg" && group.size == context.plan->world())
+                group.place = PlanPlace{"world", "world", 0, members};
+            else
+                place_group(context, group, {}, hint);
+            if (group.place) members = group.place->members;
+        }
+        group.size = static_cast<std::int64_t>(members.size());
+        for (const std::int64_t r : group.seen)
+            if (group.sources.size() < 8) group.sources.push_back(by_rank[r]->file);
+        if (group.place) dims_with_records[group.place->dim].insert(group.place->index);
+        labels[name] = group.place ? (group.place->mesh == "world"
+                                          ? "default_pg"
+                                          : group.place->dim + " group " + std::to_string(group.place->index))
+                                   : group.id;
+        placed.push_back({&pg, std::move(group), std::move(members)});
+    }
+
+    for (auto& [pg_ptr, group, members] : placed) {
+        const std::string& name = pg_ptr->name;
+        const PgInfo& pg = *pg_ptr;
+        // Each member's entries on this group by seq.
+        std::map<std::int64_t, std::map<std::int64_t, const FrEntry*>> by_member;
+        std::vector<std::int64_t> without_dump;
+        for (const std::int64_t m : members) {
+            const auto d = by_rank.find(m);
+            if (d == by_rank.end()) {
+                without_dump.push_back(m);
+                continue;
+            }
+            auto& seqs = by_member[m];
+            for (const auto& e : d->second->entries)
+                if (e.pg_name == name && !e.is_p2p && e.collective_seq_id > 0) seqs[e.collective_seq_id] = &e;
+        }
+        if (by_member.empty()) {
+            context.out.groups.push_back(std::move(group));
+            continue;
+        }
+        std::int64_t hi = 0, lo = INT64_MAX;
+        for (const auto& [m, seqs] : by_member) {
+            const std::int64_t last = seqs.empty() ? 0 : seqs.rbegin()->first;
+            hi = std::max(hi, last);
+            lo = std::min(lo, last);
+        }
+
+        // The first sequence id at which members that entered it disagree (Flight Recorder's classes).
+        std::set<std::int64_t> seqs_seen;  // only the ids some member recorded: a dump's ids can be anything
+        for (const auto& [m, seqs] : by_member)
+            for (const auto& [s, e] : seqs) seqs_seen.insert(s);
+        for (const std::int64_t s : seqs_seen) {
+            std::map<Signature, std::vector<std::int64_t>> votes;
+            for (const auto& [m, seqs] : by_member)
+                if (const auto it = seqs.find(s); it != seqs.end()) votes[signature(*it->second)].push_back(m);
+            if (votes.size() < 2) continue;
+            // The reference is what most members did; a tie goes to the lowest rank's.
+            const auto reference = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+                if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
+                return a.second.front() > b.second.front();
+            });
+            std::vector<std::int64_t> faulty;
+            for (const auto& [sig, ranks] : votes)
+                if (&sig != &reference->first) faulty.insert(faulty.end(), ranks.begin(), ranks.end());
+            std::sort(faulty.begin(), faulty.end());
+            const FrEntry& ref = *by_member[reference->second.front()][s];
+            const FrEntry& bad = *by_member[faulty.front()][s];
+            const Signature a = signature(ref), b = signature(bad);
+            std::string what, cls;
+            if (a.collective != b.collective) {
+                cls = "COLLECTIVE_TYPE_MISMATCH";
+                what = "runs " + b.collective + " where " + ranks_words(reference->second) + " run" +
+                       (reference->second.size() == 1 ? "s " : " ") + a.collective;
+            } else if (a.sizes != b.sizes) {
+                cls = "SIZE_OR_SYNTAX_MISMATCH";
+                what = "has sizes " + b.sizes + " where " + ranks_words(reference->second) +
+                       (reference->second.size() == 1 ? " has " : " have ") + a.sizes;
+            } else {
+                cls = "COLLECTIVE_DTYPE_MISMATCH";
+                what = "has dtypes " + b.dtypes + " where " + ranks_words(reference->second) +
+                       (reference->second.size() == 1 ? " has " : " have ") + a.dtypes;
+            }
+            Finding f;
+            f.kind = FindingKind::collective_mismatch;
+            f.id = "collective_mismatch/" +
+                   (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : group.id);
+            f.ranks = faulty;
+            f.message = "the " + group.label() + " disagrees at seq " + std::to_string(s) + " (" +
+                        std::string(ref.collective()) + "): " + ranks_words(faulty) + " " + what + " (" + cls +
+                        ", Flight Recorder)";
+            f.fix =
+                "Make every member of this group call the same collective with the same shapes and dtypes at this "
+                "point (the same code path and batch shapes on every rank); ranks that disagree hang NCCL or "
+                "corrupt the result.";
+            std::vector<std::string> sources;
+            for (const std::int64_t r : {reference->second.front(), faulty.front()})
+                sources.push_back(by_rank[r]->file);
+            context.out.findings.push_back({std::move(f), sources});
+            break;
+        }
+
+        Outcome outcome{group.place ? group.place->dim : pg.desc, group.label(), hi, false, {}, lo, -1, 0, {}};
+        if (lo >= 1 && by_member.size() > 1) {
+            std::int64_t first = INT64_MAX, last = INT64_MIN;
+            for (const auto& [m, seqs] : by_member) {
+                const FrEntry* e = seqs.at(lo);
+                first = std::min(first, e->time_created_ns);
+                if (e->time_created_ns > last) {
+                    last = e->time_created_ns;
+                    outcome.latest_rank = m;
+                    outcome.collective = std::string(e->collective());
+                }
+            }
+            outcome.spread_ns = last - first;
+        }
+        if (lo < hi) {
+            const std::int64_t s = lo + 1;
+            std::vector<std::int64_t> never, entered;
+            const FrEntry* at = nullptr;
+            for (const auto& [m, seqs] : by_member) {
+                const std::int64_t last = seqs.empty() ? 0 : seqs.rbegin()->first;
+                (last < s ? never : entered).push_back(m);
+                if (const auto it = seqs.find(s); it != seqs.end() && !at) at = it->second;
+            }
+            const std::string collective = at ? std::string(at->collective()) : "a collective";
+            outcome.stuck = true;
+            outcome.stuck_text = group.label() + " is stuck at seq " + std::to_string(s) + " (" + collective +
+                                 "): " + ranks_words(never) + " never entered";
+            // Where the ranks that never entered are instead: their last record, grouped by what it is.
+            std::map<std::string, std::vector<std::int64_t>> elsewhere;
+            for (const std::int64_t r : never)
+                if (const FrEntry* last = last_record(*by_rank[r])) elsewhere[entry_text(*last, labels)].push_back(r);
+            Finding f;
+            f.kind = FindingKind::collective_stuck;
+            f.id = "collective_stuck/" +
+                   (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : group.id);
+            f.ranks = never;
+            f.message = "the " + outcome.stuck_text + " it; " + ranks_words(entered) + " entered it";
+            for (const auto& [where, ranks] : elsewhere)
+                f.message += "; " + ranks_words(ranks) + " last recorded " + where;
+            f.message += " (Flight Recorder)";
+            f.fix = "Look at what " + ranks_words(never) + (never.size() == 1 ? " is" : " are") +
+                    " doing instead (py-spy dump --pid, its log, the collective it last recorded): every member of "
+                    "the group waits for the ranks that never entered.";
+            std::vector<std::string> sources;
+            for (const std::int64_t r : never)
+                if (sources.size() < 8) sources.push_back(by_rank[r]->file);
+            context.out.findings.push_back({std::move(f), sources});
+        }
+        if (!without_dump.empty())
+            context.out.problems.push_back(read_problem(
+                {}, 0, "no Flight Recorder dump from " + ranks_words(without_dump) + " of the " + group.label()));
+        outcomes.push_back(std::move(outcome));
+        context.out.groups.push_back(std::move(group));
+    }
+
+    // A plan group of a dim that recorded nothing while others of the same dim did: it likely never formed.
+    if (context.plan) {
+        for (const auto& [dim, indices] : dims_with_records) {
+            if (dim == "world") continue;
+            for (std::int64_t r = 0; r < context.plan->world(); ++r) {
+                const auto p = context.plan->along(dim, r);
+                if (!p || p->members.size() < 2 || p->members.front() != r || indices.count(p->index)) continue;
+                // every member's progress: how many records its dump holds
+                std::map<std::size_t, std::vector<std::int64_t>> by_progress;
+                for (const std::int64_t m : p->members)
+                    if (const auto d = by_rank.find(m); d != by_rank.end())
+                        by_progress[d->second->entries.size()].push_back(m);
+                if (by_progress.empty()) continue;
+                Finding f;
+                f.kind = FindingKind::communicator_not_formed;
+                f.id = "communicator_not_formed/" + dim + "/" + std::to_string(p->index);
+                f.message = "the " + p->label() +
+                            " communicator never ran a collective (no member recorded one) "
+                            "while " +
+                            std::to_string(indices.size()) + " other " + dim + " group" +
+                            (indices.size() == 1 ? "" : "s") + " did";
+                std::vector<std::string> sources;
+                for (const auto& [count, ranks] : by_progress) {
+                    const FrEntry* last = last_record(*by_rank[ranks.front()]);
+                    f.message += "; " + ranks_words(ranks) + " stopped after " +
+                                 (last ? entry_text(*last, labels) : std::string("no record"));
+                    sources.push_back(by_rank[ranks.front()]->file);
+                }
+                if (by_progress.size() > 1) {
+                    // The members that went further did not wait in this group's creation: they skipped it.
+                    f.ranks = by_progress.rbegin()->second;
+                    f.message += ": " + ranks_words(f.ranks) + " went on without creating it";
+                } else
+                    f.ranks = p->members;
+                f.message += " (Flight Recorder)";
+                f.fix =
+                    "Make every member create this group (the same new_group / DeviceMesh calls in the same order "
+                    "on every rank); its members wait in its creation for " +
+                    ranks_words(f.ranks) + ".";
+                context.out.findings.push_back({std::move(f), sources});
+            }
+        }
+    }
+
+    // The roll-up by dim: "every efsdp group (4) reached seq 2", and each stuck group.
+    std::map<std::string, std::vector<const Outcome*>> by_dim;
+    for (const auto& o : outcomes) by_dim[o.dim].push_back(&o);
+    for (const auto& [dim, list] : by_dim) {
+        const bool any_stuck = std::any_of(list.begin(), list.end(), [](const Outcome* o) { return o->stuck; });
+        const bool same = std::all_of(list.begin(), list.end(),
+                                      [&](const Outcome* o) { return o->reached == list.front()->reached; });
+        if (!any_stuck && same) {
+            context.out.progress.push_back(list.size() == 1
+                                               ? "the " + list.front()->label + " reached seq " +
+                                                     std::to_string(list.front()->reached)
+                                               : "every " + dim + " group (" + std::to_string(list.size()) +
+                                                     ") reached seq " + std::to_string(list.front()->reached));
+            continue;
+        }
+        for (const Outcome* o : list)
+            context.out.progress.push_back(o->stuck ? "the " + o->stuck_text
+                                                    : "the " + o->label + " reached seq " + std::to_string(o->reached));
+    }
+    // The latest arrival per dim: of the dim's groups, the one whose members called their last common
+    // collective furthest apart, and the member that called it last.
+    for (const auto& [dim, list] : by_dim) {
+        const Outcome* widest = nullptr;
+        for (const Outcome* o : list)
+            if (o->latest_rank >= 0 && (!widest || o->spread_ns > widest->spread_ns)) widest = o;
+        if (!widest) continue;
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(widest->spread_ns) / 1e6);
+        context.out.arrivals.push_back(dim + ": rank " + std::to_string(widest->latest_rank) + " arrived last at seq " +
+                                       std::to_string(widest->common) + " (" + widest->collective + ") of the " +
+                                       widest->label + ", " + ms + " ms after the first member");
+    }
+}
+
+}  // namespace meshscope::records::detail

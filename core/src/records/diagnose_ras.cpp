@@ -1,0 +1,127 @@
+// NCCL RAS status -> communicators: dead or unresponsive peers, ranks still in init, ranks behind in collectives.
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "records/diagnose_internal.h"
+
+namespace meshscope::records::detail {
+
+void diagnose_ras(Context& context) {
+    // Global ranks by process: RAS's largest communicator (torch's default group) gives them as its comm ranks,
+    // else the NCCL log's processes.
+    std::map<NcclProcess, std::int64_t> global;
+    for (const auto& status : context.records.ras) {
+        const RasCommunicator* world = nullptr;
+        for (const auto& c : status.communicators)
+            if (!world || c.size > world->size) world = &c;
+        if (!world) continue;
+        context.world = std::max(context.world, world->size);
+        for (const auto& r : world->ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+        for (const auto& r : world->missing_ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+    }
+    const auto rank_of = [&](const std::string& host, std::int64_t pid) -> std::optional<std::int64_t> {
+        if (const auto g = context.rank_of({host, pid})) return g;
+        if (const auto it = global.find({host, pid}); it != global.end()) return it->second;
+        return std::nullopt;
+    };
+
+    std::map<std::int64_t, std::string> unreachable;  // global rank -> how, one finding per rank
+    std::map<std::int64_t, std::string> unreachable_source;
+    for (const auto& status : context.records.ras) {
+        for (const auto& c : status.communicators) {
+            ObservedGroup group;
+            group.source = "NCCL RAS";
+            group.id = "commId " + c.hash;
+            group.size = c.size;
+            group.sources = {status.file};
+            std::vector<std::pair<std::int64_t, std::int64_t>> positions;
+            std::vector<std::int64_t> in_init, behind, ahead, errors;
+            std::map<std::uint64_t, std::vector<std::int64_t>> by_total;
+            for (const auto& r : c.ranks) {
+                const auto g = rank_of(r.host, r.pid);
+                if (!g) continue;
+                group.seen.push_back(*g);
+                positions.emplace_back(r.rank, *g);
+                if (r.init_state == 7) in_init.push_back(*g);  // ncclInProgress
+                if ((r.init_state != 0 && r.init_state != 7) || (r.async_error != 0 && r.async_error != 7))
+                    errors.push_back(*g);
+                std::uint64_t total = 0;
+                for (const auto& [op, n] : r.collective_counts) total += n;
+                by_total[total].push_back(*g);
+            }
+            for (const auto& m : c.missing_ranks) {
+                const auto g = rank_of(m.host, m.pid);
+                if (!g) continue;
+                positions.emplace_back(m.rank, *g);
+                const std::string how = m.considered_dead ? "is dead (NCCL RAS could not reach it for 60 s or more)"
+                                        : m.unresponsive  ? "is unresponsive (NCCL RAS reaches its host, not it)"
+                                                          : "did not answer NCCL RAS";
+                if (!unreachable.count(*g) || m.considered_dead) {
+                    unreachable[*g] = "(" + m.host + " pid " + std::to_string(m.pid) + ") " + how;
+                    unreachable_source[*g] = status.file;
+                }
+            }
+            std::sort(group.seen.begin(), group.seen.end());
+            place_group(context, group, positions, {});
+            const std::string id_part =
+                group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;
+            for (auto* list : {&in_init, &errors}) std::sort(list->begin(), list->end());
+            if (!in_init.empty()) {
+                Finding f;
+                f.kind = FindingKind::communicator_not_formed;
+                f.id = "communicator_not_formed/" + id_part;
+                f.ranks = in_init;
+                f.message = "the " + group.label() + " communicator never formed: " + ranks_words(in_init) +
+                            (in_init.size() == 1 ? " is" : " are") + " still in init (NCCL RAS)";
+                f.fix =
+                    "Check that every member of this group is running and can reach its peers (NCCL_DEBUG=INFO "
+                    "init lines, the network between their hosts); a communicator waits for every member.";
+                context.out.findings.push_back({std::move(f), {status.file}});
+            }
+            if (by_total.size() > 1) {
+                const auto& [low, low_ranks] = *by_total.begin();
+                const auto& [high, high_ranks] = *by_total.rbegin();
+                Finding f;
+                f.kind = FindingKind::collective_stuck;
+                f.id = "collective_stuck/" + id_part;
+                f.ranks = low_ranks;
+                std::sort(f.ranks.begin(), f.ranks.end());
+                f.message = "the " + group.label() + " communicator: " + ranks_words(f.ranks) + " launched " +
+                            std::to_string(low) + " collectives, " + ranks_words(high_ranks) + " launched " +
+                            std::to_string(high) + "; " + ranks_words(f.ranks) +
+                            (f.ranks.size() == 1 ? " is" : " are") + " behind (NCCL RAS)";
+                f.fix = "Look at what " + ranks_words(f.ranks) + (f.ranks.size() == 1 ? " is" : " are") +
+                        " doing instead (py-spy dump --pid, its log, Flight Recorder): every member of the group "
+                        "waits for the ranks that are behind.";
+                context.out.findings.push_back({std::move(f), {status.file}});
+            }
+            if (!errors.empty()) {
+                Finding f;
+                f.kind = FindingKind::rank_error;
+                f.id = "rank_error/ras/" + c.hash;
+                f.ranks = errors;
+                f.message = ranks_words(errors) + " report an NCCL error (init or asynchronous) on the " +
+                            group.label() + " communicator (NCCL RAS)";
+                f.fix =
+                    "Read these ranks' logs with NCCL_DEBUG=INFO for the failing communicator (network, GPU, NCCL "
+                    "version), fix it and relaunch.";
+                context.out.findings.push_back({std::move(f), {status.file}});
+            }
+            context.out.groups.push_back(std::move(group));
+        }
+    }
+    for (const auto& [rank, how] : unreachable) {
+        Finding f;
+        f.kind = FindingKind::peer_unreachable;
+        f.id = "peer_unreachable/" + std::to_string(rank);
+        f.ranks = {rank};
+        f.message = "rank " + std::to_string(rank) + " " + how;
+        f.fix = "Check rank " + std::to_string(rank) +
+                "'s process and host (the scheduler's log, dmesg, the NIC); every communicator it belongs to waits "
+                "for it.";
+        context.out.findings.push_back({std::move(f), {unreachable_source[rank]}});
+    }
+}
+
+}  // namespace meshscope::records::detail

@@ -1,0 +1,130 @@
+// meshscope diagnose through QProcess, like a user: the fixtures' faults found (tests/records/make_*.py say what
+// was injected), gzip read like plain text, JSON (meshscope.diagnosis/1), a bad file named while the rest is read,
+// and for bad input exit status 2 with the exact message on stderr.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+struct Result {
+    int exit_code = -1;
+    QString out, err;
+};
+
+Result run(const QStringList& args) {
+    QProcess process;
+    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), QStringList{"diagnose"} + args);
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    if (process.exitStatus() != QProcess::NormalExit) return {};
+    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+const QString fixtures = QStringLiteral(RECORDS_FIXTURES);
+}  // namespace
+
+class DiagnoseCliTest : public QObject {
+    Q_OBJECT
+private slots:
+    void flight_recorder_text() {
+        const auto r = run({fixtures + "/fr/skip/json", "--dp", "8", "--ep", "4"});
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(r.err, QString());
+        QVERIFY2(r.out.startsWith("diagnosis: 8 ranks, plan (dp, cp, ep) = (8, 1, 4)\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("  the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered\n"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("  every efsdp group (4) reached seq 2\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("/fr/skip/json/nccl_trace_rank_6.json"), qPrintable(r.out));
+    }
+
+    void gzip_log_and_json() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QProcess gzip;
+        gzip.setStandardOutputFile(dir.filePath("mpirun.log.gz"));
+        gzip.start("gzip", {"-c", fixtures + "/nccl-logs/v2.26-mpirun.log"});
+        QVERIFY(gzip.waitForFinished(30000));
+        QCOMPARE(gzip.exitCode(), 0);
+        const auto r = run({dir.path(), "--dp", "8", "--ep", "4", "--format", "json"});
+        QCOMPARE(r.exit_code, 0);
+        const auto doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(doc["schema"].toString(), QString("meshscope.diagnosis/1"));
+        const auto findings = doc["findings"].toArray();
+        QCOMPARE(findings.size(), 1);
+        QCOMPARE(findings[0].toObject()["id"].toString(), QString("communicator_not_formed/ep/1"));
+        QCOMPARE(findings[0].toObject()["ranks"].toArray(), (QJsonArray{6}));
+        QVERIFY(findings[0].toObject()["sources"].toArray()[0].toString().endsWith("mpirun.log.gz:62"));
+    }
+
+    void proposes_without_plan() {
+        const auto r = run({fixtures + "/fr/healthy/json"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.startsWith("diagnosis: 8 ranks, proposed layout (dp, cp, ep) = (8, 1, 4)\n"), qPrintable(r.out));
+    }
+
+    // A corrupt dump among good ones: named on stderr and in the report, the others still read.
+    void bad_file_named() {
+        QTemporaryDir dir;
+        QFile bad(dir.filePath("nccl_trace_rank_9"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(
+            QByteArray("\x80\x02"
+                       "cos\nsystem\n.",
+                       14));
+        bad.close();
+        const auto r = run({fixtures + "/ras/status.json", bad.fileName(), "--dp", "8", "--ep", "4"});
+        QCOMPARE(r.exit_code, 0);
+        const QString problem = bad.fileName() +
+                                " at byte 2: opcode 0x63 ('c') names or calls Python code; a Flight Recorder dump "
+                                "never does, so it is refused";
+        QCOMPARE(r.err, "meshscope diagnose: " + problem + "\n");
+        QVERIFY2(r.out.contains("\nnot read (1):\n  " + problem + "\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("peer_unreachable: rank 6 (node1 pid 41006) is dead"), qPrintable(r.out));
+    }
+
+    void bad_input_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("err");
+        QTest::addRow("no path")
+            << QStringList{}
+            << "meshscope diagnose: paths is required\n"
+               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+        QTest::addRow("plan and dp")
+            << QStringList{"x", "--plan", "p.json", "--dp", "8"}
+            << "meshscope diagnose: --plan excludes --dp\n"
+               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+        QTest::addRow("ep does not divide dp") << QStringList{"x", "--dp", "16", "--ep", "3"}
+                                               << "dp_size must be divisible by ep_size, got 16 % 3 != 0.\n"
+                                                  "hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16\n";
+        QTest::addRow("dp not a number")
+            << QStringList{"x", "--dp", "eight"}
+            << "meshscope diagnose: --dp expects an integer, got 'eight'.\n"
+               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+        QTest::addRow("nothing there")
+            << QStringList{"/nonexistent/records"}
+            << "meshscope diagnose: /nonexistent/records: no such file or directory\n"
+               "meshscope diagnose: no NCCL init line, Flight Recorder dump or RAS status found in 1 path\n"
+               "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
+        QTest::addRow("plan file missing")
+            << QStringList{"x", "--plan", "/nonexistent/plan.json"}
+            << "meshscope diagnose: /nonexistent/plan.json: cannot open the plan\n"
+               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+    }
+    void bad_input() {
+        QFETCH(QStringList, args);
+        const auto r = run(args);
+        QCOMPARE(r.exit_code, 2);
+        QTEST(r.err, "err");
+        QCOMPARE(r.out, QString());
+    }
+};
+
+QTEST_APPLESS_MAIN(DiagnoseCliTest)
+#include "tst_diagnose_cli.moc"

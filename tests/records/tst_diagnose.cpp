@@ -1,0 +1,312 @@
+// The diagnosis on the fixtures, against what was injected into them (tests/records/make_fr_fixtures.py,
+// make_nccl_logs.py, fixtures/ras/README.md): which group, which rank, which sequence id. Layout dp 8, cp 1,
+// ep 4: efsdp groups [0, 4], [1, 5], [2, 6], [3, 7]; ep groups [0, 1, 2, 3], [4, 5, 6, 7] (shared/docs/domain.md's
+// row-major rule worked by hand: rank r sits at efsdp r / 4, ep r % 4).
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include "meshscope/records/diagnose.h"
+
+using namespace meshscope;
+using namespace meshscope::records;
+
+namespace {
+QString fixtures() {
+    const QByteArray env = qgetenv("MESHSCOPE_RECORDS_FIXTURES");
+    return env.isEmpty() ? QStringLiteral(RECORDS_FIXTURES) : QString::fromLocal8Bit(env);
+}
+
+std::string read_file(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    const QByteArray bytes = f.readAll();
+    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+}
+
+// Reads what a directory holds as meshscope diagnose does: dumps by content, anything else as a log.
+RecordSet load(const QString& dir_path) {
+    RecordSet set;
+    const QDir dir(dir_path);
+    QStringList files;
+    if (QFileInfo(dir_path).isFile())
+        files << dir_path;
+    else
+        for (const auto& name : dir.entryList(QDir::Files, QDir::Name)) files << dir.filePath(name);
+    for (const auto& file : files) {
+        const std::string bytes = read_file(file);
+        if (!bytes.empty() && (static_cast<unsigned char>(bytes[0]) == 0x80 || bytes[0] == '{')) {
+            if (bytes.find("\"communicators\"") != std::string::npos) {
+                auto s = read_ras_json(bytes, QFileInfo(file).fileName().toStdString());
+                if (s) set.ras.push_back(*s);
+                continue;
+            }
+            auto d = read_fr_dump(bytes, QFileInfo(file).fileName().toStdString());
+            if (d) set.dumps.push_back(*d);
+            continue;
+        }
+        StringSource source(QFileInfo(file).fileName().toStdString(), bytes);
+        read_nccl_log(source, set.nccl);
+    }
+    return set;
+}
+
+Plan plan_8_1_4() {
+    return Plan::make(Topology::make(8, 1, 4).value(), 8).value();
+}
+
+const SourcedFinding* find(const Diagnosis& d, const std::string& id) {
+    for (const auto& f : d.findings)
+        if (f.finding.id == id) return &f;
+    return nullptr;
+}
+
+QString ids(const Diagnosis& d) {
+    QStringList out;
+    for (const auto& f : d.findings) out << QString::fromStdString(f.finding.id);
+    return out.join(" ");
+}
+}  // namespace
+
+Q_DECLARE_METATYPE(std::vector<std::int64_t>)
+
+class DiagnoseTest : public QObject {
+    Q_OBJECT
+private slots:
+    void flight_recorder_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("ids");  // every finding, in the collector's order
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<std::vector<std::int64_t>>("ranks");
+        QTest::addColumn<QString>("message");
+        for (const QString format : {"", "/json"}) {
+            const QString tag = format.isEmpty() ? "pickle" : "json";
+            // rank 6 skipped step 2's ep all_reduce: ep group 1 is stuck at its seq 2; ranks 4, 5, 7 wait there,
+            // so the world all_reduce of step 2 (seq 3) misses them.
+            QTest::addRow("skip %s", qPrintable(tag))
+                << "skip" + format << "collective_stuck/world/0 collective_stuck/ep/1"
+                << "collective_stuck/ep/1" << std::vector<std::int64_t>{6}
+                << "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered it; ranks 4, 5, 7 "
+                   "entered it; rank 6 last recorded default_pg seq 3 (all_reduce) (Flight Recorder)";
+            QTest::addRow("skip world %s", qPrintable(tag))
+                << "skip" + format << "collective_stuck/world/0 collective_stuck/ep/1"
+                << "collective_stuck/world/0" << std::vector<std::int64_t>{4, 5, 7}
+                << "the world group [0, 1, 2, 3, 4, 5, 6, 7] is stuck at seq 3 (all_reduce): ranks 4, 5, 7 never "
+                   "entered it; ranks 0-3, 6 entered it; ranks 4, 5, 7 last recorded ep group 1 seq 2 (all_reduce) "
+                   "(Flight Recorder)";
+            // rank 3 never created ep group 0: no member of it recorded a collective on it; ranks 0-2 wait in its
+            // creation after the first world all_reduce, rank 3 went on to the second.
+            QTest::addRow("nogroup %s", qPrintable(tag))
+                << "nogroup" + format
+                << "communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
+                   "collective_stuck/efsdp/1 collective_stuck/efsdp/2 collective_stuck/ep/1"
+                << "communicator_not_formed/ep/0" << std::vector<std::int64_t>{3}
+                << "the ep group 0 [0, 1, 2, 3] communicator never ran a collective (no member recorded one) while 1 "
+                   "other ep group did; ranks 0-2 stopped after default_pg seq 1 (all_reduce); rank 3 stopped after "
+                   "default_pg seq 2 (all_reduce): rank 3 went on without creating it (Flight Recorder)";
+            QTest::addRow("healthy %s", qPrintable(tag)) << "healthy" + format << ""
+                                                         << "" << std::vector<std::int64_t>{} << "";
+        }
+    }
+    void flight_recorder() {
+        QFETCH(QString, dir);
+        QFETCH(QString, id);
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/fr/" + dir), &plan);
+        QTEST(ids(d), "ids");
+        // the world, 4 efsdp and 2 ep groups; without ep group 0, which no member recorded, when rank 3 skipped it
+        QCOMPARE(d.groups.size(), std::size_t{dir.startsWith("nogroup") ? 6u : 7u});
+        if (id.isEmpty()) return;
+        const SourcedFinding* f = find(d, id.toStdString());
+        QVERIFY(f);
+        QTEST(f->finding.ranks, "ranks");
+        QTEST(QString::fromStdString(f->finding.message), "message");
+        QVERIFY(!f->sources.empty());
+    }
+
+    // rank 5 gathered tensors of shape [2, 2] where rank 1 gathered [4] (Flight Recorder's sizes as torch wrote them).
+    void size_mismatch() {
+        const Plan plan = plan_8_1_4();
+        for (const QString format : {"", "/json"}) {
+            const Diagnosis d = diagnose(load(fixtures() + "/fr/sizes" + format), &plan);
+            QCOMPARE(ids(d), QString("collective_mismatch/efsdp/1"));
+            const Finding& f = d.findings[0].finding;
+            QCOMPARE(f.kind, FindingKind::collective_mismatch);
+            QCOMPARE(f.ranks, (std::vector<std::int64_t>{5}));
+            const QString m = QString::fromStdString(f.message);
+            QVERIFY2(
+                m.startsWith("the efsdp group 1 [1, 5] disagrees at seq 1 (all_gather): rank 5 has sizes [[2, 2]] -> "),
+                qPrintable(m));
+            QVERIFY2(m.contains(" where rank 1 has [[4]] -> "), qPrintable(m));
+            QVERIFY2(m.endsWith(" (SIZE_OR_SYNTAX_MISMATCH, Flight Recorder)"), qPrintable(m));
+        }
+    }
+
+    void healthy_progress() {
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/fr/healthy"), &plan);
+        // 3 steps: one efsdp all_gather and one ep all_reduce each; 4 world all_reduces and a barrier
+        QCOMPARE(d.progress,
+                 (std::vector<std::string>{"every efsdp group (4) reached seq 3", "every ep group (2) reached seq 3",
+                                           "the world group [0, 1, 2, 3, 4, 5, 6, 7] reached seq 5"}));
+        // One latest arrival per dim, at the last seq every member entered (the times are real, so not who).
+        QCOMPARE(d.arrivals.size(), std::size_t{3});
+        const QRegularExpression arrival(
+            R"(^(efsdp|ep|world): rank [0-7] arrived last at seq (3|5) \((all_gather|all_reduce|barrier)\) of the )"
+            R"((efsdp|ep|world) group .* [0-9]+\.[0-9] ms after the first member$)");
+        for (const auto& a : d.arrivals) QVERIFY2(arrival.match(QString::fromStdString(a)).hasMatch(), a.c_str());
+        QVERIFY(QString::fromStdString(d.arrivals[0]).startsWith("efsdp: "));
+        QVERIFY(QString::fromStdString(d.arrivals[0]).contains(" at seq 3 (all_gather) of the efsdp group "));
+        QVERIFY(QString::fromStdString(d.arrivals[2]).contains(" at seq 5 (barrier) of the world group "));
+        const auto j = to_json(d, &plan);
+        QCOMPARE(j.at("schema").get<std::string>(), std::string("meshscope.diagnosis/1"));
+        QCOMPARE(j.at("ranks").size(), std::size_t{8});
+        // rank 5: efsdp 5 / 4 = 1, ep 5 % 4 = 1
+        QCOMPARE(QString::fromStdString(j.at("ranks")[5].at("coordinates").at("expert").dump()),
+                 QString(R"({"edp":0,"efsdp":1,"ep":1,"expert_cp":0})"));
+    }
+
+    // Without a plan: the named groups (mesh_efsdp of 2 ranks, mesh_ep of 4) fit only (dp, cp, ep) = (8, 1, 4).
+    void proposes_a_layout() {
+        const Diagnosis d = diagnose(load(fixtures() + "/fr/healthy/json"), nullptr);
+        QVERIFY(d.proposed);
+        QCOMPARE(d.candidates.size(), std::size_t{1});
+        QCOMPARE(d.topology->tuple_string(), std::string("(8, 1, 4)"));
+        QCOMPARE(d.groups[1].place->label(), std::string("efsdp group 0 [0, 4]"));
+        // An excerpt of 5 ranks of a 64-rank world holds no complete group: said so, nothing proposed.
+        const Diagnosis none = diagnose(load(fixtures() + "/nccl-logs/v2.19-world-excerpt.log"), nullptr);
+        QVERIFY(!none.proposed);
+        QCOMPARE(none.plan_note, std::string("no complete group found in the records, so no layout is proposed (give "
+                                             "--plan or --dp --cp --ep)"));
+        // The 2.23 log's world, 4 splits of 2 and 2 of 4: dp 8 with ep 4 (efsdp [0, 4]), and also dp 2 with cp 4
+        // (dp groups [0, 4], cp groups [0, 1, 2, 3]) and dp 2, cp 4, ep 2 (the same groups as its expert mesh's).
+        const Diagnosis three = diagnose(load(fixtures() + "/nccl-logs/v2.23-torchrun.log"), nullptr);
+        QVERIFY(!three.proposed);
+        QCOMPARE(three.candidates.size(), std::size_t{3});
+        QCOMPARE(three.plan_note,
+                 std::string("3 layouts of world 8 have every group found; give --plan or --dp --cp --ep"));
+    }
+
+    void nccl_logs_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("ids");
+        QTest::addColumn<QString>("message");  // of the first finding
+        QTest::addColumn<std::vector<std::int64_t>>("ranks");
+        QTest::addRow("2.23 torchrun, healthy") << "v2.23-torchrun.log"
+                                                << ""
+                                                << "" << std::vector<std::int64_t>{};
+        QTest::addRow("2.26 mpirun, rank 6 never starts its ep split")
+            << "v2.26-mpirun.log"
+            << "communicator_not_formed/ep/1"
+            << "the ep group 1 [4, 5, 6, 7] communicator never formed: rank 6 never appeared; ranks 4, 5, 7 started "
+               "init; none completed (NCCL log)"
+            << std::vector<std::int64_t>{6};
+        QTest::addRow("2.29 per rank, rank 5 splits with color 0")
+            << "v2.29-per-rank"
+            << "group_disagreement/commId 0x7c0ffee0d15ea5e1 split 1 color 1 "
+               "group_disagreement/commId 0x7c0ffee0d15ea5e1 split 1 color 0"
+            << "the communicator commId 0x7c0ffee0d15ea5e1 split 1 color 1 (1 rank) [1] is not a group of the plan "
+               "(dp, cp, ep) = (8, 1, 4); the nearest is efsdp group 1 [1, 5] (1 shared) (NCCL log)"
+            << std::vector<std::int64_t>{1};
+        QTest::addRow("2.18 pdsh, rank 6 never completes")
+            << "v2.18-pdsh.log"
+            << "communicator_not_formed/world/0"
+            << "the world group [0, 1, 2, 3, 4, 5, 6, 7] communicator formed, but rank 6 never completed its init; "
+               "ranks 0-5, 7 completed (NCCL log)"
+            << std::vector<std::int64_t>{6};
+    }
+    void nccl_logs() {
+        QFETCH(QString, path);
+        QFETCH(QString, message);
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/nccl-logs/" + path), &plan);
+        QTEST(ids(d), "ids");
+        if (message.isEmpty()) {
+            QCOMPARE(d.groups.size(), std::size_t{7});
+            for (const auto& g : d.groups) QVERIFY2(g.place, g.id.c_str());
+            return;
+        }
+        QCOMPARE(QString::fromStdString(d.findings[0].finding.message), message);
+        QTEST(d.findings[0].finding.ranks, "ranks");
+    }
+
+    // A 64-rank job written here in NCCL 2.28's format under srun -l: dp 32, cp 2, ep 4, so the expert mesh is
+    // (edp, efsdp, ep, expert_cp) = (1, 8, 4, 2) with strides (64, 8, 2, 1). Worked by hand from the row-major rule:
+    // rank r sits at efsdp r / 8, ep (r / 2) % 4, expert_cp r % 2; its ep group is {8 * efsdp + 2 * e + expert_cp}
+    // and comes at index 2 * efsdp + expert_cp of the ep groups' creation order. Rank 13 never starts its ep split:
+    // the ep group 3 [9, 11, 13, 15].
+    void written_64_rank_job() {
+        std::string log;
+        const auto prefix = [](int r) {
+            return std::to_string(r) + ": node" + std::to_string(r / 8) + ":" + std::to_string(5000 + r) + ":" +
+                   std::to_string(6000 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
+        };
+        const auto comm = [](int r, int k) { return "0x7f" + std::to_string(100 + r) + std::to_string(k) + "00"; };
+        for (int r = 0; r < 64; ++r)
+            for (const char* stage : {"Init START", "Init COMPLETE"})
+                log += prefix(r) + "ncclCommInitRankConfig comm " + comm(r, 0) + " rank " + std::to_string(r) +
+                       " nranks 64 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - " + stage + "\n";
+        for (int r = 0; r < 64; ++r) {
+            if (r == 13) continue;
+            const int efsdp = r / 8, ep = (r / 2) % 4, ecp = r % 2;
+            // ep split: color = the group's first member, key = rank; the comm rank is the position in the group
+            log += prefix(r) + "ncclCommSplit comm " + comm(r, 2) + " rank " + std::to_string(ep) +
+                   " nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 parent " + comm(r, 0) + " splitCount 2 color " +
+                   std::to_string(8 * efsdp + ecp) + " key " + std::to_string(r) + "- Init START\n";
+            // the efsdp split, made first by every rank, completes everywhere
+            log += prefix(r) + "ncclCommSplit comm " + comm(r, 1) + " rank " + std::to_string(efsdp) +
+                   " nranks 8 cudaDev 0 nvmlDev 0 busId 1b000 parent " + comm(r, 0) + " splitCount 1 color " +
+                   std::to_string(2 * ep + ecp) + " key " + std::to_string(r) + " - Init COMPLETE\n";
+        }
+        // ep groups without rank 13 complete; rank 13's peers wait
+        for (int r = 0; r < 64; ++r) {
+            const int efsdp = r / 8, ep = (r / 2) % 4, ecp = r % 2;
+            if (efsdp == 1 && ecp == 1) continue;
+            log += prefix(r) + "ncclCommSplit comm " + comm(r, 2) + " rank " + std::to_string(ep) +
+                   " nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 parent " + comm(r, 0) + " splitCount 2 color " +
+                   std::to_string(8 * efsdp + ecp) + " key " + std::to_string(r) + " - Init COMPLETE\n";
+        }
+        RecordSet set;
+        StringSource source("job.log", log);
+        read_nccl_log(source, set.nccl);
+        QCOMPARE(set.nccl.problems.size(), std::size_t{0});
+        const Plan plan = Plan::make(Topology::make(32, 2, 4).value(), 8).value();
+        const Diagnosis d = diagnose(set, &plan);
+        QCOMPARE(ids(d), QString("communicator_not_formed/ep/3"));
+        QCOMPARE(d.findings[0].finding.message,
+                 std::string("the ep group 3 [9, 11, 13, 15] communicator never formed: rank 13 never appeared; ranks "
+                             "9, 11, 15 started init; none completed (NCCL log)"));
+        QCOMPARE(d.findings[0].finding.ranks, (std::vector<std::int64_t>{13}));
+        // 1 world + 8 efsdp + 16 ep communicators, each on the plan
+        QCOMPARE(d.groups.size(), std::size_t{25});
+        int efsdp = 0, ep = 0;
+        for (const auto& g : d.groups) {
+            QVERIFY2(g.place, g.id.c_str());
+            efsdp += g.place->dim == "efsdp";
+            ep += g.place->dim == "ep";
+        }
+        QCOMPARE(efsdp, 8);
+        QCOMPARE(ep, 16);
+    }
+
+    void ras() {
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/ras/status.json"), &plan);
+        QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(d.findings[0].finding.message,
+                 std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
+        QCOMPARE(d.findings[1].finding.message,
+                 std::string("the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, 5 "
+                             "launched 57; rank 7 is behind (NCCL RAS)"));
+        QCOMPARE(d.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(d.findings[2].finding.message,
+                 std::string("rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
+        QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.json"}));
+    }
+};
+
+QTEST_APPLESS_MAIN(DiagnoseTest)
+#include "tst_diagnose.moc"
