@@ -16,6 +16,7 @@ packages=(
   ccache                 # scripts/test.sh and fuzz.sh compile through it when present (rebuilds, CI on a used machine)
   clang-format-14        # the format gate (scripts/format-check.sh)
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
+  zlib1g-dev             # meshscope diagnose reads gzip'd NCCL logs (app/commands/record_files.cpp)
   libyaml-cpp-dev        # meshscope check reads LlamaFactory training YAML (app/commands/check_command.cpp)
   libcurl4-openssl-dev   # the C++ client (clients/cpp)
   libssl-dev openssl     # serve --tls-cert/--tls-key (OpenSSL via Boost.Asio); tests make a certificate with the CLI
