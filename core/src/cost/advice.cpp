@@ -74,7 +74,8 @@ std::string seconds_text(double seconds) {
 // Why dim `dim` costs the winner less than the runner-up, in words.
 std::string dim_reason(std::string_view dim, const DimCost* w, const DimCost* r, const Topology& wt) {
     const double we = w ? w->exposed_seconds : 0.0, re = r ? r->exposed_seconds : 0.0;
-    const std::string saved = " (" + seconds_text(re) + " exposed against " + seconds_text(we) + ")";
+    // The winner's figure first, as in every parenthesis of the sentence.
+    const std::string saved = " (" + seconds_text(we) + " exposed against " + seconds_text(re) + ")";
     const std::int64_t wsize = w ? w->size : 1, rsize = r ? r->size : 1;
     if (dim == "ep") {
         if (wsize > 1 && w->link == LinkKind::intra_node && r && r->link == LinkKind::inter_node)
