@@ -551,7 +551,7 @@ class RelayRetryAfterTest(unittest.TestCase):
             # A rank that waits ten minutes takes the relay's one upstream slot; the collector never answers it.
             blocker = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])))
             body = b'[{"job":"j","rank":0,"world_size":8,"phase":"launch","status":"started"}]'
-            blocker.sendall(b"POST /api/v1/events HTTP/1.1\r\nHost: x\r\nMeshScope-Timeout: 600\r\n"
+            blocker.sendall(b"POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nMeshScope-Timeout: 600\r\n"
                             b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
             self.assertTrue(wait_until(lambda: stats()["batches_sent"] == 1))
 

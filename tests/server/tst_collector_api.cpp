@@ -186,7 +186,7 @@ private slots:
         QTcpSocket stalled;
         stalled.connectToHost(QHostAddress::LocalHost, port);
         QVERIFY(stalled.waitForConnected(5000));
-        stalled.write("POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"job\":");
+        stalled.write("POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"job\":");
         QVERIFY(stalled.waitForBytesWritten(5000));
         QTcpSocket idle;  // connects and sends nothing at all
         idle.connectToHost(QHostAddress::LocalHost, port);
@@ -209,7 +209,7 @@ private slots:
         QTcpSocket stalled;
         stalled.connectToHost(QHostAddress::LocalHost, s->service->port());
         QVERIFY(stalled.waitForConnected(5000));
-        stalled.write("POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"job\":");
+        stalled.write("POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"job\":");
         QVERIFY(stalled.waitForBytesWritten(5000));
         QByteArray answer;
         QVERIFY2(test::eventually(
@@ -235,14 +235,14 @@ private slots:
         b.connectToHost(QHostAddress::LocalHost, port);
         QVERIFY(a.waitForConnected(5000) && b.waitForConnected(5000));
         QTRY_COMPARE_WITH_TIMEOUT(s->service->server().open_connections(), std::size_t{2}, 15000);
-        const auto third = test::raw_http(port, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+        const auto third = test::raw_http(port, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         QCOMPARE(third.status, 503);
         QCOMPARE(third.header("Retry-After"), QByteArray("2"));
         QCOMPARE(third.error(), QString("too many connections"));
         a.close();
         b.close();
         QTRY_COMPARE_WITH_TIMEOUT(s->service->server().open_connections(), std::size_t{0}, 15000);
-        const auto later = test::raw_http(port, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        const auto later = test::raw_http(port, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         QCOMPARE(later.status, 200);
     }
 
@@ -285,21 +285,21 @@ private slots:
         const QByteArray upgrade =
             "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             "Sec-WebSocket-Version: 13\r\n\r\n";
-        QTest::addRow("200") << QByteArray() << 0 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        QTest::addRow("200") << QByteArray() << 0 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                              << 200;
-        QTest::addRow("404") << QByteArray() << 0 << QByteArray("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n") << 404;
-        QTest::addRow("405") << QByteArray() << 0 << QByteArray("PUT /api/v1/jobs HTTP/1.1\r\nHost: x\r\n\r\n") << 405;
-        QTest::addRow("401") << QByteArray("s3cret") << 0 << QByteArray("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\n\r\n")
+        QTest::addRow("404") << QByteArray() << 0 << QByteArray("GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 404;
+        QTest::addRow("405") << QByteArray() << 0 << QByteArray("PUT /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 405;
+        QTest::addRow("401") << QByteArray("s3cret") << 0 << QByteArray("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                              << 401;
         QTest::addRow("400 bad HTTP") << QByteArray() << 0 << QByteArray("NONSENSE\r\n\r\n") << 400;
         QTest::addRow("413") << QByteArray() << 0
                              << QByteArray(
-                                    "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")
+                                    "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\n\r\n")
                              << 413;
         QTest::addRow("503 too many connections")
-            << QByteArray() << 2 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n") << 503;
+            << QByteArray() << 2 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 503;
         QTest::addRow("101 WebSocket upgrade")
-            << QByteArray() << 0 << QByteArray("GET /api/v1/stream HTTP/1.1\r\nHost: x\r\n" + upgrade) << 101;
+            << QByteArray() << 0 << QByteArray("GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n" + upgrade) << 101;
     }
     void security_headers() {
         QFETCH(QByteArray, token);

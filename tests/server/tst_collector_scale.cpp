@@ -33,7 +33,7 @@ QString rank_state(QNetworkAccessManager& nam, const QString& url, int rank) {
 }
 
 const QByteArray upgrade_head =
-    "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    "Host: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
     "Sec-WebSocket-Version: 13\r\n\r\n";
 }  // namespace
 
@@ -50,18 +50,18 @@ private slots:
             auto socket = std::make_unique<QTcpSocket>();
             socket->connectToHost(QHostAddress::LocalHost, serve.port());
             QVERIFY(socket->waitForConnected(5000));
-            socket->write("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");  // kept alive afterwards
+            socket->write("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");  // kept alive afterwards
             QVERIFY(socket->waitForReadyRead(5000));
             QVERIFY(socket->readAll().startsWith("HTTP/1.1 200"));
             held.push_back(std::move(socket));
         }
-        const auto fifth = test::raw_http(serve.port(), "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+        const auto fifth = test::raw_http(serve.port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         QCOMPARE(fifth.status, 503);
         QCOMPARE(fifth.header("Retry-After"), QByteArray("2"));
         QCOMPARE(fifth.error(), QString("too many connections"));
         held.front()->close();
         QVERIFY(test::eventually([&] {
-            return test::raw_http(serve.port(), "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            return test::raw_http(serve.port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                        .status == 200;
         }));
     }
@@ -463,7 +463,7 @@ private slots:
         auto s = test::start_collector();
         QVERIFY(s);
         const auto reply = test::raw_http(
-            s->port(), "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks);
+            s->port(), "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks);
         QCOMPARE(reply.status, status);
         if (status == 200) QCOMPARE(reply.json()["accepted"].toInt(), 1);
         if (status == 413) QCOMPARE(reply.error(), QString("request body larger than 1048576 bytes"));
@@ -473,7 +473,7 @@ private slots:
         auto s = test::start_collector();
         QVERIFY(s);
         const auto reply = test::raw_http(
-            s->port(), "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + QByteArray(70000, 'a') + "\r\n\r\n");
+            s->port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + QByteArray(70000, 'a') + "\r\n\r\n");
         QCOMPARE(reply.status, 431);
         QCOMPARE(reply.error(), QString("request headers larger than 65536 bytes"));
         QNetworkAccessManager nam;
@@ -517,7 +517,7 @@ private slots:
         QTcpSocket socket;
         socket.connectToHost(QHostAddress::LocalHost, s->port());
         QVERIFY(socket.waitForConnected(5000));
-        socket.write("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+        socket.write("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         QVERIFY(socket.waitForReadyRead(5000));
         QVERIFY(socket.readAll().startsWith("HTTP/1.1 200"));
         QVERIFY(test::eventually(

@@ -442,6 +442,7 @@ private slots:
         qint64 lifecycle = 0, stored_heartbeats = 0;
         for (const QByteArray& line : file.readAll().trimmed().split('\n')) {
             const auto event = QJsonDocument::fromJson(line).object();
+            if (event.contains("meshscope_export") || event.contains("meshscope_export_end")) continue;  // framing
             if (event.value("phase").toString() == "heartbeat")
                 stored_heartbeats += event.value("heartbeats").toInteger();
             else

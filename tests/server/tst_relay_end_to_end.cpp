@@ -412,7 +412,7 @@ private slots:
         holder.connectToHost(QHostAddress::LocalHost, collector->port());
         QVERIFY(holder.waitForConnected(10000));
         QTRY_VERIFY_WITH_TIMEOUT(int(sockets_of(collector->pid()).size()) > listening, 10000);
-        const auto reply = test::raw_http(collector->port(), "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+        const auto reply = test::raw_http(collector->port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         QCOMPARE(reply.status, 503);
         QCOMPARE(reply.body, QByteArray(R"({"error":"too many connections"})"));
         QCOMPARE(reply.header("Content-Length"), QByteArray("32"));

@@ -327,7 +327,7 @@ private slots:
         auto s = test::start_collector(config);
         QVERIFY(s);
         const QByteArray upgrade =
-            "GET /api/v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             "Sec-WebSocket-Protocol: meshscope.bearer.czNjcmV0\r\n\r\n";
         const auto reply = test::raw_http(s->port(), upgrade, 5000);
