@@ -795,12 +795,14 @@ private slots:
         o.read_timeout_ms = 300;
         auto relay = start(o);
         Rank large;  // refused from its Content-Length, before the body comes
-        large.send_raw(relay->port(), "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n\r\n{");
+        large.send_raw(relay->port(),
+                       "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n\r\n{");
         QTRY_VERIFY_WITH_TIMEOUT(large.answered(), 15000);
         QCOMPARE(large.status(), 413);
         QCOMPARE(large.error(), QString("request body larger than 1000 bytes"));
         Rank batch;  // a lower relay's batch may be larger than a rank's body (4 x batch_bytes)
-        batch.send_raw(relay->port(), "POST /api/v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n\r\n{");
+        batch.send_raw(relay->port(),
+                       "POST /api/v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n\r\n{");
         QTRY_VERIFY_WITH_TIMEOUT(batch.answered(), 15000);
         QCOMPARE(batch.status(), 408);  // not refused for its size: it waited for the rest of its body
         Rank slow;                      // started, never finished
