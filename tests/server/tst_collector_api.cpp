@@ -242,7 +242,8 @@ private slots:
         a.close();
         b.close();
         QTRY_COMPARE_WITH_TIMEOUT(s->service->server().open_connections(), std::size_t{0}, 15000);
-        const auto later = test::raw_http(port, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        const auto later =
+            test::raw_http(port, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         QCOMPARE(later.status, 200);
     }
 
@@ -285,17 +286,18 @@ private slots:
         const QByteArray upgrade =
             "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             "Sec-WebSocket-Version: 13\r\n\r\n";
-        QTest::addRow("200") << QByteArray() << 0 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                             << 200;
-        QTest::addRow("404") << QByteArray() << 0 << QByteArray("GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 404;
-        QTest::addRow("405") << QByteArray() << 0 << QByteArray("PUT /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 405;
-        QTest::addRow("401") << QByteArray("s3cret") << 0 << QByteArray("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                             << 401;
+        QTest::addRow("200") << QByteArray() << 0
+                             << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 200;
+        QTest::addRow("404") << QByteArray() << 0 << QByteArray("GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                             << 404;
+        QTest::addRow("405") << QByteArray() << 0 << QByteArray("PUT /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                             << 405;
+        QTest::addRow("401") << QByteArray("s3cret") << 0
+                             << QByteArray("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 401;
         QTest::addRow("400 bad HTTP") << QByteArray() << 0 << QByteArray("NONSENSE\r\n\r\n") << 400;
-        QTest::addRow("413") << QByteArray() << 0
-                             << QByteArray(
-                                    "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\n\r\n")
-                             << 413;
+        QTest::addRow("413")
+            << QByteArray() << 0
+            << QByteArray("POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\n\r\n") << 413;
         QTest::addRow("503 too many connections")
             << QByteArray() << 2 << QByteArray("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 503;
         QTest::addRow("101 WebSocket upgrade")

@@ -61,7 +61,8 @@ private slots:
         QCOMPARE(fifth.error(), QString("too many connections"));
         held.front()->close();
         QVERIFY(test::eventually([&] {
-            return test::raw_http(serve.port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            return test::raw_http(serve.port(),
+                                  "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                        .status == 200;
         }));
     }
@@ -463,7 +464,8 @@ private slots:
         auto s = test::start_collector();
         QVERIFY(s);
         const auto reply = test::raw_http(
-            s->port(), "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks);
+            s->port(),
+            "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks);
         QCOMPARE(reply.status, status);
         if (status == 200) QCOMPARE(reply.json()["accepted"].toInt(), 1);
         if (status == 413) QCOMPARE(reply.error(), QString("request body larger than 1048576 bytes"));
@@ -472,8 +474,8 @@ private slots:
     void headers_over_the_limit() {
         auto s = test::start_collector();
         QVERIFY(s);
-        const auto reply = test::raw_http(
-            s->port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + QByteArray(70000, 'a') + "\r\n\r\n");
+        const auto reply = test::raw_http(s->port(), "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " +
+                                                         QByteArray(70000, 'a') + "\r\n\r\n");
         QCOMPARE(reply.status, 431);
         QCOMPARE(reply.error(), QString("request headers larger than 65536 bytes"));
         QNetworkAccessManager nam;
