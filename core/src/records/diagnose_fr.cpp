@@ -45,7 +45,6 @@ std::string entry_text(const FrEntry& e, const std::map<std::string, std::string
 
 struct Signature {
     std::string collective, sizes, dtypes;
-    friend bool operator==(const Signature&, const Signature&) = default;
     friend auto operator<=>(const Signature&, const Signature&) = default;
 };
 
@@ -359,8 +358,9 @@ void diagnose_flight_recorder(Context& context) {
     for (const auto& o : outcomes) by_dim[o.dim].push_back(&o);
     for (const auto& [dim, list] : by_dim) {
         const bool any_stuck = std::any_of(list.begin(), list.end(), [](const Outcome* o) { return o->stuck; });
-        const bool same = std::all_of(list.begin(), list.end(),
-                                      [&](const Outcome* o) { return o->reached == list.front()->reached; });
+        const auto first_reached = list.front()->reached;  // a local: clang 14 cannot capture a structured binding
+        const bool same =
+            std::all_of(list.begin(), list.end(), [&](const Outcome* o) { return o->reached == first_reached; });
         if (!any_stuck && same) {
             context.out.progress.push_back(list.size() == 1
                                                ? "the " + list.front()->label + " reached seq " +
