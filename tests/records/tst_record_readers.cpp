@@ -409,6 +409,10 @@ private slots:
         QTest::addColumn<QString>("error");
         QTest::addRow("empty") << QByteArray("  \n") << "f_3: empty file (no Flight Recorder dump)";
         QTest::addRow("not JSON") << QByteArray("{\"version\": ") << "f_3 at byte 12: not valid JSON";
+        // 1e999 is past a double's largest (about 1.8e308): nlohmann refuses it with an out_of_range, not a
+        // parse_error.
+        QTest::addRow("number out of range")
+            << QByteArray("{\"version\": 1e999}") << "f_3: not valid JSON: a number is out of range";
         QTest::addRow("no version") << QByteArray("{\"entries\": []}") << "f_3: version is missing";
         QTest::addRow("seq not an integer")
             << QByteArray(
@@ -478,6 +482,8 @@ private slots:
         const auto missing =
             read_ras_json(R"({"nccl_version": "2.28.9", "communicators": [{"hash": "0x1", "size": 2}]})", "m.json");
         QCOMPARE(missing.error().message(), std::string("m.json: communicators[0].ranks is missing"));
+        const auto huge = read_ras_json("-4222222222222222222222222222222222222222.2e2222222222", "huge.json");
+        QCOMPARE(huge.error().message(), std::string("huge.json: not valid JSON: a number is out of range"));
     }
 };
 

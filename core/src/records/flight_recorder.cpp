@@ -250,6 +250,8 @@ Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file) {
         } catch (const json::parse_error& e) {
             return Error(ErrorType::value_error,
                          file + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
+        } catch (const json::out_of_range&) {  // a number beyond a double's range (nlohmann's out_of_range.406)
+            return Error(ErrorType::value_error, file + ": not valid JSON: a number is out of range");
         }
         return fr_dump_from_json(document, std::move(file), "json");
     }
