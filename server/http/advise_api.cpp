@@ -29,25 +29,13 @@ HttpReply reject(std::string_view error, std::string_view field) {
     return reply;
 }
 
-// The query's names in order, decoded (the first of a repeated name wins, as query_value reads it).
-std::vector<std::string> names(std::string_view query) {
-    std::vector<std::string> out;
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const std::string_view item = query.substr(0, amp);
-        if (!item.empty()) out.push_back(percent_decode(item.substr(0, item.find('=')), true));
-        if (amp == std::string_view::npos) break;
-        query.remove_prefix(amp + 1);
-    }
-    return out;
-}
 }  // namespace
 
 HttpReply answer_advise(std::string_view query) {
     constexpr std::array<std::string_view, 11> allowed{"model",     "world",       "gpus_per_node", "hardware",
                                                        "network",   "seq",         "micro_batch",   "global_batch",
                                                        "recompute", "overlap_a2a", "show"};
-    for (const auto& name : names(query))
+    for (const auto& name : query_names(query))
         if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
             return reject("unknown parameter \"" + name + "\"", name);
     const auto model_name = query_value(query, "model");

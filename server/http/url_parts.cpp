@@ -58,4 +58,16 @@ std::optional<std::string> query_value(std::string_view query, std::string_view 
     return std::nullopt;
 }
 
+std::vector<std::string> query_names(std::string_view query) {
+    std::vector<std::string> out;
+    while (!query.empty()) {
+        const auto amp = query.find('&');
+        const std::string_view item = query.substr(0, amp);
+        if (!item.empty()) out.push_back(percent_decode(item.substr(0, item.find('=')), true));
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return out;
+}
+
 }  // namespace meshscope::server

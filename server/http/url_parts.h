@@ -20,5 +20,7 @@ struct UrlParts {
 [[nodiscard]] std::string percent_decode(std::string_view text, bool plus_is_space = false);
 // The decoded value of the first `name=` in the query, or nullopt.
 [[nodiscard]] std::optional<std::string> query_value(std::string_view query, std::string_view name);
+// The query's names in order, decoded (a repeated name appears again; query_value reads its first value).
+[[nodiscard]] std::vector<std::string> query_names(std::string_view query);
 
 }  // namespace meshscope::server
