@@ -32,7 +32,7 @@ bash scripts/qmllint.sh build
 
 echo "== tests"
 export QT_QPA_PLATFORM=offscreen
-ctest --preset dev -j "$jobs" "$@"
+ctest --preset dev -j "$jobs" --output-on-failure "$@"
 
 echo "== fuzz (clang-14, ASan + UBSan, 60 s per target)"
 bash scripts/fuzz.sh 60
@@ -45,4 +45,4 @@ cmake --build --preset asan -j "$jobs"
 # ASan. Memory errors, undefined behaviour and leaks fail the run; scripts/lsan.supp may list only Qt's exit-time
 # singletons, each with its reason (reviewed; empty today).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions="$PWD/scripts/lsan.supp":print_suppressions=0 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -j "$jobs" -LE "python|torch|security"
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -j "$jobs" --output-on-failure -LE "python|torch|security"

@@ -19,23 +19,26 @@ from support import CLIENT, HERE, TORCH_PYTHON, clean_env, torch_python_availabl
 from fake_collector import FakeCollector
 
 SCRIPT = r"""
-import json, multiprocessing, os, sys
+import faulthandler, json, multiprocessing, os, queue, sys, tempfile
 from datetime import timedelta
 import torch
 import torch._dynamo  # what DeviceMesh slicing imports lazily: once here, not in every rank
 import torch.distributed as dist
 
-def rank_main(rank, port, url, answers):
+def rank_main(rank, store_path, url, answers):
+    # a rank that hangs prints every thread's stack and exits, well inside the test's time
+    faulthandler.dump_traceback_later(75, exit=True)
     os.environ.update(RANK=str(rank), WORLD_SIZE="8", MESHSCOPE_URL=url, MESHSCOPE_JOB="real-hooks")
     import meshscope_report
     meshscope_report.install()
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
-    store = dist.TCPStore("127.0.0.1", port, is_master=False, timeout=timedelta(seconds=60))
+    store = dist.FileStore(store_path, 8)
     # the reporter's wrappers carry __meshscope_original__ (torch's own functions carry __wrapped__ already)
     wrapped = lambda f: hasattr(f, "__meshscope_original__")
     out = {"wrapped": all(wrapped(getattr(dist, n)) for n in ("init_process_group", "new_group")),
-           "init_returned": dist.init_process_group("gloo", store=store, rank=rank, world_size=8)}
+           "init_returned": dist.init_process_group("gloo", store=store, rank=rank, world_size=8,
+                                                    timeout=timedelta(seconds=60))}
     group = dist.new_group([1, 5])
     out["group_ranks"] = dist.get_process_group_ranks(group) if rank in (1, 5) else None
     mesh = init_device_mesh("cpu", (2, 2, 2), mesh_dim_names=("a", "b", "c"))
@@ -48,10 +51,12 @@ def rank_main(rank, port, url, answers):
     out["barrier_unwrapped"] = not wrapped(dist.barrier) and wrapped(barrier_before)
     dist.destroy_process_group()
     answers.put({"rank": rank, **out})
+    faulthandler.cancel_dump_traceback_later()
     import atexit
     atexit._run_exitfuncs()  # multiprocessing ends a child with os._exit: run what a normal exit runs (the exit event)
 
 def explode(url, answers):
+    faulthandler.dump_traceback_later(75, exit=True)
     os.environ.update(RANK="0", WORLD_SIZE="1", MESHSCOPE_URL=url, MESHSCOPE_JOB="real-hooks-explode",
                       MASTER_ADDR="127.0.0.1", MASTER_PORT="1")
     import meshscope_report
@@ -75,11 +80,22 @@ if __name__ == "__main__":
     bad.start()
     exploded = answers.get(timeout=60)
     bad.join(30)
-    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
-    ranks = [context.Process(target=rank_main, args=(r, store.port, sys.argv[1], answers)) for r in range(8)]
+    # a FileStore, not a TCPStore: a TCPStore server is a thread in this process, and forking a process while
+    # one of its threads may hold a lock is how a child hangs once in a hundred runs
+    store_path = os.path.join(tempfile.mkdtemp(prefix="meshscope-hooks-"), "store")
+    ranks = [context.Process(target=rank_main, args=(r, store_path, sys.argv[1], answers)) for r in range(8)]
     for p in ranks:
         p.start()
-    outs = [answers.get(timeout=120) for _ in ranks]
+    outs = []
+    try:
+        while len(outs) < len(ranks):
+            outs.append(answers.get(timeout=90))
+    except queue.Empty:
+        answered = sorted(o["rank"] for o in outs)
+        print(f"ranks that answered: {answered}; exit codes: {[p.exitcode for p in ranks]}", file=sys.stderr)
+        for p in ranks:
+            p.kill()
+        sys.exit(1)
     for p in ranks:
         p.join(60)
     print(json.dumps({"exploded": exploded, "ranks": sorted(outs, key=lambda o: o["rank"])}))
@@ -93,8 +109,11 @@ class RealTorchHooksTest(unittest.TestCase):
         collector = FakeCollector()
         try:
             env = clean_env(PYTHONPATH=CLIENT, OMP_NUM_THREADS=1, GLOO_SOCKET_IFNAME="lo", CUDA_VISIBLE_DEVICES="")
-            process = subprocess.run([TORCH_PYTHON, "-c", SCRIPT, collector.url], env=env, capture_output=True,
-                                     text=True, timeout=180, cwd=HERE)
+            try:
+                process = subprocess.run([TORCH_PYTHON, "-c", SCRIPT, collector.url], env=env, capture_output=True,
+                                         text=True, timeout=150, cwd=HERE)
+            except subprocess.TimeoutExpired as hung:
+                self.fail(f"the 8 ranks did not finish in 150 s:\n{(hung.stderr or b'')[-6000:]}")
             self.assertEqual(process.returncode, 0, process.stdout[-2000:] + process.stderr[-3000:])
             result = json.loads(process.stdout.strip().splitlines()[-1])
             outs = {o["rank"]: o for o in result["ranks"]}
