@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "descriptor_limit.h"
 #include "listen_address.h"
 #include "relay.h"
 
@@ -34,9 +35,8 @@ bool read_token_file(const std::string& path, std::string& token) {
 
 int run_relay(int argc, char** argv) {
     CLI::App cli{"Relay a node's ranks to the collector: their events go upstream in batches.", "meshscope relay"};
-    const int open_files = relay::raise_open_file_limit();
     relay::RelayOptions options;
-    options.max_connections = relay::default_max_connections(open_files);
+    options.max_connections = relay::default_max_connections(net::raise_descriptor_limit());
     std::string listen = "127.0.0.1:7078", upstream, token, token_file, upstream_token;
     cli.add_option("--listen", listen, "HOST:PORT the ranks report to (port 0: any free port)")->capture_default_str();
     cli.add_option("--upstream", upstream, "the collector (or a relay above this one): http://HOST:PORT")->required();
