@@ -5,7 +5,6 @@
 #include "storm.h"
 
 #include <poll.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include <set>
 #include <thread>
 
+#include "descriptor_limit.h"
 #include "storm_dashboards.h"
 #include "storm_worker.h"
 
@@ -80,14 +80,6 @@ bool read_all(int fd, void* data, std::size_t size) {
     return true;
 }
 
-void raise_descriptor_limit() {
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-        limit.rlim_cur = limit.rlim_max;
-        ::setrlimit(RLIMIT_NOFILE, &limit);
-    }
-}
-
 struct WorkerProcess {
     pid_t pid = -1;
     int go = -1;       // parent writes the origin here
@@ -104,7 +96,7 @@ struct WorkerProcess {
     if (!read_all(go, &origin, sizeof origin)) ::_exit(3);
     ::close(go);
     settings.origin = Clock::time_point(Clock::duration(origin));
-    raise_descriptor_limit();
+    net::raise_descriptor_limit();
     const std::vector<RankRecord> records = storm::run_worker(plans, settings, stop);
     const std::uint64_t count = records.size();
     const bool sent = write_all(results, &count, sizeof count) &&
@@ -199,9 +191,8 @@ Expected<std::vector<StormTarget>> parse_targets(std::string_view text) {
 }
 
 std::int64_t max_ranks_per_process() {
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_max == RLIM_INFINITY) return 16000;
-    return std::max<std::int64_t>(static_cast<std::int64_t>(limit.rlim_max) - descriptor_reserve, 1);
+    const auto hard = static_cast<std::int64_t>(net::hard_descriptor_limit(16000 + descriptor_reserve));
+    return std::max<std::int64_t>(hard - descriptor_reserve, 1);
 }
 
 StormResult run_storm(const Scenario& scenario, const StormOptions& options, const std::atomic<bool>& stop) {

@@ -9,7 +9,7 @@ namespace meshscope::server {
 MonitorThread::MonitorThread(Monitor monitor, double tick_interval, std::function<double()> clock)
     : monitor_(std::move(monitor)), tick_interval_(tick_interval), clock_(std::move(clock)) {
     thread_ = std::thread([this] {
-        name_this_thread("ms-monitor");
+        net::name_this_thread("ms-monitor");
         run();
     });
 }

@@ -6,7 +6,7 @@ namespace meshscope::server {
 
 ParseThread::ParseThread() {
     thread_ = std::thread([this] {
-        name_this_thread("ms-parse");
+        net::name_this_thread("ms-parse");
         run();
     });
 }

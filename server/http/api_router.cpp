@@ -91,7 +91,7 @@ bool ApiRouter::authorized(const HttpRequest& request, std::string_view path, st
 void ApiRouter::handle(HttpRequest request, Reply reply) {
     // Without a token, web pages of other sites must not use the collector (browser_guard.h).
     if (options_.token.empty())
-        if (auto refused = browser_refusal(request.host, request.origin, options_.address, options_.allowed_hosts))
+        if (auto refused = net::browser_refusal(request.host, request.origin, options_.address, options_.allowed_hosts))
             return reply(error_reply(403, *refused));
     const UrlParts url = split_target(request.target);
     const std::string& path = url.path;

@@ -35,7 +35,7 @@ inline std::size_t read_buffer_limit(const ConnectionLimits& limits) {
 // The answer to a request whose header was read but whose body must not be (501 for a Transfer-Encoding other
 // than "chunked"), or nullopt to read on.
 inline std::optional<HttpReply> header_refusal(const RequestParser& parser) {
-    if (unsupported_transfer_coding(parser.get())) return error_reply(501, transfer_coding_text);
+    if (net::unsupported_transfer_coding(parser.get())) return error_reply(501, net::transfer_coding_text);
     return std::nullopt;
 }
 
@@ -65,7 +65,8 @@ inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, co
         return error_reply(413, "request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
     if (error == http::error::header_limit)
         return error_reply(431, "request headers larger than " + std::to_string(limits.max_header_bytes) + " bytes");
-    if (error == http::error::buffer_overflow) return error_reply(400, chunk_overflow_text(read_buffer_limit(limits)));
+    if (error == http::error::buffer_overflow)
+        return error_reply(400, net::chunk_overflow_text(read_buffer_limit(limits)));
     if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||
         error == asio::error::operation_aborted)
         return std::nullopt;
@@ -74,7 +75,7 @@ inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, co
 
 // The HTTP/1.1 response written for a reply (not for accept_stream), as the bytes that go on the wire.
 inline std::string wire_response(const HttpReply& reply) {
-    WireResponse out(reply.status, reply.body.size());
+    net::WireResponse out(reply.status, reply.body.size());
     out.header("Content-Type", reply.content_type)
         .header("Content-Security-Policy", content_security_policy)
         .header("X-Content-Type-Options", content_type_options);

@@ -45,10 +45,8 @@ struct HttpOptions {
 // File descriptors kept back from connections: the database, its WAL, the listening socket, logs.
 inline constexpr std::size_t reserved_descriptors = 64;
 
-// Raises the soft RLIMIT_NOFILE to the hard limit (once per process; later calls only read it) and
-// returns the soft limit now in force.
-std::size_t raise_descriptor_limit();
-// raise_descriptor_limit() less reserved_descriptors (at least 1): the default --max-connections.
+// The descriptor limit raised to the hard limit (net/descriptor_limit.h) less reserved_descriptors (at least 1):
+// the default --max-connections.
 std::size_t default_max_connections();
 
 }  // namespace meshscope::server

@@ -14,6 +14,7 @@
 #include "beast_engine.h"
 #include "beast_request.h"
 #include "collector/collector.h"
+#include "descriptor_limit.h"
 #include "thread_name.h"
 #include "tls_context.h"
 
@@ -427,7 +428,7 @@ void HttpServer::Impl::accept() {
 
 Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, HttpOptions options) {
     if (options.limits.max_connections == 0) options.limits.max_connections = default_max_connections();
-    raise_descriptor_limit();
+    net::raise_descriptor_limit();  // a --max-connections given on the command line needs it raised too
     const std::string where = options.address + ":" + std::to_string(options.port);
     std::shared_ptr<asio::ssl::context> tls;
     if (!options.tls_cert.empty() || !options.tls_key.empty()) {
@@ -472,7 +473,7 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     impl.accept();
     impl.sweep_deadlines();
     impl.thread = std::thread([&impl] {
-        name_this_thread("ms-network");
+        net::name_this_thread("ms-network");
         impl.io.run();
     });
     return server;

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace meshscope::server {
+namespace meshscope::net {
 
 namespace browser_guard_detail {
 inline std::string lower(std::string_view text) {
@@ -92,4 +92,4 @@ inline bool is_ipv4_loopback(std::string_view name) {
     return std::nullopt;
 }
 
-}  // namespace meshscope::server
+}  // namespace meshscope::net

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <utility>
 
-namespace meshscope::server {
+namespace meshscope::net {
 
 class WireResponse {
 public:
@@ -77,4 +77,4 @@ template <typename Fields>
     return count > 1 || !chunked;
 }
 
-}  // namespace meshscope::server
+}  // namespace meshscope::net

@@ -5,10 +5,10 @@
 
 #include <pthread.h>
 
-namespace meshscope::server {
+namespace meshscope::net {
 
 inline void name_this_thread(const char* name) {
     pthread_setname_np(pthread_self(), name);
 }
 
-}  // namespace meshscope::server
+}  // namespace meshscope::net

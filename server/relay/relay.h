@@ -7,6 +7,7 @@
 // Boost.Beast / Asio on one network thread of its own; no Qt.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -104,9 +105,8 @@ private:
 // The counters as GET /api/v1/relay answers them: {"bodies_received": n, ...} with RelayStats' names.
 [[nodiscard]] std::string stats_json(const RelayStats& stats);
 
-// Raises the soft RLIMIT_NOFILE to the hard limit; returns the soft limit now in force.
-int raise_open_file_limit();
-// The default --max-connections: the open-file limit less a reserve for upstream connections and files.
-[[nodiscard]] int default_max_connections(int open_file_limit);
+// The default --max-connections: the descriptor limit (raised, net/descriptor_limit.h) less a reserve for the
+// upstream connections, the listening socket and the files the process opens.
+[[nodiscard]] int default_max_connections(std::size_t open_file_limit);
 
 }  // namespace meshscope::relay

@@ -1,7 +1,5 @@
 #include "relay.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <charconv>
 
@@ -30,21 +28,9 @@ Expected<UpstreamUrl> parse_upstream_url(const std::string& text) {
     return url;
 }
 
-int raise_open_file_limit() {
-    rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
-    if (limit.rlim_cur < limit.rlim_max) {
-        rlimit raised = limit;
-        raised.rlim_cur = limit.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-    }
-    constexpr rlim_t cap = 1 << 30;
-    return static_cast<int>(std::min(limit.rlim_cur, cap));
-}
-
-int default_max_connections(int open_file_limit) {
-    // The reserve holds the upstream connections, the listening socket and whatever the process opens.
-    return std::max(16, open_file_limit - 64);
+int default_max_connections(std::size_t open_file_limit) {
+    constexpr std::size_t reserve = 64;
+    return static_cast<int>(std::clamp<std::size_t>(open_file_limit, 16 + reserve, 1 << 30) - reserve);
 }
 
 }  // namespace meshscope::relay

@@ -12,7 +12,7 @@ constexpr auto gather_window = std::chrono::milliseconds(20);
 
 StoreWriter::StoreWriter(std::unique_ptr<EventStore> store) : store_(std::move(store)), path_(store_->path()) {
     thread_ = std::thread([this] {
-        name_this_thread("ms-store");
+        net::name_this_thread("ms-store");
         run();
     });
 }
