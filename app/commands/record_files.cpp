@@ -56,7 +56,8 @@ void add_problem(records::RecordSet& into, const std::string& file, const std::s
 
 void read_file(const std::string& path, records::RecordSet& into, const RecordLimits& limits) {
     FileSource source(path);
-    // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{'; anything else is a log.
+    // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{', RAS's text status with
+    // "NCCL version "; anything else is a log.
     char head[4096];
     std::size_t got = 0;
     while (got < sizeof head) {
@@ -100,6 +101,18 @@ void read_file(const std::string& path, records::RecordSet& into, const RecordLi
             return;
         }
         into.dumps.push_back(std::move(dump).value());
+        return;
+    }
+    if (records::looks_like_ras_text(std::string_view(head, got))) {
+        // `ncclras -v` (RAS's text status) starts with its version line, which no NCCL log line does (they start
+        // with host:pid:tid).
+        std::string bytes(head, got);
+        bytes += records::read_all(source, limits.max_document - std::min(got, limits.max_document));
+        auto status = records::read_ras_text(bytes, path);
+        if (status)
+            into.ras.push_back(std::move(status).value());
+        else
+            add_problem(into, path, status.error().message());
         return;
     }
     records::NcclLogParser parser(path, into.nccl);

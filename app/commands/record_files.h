@@ -1,6 +1,6 @@
 // The files `meshscope diagnose` reads, turned into core's RecordSet: plain or gzip files (by their magic bytes),
-// directories walked for them, each file sniffed by content (a pickle, a JSON document, or text read as an NCCL
-// log, streamed). A file that cannot be read is named with why; the rest are still read.
+// directories walked for them, each file sniffed by content (a pickle, a JSON document, RAS's text status, or text
+// read as an NCCL log, streamed). A file that cannot be read is named with why; the rest are still read.
 #pragma once
 
 #include <cstddef>
