@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,5 +99,27 @@ struct RasStatus {
 // Whether bytes (a file's first bytes) look like RAS's text status: the first line that is not blank is
 // "NCCL version 2.27.7 compiled with CUDA 12.9" (an NCCL log's banner is "NCCL version 2.19.3+cuda12.3").
 [[nodiscard]] bool looks_like_ras_text(std::string_view head);
+
+// What `meshscope ras --interval` watches across polls (Ray's rule for a hung communicator): one whose ranks'
+// operation counts differ (JSON: any rank's count of any operation differs from another's; text: RAS's MISMATCH
+// block names an operation) and whose counts did not change since the previous poll.
+struct RasStall {
+    std::string hash;
+    int polls = 0;  // polls in a row with these same differing counts (2 or more)
+};
+
+class RasStallWatch {
+public:
+    // The communicators of status that have stalled, in status's order.
+    [[nodiscard]] std::vector<RasStall> observe(const RasStatus& status);
+
+private:
+    std::map<std::string, std::pair<std::string, int>> last_;  // hash -> (counts, polls in a row)
+};
+
+// The first line of the RAS client protocol, and the server's answer's version ("SERVER PROTOCOL 2\n" -> 2;
+// nullopt when the line is not that answer). src/ras/client.cc and client_support.cc: NCCL_RAS_CLIENT_PROTOCOL.
+inline constexpr int ras_client_protocol = 2;
+[[nodiscard]] std::optional<long> ras_server_protocol(std::string_view line);
 
 }  // namespace meshscope::records
