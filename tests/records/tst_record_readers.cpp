@@ -615,6 +615,58 @@ private slots:
         QVERIFY(!s.has_value());
         QTEST(QString::fromStdString(s.error().message()), "error");
     }
+
+    // client.cc: strncasecmp on "SERVER PROTOCOL ", then strtol; anything else is not RAS.
+    void ras_server_protocol_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<int>("version");  // -1: not the answer
+        QTest::addRow("2") << "SERVER PROTOCOL 2" << 2;
+        QTest::addRow("newer, CR") << "SERVER PROTOCOL 3\r" << 3;
+        QTest::addRow("lower case") << "server protocol 2" << 2;
+        QTest::addRow("no number") << "SERVER PROTOCOL " << -1;
+        QTest::addRow("junk after") << "SERVER PROTOCOL 2x" << -1;
+        QTest::addRow("http") << "HTTP/1.0 400 Bad Request" << -1;
+        QTest::addRow("error") << "ERROR: Unknown command CLIENT PROTOCOL 2" << -1;
+    }
+
+    void ras_server_protocol() {
+        QFETCH(QString, line);
+        const auto v = meshscope::records::ras_server_protocol(line.toStdString());
+        QTEST(v ? static_cast<int>(*v) : -1, "version");
+    }
+
+    // Ray's rule over polls of status.json's ep group (ranks 4, 5 at 57 AllReduce, rank 7 at 56): mismatched and
+    // unchanged from one poll to the next is stalled; counts that move reset it; counts that agree are no stall.
+    void ras_stall_watch() {
+        const auto base = read_ras_json(read_file(fixtures() + "/ras/status.json"), "s.json");
+        QVERIFY(base.has_value());
+        RasStatus moved = *base;
+        for (auto& r : moved.communicators[1].ranks) ++r.collective_counts["AllReduce"];
+        RasStatus agreed = moved;
+        agreed.communicators[1].ranks[2].collective_counts["AllReduce"] = 58;
+        RasStallWatch watch;
+        const auto polls = [&](const RasStatus& s) {
+            QStringList out;
+            for (const auto& stall : watch.observe(s))
+                out << QString::fromStdString(stall.hash) + "x" + QString::number(stall.polls);
+            return out.join(" ");
+        };
+        QCOMPARE(polls(*base), QString());  // first sight of the mismatch
+        QCOMPARE(polls(*base), QString("0x2b1d5e7f9a3c4e60x2"));
+        QCOMPARE(polls(*base), QString("0x2b1d5e7f9a3c4e60x3"));
+        QCOMPARE(polls(moved), QString());  // it moved
+        QCOMPARE(polls(moved), QString("0x2b1d5e7f9a3c4e60x2"));
+        QCOMPARE(polls(agreed), QString());  // the counts agree: nothing to wait for
+        QCOMPARE(polls(agreed), QString());
+        // The text form: MISMATCH with the same named and unnamed counts twice.
+        const auto text = read_ras_text(read_file(fixtures() + "/ras/status.txt"), "s.txt");
+        QVERIFY(text.has_value());
+        RasStallWatch text_watch;
+        QCOMPARE(text_watch.observe(*text).size(), std::size_t{0});
+        const auto again = text_watch.observe(*text);
+        QCOMPARE(again.size(), std::size_t{1});
+        QCOMPARE(again[0].hash, std::string("0x2b1d5e7f9a3c4e60"));
+    }
 };
 
 QTEST_APPLESS_MAIN(RecordReadersTest)
