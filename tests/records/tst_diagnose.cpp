@@ -330,6 +330,20 @@ private slots:
                  std::string("rank 6 (10.1.0.2 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
         QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.txt"}));
 
+        // NCCL 2.24's text names the world's missing rank by number only: still rank 6, without its process.
+        {
+            QFile in(fixtures() + "/ras/status.txt");
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QByteArray text = in.readAll();
+            text.replace("  Rank 6 -- GPU 2 managed by process 41006 on node 10.1.0.2\n", "  The missing rank: 6\n");
+            RecordSet set;
+            set.ras.push_back(read_ras_text(text.toStdString(), "old.txt").value());
+            const Diagnosis old = diagnose(set, &plan);
+            const auto* f = find(old, "peer_unreachable/6");
+            QVERIFY(f);
+            QCOMPARE(f->finding.message, std::string("rank 6 is unresponsive (NCCL RAS reaches its host, not it)"));
+        }
+
         // status-mixed.txt: a 4-rank world whose rank 1 aborted with a remote error and launched 9 AllReduce
         // (2 unnamed ranks 10), rank 3 (pid 503) silent; no plan, so no group is placed.
         const Diagnosis m = diagnose(load(fixtures() + "/ras/status-mixed.txt"), nullptr);

@@ -576,6 +576,38 @@ private slots:
         QCOMPARE(c.unnamed.size(), std::size_t{0});
     }
 
+    // NCCL 2.24 and 2.25 print a communicator's missing ranks as a list of numbers and count all collectives
+    // together (client_support.cc at v2.24.3-1): status.txt with those lines in place of 2.27's.
+    void ras_text_2_24() {
+        QByteArray text = QByteArray::fromStdString(read_file(fixtures() + "/ras/status.txt"));
+        text.replace("  Rank 6 -- GPU 2 managed by process 41006 on node 10.1.0.2\n", "  The missing rank: 6\n");
+        text.replace("different AllReduce operation counts", "different collective operation counts");
+        text.replace("Communicators... (0.412s)", "Communicators... (0.41s)");
+        const auto s = read_ras_text(text.toStdString(), "old.txt");
+        QVERIFY2(s.has_value(), s.has_value() ? "" : s.error().message().c_str());
+        QCOMPARE(s->collection_time_sec, 0.41);
+        const RasCommunicator& world = s->communicators[0];
+        QCOMPARE(world.missing_ranks.size(), std::size_t{1});
+        QCOMPARE(world.missing_ranks[0].rank, std::int64_t{6});
+        QCOMPARE(world.missing_ranks[0].pid, std::int64_t{0});
+        QVERIFY(world.missing_ranks[0].unresponsive);
+        QCOMPARE(world.unnamed.size(), std::size_t{0});
+        const RasCommunicator& ep = s->communicators[1];
+        QCOMPARE(ep.mismatched_ops, std::vector<std::string>{"collective"});
+        QCOMPARE(ep.ranks[0].collective_counts.at("collective"), std::uint64_t{56});
+        QCOMPARE(ep.unnamed[0].op, std::string("collective"));
+        QCOMPARE(ep.unnamed[0].count, std::uint64_t{57});
+        // "Rank 1,3 has status UNKNOWN" (2.24's NOCOMM) in a status block
+        QByteArray unknown = QByteArray::fromStdString(read_file(fixtures() + "/ras/status-mixed.txt"));
+        unknown.replace("  Rank 1 has status NOCOMM -- GPU 2 (NVML 6) managed by process 502 on node 10.2.0.7",
+                        "  Rank 1 has status UNKNOWN");
+        const auto u = read_ras_text(unknown.toStdString(), "u.txt");
+        QVERIFY2(u.has_value(), u.has_value() ? "" : u.error().message().c_str());
+        QCOMPARE(u->communicators[1].missing_ranks.size(), std::size_t{1});
+        QCOMPARE(u->communicators[1].missing_ranks[0].rank, std::int64_t{1});
+        QVERIFY(!u->communicators[1].missing_ranks[0].unresponsive);
+    }
+
     void ras_text_errors_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("error");

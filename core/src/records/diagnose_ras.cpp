@@ -67,7 +67,9 @@ void text_findings(Context& context, const RasStatus& status, const RasCommunica
     f.kind = FindingKind::collective_stuck;
     f.id = "collective_stuck/" + id_part;
     f.ranks = low_ranks.first;
-    f.message = "the " + group.label() + " communicator: " + behind + " launched " + std::to_string(low) + " " + op +
+    // NCCL 2.24 and 2.25 count all collectives together ("different collective operation counts").
+    const std::string what = op == "collective" ? "collectives" : op;
+    f.message = "the " + group.label() + " communicator: " + behind + " launched " + std::to_string(low) + " " + what +
                 ", " + who(high_ranks.first, high_ranks.second) + " launched " + std::to_string(high) + "; " + behind +
                 (one ? " is" : " are") + " behind (NCCL RAS)";
     f.fix = "Look at what " + behind + (one ? " is" : " are") +
@@ -92,9 +94,11 @@ void diagnose_ras(Context& context) {
         if (!world) continue;
         context.world = std::max(context.world, world->size);
         for (const auto& r : world->ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
-        for (const auto& r : world->missing_ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+        for (const auto& r : world->missing_ranks)
+            if (!r.host.empty() || r.pid != 0) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
     }
     const auto rank_of = [&](const std::string& host, std::int64_t pid) -> std::optional<std::int64_t> {
+        if (host.empty() && pid == 0) return std::nullopt;  // NCCL 2.24's text names some ranks by number only
         if (const auto g = context.rank_of({host, pid})) return g;
         if (const auto it = global.find({host, pid}); it != global.end()) return it->second;
         return std::nullopt;
@@ -126,14 +130,19 @@ void diagnose_ras(Context& context) {
                 by_total[total].push_back(*g);
             }
             for (const auto& m : c.missing_ranks) {
-                const auto g = rank_of(m.host, m.pid);
+                auto g = rank_of(m.host, m.pid);
+                // The text form's world communicator (the table's largest): its comm ranks are the global ranks,
+                // even for a rank RAS names by number only (NCCL 2.24).
+                if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
                 if (!g) continue;
                 positions.emplace_back(m.rank, *g);
                 const std::string how = m.considered_dead ? "is dead (NCCL RAS could not reach it for 60 s or more)"
                                         : m.unresponsive  ? "is unresponsive (NCCL RAS reaches its host, not it)"
                                                           : "did not answer NCCL RAS";
                 if (!unreachable.count(*g) || m.considered_dead) {
-                    unreachable[*g] = "(" + m.host + " pid " + std::to_string(m.pid) + ") " + how;
+                    unreachable[*g] =
+                        (m.host.empty() && m.pid == 0 ? "" : "(" + m.host + " pid " + std::to_string(m.pid) + ") ") +
+                        how;
                     unreachable_source[*g] = status.file;
                 }
             }

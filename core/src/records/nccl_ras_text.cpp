@@ -134,6 +134,16 @@ std::optional<RasProcess> process_line(std::string_view text) {
     return p;
 }
 
+// "1,3,6": the rank lists of NCCL 2.24 and 2.25 ("The missing ranks: 1,3", "Rank 6 has status UNKNOWN").
+bool rank_list(Cursor& c, std::vector<std::int64_t>& out) {
+    do {
+        std::int64_t r = 0;
+        if (!c.i64(r)) return false;
+        out.push_back(r);
+    } while (c.lit(","));
+    return true;
+}
+
 // "N thing" or "N things" (RAS's plurals: "rank%s", "process%s" with "es").
 bool counted(Cursor& c, std::int64_t& n, std::string_view noun, std::string_view plural) {
     if (!c.i64(n) || !c.lit(" ") || !c.lit(noun)) return false;
@@ -371,6 +381,24 @@ private:
             open_set("", 0, n);
             return;
         }
+        // NCCL 2.24 and 2.25 list missing and unknown ranks by number only.
+        std::vector<std::int64_t> listed;
+        if (mode_ == Mode::incomplete && again() && c.lit("  The missing rank") && (c.lit("s"), c.lit(": ")) &&
+            rank_list(c, listed) && c.end()) {
+            for (const auto r : listed) numbered_missing(r, true);
+            return;
+        }
+        if (mode_ == Mode::status && again() && c.lit("  The unknown ranks: ") && rank_list(c, listed) && c.end()) {
+            if (set_) set_named_ += static_cast<std::int64_t>(listed.size());
+            for (const auto r : listed) numbered_missing(r, false);
+            return;
+        }
+        if (mode_ == Mode::status && again() && c.lit("  Rank ") && rank_list(c, listed) &&
+            c.lit(" has status UNKNOWN") && c.end()) {
+            close_set();
+            for (const auto r : listed) numbered_missing(r, false);
+            return;
+        }
         if (!warnings && again() && c.lit("  Initialization error") && (c.lit("s"), c.lit(" on ")) &&
             counted(c, n, "rank", "s") && c.end()) {
             close_set();
@@ -422,6 +450,15 @@ private:
             return;
         }
         throw LineError{"not a line of NCCL RAS's text status: " + quoted(line)};
+    }
+
+    // A missing rank known by its number only (NCCL 2.24, 2.25); unresponsive when RAS got no data from it.
+    void numbered_missing(std::int64_t rank, bool unresponsive) {
+        RasMissingRank m;
+        m.rank = rank;
+        m.unresponsive = unresponsive;
+        comm_->missing_ranks.push_back(std::move(m));
+        if (set_ && unresponsive) ++set_named_;
     }
 
     // A set line ("2 ranks have launched up to operation 57"): the rank lines after it, if any, name its ranks.
@@ -479,7 +516,8 @@ private:
         if (r.status || r.count || r.error) close_set();
         const bool in_set = set_.has_value();
         if (in_set) ++set_named_;
-        if (mode_ == Mode::incomplete || (mode_ == Mode::status && (r.status ? *r.status : status_) == "NOCOMM")) {
+        const std::string said = r.status ? *r.status : status_;
+        if (mode_ == Mode::incomplete || (mode_ == Mode::status && (said == "NOCOMM" || said == "UNKNOWN"))) {
             if (mode_ == Mode::status && !r.status && !in_set) throw LineError{"a rank line with no status before it"};
             RasMissingRank m;
             m.rank = r.rank;

@@ -14,8 +14,7 @@ namespace {
 std::string differing_counts(const RasCommunicator& c, bool text_form) {
     bool differ = text_form && !c.mismatched_ops.empty();
     if (!text_form && c.ranks.size() > 1)
-        for (const auto& r : c.ranks)
-            differ = differ || r.collective_counts != c.ranks.front().collective_counts;
+        for (const auto& r : c.ranks) differ = differ || r.collective_counts != c.ranks.front().collective_counts;
     if (!differ) return {};
     std::vector<const RasRank*> ranks;
     for (const auto& r : c.ranks) ranks.push_back(&r);
