@@ -22,7 +22,7 @@ class FakeRas:
     (the last one repeats). misbehave: None, "silent" (never answers anything), "silent_status" (answers the
     handshake and SET FORMAT, never the status), "close_mid_reply" (half the status, then close), "oversize"
     (megabytes of status), "http" (answers the handshake like a web server), "garbage_status" (a status that is
-    neither JSON nor text). protocol: the version in SERVER PROTOCOL. json_format / monitor: whether the server is
+    neither JSON nor text), "hangup" (closes on the handshake). protocol: the version in SERVER PROTOCOL. json_format / monitor: whether the server is
     new enough for SET FORMAT json / MONITOR. events: {"json": [bytes, ...], "text": [...]} sent after MONITOR's OK.
     """
 
@@ -109,6 +109,8 @@ class FakeRas:
                     continue
                 low = line.lower()
                 if low.startswith("client protocol "):
+                    if self.misbehave == "hangup":
+                        return
                     if self.misbehave == "http":
                         conn.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
                         return

@@ -155,8 +155,9 @@ class RasCliTest(unittest.TestCase):
         self.assertEqual((code, out), (1, ""))
         self.assertEqual(err, "meshscope ras: cannot connect to 127.0.0.1:%d: Connection refused\n" % port)
         cases = [
-            ("silent", [], "127.0.0.1:{}: no answer to CLIENT PROTOCOL 2 within 0.5 s"),
-            ("silent_status", [], "127.0.0.1:{}: no answer to VERBOSE STATUS within 0.5 s"),
+            ("silent", [], "127.0.0.1:{}: no answer to CLIENT PROTOCOL 2 within 1.5 s"),
+            ("silent_status", [], "127.0.0.1:{}: no answer to VERBOSE STATUS within 1.5 s"),
+            ("hangup", [], "127.0.0.1:{} closed the connection before answering CLIENT PROTOCOL 2"),
             ("http", [], '127.0.0.1:{} is not an NCCL RAS server: it answered "HTTP/1.0 400 Bad Request" to '
                          "CLIENT PROTOCOL 2"),
             ("close_mid_reply", [], "127.0.0.1:{} closed the connection mid-reply (after %d bytes of JSON status)"
@@ -167,7 +168,7 @@ class RasCliTest(unittest.TestCase):
         ]
         for misbehave, extra, message in cases:
             with self.subTest(misbehave), FakeRas(STATUSES, misbehave=misbehave) as server:
-                code, out, err, took = run("ras", "127.0.0.1:%d" % server.port, "--timeout", "0.5", *extra)
+                code, out, err, took = run("ras", "127.0.0.1:%d" % server.port, "--timeout", "1.5", *extra)
                 self.assertEqual((code, out), (1, ""))
                 self.assertEqual(err, "meshscope ras: " + message.format(server.port) + "\n")
                 self.assertLess(took, 20)
