@@ -3,14 +3,10 @@
 // records were read (whatever they show), 2 for bad input: flags, a plan that cannot be read, or no record read.
 #include <CLI/CLI.hpp>
 
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "commands.h"
-#include "meshscope/plan_json.h"
-#include "meshscope/plan_request.h"
 #include "meshscope/records/diagnose.h"
 #include "record_files.h"
 
@@ -25,22 +21,6 @@ int usage_error(const std::string& message) {
     return exit_usage;
 }
 
-Expected<Plan> plan_from_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error(ErrorType::value_error, path + ": cannot open the plan");
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json document;
-    try {
-        document = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        return Error(ErrorType::value_error,
-                     path + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": the plan is not valid JSON");
-    }
-    auto plan = plan_from_json(document);
-    if (!plan) return Error(ErrorType::value_error, path + ": " + plan.error().message());
-    return plan;
-}
 }  // namespace
 
 int run_diagnose(int argc, char** argv) {
@@ -68,30 +48,8 @@ int run_diagnose(int argc, char** argv) {
     }
 
     std::optional<Plan> plan;
-    if (!plan_file.empty()) {
-        auto made = plan_from_file(plan_file);
-        if (!made) return usage_error(made.error().message());
-        plan.emplace(std::move(made).value());
-    } else if (!dp_text.empty()) {
-        PlanRequest request;
-        std::int64_t dp = 0;
-        for (const auto& [flag, text, value] :
-             {std::tuple{"--dp", &dp_text, &dp}, std::tuple{"--cp", &cp_text, &request.cp},
-              std::tuple{"--ep", &ep_text, &request.ep}})
-            if (auto error = parse_plan_integer(flag, *text, *value)) return usage_error(*error);
-        request.dp = dp;
-        if (auto topology = make_topology(request); !topology) {
-            std::cerr << topology.error().message() << "\n" << plan_advice(request, topology.error()).hint << "\n";
-            return exit_usage;
-        } else if (topology->world() > (1 << 20))
-            return usage_error("a world of " + std::to_string(topology->world()) + " ranks is larger than 1048576");
-        auto made = make_plan(request);
-        if (!made) {
-            std::cerr << made.error().message() << "\n" << plan_advice(request, made.error()).hint << "\n";
-            return exit_usage;
-        }
-        plan.emplace(std::move(made).value());
-    }
+    if (const auto failed = plan_from_options("diagnose", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
+        return *failed;
 
     records::RecordSet records;
     load_records(paths, records);

@@ -7,11 +7,18 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "meshscope/plan_json.h"
+#include "meshscope/plan_request.h"
 
 namespace meshscope::app {
 
@@ -56,7 +63,8 @@ void add_problem(records::RecordSet& into, const std::string& file, const std::s
 
 void read_file(const std::string& path, records::RecordSet& into, const RecordLimits& limits) {
     FileSource source(path);
-    // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{'; anything else is a log.
+    // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{', RAS's text status with
+    // "NCCL version "; anything else is a log.
     char head[4096];
     std::size_t got = 0;
     while (got < sizeof head) {
@@ -102,6 +110,18 @@ void read_file(const std::string& path, records::RecordSet& into, const RecordLi
         into.dumps.push_back(std::move(dump).value());
         return;
     }
+    if (records::looks_like_ras_text(std::string_view(head, got))) {
+        // `ncclras -v` (RAS's text status) starts with its version line, which no NCCL log line does (they start
+        // with host:pid:tid).
+        std::string bytes(head, got);
+        bytes += records::read_all(source, limits.max_document - std::min(got, limits.max_document));
+        auto status = records::read_ras_text(bytes, path);
+        if (status)
+            into.ras.push_back(std::move(status).value());
+        else
+            add_problem(into, path, status.error().message());
+        return;
+    }
     records::NcclLogParser parser(path, into.nccl);
     parser.feed(std::string_view(head, got));
     char buffer[1 << 16];
@@ -144,6 +164,60 @@ void load_records(const std::vector<std::string>& paths, records::RecordSet& int
             add_problem(into, file, e.what());
         }
     }
+}
+
+namespace {
+Expected<Plan> plan_from_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error(ErrorType::value_error, path + ": cannot open the plan");
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        return Error(ErrorType::value_error,
+                     path + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": the plan is not valid JSON");
+    }
+    auto plan = plan_from_json(document);
+    if (!plan) return Error(ErrorType::value_error, path + ": " + plan.error().message());
+    return plan;
+}
+}  // namespace
+
+std::optional<int> plan_from_options(const std::string& command, const std::string& hint, const std::string& plan_file,
+                                     const std::string& dp_text, const std::string& cp_text, const std::string& ep_text,
+                                     std::optional<Plan>& plan) {
+    const auto usage_error = [&](const std::string& message) {
+        std::cerr << "meshscope " << command << ": " << message << "\n" << hint << "\n";
+        return exit_usage;
+    };
+    if (!plan_file.empty()) {
+        auto made = plan_from_file(plan_file);
+        if (!made) return usage_error(made.error().message());
+        plan.emplace(std::move(made).value());
+    } else if (!dp_text.empty()) {
+        PlanRequest request;
+        std::int64_t dp = 0;
+        for (const auto& [flag, text, value] :
+             {std::tuple{"--dp", &dp_text, &dp}, std::tuple{"--cp", &cp_text, &request.cp},
+              std::tuple{"--ep", &ep_text, &request.ep}})
+            if (auto error = parse_plan_integer(flag, *text, *value)) return usage_error(*error);
+        request.dp = dp;
+        if (auto topology = make_topology(request); !topology) {
+            std::cerr << topology.error().message() << "\n" << plan_advice(request, topology.error()).hint << "\n";
+            return exit_usage;
+        } else if (topology->world() > (1 << 20))
+            return usage_error("a world of " + std::to_string(topology->world()) + " ranks is larger than 1048576");
+        auto made = make_plan(request);
+        if (!made) {
+            std::cerr << made.error().message() << "\n" << plan_advice(request, made.error()).hint << "\n";
+            return exit_usage;
+        }
+        plan.emplace(std::move(made).value());
+    }
+
+    return std::nullopt;
 }
 
 }  // namespace meshscope::app

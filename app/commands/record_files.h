@@ -1,9 +1,10 @@
 // The files `meshscope diagnose` reads, turned into core's RecordSet: plain or gzip files (by their magic bytes),
-// directories walked for them, each file sniffed by content (a pickle, a JSON document, or text read as an NCCL
-// log, streamed). A file that cannot be read is named with why; the rest are still read.
+// directories walked for them, each file sniffed by content (a pickle, a JSON document, RAS's text status, or text
+// read as an NCCL log, streamed). A file that cannot be read is named with why; the rest are still read.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,13 @@ struct RecordLimits {
 
 // Reads every path (a file, or a directory walked recursively in name order) into `into`.
 void load_records(const std::vector<std::string>& paths, records::RecordSet& into, const RecordLimits& limits = {});
+
+// --plan FILE, or --dp (dp_text not empty) with --cp and --ep, as `meshscope diagnose` and `meshscope ras` take
+// them, into plan (left empty when neither is given). Bad input: the message ("meshscope COMMAND: ..." and the
+// hint) on stderr, and the exit status returned.
+[[nodiscard]] std::optional<int> plan_from_options(const std::string& command, const std::string& hint,
+                                                   const std::string& plan_file, const std::string& dp_text,
+                                                   const std::string& cp_text, const std::string& ep_text,
+                                                   std::optional<Plan>& plan);
 
 }  // namespace meshscope::app

@@ -1,6 +1,7 @@
 // meshscope diagnose through QProcess, like a user: the fixtures' faults found (tests/records/make_*.py say what
 // was injected), gzip read like plain text, JSON (meshscope.diagnosis/1), a bad file named while the rest is read,
 // and for bad input exit status 2 with the exact message on stderr.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -87,6 +88,30 @@ private slots:
         QCOMPARE(r.err, "meshscope diagnose: " + problem + "\n");
         QVERIFY2(r.out.contains("\nnot read (1):\n  " + problem + "\n"), qPrintable(r.out));
         QVERIFY2(r.out.contains("peer_unreachable: rank 6 (node1 pid 41006) is dead"), qPrintable(r.out));
+    }
+
+    // `ncclras -v` saved to a file: found by its first line, read as RAS's text status; one cut short is named.
+    void ras_text_file() {
+        const auto r = run({fixtures + "/ras/status.txt", "--dp", "8", "--ep", "4"});
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(r.err, QString());
+        QVERIFY2(r.out.contains("  collective_stuck: the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 "
+                                "AllReduce, 2 unnamed ranks launched 57; rank 7 is behind (NCCL RAS)\n"),
+                 qPrintable(r.out));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile in(fixtures + "/ras/status.txt");
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray text = in.readAll();
+        QFile cut(dir.filePath("ras.txt"));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(text.left(text.indexOf("Warnings")));
+        cut.close();
+        const auto c = run({cut.fileName()});
+        QCOMPARE(c.exit_code, 2);
+        QVERIFY2(c.err.startsWith("meshscope diagnose: " + cut.fileName() +
+                                  ": ends before its Warnings section (40 lines): the status was cut short\n"),
+                 qPrintable(c.err));
     }
 
     void bad_input_data() {

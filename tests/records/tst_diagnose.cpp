@@ -48,6 +48,11 @@ RecordSet load(const QString& dir_path) {
             if (d) set.dumps.push_back(*d);
             continue;
         }
+        if (looks_like_ras_text(bytes)) {
+            auto s = read_ras_text(bytes, QFileInfo(file).fileName().toStdString());
+            if (s) set.ras.push_back(*s);
+            continue;
+        }
         StringSource source(QFileInfo(file).fileName().toStdString(), bytes);
         read_nccl_log(source, set.nccl);
     }
@@ -305,6 +310,50 @@ private slots:
         QCOMPARE(d.findings[2].finding.message,
                  std::string("rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
         QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.json"}));
+    }
+
+    // The same job as status.json in RAS's text form (fixtures/ras/README.md): the same three findings, though
+    // the text names only rank 7 of the ep group (its comm rank 3, placed by the dead rank 6 at comm rank 2) and
+    // says only "INIT" of the efsdp group 2 (its rank that answered, 2, is in init).
+    void ras_text() {
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/ras/status.txt"), &plan);
+        QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(d.world, std::int64_t{8});
+        QCOMPARE(d.findings[0].finding.message,
+                 std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
+        QCOMPARE(d.findings[1].finding.message,
+                 std::string("the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 AllReduce, 2 unnamed ranks "
+                             "launched 57; rank 7 is behind (NCCL RAS)"));
+        QCOMPARE(d.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(d.findings[2].finding.message,
+                 std::string("rank 6 (10.1.0.2 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
+        QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.txt"}));
+
+        // NCCL 2.24's text names the world's missing rank by number only: still rank 6, without its process.
+        {
+            QFile in(fixtures() + "/ras/status.txt");
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QByteArray text = in.readAll();
+            text.replace("  Rank 6 -- GPU 2 managed by process 41006 on node 10.1.0.2\n", "  The missing rank: 6\n");
+            RecordSet set;
+            set.ras.push_back(read_ras_text(text.toStdString(), "old.txt").value());
+            const Diagnosis old = diagnose(set, &plan);
+            const auto* f = find(old, "peer_unreachable/6");
+            QVERIFY(f);
+            QCOMPARE(f->finding.message, std::string("rank 6 is unresponsive (NCCL RAS reaches its host, not it)"));
+        }
+
+        // status-mixed.txt: a 4-rank world whose rank 1 aborted with a remote error and launched 9 AllReduce
+        // (2 unnamed ranks 10), rank 3 (pid 503) silent; no plan, so no group is placed.
+        const Diagnosis m = diagnose(load(fixtures() + "/ras/status-mixed.txt"), nullptr);
+        QCOMPARE(ids(m), QString("rank_error/ras/0xf00dfeed000a11 collective_stuck/0xf00dfeed000a11 "
+                                 "peer_unreachable/3"));
+        QCOMPARE(m.findings[1].finding.message,
+                 std::string("the communicator commId 0xf00dfeed000a11 (4 ranks) communicator: rank 1 launched 9 "
+                             "AllReduce, 2 unnamed ranks launched 10; rank 1 is behind (NCCL RAS)"));
+        QCOMPARE(m.findings[2].finding.message,
+                 std::string("rank 3 (10.2.0.7 pid 503) is unresponsive (NCCL RAS reaches its host, not it)"));
     }
 };
 

@@ -485,6 +485,220 @@ private slots:
         const auto huge = read_ras_json("-4222222222222222222222222222222222222222.2e2222222222", "huge.json");
         QCOMPARE(huge.error().message(), std::string("huge.json: not valid JSON: a number is out of range"));
     }
+
+    // The text form of the job in fixtures/ras/README.md (status.txt), and a second job with every block kind
+    // (status-mixed.txt); each expected value is read off the fixture by hand.
+    void ras_text() {
+        const auto s = read_ras_text(read_file(fixtures() + "/ras/status.txt"), "status.txt");
+        QVERIFY2(s.has_value(), s.has_value() ? "" : s.error().message().c_str());
+        QVERIFY(s->text_form);
+        QCOMPARE(s->nccl_version, std::string("2.27.7"));
+        QCOMPARE(s->collection_time_sec, 0.412);
+        QCOMPARE(s->timeouts_count, std::int64_t{1});
+        QCOMPARE(s->largest_comm_size, std::int64_t{8});
+        QCOMPARE(s->dead_processes.size(), std::size_t{1});
+        QCOMPARE(s->dead_processes[0].host, std::string("10.1.0.2"));
+        QCOMPARE(s->dead_processes[0].pid, std::int64_t{41006});
+        QCOMPARE(s->dead_processes[0].gpus, std::string("2"));
+        QCOMPARE(s->communicators.size(), std::size_t{3});
+        const RasCommunicator& world = s->communicators[0];
+        QCOMPARE(world.hash, std::string("0x7c0ffee0d15ea5e1"));
+        QCOMPARE(world.size, std::int64_t{8});
+        QCOMPARE(world.status, std::string("RUNNING"));
+        QCOMPARE(world.errors, std::string("INCOMPLETE"));
+        QCOMPARE(world.ranks.size(), std::size_t{0});
+        QCOMPARE(world.missing_ranks.size(), std::size_t{1});
+        QCOMPARE(world.missing_ranks[0].rank, std::int64_t{6});
+        QCOMPARE(world.missing_ranks[0].pid, std::int64_t{41006});
+        QCOMPARE(world.missing_ranks[0].cuda_dev, std::int64_t{2});
+        QVERIFY(world.missing_ranks[0].unresponsive);
+        QVERIFY(world.missing_ranks[0].considered_dead);
+        const RasCommunicator& ep = s->communicators[1];
+        QCOMPARE(ep.hash, std::string("0x2b1d5e7f9a3c4e60"));
+        QCOMPARE(ep.size, std::int64_t{4});
+        QCOMPARE(ep.errors, std::string("INCOMPLETE,MISMATCH"));
+        QCOMPARE(ep.missing_ranks.size(), std::size_t{1});
+        QCOMPARE(ep.missing_ranks[0].rank, std::int64_t{2});
+        QCOMPARE(ep.ranks.size(), std::size_t{1});
+        QCOMPARE(ep.ranks[0].rank, std::int64_t{3});
+        QCOMPARE(ep.ranks[0].host, std::string("10.1.0.2"));
+        QCOMPARE(ep.ranks[0].pid, std::int64_t{41007});
+        QCOMPARE(ep.ranks[0].collective_counts.at("AllReduce"), std::uint64_t{56});
+        QCOMPARE(ep.mismatched_ops, std::vector<std::string>{"AllReduce"});
+        QCOMPARE(ep.unnamed.size(), std::size_t{1});
+        QCOMPARE(ep.unnamed[0].op, std::string("AllReduce"));
+        QCOMPARE(ep.unnamed[0].count, std::uint64_t{57});
+        QCOMPARE(ep.unnamed[0].ranks, std::int64_t{2});
+        const RasCommunicator& efsdp = s->communicators[2];
+        QCOMPARE(efsdp.hash, std::string("0x44aa0c0ffee0e002"));
+        QCOMPARE(efsdp.size, std::int64_t{2});
+        QCOMPARE(efsdp.status, std::string("INIT"));
+        QCOMPARE(efsdp.missing_ranks[0].rank, std::int64_t{1});
+
+        const auto m = read_ras_text(read_file(fixtures() + "/ras/status-mixed.txt"), "mixed.txt");
+        QVERIFY2(m.has_value(), m.has_value() ? "" : m.error().message().c_str());
+        QCOMPARE(m->nccl_version, std::string("2.26.6"));
+        QCOMPARE(m->timeouts_count, std::int64_t{2});
+        QCOMPARE(m->largest_comm_size, std::int64_t{4});
+        QCOMPARE(m->dead_processes.size(), std::size_t{0});
+        QCOMPARE(m->silent_processes.size(), std::size_t{1});
+        QCOMPARE(m->silent_processes[0].pid, std::int64_t{503});
+        QCOMPARE(m->silent_processes[0].gpus, std::string("3 (NVML 7)"));
+        QCOMPARE(m->communicators.size(), std::size_t{2});
+        const RasCommunicator& a = m->communicators[0];
+        QCOMPARE(a.hash, std::string("0xf00dfeed000a11"));  // printed %016lx: leading zeros dropped as JSON's %lx
+        QCOMPARE(a.status, std::string("ABORT"));
+        QCOMPARE(a.errors, std::string("INCOMPLETE,ERROR,MISMATCH"));
+        QCOMPARE(a.missing_ranks.size(), std::size_t{1});
+        QCOMPARE(a.missing_ranks[0].rank, std::int64_t{3});
+        QCOMPARE(a.missing_ranks[0].cuda_dev, std::int64_t{3});
+        QCOMPARE(a.missing_ranks[0].nvml_dev, std::int64_t{7});
+        QVERIFY(!a.missing_ranks[0].considered_dead);
+        QCOMPARE(a.ranks.size(), std::size_t{1});
+        QCOMPARE(a.ranks[0].rank, std::int64_t{1});
+        QCOMPARE(a.ranks[0].async_error, std::int64_t{6});  // "Remote process error": ncclRemoteError
+        QCOMPARE(a.ranks[0].init_state, std::int64_t{0});
+        QVERIFY(a.ranks[0].abort_flag);
+        QCOMPARE(a.ranks[0].collective_counts.at("AllReduce"), std::uint64_t{9});
+        QCOMPARE(a.unnamed.size(), std::size_t{1});
+        QCOMPARE(a.unnamed[0].count, std::uint64_t{10});
+        QCOMPARE(a.unnamed[0].ranks, std::int64_t{2});
+        const RasCommunicator& c = m->communicators[1];
+        QCOMPARE(c.hash, std::string("0x9e3779b97f4a7c15"));
+        QCOMPARE(c.errors, std::string("MISMATCH"));
+        QCOMPARE(c.ranks.size(), std::size_t{1});
+        QCOMPARE(c.ranks[0].pid, std::int64_t{500});
+        QCOMPARE(c.ranks[0].nvml_dev, std::int64_t{4});
+        QCOMPARE(c.missing_ranks.size(), std::size_t{1});
+        QCOMPARE(c.missing_ranks[0].rank, std::int64_t{1});
+        QCOMPARE(c.missing_ranks[0].pid, std::int64_t{502});
+        QVERIFY(!c.missing_ranks[0].unresponsive);  // NOCOMM: it answered, not as a member
+        QCOMPARE(c.unnamed.size(), std::size_t{0});
+    }
+
+    // NCCL 2.24 and 2.25 print a communicator's missing ranks as a list of numbers and count all collectives
+    // together (client_support.cc at v2.24.3-1): status.txt with those lines in place of 2.27's.
+    void ras_text_2_24() {
+        QByteArray text = QByteArray::fromStdString(read_file(fixtures() + "/ras/status.txt"));
+        text.replace("  Rank 6 -- GPU 2 managed by process 41006 on node 10.1.0.2\n", "  The missing rank: 6\n");
+        text.replace("different AllReduce operation counts", "different collective operation counts");
+        text.replace("Communicators... (0.412s)", "Communicators... (0.41s)");
+        const auto s = read_ras_text(text.toStdString(), "old.txt");
+        QVERIFY2(s.has_value(), s.has_value() ? "" : s.error().message().c_str());
+        QCOMPARE(s->collection_time_sec, 0.41);
+        const RasCommunicator& world = s->communicators[0];
+        QCOMPARE(world.missing_ranks.size(), std::size_t{1});
+        QCOMPARE(world.missing_ranks[0].rank, std::int64_t{6});
+        QCOMPARE(world.missing_ranks[0].pid, std::int64_t{0});
+        QVERIFY(world.missing_ranks[0].unresponsive);
+        QCOMPARE(world.unnamed.size(), std::size_t{0});
+        const RasCommunicator& ep = s->communicators[1];
+        QCOMPARE(ep.mismatched_ops, std::vector<std::string>{"collective"});
+        QCOMPARE(ep.ranks[0].collective_counts.at("collective"), std::uint64_t{56});
+        QCOMPARE(ep.unnamed[0].op, std::string("collective"));
+        QCOMPARE(ep.unnamed[0].count, std::uint64_t{57});
+        // "Rank 1,3 has status UNKNOWN" (2.24's NOCOMM) in a status block
+        QByteArray unknown = QByteArray::fromStdString(read_file(fixtures() + "/ras/status-mixed.txt"));
+        unknown.replace("  Rank 1 has status NOCOMM -- GPU 2 (NVML 6) managed by process 502 on node 10.2.0.7",
+                        "  Rank 1 has status UNKNOWN");
+        const auto u = read_ras_text(unknown.toStdString(), "u.txt");
+        QVERIFY2(u.has_value(), u.has_value() ? "" : u.error().message().c_str());
+        QCOMPARE(u->communicators[1].missing_ranks.size(), std::size_t{1});
+        QCOMPARE(u->communicators[1].missing_ranks[0].rank, std::int64_t{1});
+        QVERIFY(!u->communicators[1].missing_ranks[0].unresponsive);
+    }
+
+    void ras_text_errors_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("error");
+        const QByteArray good = QByteArray::fromStdString(read_file(fixtures() + "/ras/status.txt"));
+        const auto cut = [&](const char* at) { return good.left(good.indexOf(at)); };
+        const auto swap = [&](const char* from, const char* to) {
+            QByteArray b = good;
+            return b.replace(from, to);
+        };
+        QTest::addRow("empty") << QByteArray() << "e.txt: empty, not NCCL RAS status";
+        QTest::addRow("not RAS") << QByteArray("hello\n")
+                                 << "e.txt:1: not NCCL RAS status: it starts with \"hello\", not \"NCCL version\"";
+        QTest::addRow("summary only") << cut("Communicators...")
+                                      << "e.txt: ends before its Errors section (10 lines): the status was cut short";
+        QTest::addRow("cut before Warnings")
+            << cut("Warnings") << "e.txt: ends before its Warnings section (40 lines): the status was cut short";
+        QTest::addRow("unknown block") << swap("DEAD", "DEAF")
+                                       << "e.txt:25: not a line of NCCL RAS's text status: \"DEAF\"";
+        QTest::addRow("bad row") << swap("    0         1         2       3-4", "    0         x         2       3-4")
+                                 << "e.txt:16: not a row of the communicators table: \"    0         x         2    "
+                                    "   3-4         8         7   RU...\"";
+        QTest::addRow("no such row") << swap("#4-0", "#9-0")
+                                     << "e.txt:37: a communicator block for no row of the table: \"#9-0 "
+                                        "(44aa0c0ffee0e002) INCOMPLETE\"";
+        QTest::addRow("bad rank line") << swap("  Rank 6 -- GPU 2", "  Rank 6 -- CPU 2")
+                                       << "e.txt:31: not a line of NCCL RAS's text status: \"  Rank 6 -- CPU 2 "
+                                          "managed by process 41006 on node 10.1.0.2\"";
+        QTest::addRow("table header") << swap("Group     Comms", "Group  Comms")
+                                      << "e.txt:14: expected \"Group     Comms     Nodes     Ranks     Ranks     "
+                                         "Ranks    Status  Errors\", got \"Group  Comms     Nodes     Ranks     "
+                                         "Ranks     Ranks    Stat...\"";
+    }
+
+    void ras_text_errors() {
+        QFETCH(QByteArray, text);
+        const auto s = read_ras_text(text.toStdString(), "e.txt");
+        QVERIFY(!s.has_value());
+        QTEST(QString::fromStdString(s.error().message()), "error");
+    }
+
+    // client.cc: strncasecmp on "SERVER PROTOCOL ", then strtol; anything else is not RAS.
+    void ras_server_protocol_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<int>("version");  // -1: not the answer
+        QTest::addRow("2") << "SERVER PROTOCOL 2" << 2;
+        QTest::addRow("newer, CR") << "SERVER PROTOCOL 3\r" << 3;
+        QTest::addRow("lower case") << "server protocol 2" << 2;
+        QTest::addRow("no number") << "SERVER PROTOCOL " << -1;
+        QTest::addRow("junk after") << "SERVER PROTOCOL 2x" << -1;
+        QTest::addRow("http") << "HTTP/1.0 400 Bad Request" << -1;
+        QTest::addRow("error") << "ERROR: Unknown command CLIENT PROTOCOL 2" << -1;
+    }
+
+    void ras_server_protocol() {
+        QFETCH(QString, line);
+        const auto v = meshscope::records::ras_server_protocol(line.toStdString());
+        QTEST(v ? static_cast<int>(*v) : -1, "version");
+    }
+
+    // Ray's rule over polls of status.json's ep group (ranks 4, 5 at 57 AllReduce, rank 7 at 56): mismatched and
+    // unchanged from one poll to the next is stalled; counts that move reset it; counts that agree are no stall.
+    void ras_stall_watch() {
+        const auto base = read_ras_json(read_file(fixtures() + "/ras/status.json"), "s.json");
+        QVERIFY(base.has_value());
+        RasStatus moved = *base;
+        for (auto& r : moved.communicators[1].ranks) ++r.collective_counts["AllReduce"];
+        RasStatus agreed = moved;
+        agreed.communicators[1].ranks[2].collective_counts["AllReduce"] = 58;
+        RasStallWatch watch;
+        const auto polls = [&](const RasStatus& s) {
+            QStringList out;
+            for (const auto& stall : watch.observe(s))
+                out << QString::fromStdString(stall.hash) + "x" + QString::number(stall.polls);
+            return out.join(" ");
+        };
+        QCOMPARE(polls(*base), QString());  // first sight of the mismatch
+        QCOMPARE(polls(*base), QString("0x2b1d5e7f9a3c4e60x2"));
+        QCOMPARE(polls(*base), QString("0x2b1d5e7f9a3c4e60x3"));
+        QCOMPARE(polls(moved), QString());  // it moved
+        QCOMPARE(polls(moved), QString("0x2b1d5e7f9a3c4e60x2"));
+        QCOMPARE(polls(agreed), QString());  // the counts agree: nothing to wait for
+        QCOMPARE(polls(agreed), QString());
+        // The text form: MISMATCH with the same named and unnamed counts twice.
+        const auto text = read_ras_text(read_file(fixtures() + "/ras/status.txt"), "s.txt");
+        QVERIFY(text.has_value());
+        RasStallWatch text_watch;
+        QCOMPARE(text_watch.observe(*text).size(), std::size_t{0});
+        const auto again = text_watch.observe(*text);
+        QCOMPARE(again.size(), std::size_t{1});
+        QCOMPARE(again[0].hash, std::string("0x2b1d5e7f9a3c4e60"));
+    }
 };
 
 QTEST_APPLESS_MAIN(RecordReadersTest)

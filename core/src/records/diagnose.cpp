@@ -168,7 +168,10 @@ std::string to_text(const Diagnosis& d) {
             out << "not in the plan";
             if (g.nearest) out << "; nearest " << printable(g.nearest->label()) << " (" << g.shared << " shared)";
         }
-        out << "; seen on " << detail::ranks_words(g.seen) << "\n";
+        if (g.seen.empty())
+            out << "; no rank's own record\n";  // RAS's text form names only the ranks where something is wrong
+        else
+            out << "; seen on " << detail::ranks_words(g.seen) << "\n";
     }
     if (!d.progress.empty()) {
         out << "\nprogress:\n";

@@ -2,10 +2,82 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "records/diagnose_internal.h"
 
 namespace meshscope::records::detail {
+
+namespace {
+// "rank 7", "2 unnamed ranks", "rank 7 and 2 unnamed ranks"
+std::string who(const std::vector<std::int64_t>& named, std::int64_t unnamed) {
+    std::string out = named.empty() ? "" : ranks_words(named);
+    if (unnamed > 0)
+        out += (out.empty() ? "" : " and ") + std::to_string(unnamed) + " unnamed rank" + (unnamed == 1 ? "" : "s");
+    return out;
+}
+
+// The text form's communicator, placed: its named ranks' global ranks from the plan's group where the NCCL log or
+// the world communicator did not give them, the ranks still in init (a communicator whose highest status is INIT
+// has every rank that answered in init), and the ranks behind in the first operation whose counts differ.
+template <class RankOf>
+void text_findings(Context& context, const RasStatus& status, const RasCommunicator& c, const ObservedGroup& group,
+                   std::vector<std::int64_t>& in_init, const RankOf& rank_of) {
+    const auto global = [&](std::int64_t comm_rank, const std::string& host,
+                            std::int64_t pid) -> std::optional<std::int64_t> {
+        if (const auto g = rank_of(host, pid)) return g;
+        if (group.place && comm_rank >= 0 && comm_rank < static_cast<std::int64_t>(group.place->members.size()))
+            return group.place->members[static_cast<std::size_t>(comm_rank)];
+        return std::nullopt;
+    };
+    if (c.status == "INIT" && group.place) {
+        std::vector<std::int64_t> absent;
+        for (const auto& m : c.missing_ranks)
+            if (m.rank >= 0 && m.rank < static_cast<std::int64_t>(group.place->members.size()))
+                absent.push_back(group.place->members[static_cast<std::size_t>(m.rank)]);
+        for (const auto r : group.place->members)
+            if (std::find(absent.begin(), absent.end(), r) == absent.end()) in_init.push_back(r);
+    }
+    for (const auto& r : c.ranks)
+        if (r.init_state == 7)
+            if (const auto g = global(r.rank, r.host, r.pid))
+                if (std::find(in_init.begin(), in_init.end(), *g) == in_init.end()) in_init.push_back(*g);
+    if (c.mismatched_ops.empty()) return;
+    const std::string& op = c.mismatched_ops.front();
+    std::map<std::uint64_t, std::pair<std::vector<std::int64_t>, std::int64_t>> by_count;  // named, unnamed
+    for (const auto& r : c.ranks) {
+        const auto it = r.collective_counts.find(op);
+        if (it == r.collective_counts.end()) continue;
+        if (const auto g = global(r.rank, r.host, r.pid))
+            by_count[it->second].first.push_back(*g);
+        else
+            ++by_count[it->second].second;
+    }
+    for (const auto& u : c.unnamed)
+        if (u.op == op) by_count[u.count].second += u.ranks;
+    if (by_count.size() < 2) return;
+    auto& [low, low_ranks] = *by_count.begin();
+    auto& [high, high_ranks] = *by_count.rbegin();
+    std::sort(low_ranks.first.begin(), low_ranks.first.end());
+    std::sort(high_ranks.first.begin(), high_ranks.first.end());
+    const std::string behind = who(low_ranks.first, low_ranks.second);
+    const bool one = low_ranks.first.size() + static_cast<std::size_t>(low_ranks.second) == 1;
+    const std::string id_part = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;
+    Finding f;
+    f.kind = FindingKind::collective_stuck;
+    f.id = "collective_stuck/" + id_part;
+    f.ranks = low_ranks.first;
+    // NCCL 2.24 and 2.25 count all collectives together ("different collective operation counts").
+    const std::string what = op == "collective" ? "collectives" : op;
+    f.message = "the " + group.label() + " communicator: " + behind + " launched " + std::to_string(low) + " " + what +
+                ", " + who(high_ranks.first, high_ranks.second) + " launched " + std::to_string(high) + "; " + behind +
+                (one ? " is" : " are") + " behind (NCCL RAS)";
+    f.fix = "Look at what " + behind + (one ? " is" : " are") +
+            " doing instead (py-spy dump --pid, its log, Flight Recorder): every member of the group waits for the "
+            "ranks that are behind.";
+    context.out.findings.push_back({std::move(f), {status.file}});
+}
+}  // namespace
 
 void diagnose_ras(Context& context) {
     // Global ranks by process: RAS's largest communicator (torch's default group) gives them as its comm ranks,
@@ -15,12 +87,18 @@ void diagnose_ras(Context& context) {
         const RasCommunicator* world = nullptr;
         for (const auto& c : status.communicators)
             if (!world || c.size > world->size) world = &c;
+        // The text form prints a communicator only when something is wrong with it: the largest printed is the
+        // world only when the table's largest size is its.
+        if (status.text_form) context.world = std::max(context.world, status.largest_comm_size);
+        if (status.text_form && world && world->size < status.largest_comm_size) world = nullptr;
         if (!world) continue;
         context.world = std::max(context.world, world->size);
         for (const auto& r : world->ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
-        for (const auto& r : world->missing_ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+        for (const auto& r : world->missing_ranks)
+            if (!r.host.empty() || r.pid != 0) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
     }
     const auto rank_of = [&](const std::string& host, std::int64_t pid) -> std::optional<std::int64_t> {
+        if (host.empty() && pid == 0) return std::nullopt;  // NCCL 2.24's text names some ranks by number only
         if (const auto g = context.rank_of({host, pid})) return g;
         if (const auto it = global.find({host, pid}); it != global.end()) return it->second;
         return std::nullopt;
@@ -37,6 +115,7 @@ void diagnose_ras(Context& context) {
             group.sources = {status.file};
             std::vector<std::pair<std::int64_t, std::int64_t>> positions;
             std::vector<std::int64_t> in_init, behind, ahead, errors;
+            bool in_init_text = false;
             std::map<std::uint64_t, std::vector<std::int64_t>> by_total;
             for (const auto& r : c.ranks) {
                 const auto g = rank_of(r.host, r.pid);
@@ -51,19 +130,28 @@ void diagnose_ras(Context& context) {
                 by_total[total].push_back(*g);
             }
             for (const auto& m : c.missing_ranks) {
-                const auto g = rank_of(m.host, m.pid);
+                auto g = rank_of(m.host, m.pid);
+                // The text form's world communicator (the table's largest): its comm ranks are the global ranks,
+                // even for a rank RAS names by number only (NCCL 2.24).
+                if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
                 if (!g) continue;
                 positions.emplace_back(m.rank, *g);
                 const std::string how = m.considered_dead ? "is dead (NCCL RAS could not reach it for 60 s or more)"
                                         : m.unresponsive  ? "is unresponsive (NCCL RAS reaches its host, not it)"
                                                           : "did not answer NCCL RAS";
                 if (!unreachable.count(*g) || m.considered_dead) {
-                    unreachable[*g] = "(" + m.host + " pid " + std::to_string(m.pid) + ") " + how;
+                    unreachable[*g] =
+                        (m.host.empty() && m.pid == 0 ? "" : "(" + m.host + " pid " + std::to_string(m.pid) + ") ") +
+                        how;
                     unreachable_source[*g] = status.file;
                 }
             }
             std::sort(group.seen.begin(), group.seen.end());
             place_group(context, group, positions, {});
+            if (status.text_form) {
+                text_findings(context, status, c, group, in_init, rank_of);
+                in_init_text = true;
+            }
             const std::string id_part =
                 group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;
             for (auto* list : {&in_init, &errors}) std::sort(list->begin(), list->end());
@@ -79,7 +167,7 @@ void diagnose_ras(Context& context) {
                     "init lines, the network between their hosts); a communicator waits for every member.";
                 context.out.findings.push_back({std::move(f), {status.file}});
             }
-            if (by_total.size() > 1) {
+            if (!in_init_text && by_total.size() > 1) {
                 const auto& [low, low_ranks] = *by_total.begin();
                 const auto& [high, high_ranks] = *by_total.rbegin();
                 Finding f;

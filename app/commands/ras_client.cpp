@@ -1,0 +1,222 @@
+#include "ras_client.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "meshscope/records/diagnose.h"
+#include "meshscope/records/nccl_ras.h"
+
+namespace meshscope::app {
+
+namespace {
+std::string seconds(std::chrono::milliseconds ms) {
+    std::string text = std::to_string(ms.count() / 1000);
+    if (const auto frac = ms.count() % 1000; frac != 0) {
+        std::string f = std::to_string(frac);
+        f = std::string(3 - f.size(), '0') + f;
+        while (f.ends_with('0')) f.pop_back();
+        text += "." + f;
+    }
+    return text + " s";
+}
+
+// An answer as a terminal is shown it, cut at 60 characters.
+std::string quoted(std::string_view text) {
+    while (text.ends_with('\n') || text.ends_with('\r')) text.remove_suffix(1);
+    std::string shown = records::printable(std::string(text.substr(0, std::min<std::size_t>(text.size(), 60))));
+    if (text.size() > 60) shown += "...";
+    return "\"" + shown + "\"";
+}
+
+int remaining_ms(RasClient::Clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - RasClient::Clock::now());
+    return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1 << 30));
+}
+}  // namespace
+
+RasClient::RasClient(std::string host, std::string port, std::chrono::milliseconds timeout, std::size_t max_reply)
+    : host_(std::move(host)), port_(std::move(port)), timeout_(timeout), max_reply_(max_reply) {}
+
+RasClient::~RasClient() {
+    close();
+}
+
+void RasClient::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    buffer_.clear();
+}
+
+void RasClient::fail(const std::string& what) const {
+    throw RasClientError(what);
+}
+
+long RasClient::open(bool want_json) {
+    close();
+    const auto deadline = Clock::now() + timeout_;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int rc = getaddrinfo(host_.c_str(), port_.c_str(), &hints, &found); rc != 0)
+        fail("cannot resolve " + where() + ": " + gai_strerror(rc));
+    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, freeaddrinfo);
+    std::string last_error = "no address";
+    for (const addrinfo* ai = found; ai && fd_ < 0; ai = ai->ai_next) {
+        const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            last_error = std::strerror(errno);
+            continue;
+        }
+        int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            pollfd p{fd, POLLOUT, 0};
+            rc = ::poll(&p, 1, remaining_ms(deadline));
+            if (rc == 0) {
+                ::close(fd);
+                fail("cannot connect to " + where() + ": no connection within " + seconds(timeout_));
+            }
+            int err = 0;
+            socklen_t len = sizeof err;
+            if (rc > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+                rc = 0;
+            else {
+                errno = rc < 0 ? errno : err;
+                rc = -1;
+            }
+        }
+        if (rc != 0) {
+            last_error = std::strerror(errno);
+            ::close(fd);
+            continue;
+        }
+        fd_ = fd;
+    }
+    if (fd_ < 0) fail("cannot connect to " + where() + ": " + last_error);
+
+    const std::string hello = "CLIENT PROTOCOL " + std::to_string(records::ras_client_protocol);
+    send_line(hello, deadline, hello);
+    const std::string answer = read_line(deadline, hello);
+    const auto version = records::ras_server_protocol(answer);
+    if (!version) fail(where() + " is not an NCCL RAS server: it answered " + quoted(answer) + " to " + hello);
+    json_ = false;
+    if (want_json) {
+        send_line("SET FORMAT json", deadline, "SET FORMAT json");
+        const std::string ok = read_line(deadline, "SET FORMAT json");
+        if (ok == "OK")
+            json_ = true;
+        else if (!ok.starts_with("ERROR:"))  // RAS before 2.28.7: "ERROR: Unknown command SET FORMAT json"
+            fail(where() + ": unexpected answer to SET FORMAT json: " + quoted(ok));
+    }
+    return *version;
+}
+
+void RasClient::send_line(const std::string& line, Clock::time_point deadline, const std::string& waiting_for) {
+    const std::string bytes = line + "\n";
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+        if (n > 0) {
+            done += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pollfd p{fd_, POLLOUT, 0};
+            if (::poll(&p, 1, remaining_ms(deadline)) == 0)
+                fail(where() + ": cannot send " + waiting_for + " within " + seconds(timeout_));
+            continue;
+        }
+        fail(where() + ": cannot send " + waiting_for + ": " + std::strerror(errno));
+    }
+}
+
+bool RasClient::fill(Clock::time_point deadline, const std::string& what, bool no_deadline) {
+    for (;;) {
+        char chunk[1 << 16];
+        const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+        if (n > 0) {
+            if (buffer_.size() + static_cast<std::size_t>(n) > max_reply_)
+                fail(where() + ": the answer to " + what + " is larger than " + std::to_string(max_reply_) +
+                     " bytes; stopped reading");
+            buffer_.append(chunk, static_cast<std::size_t>(n));
+            return true;
+        }
+        if (n == 0) return false;
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            fail(where() + ": cannot read the answer to " + what + ": " + std::strerror(errno));
+        pollfd p{fd_, POLLIN, 0};
+        const int rc = ::poll(&p, 1, no_deadline ? -1 : remaining_ms(deadline));
+        if (rc == 0) fail(where() + ": no answer to " + what + " within " + seconds(timeout_));
+        if (rc < 0 && errno != EINTR) fail(where() + ": cannot wait for " + what + ": " + std::strerror(errno));
+    }
+}
+
+std::string RasClient::read_line(Clock::time_point deadline, const std::string& what) {
+    for (;;) {
+        if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+            std::string line = buffer_.substr(0, nl);
+            buffer_.erase(0, nl + 1);
+            if (line.ends_with('\r')) line.pop_back();
+            return line;
+        }
+        if (!fill(deadline, what)) fail(where() + " closed the connection before answering " + what);
+    }
+}
+
+std::string RasClient::verbose_status() {
+    const auto deadline = Clock::now() + timeout_;
+    send_line("VERBOSE STATUS", deadline, "VERBOSE STATUS");
+    while (fill(deadline, "VERBOSE STATUS")) {
+    }
+    if (buffer_.empty()) fail(where() + " closed the connection before answering VERBOSE STATUS");
+    std::string reply = std::move(buffer_);
+    close();
+    return reply;
+}
+
+void RasClient::monitor(const std::function<bool(const std::string&)>& on_event) {
+    const auto deadline = Clock::now() + timeout_;
+    send_line("MONITOR", deadline, "MONITOR");
+    const std::string ok = read_line(deadline, "MONITOR");
+    if (ok != "OK") fail(where() + " refused MONITOR (NCCL 2.29 and later have it): " + quoted(ok));
+    std::string event;
+    for (;;) {
+        const auto nl = buffer_.find('\n');
+        if (nl == std::string::npos) {
+            // Events come when peers change, perhaps hours apart: no deadline here, the byte cap stays.
+            if (!fill(deadline, "MONITOR", true)) {
+                if (!event.empty()) fail(where() + " closed the connection in the middle of an event");
+                return;
+            }
+            continue;
+        }
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        if (line.ends_with('\r')) line.pop_back();
+        // A JSON event is an object over several lines, closed by "}" alone (rasClientsNotifyEvent).
+        if (json_ && (!event.empty() || line == "{")) {
+            event += line + "\n";
+            if (event.size() > max_reply_)
+                fail(where() + ": an event larger than " + std::to_string(max_reply_) + " bytes; stopped reading");
+            if (line != "}") continue;
+        } else {
+            event = line;
+        }
+        if (event.empty()) continue;
+        if (!on_event(event)) return;
+        event.clear();
+    }
+}
+
+}  // namespace meshscope::app

@@ -1,0 +1,264 @@
+// meshscope ras: a running job's NCCL RAS status read live from its RAS socket (what `ncclras -v` reads), JSON
+// when the server has it (2.28.7 and later) and RAS's text form otherwise, diagnosed as `meshscope diagnose`
+// diagnoses a saved status; polled with --interval, where a communicator whose ranks' operation counts differ and
+// do not change between polls is called stalled (Ray's rule); or --monitor: RAS's lifecycle events as they come.
+// Exit 0 when every status was read (whatever it shows) or the monitored job closed the connection, 1 when the
+// server could not be reached or answered wrongly (the one-line message names host:port), 2 for bad flags.
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "commands.h"
+#include "meshscope/records/diagnose.h"
+#include "meshscope/records/nccl_ras.h"
+#include "ras_client.h"
+#include "record_files.h"
+
+namespace meshscope::app {
+
+namespace {
+constexpr const char* usage_hint =
+    "hint: meshscope ras HOST[:PORT] [--plan FILE | --dp D [--cp C] [--ep E]] [--once | --interval S [--polls N]] "
+    "[--monitor] [--timeout S] [--format text|json]";
+
+int usage_error(const std::string& message) {
+    std::cerr << "meshscope ras: " << message << "\n" << usage_hint << "\n";
+    return exit_usage;
+}
+
+// "host:port", "[::1]:port" or "host" (RAS's default port 28028, NCCL_RAS_ADDR's form).
+std::optional<std::string> split_address(const std::string& text, std::string& host, std::string& port) {
+    std::string rest;
+    if (text.starts_with('[')) {
+        const auto close = text.find(']');
+        if (close == std::string::npos) return "\"" + text + "\": no closing ] after the IPv6 address";
+        host = text.substr(1, close - 1);
+        rest = text.substr(close + 1);
+        if (!rest.empty() && !rest.starts_with(':')) return "\"" + text + "\": expected :PORT after ]";
+        if (!rest.empty()) rest.erase(0, 1);
+    } else if (const auto colon = text.rfind(':'); colon != std::string::npos) {
+        host = text.substr(0, colon);
+        rest = text.substr(colon + 1);
+    } else {
+        host = text;
+    }
+    port = rest.empty() ? "28028" : rest;
+    int value = 0;
+    const auto r = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (host.empty()) return "\"" + text + "\": no host";
+    if (r.ec != std::errc() || r.ptr != port.data() + port.size() || value < 1 || value > 65535)
+        return "\"" + text + "\": the port must be 1-65535";
+    return std::nullopt;
+}
+
+std::optional<double> positive_seconds(const std::string& text) {
+    double v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v <= 0 || v > 86400)
+        return std::nullopt;
+    return v;
+}
+
+// A reply read into a RasStatus, or the one-line reason it is not one.
+records::RasStatus parse_reply(const RasClient& client, const std::string& bytes, bool json) {
+    auto status = json ? records::read_ras_json(bytes, client.where()) : records::read_ras_text(bytes, client.where());
+    if (status) return std::move(status).value();
+    if (json) {
+        // RAS ends its JSON with "}\n"; anything else ended early.
+        std::string_view end(bytes);
+        while (!end.empty() && (end.back() == '\n' || end.back() == ' ')) end.remove_suffix(1);
+        if (!end.ends_with('}'))
+            throw RasClientError(client.where() + " closed the connection mid-reply (after " +
+                                 std::to_string(bytes.size()) + " bytes of JSON status)");
+    }
+    throw RasClientError(status.error().message());
+}
+
+std::string event_text(const std::string& event, bool json, const std::string& where) {
+    if (!json) return records::printable(event);
+    nlohmann::json e;
+    try {
+        e = nlohmann::json::parse(event);
+    } catch (const nlohmann::json::exception&) {
+        throw RasClientError(where + " sent an event that is not JSON: " +
+                             records::printable(event.substr(0, std::min<std::size_t>(event.size(), 60))));
+    }
+    const auto str = [&](const nlohmann::json& o, const char* key) {
+        return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+    };
+    std::string out = str(e, "timestamp") + " " + str(e, "event") + ":";
+    if (e.contains("peer") && e["peer"].is_object()) {
+        const auto& peer = e["peer"];
+        if (peer.contains("addr")) out += " " + str(peer, "addr");
+        if (peer.contains("host")) out += " " + str(peer, "host");
+        if (peer.contains("pid") && peer["pid"].is_number_integer())
+            out += " pid " + std::to_string(peer["pid"].get<std::int64_t>());
+        if (peer.contains("cuda_devs") && peer["cuda_devs"].is_array()) {
+            std::string devs;
+            for (const auto& d : peer["cuda_devs"])
+                if (d.is_number_integer()) devs += (devs.empty() ? "" : ",") + std::to_string(d.get<int>());
+            out += std::string(" GPU") + (peer["cuda_devs"].size() == 1 ? " " : "s ") + devs;
+        }
+    }
+    if (const std::string details = str(e, "details"); !details.empty()) out += " " + details;
+    return records::printable(out);
+}
+}  // namespace
+
+int run_ras(int argc, char** argv) {
+    CLI::App cli{
+        "Read a running job's NCCL RAS status from its RAS socket (NCCL_RAS_ADDR, default localhost:28028) "
+        "and diagnose it; poll it, or follow its lifecycle events.",
+        "meshscope ras"};
+    std::string address, plan_file, dp_text, cp_text = "1", ep_text = "1", format = "text";
+    std::string interval_text, timeout_text = "15";
+    std::int64_t polls = 0;
+    std::size_t max_reply = 64u << 20;
+    bool once = false, monitor = false;
+    cli.add_option("address", address, "the job's RAS socket, HOST[:PORT] (port 28028 by default)")
+        ->required()
+        ->type_name("HOST[:PORT]");
+    auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
+    auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
+    auto* cp_opt = cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT");
+    auto* ep_opt = cli.add_option("--ep", ep_text, "expert-parallel size")->type_name("INT");
+    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
+    cp_opt->needs(dp_opt);
+    ep_opt->needs(dp_opt);
+    auto* once_opt = cli.add_flag("--once", once, "read the status once (the default)");
+    auto* interval_opt =
+        cli.add_option("--interval", interval_text, "poll every S seconds; stalled communicators are named")
+            ->type_name("S");
+    auto* polls_opt = cli.add_option("--polls", polls, "with --interval: stop after N polls (0: until interrupted)")
+                          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+    auto* monitor_opt =
+        cli.add_flag("--monitor", monitor, "print RAS's lifecycle events (PEER_DEAD, ...) as they come");
+    cli.add_option("--timeout", timeout_text, "seconds for the connection, the handshake, and each whole reply")
+        ->type_name("S")
+        ->capture_default_str();
+    cli.add_option("--max-reply", max_reply, "bytes of one reply read at most")
+        ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 32))
+        ->capture_default_str();
+    cli.add_option("--format", format, "text or json (one meshscope.diagnosis/1 object per poll, or per event)")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    once_opt->excludes(interval_opt)->excludes(monitor_opt);
+    interval_opt->excludes(monitor_opt);
+    polls_opt->needs(interval_opt);
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+    std::string host, port;
+    if (auto error = split_address(address, host, port)) return usage_error(*error);
+    const auto timeout = positive_seconds(timeout_text);
+    if (!timeout) return usage_error("--timeout " + timeout_text + ": a number of seconds above 0, at most 86400");
+    std::optional<double> interval;
+    if (!interval_text.empty()) {
+        interval = positive_seconds(interval_text);
+        if (!interval)
+            return usage_error("--interval " + interval_text + ": a number of seconds above 0, at most 86400");
+    }
+    std::optional<Plan> plan;
+    if (const auto failed = plan_from_options("ras", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
+        return *failed;
+
+    const auto timeout_ms = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(*timeout * 1000)));
+    RasClient client(host, port, timeout_ms, max_reply);
+    const bool json_out = format == "json";
+    try {
+        if (monitor) {
+            const long version = client.open(true);
+            if (version != records::ras_client_protocol)
+                std::cerr << "meshscope ras: " << client.where() << " speaks RAS protocol " << version
+                          << ", this client " << records::ras_client_protocol << "; continuing\n";
+            client.monitor([&](const std::string& event) {
+                if (json_out) {
+                    nlohmann::json line;
+                    if (client.json()) {
+                        try {
+                            line = nlohmann::json::parse(event);
+                        } catch (const nlohmann::json::exception&) {
+                            (void)event_text(event, true, client.where());  // throws the message
+                        }
+                    } else {
+                        line = {{"line", event}};
+                    }
+                    std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+                } else {
+                    std::cout << event_text(event, client.json(), client.where()) << "\n";
+                }
+                std::cout.flush();
+                return static_cast<bool>(std::cout);
+            });
+            std::cerr << "meshscope ras: " << client.where() << " closed the connection (the job ended?)\n";
+            return std::cout ? exit_ok : exit_failure;
+        }
+
+        records::RasStallWatch watch;
+        for (std::int64_t poll = 1;; ++poll) {
+            const long version = client.open(true);
+            if (version != records::ras_client_protocol && poll == 1)
+                std::cerr << "meshscope ras: " << client.where() << " speaks RAS protocol " << version
+                          << ", this client " << records::ras_client_protocol << "; continuing\n";
+            const bool json = client.json();
+            const std::string reply = client.verbose_status();
+            records::RecordSet set;
+            set.ras.push_back(parse_reply(client, reply, json));
+            const auto& status = set.ras.front();
+            const auto stalls = watch.observe(status);
+            const auto diagnosis = records::diagnose(set, plan ? &*plan : nullptr);
+            // "the ep group 1 [4, 5, 6, 7] communicator (commId 0x2b1d5e7f9a3c4e60)" when placed
+            const auto label = [&](const std::string& hash) {
+                for (const auto& g : diagnosis.groups)
+                    if (g.id == "commId " + hash && g.place) return g.label() + " communicator (commId " + hash + ")";
+                return "communicator commId " + hash;
+            };
+            if (json_out) {
+                nlohmann::json out = {{"source", client.where()},
+                                      {"nccl_version", status.nccl_version},
+                                      {"status_format", json ? "json" : "text"},
+                                      {"diagnosis", records::to_json(diagnosis, plan ? &*plan : nullptr)}};
+                if (interval) {
+                    out["poll"] = poll;
+                    out["stalled"] = nlohmann::json::array();
+                    for (const auto& s : stalls)
+                        out["stalled"].push_back({{"hash", s.hash}, {"label", label(s.hash)}, {"polls", s.polls}});
+                }
+                std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            } else {
+                std::cout << "NCCL RAS at " << client.where() << ": NCCL " << records::printable(status.nccl_version)
+                          << ", " << (json ? "JSON" : "text") << " status, " << status.communicators.size()
+                          << (status.communicators.size() == 1 ? " communicator" : " communicators")
+                          << (json ? "" : " named");
+                if (interval) std::cout << " (poll " << poll << ")";
+                std::cout << "\n" << records::to_text(diagnosis);
+                if (interval && !stalls.empty()) {
+                    std::cout << "\nstalled (" << stalls.size() << "):\n";
+                    for (const auto& s : stalls)
+                        std::cout << "  the " << records::printable(label(s.hash))
+                                  << ": its ranks' operation counts differ and did not change over " << s.polls
+                                  << " polls (NCCL RAS)\n";
+                }
+            }
+            std::cout.flush();
+            if (!std::cout) return exit_failure;
+            if (!interval || (polls > 0 && poll >= polls)) break;
+            std::this_thread::sleep_for(std::chrono::duration<double>(*interval));
+        }
+    } catch (const RasClientError& e) {
+        std::cerr << "meshscope ras: " << records::printable(e.what()) << "\n";
+        return exit_failure;
+    }
+    return exit_ok;
+}
+
+}  // namespace meshscope::app
