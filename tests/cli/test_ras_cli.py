@@ -168,10 +168,11 @@ class RasCliTest(unittest.TestCase):
         ]
         for misbehave, extra, message in cases:
             with self.subTest(misbehave), FakeRas(STATUSES, misbehave=misbehave) as server:
-                code, out, err, took = run("ras", "127.0.0.1:%d" % server.port, "--timeout", "1.5", *extra)
+                # a short limit only where the limit is what is tested: a loaded machine may be slow to answer
+                limit = "1.5" if misbehave.startswith("silent") else "30"
+                code, out, err, _ = run("ras", "127.0.0.1:%d" % server.port, "--timeout", limit, *extra)
                 self.assertEqual((code, out), (1, ""))
                 self.assertEqual(err, "meshscope ras: " + message.format(server.port) + "\n")
-                self.assertLess(took, 20)
         # The text form cut short: named by the text reader.
         with FakeRas(STATUSES, misbehave="close_mid_reply", json_format=False) as server:
             code, out, err, _ = run("ras", "127.0.0.1:%d" % server.port)
