@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang-14, ASan + UBSan, core and server/ included) in build-fuzz and
-# runs each for SECONDS (default 60) from a copy of its seed corpus: fuzz/corpus/ is never written. Fails on
-# any crash, leak, sanitizer report or broken invariant, printing the reproducer; prints one line per target:
+# runs each for SECONDS (default 60), one per core at a time, from a copy of its seed corpus: fuzz/corpus/ is never
+# written. Fails on any crash, leak, sanitizer report or broken invariant, printing the reproducer; prints one line
+# per target:
 #   fuzz: fuzz_event_parser ok (123456 runs in 60 s)
 # Usage: scripts/fuzz.sh [SECONDS]   (scripts/test.sh runs it with 60 after ctest)
 set -euo pipefail
@@ -26,9 +27,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:symboli
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export TMPDIR=$work  # fuzz_http_request's collector database goes there, and with it
-failed=0
-for target in build-fuzz/fuzz_*; do
-  [[ -x $target && -f $target ]] || continue
+# One target: its line (and, on failure, the log's end and each reproducer) in $work/NAME/report.
+fuzz_one() {
+  local target=$1 name corpus artifacts log runs elapsed reproducer
   name=$(basename "$target")
   corpus="$work/$name/corpus"
   artifacts="build-fuzz/artifacts/$name/"  # kept after the run, outside the repo's corpus
@@ -41,18 +42,43 @@ for target in build-fuzz/fuzz_*; do
       -artifact_prefix="$artifacts" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     elapsed=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-    echo "fuzz: $name ok (${runs:-?} runs in ${elapsed:-$seconds} s)"
-  else
-    failed=1
-    echo "fuzz: $name FAILED" >&2
-    grep -v '^#[0-9]' "$log" | tail -n 60 >&2
+    echo "fuzz: $name ok (${runs:-?} runs in ${elapsed:-$seconds} s)" >"$work/$name/report"
+    return 0
+  fi
+  {
+    echo "fuzz: $name FAILED"
+    grep -v '^#[0-9]' "$log" | tail -n 60
     for reproducer in "$artifacts"*; do
       [[ -f $reproducer ]] || continue
-      echo "fuzz: reproducer $reproducer ($(stat -c %s "$reproducer") bytes), base64:" >&2
-      base64 -w 0 "$reproducer" >&2
-      echo >&2
-      echo "fuzz: rerun with: $target $reproducer" >&2
+      echo "fuzz: reproducer $reproducer ($(stat -c %s "$reproducer") bytes), base64:"
+      base64 -w 0 "$reproducer"
+      echo
+      echo "fuzz: rerun with: $target $reproducer"
     done
+  } >"$work/$name/report"
+  return 1
+}
+
+# As many targets at a time as there are cores (each fuzzes on one); the reports follow in the targets' order.
+targets=()
+for target in build-fuzz/fuzz_*; do
+  [[ -x $target && -f $target ]] && targets+=("$target")
+done
+pids=()
+for target in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+  mkdir -p "$work/$(basename "$target")"
+  fuzz_one "$target" &
+  pids+=($!)
+done
+failed=0
+for index in "${!targets[@]}"; do
+  name=$(basename "${targets[$index]}")
+  if wait "${pids[$index]}"; then
+    cat "$work/$name/report"
+  else
+    failed=1
+    cat "$work/$name/report" >&2
   fi
 done
 exit "$failed"

@@ -36,7 +36,7 @@ echo "== tests"
 export QT_QPA_PLATFORM=offscreen
 ctest --preset dev -j "$jobs" --output-on-failure "$@"
 
-echo "== fuzz (clang-14, ASan + UBSan, 60 s per target)"
+echo "== fuzz (clang-14, ASan + UBSan, 60 s per target, one target per core at a time)"
 bash scripts/fuzz.sh 60
 
 echo "== ASan + UBSan: core, collector, relay, simulator and C++ client tests (asan preset, no dashboard)"
@@ -46,5 +46,7 @@ cmake --build --preset asan -j "$jobs"
 # quarantine more than double the collector's resident set); the fuzz targets take the same hostile inputs under
 # ASan. Memory errors, undefined behaviour and leaks fail the run; scripts/lsan.supp may list only Qt's exit-time
 # singletons, each with its reason (reviewed; empty today).
+# cli.package_contents is left to the dev tree: the .deb packages are the same bytes whatever the sanitizers.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions="$PWD/scripts/lsan.supp":print_suppressions=0 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -j "$jobs" --output-on-failure -LE "python|torch|security"
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset asan -j "$jobs" --output-on-failure -LE "python|torch|security" \
+  -E '^cli\.package_contents$'
