@@ -64,11 +64,21 @@ LivePanel {
                         font.pixelSize: Theme.fontSmall
                     }
 
+                    // one kind of fact per column: the host, then the findings
                     Label {
+                        objectName: "rankHost"
+                        Layout.preferredWidth: 96
+                        text: rankDelegate.host
+                        color: Theme.mutedText
+                        font.pixelSize: Theme.fontSmall
+                        elide: Text.ElideRight
+                    }
+
+                    Label {
+                        objectName: "rankFindings"
                         Layout.fillWidth: true
-                        text: rankDelegate.findingsText !== "" ? rankDelegate.findingsText
-                                                               : rankDelegate.host
-                        color: rankDelegate.findingsText !== "" ? Theme.error : Theme.mutedText
+                        text: rankDelegate.findingsText
+                        color: Theme.error
                         font.pixelSize: Theme.fontSmall
                         elide: Text.ElideRight
                     }

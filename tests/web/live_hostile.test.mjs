@@ -73,7 +73,7 @@ test('hostile rank strings render as text and execute nothing', async () => {
   });
   await page.mouse.move(point.x, point.y);
   await eventually(async () => (await page.textContent('#live-status')).startsWith(`rank 0 · initializing · ${hosts[0]}`));
-  const listed = await page.$$eval('.rank-option .rank-detail', (d) => d.map((x) => x.textContent));
+  const listed = await page.$$eval('.rank-option .rank-host', (d) => d.map((x) => x.textContent));
   assert.ok(listed.includes(hosts[0]), listed.join(' | '));
 
   // Nothing ran, nothing was parsed as markup.

@@ -240,10 +240,11 @@ class LivePage {
     return this.highlight;
   }
 
+  // The rank list's columns: state, host, findings (each column holds one kind of fact).
   rankRow(rank) {
     const kinds = this.data.rankKinds.get(rank);
-    return {state: stateNames[this.data.states[rank]], detail: kinds ? kinds.join(', ') : this.data.host(rank),
-      alert: !!kinds};
+    return {state: stateNames[this.data.states[rank]], host: this.data.host(rank) || '',
+      findings: kinds ? kinds.join(', ') : '', alert: !!kinds};
   }
 
   // "rank 5 · ready · node-0 · communicator · straggler" (the desktop grid's hover text).

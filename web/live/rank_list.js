@@ -6,7 +6,7 @@ import {el} from '../shared/dom.js';
 const rowHeight = 24;
 
 export class RankList {
-  // row(rank) -> {state, detail, alert}: texts for the option; onOpen(rank)
+  // row(rank) -> {state, host, findings, alert}: texts for the option's columns; onOpen(rank)
   constructor(host, {labelledBy, row, onOpen}) {
     this.row = row;
     this.onOpen = onOpen;
@@ -90,7 +90,7 @@ export class RankList {
         'aria-posinset': i + 1,
         'data-rank': rank,
       }, el('span', {class: 'rank-number'}, String(rank)), el('span', {class: 'rank-state'}, info.state),
-      el('span', {class: 'rank-detail'}, info.detail));
+      el('span', {class: 'rank-host'}, info.host), el('span', {class: 'rank-findings'}, info.findings));
       option.style.top = `${i * rowHeight}px`;
       rows.push(option);
     }

@@ -187,6 +187,29 @@ TestCase {
         compare(session.selection.stateFilter, -1);
     }
 
+    // The rank list: one kind of fact per column, a host under "host" and findings under "findings" on every row.
+    function test_rank_list_columns_data() {
+        return [
+            {tag: "ready rank", rank: 2, host: "node-0", hasFindings: false},
+            {tag: "rank with an error", rank: 9, host: "node-1", hasFindings: true},
+            {tag: "missing rank (no host)", rank: 15, host: "", hasFindings: true},
+        ];
+    }
+
+    function test_rank_list_columns(data) {
+        const page = createPage();
+        const list = findChild(page, "liveRankList");
+        compare(list.count, 16);
+        list.positionViewAtIndex(data.rank, ListView.Contain);
+        let row = null;
+        tryVerify(() => {
+            row = list.itemAtIndex(data.rank);
+            return row !== null && row.rank === data.rank;
+        }, 5000, "rank " + data.rank + "'s row");
+        compare(findChild(row, "rankHost").text, data.host);
+        compare(findChild(row, "rankFindings").text !== "", data.hasFindings);
+    }
+
     function test_clicking_a_rank_shows_its_timeline() {
         const page = createPage();
         const grid = findChild(page, "liveGrid");
