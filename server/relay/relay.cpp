@@ -178,7 +178,7 @@ struct Relay::Impl {
 class Session : public std::enable_shared_from_this<Session> {
 public:
     Session(Relay::Impl& relay, tcp::socket socket, bool counted)
-        : relay_(relay), socket_(std::move(socket)), counted_(counted), buffer_(net::read_buffer_bytes) {
+        : relay_(relay), socket_(std::move(socket)), counted_(counted), buffer_(meshscope::net::read_buffer_bytes) {
         relay_.sessions.insert(this);
         if (counted_) ++relay_.connections;
     }
@@ -258,8 +258,8 @@ private:
         http::async_read_header(socket_, buffer_, *parser_,
                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
                                     if (ec) return self->on_request(ec);
-                                    if (net::unsupported_transfer_coding(self->parser_->get()))
-                                        return self->refuse(501, std::string(net::transfer_coding_text));
+                                    if (meshscope::net::unsupported_transfer_coding(self->parser_->get()))
+                                        return self->refuse(501, std::string(meshscope::net::transfer_coding_text));
                                     self->read_body();
                                 });
     }
@@ -282,7 +282,8 @@ private:
             return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
         if (ec && timed_out_) return refuse(408, "request not received in time");
         if (ec == http::error::header_limit) return refuse(431, "request header too large");
-        if (ec == http::error::buffer_overflow) return refuse(400, net::chunk_overflow_text(net::read_buffer_bytes));
+        if (ec == http::error::buffer_overflow)
+            return refuse(400, meshscope::net::chunk_overflow_text(meshscope::net::read_buffer_bytes));
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
             ec == net::error::connection_reset || ec == net::error::bad_descriptor)
             return close();
@@ -302,7 +303,8 @@ private:
                 const auto it = request.find(name);
                 return it == request.end() ? std::nullopt : std::optional<std::string>(std::string(it->value()));
             };
-            if (auto refused = net::browser_refusal(header(http::field::host), header(http::field::origin),
+            if (auto refused =
+                    meshscope::net::browser_refusal(header(http::field::host), header(http::field::origin),
                                                     relay_.options.listen_host, relay_.options.allowed_hosts))
                 return answer(403, error_json(*refused));
         }
@@ -375,7 +377,7 @@ private:
     static std::string wire_answer(int status, std::string_view body, std::optional<int> retry_after,
                                    std::string_view authenticate, std::string_view allow, bool keep_alive,
                                    bool head = false) {
-        net::WireResponse out(status, body.size());
+        meshscope::net::WireResponse out(status, body.size());
         out.header("Content-Type", "application/json");
         if (retry_after) out.header("Retry-After", std::to_string(*retry_after));
         if (!authenticate.empty()) out.header("WWW-Authenticate", authenticate);
@@ -955,7 +957,7 @@ Expected<std::unique_ptr<Relay>> Relay::start(RelayOptions options) {
     impl->sweep_deadlines();
     Impl* raw = impl.get();
     impl->thread = std::thread([raw] {
-        net::name_this_thread("ms-relay");
+        meshscope::net::name_this_thread("ms-relay");
         raw->io.run();
     });
     return std::unique_ptr<Relay>(new Relay(std::move(impl)));
