@@ -3,14 +3,11 @@
 // answer. A tick runs every `tick_interval` seconds for the time-based findings (missing, stale, straggler).
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <future>
-#include <mutex>
-#include <thread>
 
 #include "meshscope/monitor.h"
+#include "worker_thread.h"
 
 namespace meshscope::server {
 
@@ -20,7 +17,7 @@ public:
 
     // Takes a monitor that may already hold rebuilt jobs. `clock` gives the collector's time in seconds.
     MonitorThread(Monitor monitor, double tick_interval, std::function<double()> clock);
-    ~MonitorThread();  // runs the tasks already posted, then stops
+    ~MonitorThread() = default;  // runs the tasks already posted, then stops
     MonitorThread(const MonitorThread&) = delete;
     MonitorThread& operator=(const MonitorThread&) = delete;
 
@@ -47,16 +44,9 @@ public:
     }
 
 private:
-    void run();
-
     Monitor monitor_;
-    double tick_interval_;
     std::function<double()> clock_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<Task> tasks_;
-    bool stopping_ = false;
-    std::thread thread_;
+    net::WorkerThread<Task> worker_;  // ms-monitor: no bound, a tick, drains at stop (after monitor_: it uses it)
 };
 
 }  // namespace meshscope::server

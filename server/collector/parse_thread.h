@@ -3,11 +3,9 @@
 // first in first out: bodies are judged in the order they arrived, as they were on the network thread.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
+
+#include "worker_thread.h"
 
 namespace meshscope::server {
 
@@ -16,20 +14,14 @@ public:
     using Task = std::function<void()>;
 
     ParseThread();
-    ~ParseThread();  // runs the tasks already posted, then stops
+    ~ParseThread() = default;  // runs the tasks already posted, then stops
     ParseThread(const ParseThread&) = delete;
     ParseThread& operator=(const ParseThread&) = delete;
 
     void post(Task task);
 
 private:
-    void run();
-
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<Task> tasks_;
-    bool stopping_ = false;
-    std::thread thread_;
+    net::WorkerThread<Task> worker_;  // ms-parse: no bound, drains at stop
 };
 
 }  // namespace meshscope::server

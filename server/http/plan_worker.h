@@ -3,16 +3,13 @@
 // heartbeats and the dashboards share it. One thread and a short queue bound what plan requests can cost.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "http_exchange.h"
 #include "plan_api.h"
+#include "worker_thread.h"
 
 namespace meshscope::server {
 
@@ -21,7 +18,7 @@ public:
     using Reply = std::function<void(HttpReply)>;
 
     explicit PlanWorker(std::size_t max_waiting = 16);
-    ~PlanWorker();  // answers what still waits with 503, then joins
+    ~PlanWorker() = default;  // answers what still waits with 503, then joins
     PlanWorker(const PlanWorker&) = delete;
     PlanWorker& operator=(const PlanWorker&) = delete;
 
@@ -36,15 +33,11 @@ private:
         std::string query;
         Reply reply;
     };
-    void run();
+    void answer(Task& task);
 
-    std::size_t max_waiting_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<Task> tasks_;
     PlanCache cache_;  // the worker thread's only
-    bool stopping_ = false;
-    std::thread thread_;
+    // ms-plan: max_waiting wait, one task a turn, what waits at stop is answered at once
+    net::WorkerThread<Task> worker_;
 };
 
 }  // namespace meshscope::server

@@ -1,6 +1,7 @@
 #include "tour_jobs.h"
 
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "collector/collector.h"
@@ -19,16 +20,23 @@ std::string options_key(const sim::ScenarioOptions& o) {
 }  // namespace
 
 TourJobs::TourJobs(Collector& collector, double max_hold_seconds, double time_scale)
-    : collector_(collector), max_hold_(max_hold_seconds), time_scale_(time_scale), thread_([this] { run(); }) {}
+    : collector_(collector),
+      max_hold_(max_hold_seconds),
+      time_scale_(time_scale),
+      worker_({.name = "ms-tour",
+               .bound = 1,
+               .when_full = net::WorkerThread<Run>::WhenFull::replace_oldest,
+               .at_stop = net::WorkerThread<Run>::AtStop::drop},
+              [this](std::deque<Run>& batch) {
+                  for (Run& job : batch) play(job);
+              }) {}
 
 TourJobs::~TourJobs() {
     {
         std::lock_guard lock(mutex_);
-        stopping_ = true;
-        stop_run_ = true;
+        stop_run_->store(true);
     }
-    wake_.notify_all();
-    thread_.join();
+    worker_.stop();
 }
 
 Expected<nlohmann::json> TourJobs::start(const sim::ScenarioOptions& options) {
@@ -36,43 +44,35 @@ Expected<nlohmann::json> TourJobs::start(const sim::ScenarioOptions& options) {
     if (!scenario) return scenario.error();
     nlohmann::json summary = sim::summary_json(*scenario);
     const std::string key = options_key(options);
+    std::optional<Run> replaced;  // destroyed after the lock
     std::lock_guard lock(mutex_);
     if (key == running_key_) {
         summary["started"] = false;
         return summary;
     }
     running_key_ = key;
-    next_ = std::move(scenario).value();
-    stop_run_ = true;  // the run in progress (if any) ends; run() then takes next_
-    wake_.notify_all();
+    stop_run_->store(true);  // the run in progress (if any) ends; the worker then takes this one
+    stop_run_ = std::make_shared<std::atomic<bool>>(false);
+    replaced = worker_.post({std::move(scenario).value(), stop_run_});
     summary["started"] = true;
     return summary;
 }
 
-void TourJobs::run() {
-    for (;;) {
-        sim::Scenario scenario;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || next_.has_value(); });
-            if (stopping_) return;
-            scenario = std::move(*next_);
-            next_.reset();
-            stop_run_ = false;
-        }
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_hold_);
-        const sim::EventSink sink = [this, until](const Event& event) {
-            collector_.submit(std::vector<Event>{event}, [](const SubmitResult&) {});
-            if (std::chrono::steady_clock::now() > until) stop_run_ = true;
-        };
-        sim::RunOptions run;
-        run.time_scale = time_scale_;
-        run.hold = true;
-        run.heartbeat_interval = 1.0;
-        sim::run_scenario(scenario, sink, run, stop_run_);
-        std::lock_guard lock(mutex_);
-        if (!next_) running_key_.clear();  // over (replaced runs leave the key to their successor)
-    }
+void TourJobs::play(Run& job) {
+    if (job.stop->load()) return;  // replaced (or stopping) before it began
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_hold_);
+    std::atomic<bool>& stop = *job.stop;
+    const sim::EventSink sink = [this, until, &stop](const Event& event) {
+        collector_.submit(std::vector<Event>{event}, [](const SubmitResult&) {});
+        if (std::chrono::steady_clock::now() > until) stop = true;
+    };
+    sim::RunOptions run;
+    run.time_scale = time_scale_;
+    run.hold = true;
+    run.heartbeat_interval = 1.0;
+    sim::run_scenario(job.scenario, sink, run, stop);
+    std::lock_guard lock(mutex_);
+    if (stop_run_ == job.stop) running_key_.clear();  // over (replaced runs leave the key to their successor)
 }
 
 }  // namespace meshscope::server

@@ -6,16 +6,15 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "meshscope/error.h"
 #include "simulation.h"
+#include "worker_thread.h"
 
 namespace meshscope::server {
 
@@ -24,7 +23,7 @@ class Collector;
 class TourJobs {
 public:
     explicit TourJobs(Collector& collector, double max_hold_seconds = 1800, double time_scale = 50);
-    ~TourJobs();  // stops the running job and joins
+    ~TourJobs();  // stops the running job, drops the waiting one and joins
     TourJobs(const TourJobs&) = delete;
     TourJobs& operator=(const TourJobs&) = delete;
 
@@ -35,18 +34,20 @@ public:
     [[nodiscard]] Expected<nlohmann::json> start(const sim::ScenarioOptions& options);
 
 private:
-    void run();
+    struct Run {
+        sim::Scenario scenario;
+        std::shared_ptr<std::atomic<bool>> stop;  // set: the run ends (or never starts)
+    };
+    void play(Run& job);
 
     Collector& collector_;
     double max_hold_;
     double time_scale_;
     std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<sim::Scenario> next_;  // waiting to run
-    std::string running_key_;            // what runs (or waits): the options, as text
-    bool stopping_ = false;
-    std::atomic<bool> stop_run_{false};  // ends the run in progress
-    std::thread thread_;
+    std::string running_key_;  // what runs (or waits): the options, as text
+    std::shared_ptr<std::atomic<bool>> stop_run_ = std::make_shared<std::atomic<bool>>(false);  // the newest run's
+    // ms-tour: one run waits at most (a newer one replaces it), what waits at stop is dropped
+    net::WorkerThread<Run> worker_;
 };
 
 }  // namespace meshscope::server

@@ -5,16 +5,15 @@
 
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "event_store.h"
+#include "worker_thread.h"
 
 namespace meshscope::server {
 
@@ -35,7 +34,7 @@ public:
     using Done = std::function<void(const std::optional<Error>& error)>;
 
     explicit StoreWriter(std::unique_ptr<EventStore> store);
-    ~StoreWriter();  // commits what was submitted, then stops
+    ~StoreWriter() = default;  // commits what was submitted, then stops
     StoreWriter(const StoreWriter&) = delete;
     StoreWriter& operator=(const StoreWriter&) = delete;
 
@@ -48,17 +47,14 @@ private:
         std::vector<StoredEvent> events;
         Done done;
     };
-    void run();
+    void commit(std::deque<Request>& group);
 
     std::unique_ptr<EventStore> store_;
     std::string path_;
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<Request> pending_;
-    bool stopping_ = false;
-    bool idle_ = false;  // the writer waits for a first request (a submit wakes it)
+    mutable std::mutex stats_mutex_;
     CommitStats stats_;
-    std::thread thread_;
+    std::vector<StoredEvent> events_;    // the writer thread's: one group's events, its capacity kept
+    net::WorkerThread<Request> worker_;  // ms-store: no bound, a gather window, drains at stop (last: uses the above)
 };
 
 }  // namespace meshscope::server

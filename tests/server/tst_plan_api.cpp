@@ -1,11 +1,20 @@
 // The plan API over real HTTP on loopback (docs/collector.md, "Plan API"): the full and compact forms, a
-// rank's groups, the exports' bytes, and every rejection with its exact text, hint, field and suggestions.
+// rank's groups, the exports' bytes, and every rejection with its exact text, hint, field and suggestions; the
+// plan worker's bound and stop, in-process.
 // Expected values are worked out by hand (domain.md's worked example dp 8, cp 2, ep 2; plan_export_cases.h).
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
+#include <QScopeGuard>
 #include <QTest>
 
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
 #include "collector_fixture.h"
+#include "http/plan_worker.h"
 #include "plan_export_cases.h"
 #include "server_test_support.h"
 
@@ -326,6 +335,69 @@ private slots:
         QCOMPARE(plan->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
         QCOMPARE(parse(plan->readAll())["node"].toInt(), 0);
         plan->deleteLater();
+    }
+
+    // PlanWorker in-process: a reply runs on the worker's thread, so a reply that waits holds it. Then
+    // max_waiting requests wait, the next is answered at once with 503 and Retry-After: 1, and stopping answers
+    // what waits at once with 503, before the turn in progress ends (the texts of docs/collector.md).
+    void plan_worker_bounds_what_waits() {
+        using meshscope::server::HttpReply;
+        const std::string path = "/api/v1/plan";
+        const std::string query = "dp=4&ep=2&gpus_per_node=2";
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool holding = false;
+        bool release = false;
+        std::map<int, HttpReply> answers;
+        const auto record = [&](int i) {
+            return [&, i](HttpReply reply) {
+                {
+                    std::lock_guard lock(mutex);
+                    answers[i] = std::move(reply);
+                }
+                changed.notify_all();
+            };
+        };
+        const auto wait_for = [&](const std::function<bool()>& done) {
+            std::unique_lock lock(mutex);
+            return changed.wait_for(lock, std::chrono::seconds(30), done);
+        };
+        auto worker = std::make_unique<meshscope::server::PlanWorker>(2);
+        std::jthread stopper;
+        const auto release_at_exit = qScopeGuard([&] {
+            {
+                std::lock_guard lock(mutex);
+                release = true;
+            }
+            changed.notify_all();
+        });
+        worker->submit(path, query, [&](HttpReply reply) {
+            std::unique_lock lock(mutex);
+            answers[0] = std::move(reply);
+            holding = true;
+            changed.notify_all();
+            changed.wait(lock, [&] { return release; });
+        });
+        QVERIFY(wait_for([&] { return holding; }));
+        for (int i = 1; i <= 3; ++i) worker->submit(path, query, record(i));
+        {
+            std::lock_guard lock(mutex);
+            QCOMPARE(answers.size(), std::size_t(2));  // the held one and the third: refused at once
+            QCOMPARE(answers[3].status, 503);
+            QCOMPARE(parse(bytes(answers[3].body))["error"].toString(),
+                     QString("too many plan requests waiting: try again"));
+            QCOMPARE(answers[3].headers, (std::vector<std::pair<std::string, std::string>>{{"Retry-After", "1"}}));
+        }
+        stopper = std::jthread([&] { worker.reset(); });  // joins once the held reply returns
+        QVERIFY(wait_for([&] { return answers.count(1) == 1 && answers.count(2) == 1; }));
+        {
+            std::lock_guard lock(mutex);
+            for (int i : {1, 2}) {
+                QCOMPARE(answers[i].status, 503);
+                QCOMPARE(parse(bytes(answers[i].body))["error"].toString(), QString("the collector is stopping"));
+            }
+            QCOMPARE(answers[0].status, 200);
+        }
     }
 
     // Plan routes are /api/ routes: the token, and GET only.
