@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,9 +11,11 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -61,7 +64,17 @@ void add_problem(records::RecordSet& into, const std::string& file, const std::s
     into.problems.push_back(records::read_problem(file, 0, message));
 }
 
-void read_file(const std::string& path, records::RecordSet& into, const RecordLimits& limits) {
+// What one file turned out to be. Documents (Flight Recorder dumps, RAS status) are read on any thread; an NCCL
+// log is left to the caller, which reads logs in file order into the one NcclLog they share.
+struct Outcome {
+    bool log = false;
+    std::optional<records::FrDump> dump;
+    std::optional<records::RasStatus> ras;
+    std::string problem;
+};
+
+Outcome read_document(const std::string& path, const RecordLimits& limits, records::FrShared& shared) {
+    Outcome out;
     FileSource source(path);
     // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{', RAS's text status with
     // "NCCL version "; anything else is a log.
@@ -76,54 +89,53 @@ void read_file(const std::string& path, records::RecordSet& into, const RecordLi
     while (first < got && std::strchr(" \t\r\n", head[first])) ++first;
     const bool pickle = got > 0 && static_cast<unsigned char>(head[0]) == 0x80;
     const bool document = first < got && head[first] == '{';
-    if (pickle || document) {
-        std::string bytes(head, got);
-        std::string rest = records::read_all(source, limits.max_document - std::min(got, limits.max_document));
-        bytes += rest;
-        if (document && bytes.find("\"communicators\"") != std::string::npos &&
-            bytes.find("\"nccl_version\"") != std::string::npos) {
-            auto status = records::read_ras_json(bytes, path);
-            if (status)
-                into.ras.push_back(std::move(status).value());
-            else
-                add_problem(into, path, status.error().message());
-            return;
-        }
-        if (document && bytes.find("\"entries\"") == std::string::npos &&
-            bytes.find("\"pg_config\"") == std::string::npos) {
-            add_problem(into, path,
-                        path +
-                            ": a JSON document that is neither a Flight Recorder dump (entries, pg_config) nor NCCL "
-                            "RAS status (communicators, nccl_version), skipped");
-            return;
-        }
-        auto dump = records::read_fr_dump(bytes, path);
-        if (!dump) {
-            add_problem(into, path, dump.error().message());
-            return;
-        }
-        if (dump->rank < 0) {
-            add_problem(into, path,
-                        path + ": no rank at the end of the file name (Flight Recorder names its dumps prefix + rank)");
-            return;
-        }
-        into.dumps.push_back(std::move(dump).value());
-        return;
-    }
-    if (records::looks_like_ras_text(std::string_view(head, got))) {
+    if (!pickle && !document && records::looks_like_ras_text(std::string_view(head, got))) {
         // `ncclras -v` (RAS's text status) starts with its version line, which no NCCL log line does (they start
         // with host:pid:tid).
         std::string bytes(head, got);
         bytes += records::read_all(source, limits.max_document - std::min(got, limits.max_document));
         auto status = records::read_ras_text(bytes, path);
         if (status)
-            into.ras.push_back(std::move(status).value());
+            out.ras = std::move(status).value();
         else
-            add_problem(into, path, status.error().message());
-        return;
+            out.problem = status.error().message();
+        return out;
     }
+    if (!pickle && !document) {
+        out.log = true;
+        return out;
+    }
+    std::string bytes(head, got);
+    bytes += records::read_all(source, limits.max_document - std::min(got, limits.max_document));
+    if (document && bytes.find("\"communicators\"") != std::string::npos &&
+        bytes.find("\"nccl_version\"") != std::string::npos) {
+        auto status = records::read_ras_json(bytes, path);
+        if (status)
+            out.ras = std::move(status).value();
+        else
+            out.problem = status.error().message();
+        return out;
+    }
+    if (document && bytes.find("\"entries\"") == std::string::npos &&
+        bytes.find("\"pg_config\"") == std::string::npos) {
+        out.problem = path +
+                      ": a JSON document that is neither a Flight Recorder dump (entries, pg_config) nor NCCL RAS "
+                      "status (communicators, nccl_version), skipped";
+        return out;
+    }
+    auto dump = records::read_fr_dump(bytes, path, &shared);
+    if (!dump)
+        out.problem = dump.error().message();
+    else if (dump->rank < 0)
+        out.problem = path + ": no rank at the end of the file name (Flight Recorder names its dumps prefix + rank)";
+    else
+        out.dump = std::move(dump).value();
+    return out;
+}
+
+void read_log(const std::string& path, records::RecordSet& into) {
+    FileSource source(path);
     records::NcclLogParser parser(path, into.nccl);
-    parser.feed(std::string_view(head, got));
     char buffer[1 << 16];
     for (std::size_t n; (n = source.read(buffer)) != 0;) parser.feed(std::string_view(buffer, n));
     parser.finish();
@@ -157,12 +169,43 @@ void load_records(const std::vector<std::string>& paths, records::RecordSet& int
                         std::to_string(limits.max_files) + " are read");
         files.resize(limits.max_files);
     }
-    for (const auto& file : files) {
-        try {
-            read_file(file, into, limits);
-        } catch (const std::exception& e) {
-            add_problem(into, file, e.what());
+    // Documents are read by a few threads, each taking the next file: a job's dumps are thousands of files, and
+    // only one file's bytes per thread are held at a time (the dumps kept are compact). Results are taken in file
+    // order, so what is read and every problem come out as a single thread would give them.
+    std::vector<Outcome> outcomes(files.size());
+    std::atomic<std::size_t> next{0};
+    records::FrShared shared;
+    const auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < files.size();) {
+            try {
+                outcomes[i] = read_document(files[i], limits, shared);
+            } catch (const std::exception& e) {
+                outcomes[i] = Outcome{};
+                outcomes[i].problem = e.what();
+            }
         }
+    };
+    const std::size_t threads =
+        std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::min<std::size_t>(8, files.size() + 1));
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        Outcome& o = outcomes[i];
+        if (o.log) {
+            try {
+                read_log(files[i], into);
+            } catch (const std::exception& e) {
+                add_problem(into, files[i], e.what());
+            }
+        } else if (o.dump)
+            into.dumps.push_back(std::move(*o.dump));
+        else if (o.ras)
+            into.ras.push_back(std::move(*o.ras));
+        else if (!o.problem.empty())
+            add_problem(into, files[i], o.problem);
+        o = Outcome{};
     }
 }
 

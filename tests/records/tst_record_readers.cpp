@@ -385,14 +385,14 @@ private slots:
             QStringList parts;
             for (const auto& e : d->entries) {
                 QString sizes = "[";
-                for (std::size_t i = 0; i < e.input_sizes.size(); ++i) {
+                for (std::size_t i = 0; i < e.input_sizes().size(); ++i) {
                     QStringList dims;
-                    for (const auto v : e.input_sizes[i]) dims << QString::number(v);
+                    for (const auto v : e.input_sizes()[i]) dims << QString::number(v);
                     sizes += (i ? ", [" : "[") + dims.join(", ") + "]";
                 }
-                parts << QString::fromStdString(e.pg_desc) + "#" + QString::number(e.collective_seq_id) + " " +
+                parts << QString::fromStdString(e.pg_desc()) + "#" + QString::number(e.collective_seq_id) + " " +
                              QString::fromStdString(std::string(e.collective())) + " " + sizes + "]";
-                QCOMPARE(e.state, std::string("scheduled"));  // gloo records no start or completion
+                QCOMPARE(e.state(), std::string("scheduled"));  // gloo records no start or completion
                 QVERIFY(!e.time_discovered_completed_ns);
             }
             QCOMPARE(parts.join("; "), ran);

@@ -38,8 +38,9 @@ std::string strings_text(const std::vector<std::string>& values) {
 // An entry as a reader names it: "ep group 1 seq 2 (all_reduce)" on the plan, else "process group 5 (mesh_ep)
 // seq 2 (all_reduce)"; labels holds the groups' names by pg name.
 std::string entry_text(const FrEntry& e, const std::map<std::string, std::string>& labels) {
-    const auto it = labels.find(e.pg_name);
-    const std::string group = it != labels.end() ? it->second : "process group " + e.pg_name + " (" + e.pg_desc + ")";
+    const auto it = labels.find(e.pg_name());
+    const std::string group =
+        it != labels.end() ? it->second : "process group " + e.pg_name() + " (" + e.pg_desc() + ")";
     return group + " seq " + std::to_string(e.collective_seq_id) + " (" + std::string(e.collective()) + ")";
 }
 
@@ -48,9 +49,26 @@ struct Signature {
     friend auto operator<=>(const Signature&, const Signature&) = default;
 };
 
+Signature signature(const FrOp& op) {
+    const std::string_view name = op.profiling_name;
+    const std::size_t colon = name.find(':');
+    return {std::string(colon == std::string_view::npos ? name : name.substr(colon + 1)),
+            shapes_text(op.input_sizes) + " -> " + shapes_text(op.output_sizes),
+            strings_text(op.input_dtypes) + " -> " + strings_text(op.output_dtypes)};
+}
 Signature signature(const FrEntry& e) {
-    return {std::string(e.collective()), shapes_text(e.input_sizes) + " -> " + shapes_text(e.output_sizes),
-            strings_text(e.input_dtypes) + " -> " + strings_text(e.output_dtypes)};
+    return signature(*e.op);
+}
+
+// For each of a dump's groups (by FrGroupName::index), the first and last entry that names it.
+std::vector<std::pair<std::size_t, std::size_t>> group_spans(const FrDump& dump) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans(dump.groups().size(), {SIZE_MAX, 0});
+    for (std::size_t i = 0; i < dump.entries.size(); ++i) {
+        auto& [first, last] = spans[dump.entries[i].group->index];
+        first = std::min(first, i);
+        last = i;
+    }
+    return spans;
 }
 
 const FrEntry* last_record(const FrDump& dump) {
@@ -65,9 +83,11 @@ std::vector<std::vector<std::int64_t>> complete_fr_groups(const Context& context
     // Without a plan, a group is known completely only from pg_config (NCCL's process groups write it).
     std::vector<std::vector<std::int64_t>> out;
     std::set<std::vector<std::int64_t>> unique;
+    std::set<std::pair<bool, const std::vector<std::int64_t>*>> done;  // lists shared by dumps: each looked at once
     for (const auto& dump : context.records.dumps)
         for (const auto& [name, config] : dump.pg_config) {
-            std::vector<std::int64_t> ranks = config.ranks;
+            if (!done.emplace(name.empty(), config.ranks.get()).second) continue;
+            std::vector<std::int64_t> ranks = *config.ranks;
             std::sort(ranks.begin(), ranks.end());
             if (ranks.size() > 1 && !name.empty() && unique.insert(ranks).second) out.push_back(ranks);
         }
@@ -76,15 +96,24 @@ std::vector<std::vector<std::int64_t>> complete_fr_groups(const Context& context
 
 std::vector<NamedGroup> named_fr_groups(const Context& context) {
     std::map<std::string, NamedGroup> by_name;
-    for (const auto& dump : context.records.dumps)
-        for (const auto& e : dump.entries) {
-            const std::string dim = dim_from_desc(e.pg_desc);
-            if (dim.empty() || dump.rank < 0) continue;
-            NamedGroup& g = by_name[e.pg_name];
+    for (const auto& dump : context.records.dumps) {
+        if (dump.rank < 0) continue;
+        // A dump's groups in the order of their last entries: the dim a name keeps is its last entry's.
+        const auto spans = group_spans(dump);
+        std::vector<const FrGroupName*> groups = dump.groups();
+        std::erase_if(groups, [&](const FrGroupName* g) { return spans[g->index].first == SIZE_MAX; });
+        std::sort(groups.begin(), groups.end(), [&](const FrGroupName* a, const FrGroupName* b) {
+            return spans[a->index].second < spans[b->index].second;
+        });
+        for (const FrGroupName* group : groups) {
+            const std::string dim = dim_from_desc(group->desc);
+            if (dim.empty()) continue;
+            NamedGroup& g = by_name[group->name];
             g.dim = dim;
             if (!std::binary_search(g.seen.begin(), g.seen.end(), dump.rank))
                 g.seen.insert(std::upper_bound(g.seen.begin(), g.seen.end(), dump.rank), dump.rank);
         }
+    }
     std::vector<NamedGroup> out;
     for (auto& [name, g] : by_name) out.push_back(std::move(g));
     return out;
@@ -104,13 +133,44 @@ void diagnose_flight_recorder(Context& context) {
                                                             "; the first is read"));
     }
     std::map<std::string, PgInfo> pgs;  // by pg name, the same on every rank
-    for (const auto& [rank, dump] : by_rank)
-        for (const auto& e : dump->entries) {
-            PgInfo& pg = pgs[e.pg_name];
-            pg.name = e.pg_name;
-            if (pg.desc.empty() || pg.desc == "undefined") pg.desc = e.pg_desc;
+    // A group's desc is the first one recorded that says something (neither empty nor "undefined"), else the
+    // last one recorded; a dump's entries are read through its groups, each once.
+    for (const auto& [rank, dump] : by_rank) {
+        const auto spans = group_spans(*dump);
+        std::map<std::string_view, std::pair<const FrGroupName*, const FrGroupName*>> named;  // first good, last
+        for (const FrGroupName* g : dump->groups()) {
+            if (spans[g->index].first == SIZE_MAX) continue;
+            auto& [good, last] = named[g->name];
+            if (g->desc != "" && g->desc != "undefined" && (!good || spans[g->index].first < spans[good->index].first))
+                good = g;
+            if (!last || spans[g->index].second > spans[last->index].second) last = g;
+        }
+        for (const auto& [name, found] : named) {
+            PgInfo& pg = pgs[std::string(name)];
+            pg.name = name;
+            if (pg.desc.empty() || pg.desc == "undefined") pg.desc = (found.first ? found.first : found.second)->desc;
             pg.seen.insert(rank);
         }
+    }
+    // Each dump's groups as the index of their name among pgs, and each dump's ops as the index of what they run
+    // (collective, sizes, dtypes): entries compare as integers, and texts are made once per op.
+    std::map<std::string, std::size_t> pg_index;
+    for (const auto& [name, pg] : pgs) pg_index.emplace(name, pg_index.size());
+    std::map<const FrDump*, std::vector<std::size_t>> group_ids;
+    std::map<const FrDump*, std::vector<std::size_t>> op_ids;
+    std::map<Signature, std::size_t> signatures;
+    for (const auto& [rank, dump] : by_rank) {
+        auto& ids = group_ids[dump];
+        for (const FrGroupName* g : dump->groups()) ids.push_back(pg_index.at(g->name));
+        auto& ops = op_ids[dump];
+        for (const FrOp* op : dump->ops())
+            ops.push_back(signatures.emplace(signature(*op), signatures.size()).first->second);
+    }
+    // The first rank (by rank) whose pg_config lists a group's members.
+    std::map<std::string, const std::vector<std::int64_t>*> config_ranks;
+    for (const auto& [rank, dump] : by_rank)
+        for (const auto& [name, config] : dump->pg_config)
+            if (!config.ranks->empty()) config_ranks.emplace(name, config.ranks.get());
 
     struct Outcome {
         std::string dim;  // for the roll-up: the plan's dim, or the group's desc
@@ -142,12 +202,10 @@ void diagnose_flight_recorder(Context& context) {
         group.id = pg.desc == "default_pg" ? "default_pg" : "process group " + name + " (" + pg.desc + ")";
         group.seen.assign(pg.seen.begin(), pg.seen.end());
         std::vector<std::int64_t> members = group.seen;
-        for (const auto& [rank, dump] : by_rank)
-            if (const auto it = dump->pg_config.find(name); it != dump->pg_config.end() && !it->second.ranks.empty()) {
-                members = it->second.ranks;
-                std::sort(members.begin(), members.end());
-                break;
-            }
+        if (const auto it = config_ranks.find(name); it != config_ranks.end()) {
+            members = *it->second;
+            std::sort(members.begin(), members.end());
+        }
         const std::string hint = pg.desc == "default_pg" ? std::string() : dim_from_desc(pg.desc);
         group.size = static_cast<std::int64_t>(members.size());
         if (pg.desc == "default_pg" && context.world <= max_listed_world) {
@@ -176,39 +234,76 @@ void diagnose_flight_recorder(Context& context) {
     for (auto& [pg_ptr, group, members] : placed) {
         const std::string& name = pg_ptr->name;
         const PgInfo& pg = *pg_ptr;
-        // Each member's entries on this group by seq.
-        std::map<std::int64_t, std::map<std::int64_t, const FrEntry*>> by_member;
+        // Each member's entries on this group by seq, ascending; of entries with the same seq the last counts.
+        using Seqs = std::vector<std::pair<std::int64_t, const FrEntry*>>;
+        std::vector<std::pair<std::int64_t, Seqs>> by_member;  // by member, ascending
         std::vector<std::int64_t> without_dump;
+        const std::size_t id = pg_index.at(name);
         for (const std::int64_t m : members) {
             const auto d = by_rank.find(m);
             if (d == by_rank.end()) {
                 without_dump.push_back(m);
                 continue;
             }
-            auto& seqs = by_member[m];
+            const auto& ids = group_ids.at(d->second);
+            Seqs seqs;
             for (const auto& e : d->second->entries)
-                if (e.pg_name == name && !e.is_p2p && e.collective_seq_id > 0) seqs[e.collective_seq_id] = &e;
+                if (ids[e.group->index] == id && !e.is_p2p && e.collective_seq_id > 0)
+                    seqs.emplace_back(e.collective_seq_id, &e);
+            std::stable_sort(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            Seqs unique;
+            unique.reserve(seqs.size());
+            for (std::size_t i = 0; i < seqs.size(); ++i)
+                if (i + 1 == seqs.size() || seqs[i + 1].first != seqs[i].first) unique.push_back(seqs[i]);
+            by_member.emplace_back(m, std::move(unique));
         }
+        std::sort(by_member.begin(), by_member.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        by_member.erase(std::unique(by_member.begin(), by_member.end(),
+                                    [](const auto& a, const auto& b) { return a.first == b.first; }),
+                        by_member.end());
+        const auto find_seq = [](const Seqs& seqs, std::int64_t s) -> const FrEntry* {
+            const auto it = std::lower_bound(seqs.begin(), seqs.end(), s,
+                                             [](const auto& a, std::int64_t v) { return a.first < v; });
+            return it != seqs.end() && it->first == s ? it->second : nullptr;
+        };
         if (by_member.empty()) {
             context.out.groups.push_back(std::move(group));
             continue;
         }
         std::int64_t hi = 0, lo = INT64_MAX;
         for (const auto& [m, seqs] : by_member) {
-            const std::int64_t last = seqs.empty() ? 0 : seqs.rbegin()->first;
+            const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
             hi = std::max(hi, last);
             lo = std::min(lo, last);
         }
 
-        // The first sequence id at which members that entered it disagree (Flight Recorder's classes).
-        std::set<std::int64_t> seqs_seen;  // only the ids some member recorded: a dump's ids can be anything
-        for (const auto& [m, seqs] : by_member)
-            for (const auto& [s, e] : seqs) seqs_seen.insert(s);
-        for (const std::int64_t s : seqs_seen) {
+        // The first sequence id at which members that entered it disagree (Flight Recorder's classes). Only the
+        // ids some member recorded are visited (a dump's ids can be anything), in order: the members' lists are
+        // walked side by side.
+        std::vector<std::size_t> cursor(by_member.size(), 0);
+        std::vector<const std::vector<std::size_t>*> member_ops;
+        for (const auto& [m, seqs] : by_member) member_ops.push_back(&op_ids.at(by_rank.at(m)));
+        for (;;) {
+            std::int64_t s = INT64_MAX;
+            for (std::size_t k = 0; k < by_member.size(); ++k)
+                if (cursor[k] < by_member[k].second.size()) s = std::min(s, by_member[k].second[cursor[k]].first);
+            if (s == INT64_MAX) break;
+            bool differ = false;
+            std::size_t first_op = SIZE_MAX;
+            for (std::size_t k = 0; k < by_member.size(); ++k) {
+                const Seqs& seqs = by_member[k].second;
+                if (cursor[k] >= seqs.size() || seqs[cursor[k]].first != s) continue;
+                const std::size_t op = (*member_ops[k])[seqs[cursor[k]].second->op->index];
+                if (first_op == SIZE_MAX)
+                    first_op = op;
+                else if (op != first_op)
+                    differ = true;
+                ++cursor[k];
+            }
+            if (!differ) continue;
             std::map<Signature, std::vector<std::int64_t>> votes;
             for (const auto& [m, seqs] : by_member)
-                if (const auto it = seqs.find(s); it != seqs.end()) votes[signature(*it->second)].push_back(m);
-            if (votes.size() < 2) continue;
+                if (const FrEntry* e = find_seq(seqs, s)) votes[signature(*e)].push_back(m);
             // The reference is what most members did; a tie goes to the lowest rank's.
             const auto reference = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
                 if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
@@ -218,8 +313,13 @@ void diagnose_flight_recorder(Context& context) {
             for (const auto& [sig, ranks] : votes)
                 if (&sig != &reference->first) faulty.insert(faulty.end(), ranks.begin(), ranks.end());
             std::sort(faulty.begin(), faulty.end());
-            const FrEntry& ref = *by_member[reference->second.front()][s];
-            const FrEntry& bad = *by_member[faulty.front()][s];
+            const auto entry_of = [&](std::int64_t m) -> const FrEntry& {
+                const auto it = std::lower_bound(by_member.begin(), by_member.end(), m,
+                                                 [](const auto& a, std::int64_t v) { return a.first < v; });
+                return *find_seq(it->second, s);
+            };
+            const FrEntry& ref = entry_of(reference->second.front());
+            const FrEntry& bad = entry_of(faulty.front());
             const Signature a = signature(ref), b = signature(bad);
             std::string what, cls;
             if (a.collective != b.collective) {
@@ -258,7 +358,8 @@ void diagnose_flight_recorder(Context& context) {
         if (lo >= 1 && by_member.size() > 1) {
             std::int64_t first = INT64_MAX, last = INT64_MIN;
             for (const auto& [m, seqs] : by_member) {
-                const FrEntry* e = seqs.at(lo);
+                const FrEntry* e = find_seq(seqs, lo);
+                if (!e) continue;  // a member whose ids skip lo
                 first = std::min(first, e->time_created_ns);
                 if (e->time_created_ns > last) {
                     last = e->time_created_ns;
@@ -273,9 +374,9 @@ void diagnose_flight_recorder(Context& context) {
             std::vector<std::int64_t> never, entered;
             const FrEntry* at = nullptr;
             for (const auto& [m, seqs] : by_member) {
-                const std::int64_t last = seqs.empty() ? 0 : seqs.rbegin()->first;
+                const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
                 (last < s ? never : entered).push_back(m);
-                if (const auto it = seqs.find(s); it != seqs.end() && !at) at = it->second;
+                if (const FrEntry* e = find_seq(seqs, s); e && !at) at = e;
             }
             const std::string collective = at ? std::string(at->collective()) : "a collective";
             outcome.stuck = true;

@@ -1,177 +1,501 @@
 #include "meshscope/records/flight_recorder.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "meshscope/records/pickle.h"
+#include "records/value_tree.h"
 
 namespace meshscope::records {
 
+namespace detail {
+// Every group, op and state a dump's entries name, once; a deque keeps the entries' pointers valid as it grows.
+struct FrPool {
+    std::deque<FrGroupName> groups;
+    std::deque<FrOp> ops;
+    std::deque<std::string> states;
+};
+}  // namespace detail
+
 namespace {
-using nlohmann::json;
+using detail::Node;
+using detail::ValueTree;
+using Kind = Node::Kind;
 
 // A field error: "nccl_trace_rank_3: entries[4].collective_seq_id must be an integer, got \"x\""
 struct FieldError {
     std::string path, what;
 };
 
-std::string shown(const json& value) {
-    std::string text = value.dump(-1, ' ', true, json::error_handler_t::replace);
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
-}
-
-const json* member(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::int64_t as_int(const json& v, const std::string& path) {
-    if (v.is_number_integer()) return v.get<std::int64_t>();
-    if (v.is_number_unsigned()) {
-        const auto u = v.get<std::uint64_t>();
-        if (u <= static_cast<std::uint64_t>(INT64_MAX)) return static_cast<std::int64_t>(u);
-    }
-    throw FieldError{path, "must be an integer, got " + shown(v)};
-}
-
-std::string as_string(const json& v, const std::string& path) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());  // thread_id is a number in some versions
-    throw FieldError{path, "must be a string, got " + shown(v)};
-}
-
-// pg_status's counters: integers in the pickle, strings ("3") in torch's JSON dump.
-std::int64_t as_counter(const json& v, const std::string& path) {
-    if (v.is_string()) {
-        const std::string& text = v.get_ref<const std::string&>();
-        std::int64_t out = 0;
-        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-        if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return out;
-        throw FieldError{path, "must be an integer, got " + shown(v)};
-    }
-    return as_int(v, path);
-}
-
-bool as_bool(const json& v, const std::string& path) {
-    if (v.is_boolean()) return v.get<bool>();
-    throw FieldError{path, "must be true or false, got " + shown(v)};
-}
-
-void read_int(const json& object, const char* key, const std::string& path, std::int64_t& out) {
-    if (const json* v = member(object, key)) out = as_int(*v, path + "." + key);
-}
-void read_string(const json& object, const char* key, const std::string& path, std::string& out) {
-    if (const json* v = member(object, key)) out = as_string(*v, path + "." + key);
-}
-
-std::vector<Shape> read_shapes(const json& v, const std::string& path) {
-    if (!v.is_array()) throw FieldError{path, "must be a list of shapes, got " + shown(v)};
-    std::vector<Shape> out;
-    out.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string p = path + "[" + std::to_string(i) + "]";
-        if (!v[i].is_array()) throw FieldError{p, "must be a list of integers, got " + shown(v[i])};
-        Shape shape;
-        for (std::size_t k = 0; k < v[i].size(); ++k)
-            shape.push_back(as_int(v[i][k], p + "[" + std::to_string(k) + "]"));
-        out.push_back(std::move(shape));
-    }
-    return out;
-}
-
-std::vector<std::string> read_strings(const json& v, const std::string& path) {
-    if (!v.is_array()) throw FieldError{path, "must be a list of strings, got " + shown(v)};
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(as_string(v[i], path + "[" + std::to_string(i) + "]"));
-    return out;
-}
-
-// "[0, 1, 2]" as torch writes pg_config ranks, or a JSON list.
-std::vector<std::int64_t> read_ranks(const json& v, const std::string& path) {
-    std::vector<std::int64_t> out;
-    if (v.is_array()) {
-        for (std::size_t i = 0; i < v.size(); ++i) out.push_back(as_int(v[i], path + "[" + std::to_string(i) + "]"));
+// Where a value is, spelled only when an error names it: "entries[4].input_sizes[0][1]".
+struct Path {
+    const Path* parent = nullptr;
+    std::string_view name;  // appended as it is (".state"), or quoted as a key (["0"])
+    std::int64_t index = -1;
+    bool quoted = false;
+    [[nodiscard]] std::string text() const {
+        std::string out = parent ? parent->text() : std::string();
+        if (index >= 0)
+            out += "[" + std::to_string(index) + "]";
+        else if (quoted)
+            out += "[\"" + std::string(name) + "\"]";
+        else
+            out += name;
         return out;
     }
-    if (!v.is_string()) throw FieldError{path, "must be a list of ranks, got " + shown(v)};
-    const std::string text = v.get<std::string>();
-    std::string_view rest = text;
-    if (rest.starts_with('[')) rest.remove_prefix(1);
-    if (rest.ends_with(']')) rest.remove_suffix(1);
-    while (!rest.empty()) {
-        while (!rest.empty() && (rest.front() == ' ' || rest.front() == ',')) rest.remove_prefix(1);
-        if (rest.empty()) break;
-        std::int64_t r = 0;
-        const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), r);
-        if (ec != std::errc()) throw FieldError{path, "must be a list of ranks, got " + shown(v)};
-        out.push_back(r);
-        rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
-    }
-    return out;
-}
+    [[nodiscard]] Path at(std::int64_t i) const { return {this, {}, i, false}; }
+    [[nodiscard]] Path field(std::string_view dotted) const { return {this, dotted, -1, false}; }
+};
 
-FrEntry read_entry(const json& e, const std::string& path) {
-    if (!e.is_object()) throw FieldError{path, "must be an object, got " + shown(e)};
-    FrEntry out;
-    read_int(e, "record_id", path, out.record_id);
-    read_int(e, "pg_id", path, out.pg_id);
-    const json* pg = member(e, "process_group");
-    if (!pg) throw FieldError{path + ".process_group", "is missing"};
-    if (!pg->is_array() || pg->size() != 2)
-        throw FieldError{path + ".process_group", "must be (name, desc), got " + shown(*pg)};
-    out.pg_name = as_string((*pg)[0], path + ".process_group[0]");
-    out.pg_desc = as_string((*pg)[1], path + ".process_group[1]");
-    const json* seq = member(e, "collective_seq_id");
-    if (!seq) throw FieldError{path + ".collective_seq_id", "is missing"};
-    out.collective_seq_id = as_int(*seq, path + ".collective_seq_id");
-    read_int(e, "p2p_seq_id", path, out.p2p_seq_id);
-    read_int(e, "op_id", path, out.op_id);
-    const json* name = member(e, "profiling_name");
-    if (!name) throw FieldError{path + ".profiling_name", "is missing"};
-    out.profiling_name = as_string(*name, path + ".profiling_name");
-    read_int(e, "time_created_ns", path, out.time_created_ns);
-    if (const json* v = member(e, "input_sizes")) out.input_sizes = read_shapes(*v, path + ".input_sizes");
-    if (const json* v = member(e, "output_sizes")) out.output_sizes = read_shapes(*v, path + ".output_sizes");
-    if (const json* v = member(e, "input_dtypes")) out.input_dtypes = read_strings(*v, path + ".input_dtypes");
-    if (const json* v = member(e, "output_dtypes")) out.output_dtypes = read_strings(*v, path + ".output_dtypes");
-    read_string(e, "state", path, out.state);
-    // JSON dumps write 0 where pickle writes None: both mean "not discovered".
-    for (const auto& [key, field] : {std::pair{"time_discovered_started_ns", &out.time_discovered_started_ns},
-                                     std::pair{"time_discovered_completed_ns", &out.time_discovered_completed_ns}})
-        if (const json* v = member(e, key))
-            if (const std::int64_t t = as_int(*v, path + "." + key); t != 0) *field = t;
-    if (const json* v = member(e, "retired")) out.retired = as_bool(*v, path + ".retired");
-    read_int(e, "timeout_ms", path, out.timeout_ms);
-    if (const json* v = member(e, "is_p2p")) out.is_p2p = as_bool(*v, path + ".is_p2p");
-    if (const json* v = member(e, "duration_ms")) {
-        if (!v->is_number()) throw FieldError{path + ".duration_ms", "must be a number, got " + shown(*v)};
-        out.duration_ms = v->get<double>();
+class Converter {
+public:
+    Converter(const ValueTree& tree, detail::FrPool& pool, FrShared* shared)
+        : tree_(tree), pool_(pool), shared_(shared) {}
+
+    [[noreturn]] void fail(const Path& path, std::string what) const { throw FieldError{path.text(), std::move(what)}; }
+
+    std::string shown(const Node& value) const {
+        // Error messages show at most 60 characters: the value is converted only as far as those need.
+        std::string text = tree_.to_json(value, 64).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+        if (text.size() > 60) text = text.substr(0, 57) + "...";
+        return text;
     }
-    if (const json* v = member(e, "frames")) {
-        if (!v->is_array()) throw FieldError{path + ".frames", "must be a list, got " + shown(*v)};
-        for (std::size_t i = 0; i < v->size(); ++i) {
-            const std::string p = path + ".frames[" + std::to_string(i) + "]";
-            const json& f = (*v)[i];
-            if (!f.is_object()) throw FieldError{p, "must be an object, got " + shown(f)};
-            FrFrame frame;
-            read_string(f, "name", p, frame.name);
-            read_string(f, "filename", p, frame.filename);
-            read_int(f, "line", p, frame.line);
-            out.frames.push_back(std::move(frame));
+
+    static bool is_integer(const Node& v) { return v.kind == Kind::integer || v.kind == Kind::unsigned_integer; }
+
+    std::int64_t as_int(const Node& v, const Path& path) const {
+        // nlohmann reads every integer that fits 64 bits as one (an unsigned beyond int64 wraps, as it did).
+        if (v.kind == Kind::integer) return v.i;
+        if (v.kind == Kind::unsigned_integer) return static_cast<std::int64_t>(v.u);
+        fail(path, "must be an integer, got " + shown(v));
+    }
+
+    // A string's text; an integer as its digits (thread_id is a number in some versions).
+    std::string_view as_string(const Node& v, const Path& path, std::string& scratch) const {
+        if (v.kind == Kind::string) return v.text();
+        if (is_integer(v)) {
+            scratch = std::to_string(as_int(v, path));
+            return scratch;
+        }
+        fail(path, "must be a string, got " + shown(v));
+    }
+    std::string string_value(const Node& v, const Path& path) const {
+        std::string scratch;
+        return std::string(as_string(v, path, scratch));
+    }
+
+    // pg_status's counters: integers in the pickle, strings ("3") in torch's JSON dump.
+    std::int64_t as_counter(const Node& v, const Path& path) const {
+        if (v.kind == Kind::string) {
+            const std::string_view text = v.text();
+            std::int64_t out = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+            if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return out;
+            fail(path, "must be an integer, got " + shown(v));
+        }
+        return as_int(v, path);
+    }
+
+    bool as_bool(const Node& v, const Path& path) const {
+        if (v.kind == Kind::boolean) return v.flag;
+        fail(path, "must be true or false, got " + shown(v));
+    }
+
+    // "[0, 1, 2]" as torch writes pg_config ranks, or a JSON list.
+    FrRanks read_ranks(const Node& v, const Path& path) const {
+        if (v.kind == Kind::list) {
+            std::vector<std::int64_t> out;
+            std::int64_t k = 0;
+            tree_.each(v, [&](std::uint32_t child) { out.push_back(as_int(tree_.nodes[child], path.at(k++))); });
+            return std::make_shared<const std::vector<std::int64_t>>(std::move(out));
+        }
+        if (v.kind != Kind::string) fail(path, "must be a list of ranks, got " + shown(v));
+        const auto parse = [&] {
+            std::vector<std::int64_t> out;
+            std::string_view rest = v.text();
+            if (rest.starts_with('[')) rest.remove_prefix(1);
+            if (rest.ends_with(']')) rest.remove_suffix(1);
+            while (!rest.empty()) {
+                while (!rest.empty() && (rest.front() == ' ' || rest.front() == ',')) rest.remove_prefix(1);
+                if (rest.empty()) break;
+                std::int64_t r = 0;
+                const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), r);
+                if (ec != std::errc()) fail(path, "must be a list of ranks, got " + shown(v));
+                out.push_back(r);
+                rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+            }
+            return out;
+        };
+        if (shared_) return shared_->ranks(v.text(), parse);
+        return std::make_shared<const std::vector<std::int64_t>>(parse());
+    }
+
+    // A dict's items sorted by key, the last of equal keys kept: the order and the values nlohmann's object has.
+    std::vector<std::pair<std::string_view, const Node*>> items(const Node& dict) const {
+        std::vector<std::pair<std::string_view, const Node*>> out;
+        std::string_view key;
+        bool is_key = true;
+        tree_.each(dict, [&](std::uint32_t child) {
+            if (is_key)
+                key = tree_.nodes[child].text();
+            else
+                out.emplace_back(key, &tree_.nodes[child]);
+            is_key = !is_key;
+        });
+        std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<std::pair<std::string_view, const Node*>> unique;
+        for (std::size_t i = 0; i < out.size(); ++i)
+            if (i + 1 == out.size() || out[i + 1].first != out[i].first) unique.push_back(out[i]);
+        return unique;
+    }
+
+    void dump(const Node& document, FrDump& out) {
+        const Path root_version{nullptr, "version"};
+        const Node* version = tree_.member(document, "version");
+        if (!version) fail(root_version, "is missing");
+        out.version = string_value(*version, root_version);
+        if (const Node* v = tree_.member(document, "comm_lib_version"))
+            out.comm_lib_version = string_value(*v, Path{nullptr, ".comm_lib_version"});
+        if (const Node* config = tree_.member(document, "pg_config")) {
+            const Path at{nullptr, "pg_config"};
+            if (config->kind != Kind::dict) fail(at, "must be an object, got " + shown(*config));
+            for (const auto& [key, value] : items(*config)) {
+                const Path path{&at, key, -1, true};
+                if (value->kind != Kind::dict) fail(path, "must be an object, got " + shown(*value));
+                FrGroupConfig c;
+                if (const Node* v = tree_.member(*value, "name")) c.name = string_value(*v, path.field(".name"));
+                if (const Node* v = tree_.member(*value, "desc")) c.desc = string_value(*v, path.field(".desc"));
+                if (const Node* ranks = tree_.member(*value, "ranks"))
+                    c.ranks = read_ranks(*ranks, path.field(".ranks"));
+                out.pg_config.emplace(std::string(key), std::move(c));
+            }
+        }
+        if (const Node* status = tree_.member(document, "pg_status")) {
+            const Path at{nullptr, "pg_status"};
+            if (status->kind != Kind::dict) fail(at, "must be an object, got " + shown(*status));
+            for (const auto& [key, value] : items(*status)) {
+                const Path path{&at, key, -1, true};
+                if (value->kind != Kind::dict) fail(path, "must be an object, got " + shown(*value));
+                FrGroupStatus s;
+                for (const auto& [name, field] : {std::pair{".last_enqueued_collective", &s.last_enqueued},
+                                                  std::pair{".last_started_collective", &s.last_started},
+                                                  std::pair{".last_completed_collective", &s.last_completed}})
+                    if (const Node* v = tree_.member(*value, std::string_view(name).substr(1)))
+                        *field = as_counter(*v, path.field(name));
+                out.pg_status.emplace(std::string(key), s);
+            }
+        }
+        if (const Node* entries = tree_.member(document, "entries")) {
+            const Path at{nullptr, "entries"};
+            if (entries->kind != Kind::list) fail(at, "must be a list, got " + shown(*entries));
+            out.entries.reserve(entries->count);
+            std::int64_t i = 0;
+            tree_.each(*entries, [&](std::uint32_t e) { out.entries.push_back(entry(tree_.nodes[e], at.at(i++))); });
         }
     }
-    read_string(e, "thread_id", path, out.thread_id);
-    read_string(e, "thread_name", path, out.thread_name);
-    return out;
+
+private:
+    // The fields an entry may have, in the order they are checked (and so the order of their errors).
+    enum Field {
+        record_id,
+        pg_id,
+        process_group,
+        collective_seq_id,
+        p2p_seq_id,
+        op_id,
+        profiling_name,
+        time_created_ns,
+        input_sizes,
+        output_sizes,
+        input_dtypes,
+        output_dtypes,
+        state,
+        time_discovered_started_ns,
+        time_discovered_completed_ns,
+        retired,
+        timeout_ms,
+        is_p2p,
+        duration_ms,
+        frames,
+        thread_id,
+        thread_name,
+        field_count
+    };
+    static constexpr std::string_view field_names[field_count] = {".record_id",
+                                                                  ".pg_id",
+                                                                  ".process_group",
+                                                                  ".collective_seq_id",
+                                                                  ".p2p_seq_id",
+                                                                  ".op_id",
+                                                                  ".profiling_name",
+                                                                  ".time_created_ns",
+                                                                  ".input_sizes",
+                                                                  ".output_sizes",
+                                                                  ".input_dtypes",
+                                                                  ".output_dtypes",
+                                                                  ".state",
+                                                                  ".time_discovered_started_ns",
+                                                                  ".time_discovered_completed_ns",
+                                                                  ".retired",
+                                                                  ".timeout_ms",
+                                                                  ".is_p2p",
+                                                                  ".duration_ms",
+                                                                  ".frames",
+                                                                  ".thread_id",
+                                                                  ".thread_name"};
+
+    static int field_of(std::string_view key) {
+        for (int f = 0; f < field_count; ++f)
+            if (field_names[f].size() == key.size() + 1 && field_names[f].substr(1) == key) return f;
+        return -1;
+    }
+
+    // A key's field, remembered by its node: torch's pickle stores each key once and fetches it for every entry.
+    int key_field(std::uint32_t index, const Node& key) {
+        if (index >= fields_.size()) fields_.resize(tree_.nodes.size(), -2);
+        if (fields_[index] == -2) fields_[index] = static_cast<std::int8_t>(field_of(key.text()));
+        return fields_[index];
+    }
+
+    // Shapes and dtypes into the scratch op, whose vectors keep their capacity from entry to entry.
+    void read_shapes(const Node& v, const Path& path, std::vector<Shape>& out) {
+        if (v.kind != Kind::list) fail(path, "must be a list of shapes, got " + shown(v));
+        std::size_t n = 0;
+        std::int64_t i = 0;
+        tree_.each(v, [&](std::uint32_t s) {
+            const Node& shape = tree_.nodes[s];
+            const Path p = path.at(i++);
+            if (shape.kind != Kind::list) fail(p, "must be a list of integers, got " + shown(shape));
+            if (n == out.size()) out.emplace_back();
+            Shape& dims = out[n++];
+            dims.clear();
+            std::int64_t k = 0;
+            tree_.each(shape, [&](std::uint32_t d) { dims.push_back(as_int(tree_.nodes[d], p.at(k++))); });
+        });
+        out.resize(n);
+    }
+
+    void read_strings(const Node& v, const Path& path, std::vector<std::string>& out) {
+        if (v.kind != Kind::list) fail(path, "must be a list of strings, got " + shown(v));
+        std::size_t n = 0;
+        std::int64_t i = 0;
+        std::string scratch;
+        tree_.each(v, [&](std::uint32_t s) {
+            const std::string_view text = as_string(tree_.nodes[s], path.at(i++), scratch);
+            if (n == out.size()) out.emplace_back();
+            out[n++].assign(text);
+        });
+        out.resize(n);
+    }
+
+    static void key_int(std::string& key, std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    static void key_text(std::string& key, std::string_view text) {
+        key_int(key, static_cast<std::int64_t>(text.size()));
+        key += text;
+    }
+
+    const FrGroupName* group(std::string_view name, std::string_view desc) {
+        if (last_group_ && last_group_->name == name && last_group_->desc == desc) return last_group_;
+        key_.clear();
+        key_text(key_, name);
+        key_text(key_, desc);
+        auto it = groups_.find(key_);
+        if (it == groups_.end()) {
+            pool_.groups.push_back(
+                {std::string(name), std::string(desc), static_cast<std::uint32_t>(pool_.groups.size())});
+            it = groups_.emplace(key_, &pool_.groups.back()).first;
+        }
+        return last_group_ = it->second;
+    }
+
+    const FrOp* op() {
+        key_.clear();
+        key_text(key_, scratch_op_.profiling_name);
+        for (const auto* shapes : {&scratch_op_.input_sizes, &scratch_op_.output_sizes}) {
+            key_int(key_, static_cast<std::int64_t>(shapes->size()));
+            for (const auto& s : *shapes) {
+                key_int(key_, static_cast<std::int64_t>(s.size()));
+                for (const auto d : s) key_int(key_, d);
+            }
+        }
+        for (const auto* names : {&scratch_op_.input_dtypes, &scratch_op_.output_dtypes}) {
+            key_int(key_, static_cast<std::int64_t>(names->size()));
+            for (const auto& n : *names) key_text(key_, n);
+        }
+        auto it = ops_.find(key_);
+        if (it == ops_.end()) {
+            pool_.ops.push_back(scratch_op_);
+            pool_.ops.back().index = static_cast<std::uint32_t>(pool_.ops.size() - 1);
+            it = ops_.emplace(key_, &pool_.ops.back()).first;
+        }
+        return it->second;
+    }
+
+    const std::string* state_text(std::string_view text) {
+        if (last_state_ && *last_state_ == text) return last_state_;
+        key_.assign(text);
+        auto it = states_.find(key_);
+        if (it == states_.end()) {
+            pool_.states.emplace_back(text);
+            it = states_.emplace(key_, &pool_.states.back()).first;
+        }
+        return last_state_ = it->second;
+    }
+
+    // Frames are checked (a wrong type is an error naming it) but not kept. torch's pickle writes each distinct
+    // frame once and refers to it after, so a frame already checked (the same children) is not checked again.
+    void check_frames(const Node& v, const Path& path) {
+        if (v.kind != Kind::list) fail(path, "must be a list, got " + shown(v));
+        std::int64_t k = 0;
+        tree_.each(v, [&](std::uint32_t f) {
+            const Node& frame = tree_.nodes[f];
+            const std::int64_t index = k++;
+            if (frame.kind == Kind::dict && frame.head != detail::no_cell) {
+                if (frame.head >= checked_.size())
+                    checked_.resize(std::max<std::size_t>(frame.head + 1, checked_.size() * 2));
+                if (checked_[frame.head] == frame.count + 1) return;
+            }
+            const Path p = path.at(index);
+            if (frame.kind != Kind::dict) fail(p, "must be an object, got " + shown(frame));
+            std::string scratch;
+            if (const Node* n = tree_.member(frame, "name")) (void)as_string(*n, p.field(".name"), scratch);
+            if (const Node* n = tree_.member(frame, "filename")) (void)as_string(*n, p.field(".filename"), scratch);
+            if (const Node* n = tree_.member(frame, "line")) (void)as_int(*n, p.field(".line"));
+            if (frame.head != detail::no_cell) checked_[frame.head] = frame.count + 1;
+        });
+    }
+
+    FrEntry entry(const Node& e, const Path& path) {
+        if (e.kind != Kind::dict) fail(path, "must be an object, got " + shown(e));
+        const Node* slot[field_count] = {};
+        bool is_key = true;
+        int field = -1;
+        tree_.each(e, [&](std::uint32_t child) {
+            const Node& n = tree_.nodes[child];
+            if (is_key)
+                field = key_field(child, n);
+            else if (field >= 0)
+                slot[field] = &n;  // the last of equal keys, as a dict keeps
+            is_key = !is_key;
+        });
+        for (auto& s : slot)
+            if (s && s->kind == Kind::null) s = nullptr;  // None / null: as if absent
+        const auto at = [&](Field f) { return path.field(field_names[f]); };
+        const auto integer = [&](Field f, std::int64_t fallback) {
+            return slot[f] ? as_int(*slot[f], at(f)) : fallback;
+        };
+
+        FrEntry out;
+        out.record_id = integer(record_id, -1);
+        (void)integer(pg_id, -1);
+        const Node* pg = slot[process_group];
+        if (!pg) fail(at(process_group), "is missing");
+        if (pg->kind != Kind::list || pg->count != 2)
+            fail(at(process_group), "must be (name, desc), got " + shown(*pg));
+        const Node& pg_name = tree_.nodes[tree_.cells[pg->head].node];
+        const Node& pg_desc = tree_.nodes[tree_.cells[tree_.cells[pg->head].next].node];
+        std::string name_scratch, desc_scratch;
+        const std::string_view name = as_string(pg_name, at(process_group).at(0), name_scratch);
+        const std::string_view desc = as_string(pg_desc, at(process_group).at(1), desc_scratch);
+        out.group = group(name, desc);
+        if (!slot[collective_seq_id]) fail(at(collective_seq_id), "is missing");
+        out.collective_seq_id = as_int(*slot[collective_seq_id], at(collective_seq_id));
+        (void)integer(p2p_seq_id, 0);
+        (void)integer(op_id, 0);
+        if (!slot[profiling_name]) fail(at(profiling_name), "is missing");
+        std::string scratch;
+        scratch_op_.profiling_name = as_string(*slot[profiling_name], at(profiling_name), scratch);
+        out.time_created_ns = integer(time_created_ns, 0);
+        FrOp& op_read = scratch_op_;
+        if (slot[input_sizes])
+            read_shapes(*slot[input_sizes], at(input_sizes), op_read.input_sizes);
+        else
+            op_read.input_sizes.clear();
+        if (slot[output_sizes])
+            read_shapes(*slot[output_sizes], at(output_sizes), op_read.output_sizes);
+        else
+            op_read.output_sizes.clear();
+        if (slot[input_dtypes])
+            read_strings(*slot[input_dtypes], at(input_dtypes), op_read.input_dtypes);
+        else
+            op_read.input_dtypes.clear();
+        if (slot[output_dtypes])
+            read_strings(*slot[output_dtypes], at(output_dtypes), op_read.output_dtypes);
+        else
+            op_read.output_dtypes.clear();
+        out.op = op();
+        out.state_text = state_text(slot[state] ? as_string(*slot[state], at(state), scratch) : std::string_view());
+        // JSON dumps write 0 where pickle writes None: both mean "not discovered".
+        out.time_discovered_started_ns = integer(time_discovered_started_ns, 0);
+        out.time_discovered_completed_ns = integer(time_discovered_completed_ns, 0);
+        if (slot[retired]) out.retired = as_bool(*slot[retired], at(retired));
+        (void)integer(timeout_ms, 0);
+        if (slot[is_p2p]) out.is_p2p = as_bool(*slot[is_p2p], at(is_p2p));
+        if (const Node* v = slot[duration_ms]; v && !is_integer(*v) && v->kind != Kind::real)
+            fail(at(duration_ms), "must be a number, got " + shown(*v));
+        if (slot[frames]) check_frames(*slot[frames], at(frames));
+        if (slot[thread_id]) (void)as_string(*slot[thread_id], at(thread_id), scratch);
+        if (slot[thread_name]) (void)as_string(*slot[thread_name], at(thread_name), scratch);
+        return out;
+    }
+
+    const ValueTree& tree_;
+    detail::FrPool& pool_;
+    FrShared* shared_;
+    std::string key_;
+    FrOp scratch_op_;
+    const FrGroupName* last_group_ = nullptr;
+    std::unordered_map<std::string, const FrGroupName*> groups_;
+    std::unordered_map<std::string, const FrOp*> ops_;
+    const std::string* last_state_ = nullptr;
+    std::unordered_map<std::string, const std::string*> states_;
+    std::vector<std::int8_t> fields_;     // by a key's node: its field, -1 for none, -2 not looked up yet
+    std::vector<std::uint32_t> checked_;  // by a frame's first cell: its child count + 1 once checked
+};
+
+Expected<FrDump> convert(const ValueTree& tree, const Node& document, std::string file, std::string format,
+                         FrShared* shared) {
+    auto pool = std::make_shared<detail::FrPool>();
+    Converter converter(tree, *pool, shared);
+    if (document.kind != Kind::dict)
+        return Error(ErrorType::value_error, file + ": the dump must be an object, got " + converter.shown(document));
+    FrDump dump;
+    dump.file = file;
+    dump.format = std::move(format);
+    if (const auto rank = rank_from_file_name(file)) dump.rank = *rank;
+    try {
+        converter.dump(document, dump);
+    } catch (const FieldError& e) {
+        return Error(ErrorType::value_error, file + ": " + e.path + " " + e.what);
+    }
+    dump.pool = std::move(pool);
+    return dump;
 }
 }  // namespace
 
 std::string_view FrEntry::collective() const {
-    const std::string_view name = profiling_name;
+    const std::string_view name = profiling_name();
     const std::size_t colon = name.find(':');
     return colon == std::string_view::npos ? name : name.substr(colon + 1);
+}
+
+std::vector<const FrGroupName*> FrDump::groups() const {
+    std::vector<const FrGroupName*> out;
+    if (pool)
+        for (const auto& g : pool->groups) out.push_back(&g);
+    return out;
+}
+
+std::vector<const FrOp*> FrDump::ops() const {
+    std::vector<const FrOp*> out;
+    if (pool)
+        for (const auto& o : pool->ops) out.push_back(&o);
+    return out;
 }
 
 std::optional<std::int64_t> rank_from_file_name(std::string_view file) {
@@ -186,78 +510,52 @@ std::optional<std::int64_t> rank_from_file_name(std::string_view file) {
     return rank;
 }
 
-Expected<FrDump> fr_dump_from_json(const json& document, std::string file, std::string format) {
-    const auto error = [&](const std::string& path, const std::string& what) {
-        return Error(ErrorType::value_error, file + ": " + path + " " + what);
-    };
-    if (!document.is_object()) return error("the dump", "must be an object, got " + shown(document));
-    FrDump dump;
-    dump.file = file;
-    dump.format = std::move(format);
-    if (const auto rank = rank_from_file_name(file)) dump.rank = *rank;
-    try {
-        const json* version = member(document, "version");
-        if (!version) throw FieldError{"version", "is missing"};
-        dump.version = as_string(*version, "version");
-        read_string(document, "comm_lib_version", "", dump.comm_lib_version);
-        if (const json* config = member(document, "pg_config")) {
-            if (!config->is_object()) throw FieldError{"pg_config", "must be an object, got " + shown(*config)};
-            for (const auto& [key, value] : config->items()) {
-                const std::string path = "pg_config[\"" + key + "\"]";
-                if (!value.is_object()) throw FieldError{path, "must be an object, got " + shown(value)};
-                FrGroupConfig c;
-                read_string(value, "name", path, c.name);
-                read_string(value, "desc", path, c.desc);
-                if (const json* ranks = member(value, "ranks")) c.ranks = read_ranks(*ranks, path + ".ranks");
-                dump.pg_config.emplace(key, std::move(c));
-            }
-        }
-        if (const json* status = member(document, "pg_status")) {
-            if (!status->is_object()) throw FieldError{"pg_status", "must be an object, got " + shown(*status)};
-            for (const auto& [key, value] : status->items()) {
-                const std::string path = "pg_status[\"" + key + "\"]";
-                if (!value.is_object()) throw FieldError{path, "must be an object, got " + shown(value)};
-                FrGroupStatus s;
-                for (const auto& [key, field] : {std::pair{"last_enqueued_collective", &s.last_enqueued},
-                                                 std::pair{"last_started_collective", &s.last_started},
-                                                 std::pair{"last_completed_collective", &s.last_completed}})
-                    if (const json* v = member(value, key)) *field = as_counter(*v, path + "." + key);
-                dump.pg_status.emplace(key, s);
-            }
-        }
-        if (const json* entries = member(document, "entries")) {
-            if (!entries->is_array()) throw FieldError{"entries", "must be a list, got " + shown(*entries)};
-            dump.entries.reserve(entries->size());
-            for (std::size_t i = 0; i < entries->size(); ++i)
-                dump.entries.push_back(read_entry((*entries)[i], "entries[" + std::to_string(i) + "]"));
-        }
-    } catch (const FieldError& e) {
-        return error(e.path, e.what);
-    }
-    return dump;
-}
-
-Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file) {
+Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file, FrShared* shared) {
     std::size_t first = 0;
     while (first < bytes.size() &&
            (bytes[first] == ' ' || bytes[first] == '\n' || bytes[first] == '\r' || bytes[first] == '\t'))
         ++first;
     if (first == bytes.size()) return Error(ErrorType::value_error, file + ": empty file (no Flight Recorder dump)");
-    if (bytes[first] == '{') {
-        json document;
-        try {
-            document = json::parse(bytes);
-        } catch (const json::parse_error& e) {
-            return Error(ErrorType::value_error,
-                         file + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
-        } catch (const json::out_of_range&) {  // a number beyond a double's range (nlohmann's out_of_range.406)
-            return Error(ErrorType::value_error, file + ": not valid JSON: a number is out of range");
+    // The tree's buffers stay with the thread from one dump to the next (a job's dumps are thousands of files of
+    // about one size): growing them anew for each costs more in page faults than reading the file. Buffers past
+    // 256 MiB (one unusually large document) are let go.
+    thread_local ValueTree scratch;
+    struct Release {
+        ValueTree& tree;
+        ~Release() {
+            if (tree.capacity_bytes() > (std::size_t{256} << 20))
+                tree = ValueTree();
+            else
+                tree.clear();
         }
-        return fr_dump_from_json(document, std::move(file), "json");
+    } release{scratch};
+    ValueTree& tree = scratch;
+    tree.clear();
+    std::uint32_t root = 0;
+    if (bytes[first] == '{') {
+        // The fast cursor takes well-formed dumps; anything it does not take is read by nlohmann, whose error
+        // (or, for the rare valid text the cursor leaves to it, whose document) is what the reader reports.
+        if (!detail::parse_json_fast(bytes, tree, root)) {
+            nlohmann::json document;
+            try {
+                document = nlohmann::json::parse(bytes);
+            } catch (const nlohmann::json::parse_error& e) {
+                return Error(ErrorType::value_error,
+                             file + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");
+            } catch (const nlohmann::json::out_of_range&) {  // a number beyond a double's range (out_of_range.406)
+                return Error(ErrorType::value_error, file + ": not valid JSON: a number is out of range");
+            }
+            tree.clear();
+            root = detail::tree_from_json(document, tree);
+        }
+        return convert(tree, tree.nodes[root], std::move(file), "json", shared);
     }
-    auto document = read_plain_pickle(bytes, file);
-    if (!document) return document.error();
-    return fr_dump_from_json(*document, std::move(file), "pickle");
+    try {
+        root = detail::read_pickle_tree(bytes, file, PickleLimits{}, tree);
+    } catch (const ValueError& e) {
+        return Error(e);
+    }
+    return convert(tree, tree.nodes[root], std::move(file), "pickle", shared);
 }
 
 }  // namespace meshscope::records

@@ -1,5 +1,7 @@
 #include "meshscope/records/pickle.h"
 
+#include "records/value_tree.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,22 +13,33 @@
 namespace meshscope::records {
 
 namespace {
-using nlohmann::json;
+using detail::Node;
+using detail::ValueTree;
 
 struct Item {
-    json value;
+    std::uint32_t node = 0;
     std::size_t values = 1;  // values inside, this one included: what a memo copy costs
     std::size_t depth = 0;
     bool mark = false;
-    bool tuple = false;  // an immutable tuple: APPEND and SETITEM refuse it
+    bool tuple = false;   // an immutable tuple: APPEND and SETITEM refuse it
+    bool shared = false;  // its node is also the memo's (or a DUP's): growing it copies the head first
+};
+
+// What the memo keeps: the value as it was when stored (a container's head copied then, so that its later growth
+// is not seen through it), with its accounting.
+struct Memo {
+    std::uint32_t node = 0;
+    std::size_t values = 0, depth = 0;
+    bool tuple = false;
+    bool stored = false;
 };
 
 class Reader {
 public:
-    Reader(std::string_view bytes, std::string_view name, const PickleLimits& limits)
-        : bytes_(bytes), name_(name), limits_(limits) {}
+    Reader(std::string_view bytes, std::string_view name, const PickleLimits& limits, ValueTree& tree)
+        : bytes_(bytes), name_(name), limits_(limits), tree_(tree) {}
 
-    json run() {
+    std::uint32_t run() {
         for (;;) {
             if (pos_ >= bytes_.size()) fail(pos_, "truncated pickle (no STOP opcode)");
             const std::size_t at = pos_;
@@ -39,41 +52,41 @@ public:
                 case '0': pop_one(at); break;      // POP
                 case '1': pop_to_mark(at); break;  // POP_MARK
                 case '2': dup(at); break;          // DUP
-                case 'N': push(json(nullptr)); break;
-                case 0x88: push(json(true)); break;                                   // NEWTRUE
-                case 0x89: push(json(false)); break;                                  // NEWFALSE
-                case 'J': push(json(static_cast<std::int32_t>(le(take(4))))); break;  // BININT
-                case 'K': push(json(static_cast<std::int64_t>(le(take(1))))); break;  // BININT1
-                case 'M': push(json(static_cast<std::int64_t>(le(take(2))))); break;  // BININT2
-                case 0x8a: push(long_int(at, le(take(1)))); break;                    // LONG1
-                case 0x8b: push(long_int(at, checked_len(at, le(take(4))))); break;   // LONG4
+                case 'N': push(Node()); break;
+                case 0x88: push(boolean(true)); break;                                   // NEWTRUE
+                case 0x89: push(boolean(false)); break;                                  // NEWFALSE
+                case 'J': push(integer(static_cast<std::int32_t>(le(take(4))))); break;  // BININT
+                case 'K': push(integer(static_cast<std::int64_t>(le(take(1))))); break;  // BININT1
+                case 'M': push(integer(static_cast<std::int64_t>(le(take(2))))); break;  // BININT2
+                case 0x8a: push(long_int(at, le(take(1)))); break;                       // LONG1
+                case 0x8b: push(long_int(at, checked_len(at, le(take(4))))); break;      // LONG4
                 case 'G': push(binfloat()); break;
-                case 'X': push(text(at, le(take(4)))); break;                     // BINUNICODE
-                case 0x8c: push(text(at, le(take(1)))); break;                    // SHORT_BINUNICODE
-                case 0x8d: push(text(at, checked_len(at, le(take(8))))); break;   // BINUNICODE8
-                case 'B': push(bytes(at, le(take(4)))); break;                    // BINBYTES
-                case 'C': push(bytes(at, le(take(1)))); break;                    // SHORT_BINBYTES
-                case 0x8e: push(bytes(at, checked_len(at, le(take(8))))); break;  // BINBYTES8
-                case 'T': push(bytes(at, le(take(4)))); break;                    // BINSTRING (protocol 1)
-                case 'U': push(bytes(at, le(take(1)))); break;                    // SHORT_BINSTRING
-                case '}': push(json::object()); break;                            // EMPTY_DICT
-                case ']': push(json::array()); break;                             // EMPTY_LIST
-                case ')': push_tuple(json::array(), 1, 0); break;                 // EMPTY_TUPLE
-                case 'd': dict_from_mark(at); break;                              // DICT
-                case 'l': list_from_mark(at, false); break;                       // LIST
-                case 't': list_from_mark(at, true); break;                        // TUPLE
-                case 0x85: tuple_n(at, 1); break;                                 // TUPLE1
-                case 0x86: tuple_n(at, 2); break;                                 // TUPLE2
-                case 0x87: tuple_n(at, 3); break;                                 // TUPLE3
-                case 'a': append(at, 1); break;                                   // APPEND
-                case 'e': appends(at); break;                                     // APPENDS
-                case 's': setitem(at); break;                                     // SETITEM
-                case 'u': setitems(at); break;                                    // SETITEMS
-                case 'q': memo_put(at, le(take(1))); break;                       // BINPUT
-                case 'r': memo_put(at, le(take(4))); break;                       // LONG_BINPUT
-                case 0x94: memo_put(at, memo_.size()); break;                     // MEMOIZE
-                case 'h': memo_get(at, le(take(1))); break;                       // BINGET
-                case 'j': memo_get(at, le(take(4))); break;                       // LONG_BINGET
+                case 'X': push_node(text(at, le(take(4)))); break;                     // BINUNICODE
+                case 0x8c: push_node(text(at, le(take(1)))); break;                    // SHORT_BINUNICODE
+                case 0x8d: push_node(text(at, checked_len(at, le(take(8))))); break;   // BINUNICODE8
+                case 'B': push_node(bytes(at, le(take(4)))); break;                    // BINBYTES
+                case 'C': push_node(bytes(at, le(take(1)))); break;                    // SHORT_BINBYTES
+                case 0x8e: push_node(bytes(at, checked_len(at, le(take(8))))); break;  // BINBYTES8
+                case 'T': push_node(bytes(at, le(take(4)))); break;                    // BINSTRING (protocol 1)
+                case 'U': push_node(bytes(at, le(take(1)))); break;                    // SHORT_BINSTRING
+                case '}': push_node(tree_.add_container(Node::Kind::dict)); break;     // EMPTY_DICT
+                case ']': push_node(tree_.add_container(Node::Kind::list)); break;     // EMPTY_LIST
+                case ')': stack_.push_back({tree_.add_container(Node::Kind::list), 1, 0, false, true, false}); break;
+                case 'd': dict_from_mark(at); break;          // DICT
+                case 'l': list_from_mark(at, false); break;   // LIST
+                case 't': list_from_mark(at, true); break;    // TUPLE
+                case 0x85: tuple_n(at, 1); break;             // TUPLE1
+                case 0x86: tuple_n(at, 2); break;             // TUPLE2
+                case 0x87: tuple_n(at, 3); break;             // TUPLE3
+                case 'a': append(at); break;                  // APPEND
+                case 'e': appends(at); break;                 // APPENDS
+                case 's': setitem(at); break;                 // SETITEM
+                case 'u': setitems(at); break;                // SETITEMS
+                case 'q': memo_put(at, le(take(1))); break;   // BINPUT
+                case 'r': memo_put(at, le(take(4))); break;   // LONG_BINPUT
+                case 0x94: memo_put(at, memo_count_); break;  // MEMOIZE
+                case 'h': memo_get(at, le(take(1))); break;   // BINGET
+                case 'j': memo_get(at, le(take(4))); break;   // LONG_BINGET
                 default: refuse(at, op);
             }
         }
@@ -113,38 +126,49 @@ private:
         return static_cast<std::size_t>(n);
     }
 
-    json long_int(std::size_t at, std::size_t n) {
+    static Node boolean(bool v) {
+        Node n;
+        n.kind = Node::Kind::boolean;
+        n.flag = v;
+        return n;
+    }
+    static Node integer(std::int64_t v) {
+        Node n;
+        n.kind = Node::Kind::integer;
+        n.i = v;
+        return n;
+    }
+
+    Node long_int(std::size_t at, std::size_t n) {
         const std::string_view raw = take(n);
-        if (n == 0) return json(0);
+        if (n == 0) return integer(0);
         if (n > 8) fail(at, "an integer of " + std::to_string(n) + " bytes is larger than 64 bits");
         std::uint64_t v = le(raw);
         const bool negative = static_cast<unsigned char>(raw.back()) & 0x80;
         if (negative && n < 8) v |= ~std::uint64_t{0} << (8 * n);  // sign-extend two's complement
-        return json(static_cast<std::int64_t>(v));
+        return integer(static_cast<std::int64_t>(v));
     }
 
-    json binfloat() {
+    Node binfloat() {
         const std::string_view raw = take(8);
         std::uint64_t bits = 0;
         for (const char c : raw) bits = (bits << 8) | static_cast<unsigned char>(c);  // big-endian
         double v;
         std::memcpy(&v, &bits, sizeof v);
-        if (!std::isfinite(v)) return json(nullptr);  // JSON has no NaN or infinity
-        return json(v);
+        if (!std::isfinite(v)) return Node();  // JSON has no NaN or infinity
+        Node n;
+        n.kind = Node::Kind::real;
+        n.d = v;
+        return n;
     }
 
-    json text(std::size_t at, std::size_t n) {
+    std::uint32_t text(std::size_t at, std::size_t n) {
         const std::string_view raw = take(checked_len(at, n));
-        json j = std::string(raw);
-        try {
-            (void)j.dump();  // nlohmann refuses invalid UTF-8 only when writing: find it here, with the offset
-        } catch (const json::exception&) {
-            fail(at, "a string is not valid UTF-8");
-        }
-        return j;
+        if (!detail::valid_utf8(raw)) fail(at, "a string is not valid UTF-8");
+        return tree_.add_string(raw);  // a view: the bytes outlive the tree
     }
 
-    json bytes(std::size_t at, std::size_t n) {
+    std::uint32_t bytes(std::size_t at, std::size_t n) {
         const std::string_view raw = take(checked_len(at, n));
         std::string out;
         out.reserve(raw.size());
@@ -157,7 +181,7 @@ private:
                 out += static_cast<char>(0x80 | (b & 0x3f));
             }
         }
-        return json(std::move(out));
+        return tree_.add_owned(std::move(out));
     }
 
     void count(std::size_t at, std::size_t values) {
@@ -166,21 +190,25 @@ private:
             fail(at, "more than " + std::to_string(limits_.max_values) + " values (memo copies included)");
     }
 
-    void push(json value) {
+    void push(const Node& value) { push_node(tree_.add(value)); }
+    void push_node(std::uint32_t node) {
         count(pos_, 1);
-        stack_.push_back({std::move(value), 1, 0, false, false});
+        stack_.push_back({node, 1, 0, false, false, false});
     }
-    void push_tuple(json value, std::size_t values, std::size_t depth) {
-        stack_.push_back({std::move(value), values, depth, false, true});
+    void push_mark() { stack_.push_back({0, 0, 0, true, false, false}); }
+    // A container about to grow gets a head of its own if it shares one.
+    void own(Item& item) {
+        if (!item.shared) return;
+        item.node = tree_.add(tree_.nodes[item.node]);
+        item.shared = false;
     }
-    void push_mark() { stack_.push_back({json(), 0, 0, true, false}); }
 
     Item& top(std::size_t at) {
         if (stack_.empty() || stack_.back().mark) fail(at, "the stack is empty where a value is needed");
         return stack_.back();
     }
     Item pop(std::size_t at) {
-        Item item = std::move(top(at));
+        Item item = top(at);
         stack_.pop_back();
         return item;
     }
@@ -194,10 +222,13 @@ private:
         fail(at, "no MARK before this opcode");
     }
     void pop_to_mark(std::size_t at) { stack_.resize(mark_index(at)); }
+    // A copy of a value shares its node until one of them grows (own).
     void dup(std::size_t at) {
-        Item copy = top(at);
+        Item& item = top(at);
+        item.shared = true;
+        const Item copy = item;
         count(at, copy.values);
-        stack_.push_back(std::move(copy));
+        stack_.push_back(copy);
     }
 
     void nest(std::size_t at, Item& container, const Item& child) {
@@ -209,36 +240,38 @@ private:
 
     void list_from_mark(std::size_t at, bool tuple) {
         const std::size_t m = mark_index(at);
-        Item out{json::array(), 1, 0, false, tuple};
+        Item out{tree_.add_container(Node::Kind::list), 1, 0, false, tuple, false};
         for (std::size_t i = m + 1; i < stack_.size(); ++i) {
             nest(at, out, stack_[i]);
-            out.value.push_back(std::move(stack_[i].value));
+            tree_.append(out.node, stack_[i].node);
         }
         stack_.resize(m);
         count(at, 1);
-        stack_.push_back(std::move(out));
+        stack_.push_back(out);
     }
 
     void tuple_n(std::size_t at, std::size_t n) {
         if (stack_.size() < n) fail(at, "a tuple of " + std::to_string(n) + " needs more values on the stack");
-        Item out{json::array(), 1, 0, false, true};
+        Item out{tree_.add_container(Node::Kind::list), 1, 0, false, true, false};
         for (std::size_t i = stack_.size() - n; i < stack_.size(); ++i) {
             if (stack_[i].mark) fail(at, "a MARK where a tuple's value is needed");
             nest(at, out, stack_[i]);
-            out.value.push_back(std::move(stack_[i].value));
+            tree_.append(out.node, stack_[i].node);
         }
         stack_.resize(stack_.size() - n);
         count(at, 1);
-        stack_.push_back(std::move(out));
+        stack_.push_back(out);
     }
 
-    void add_to_list(std::size_t at, Item& list, Item& value) {
-        if (!list.value.is_array() || list.tuple) fail(at, "APPEND to something other than a list");
+    void add_to_list(std::size_t at, Item& list, const Item& value) {
+        if (tree_.nodes[list.node].kind != Node::Kind::list || list.tuple)
+            fail(at, "APPEND to something other than a list");
         nest(at, list, value);
-        list.value.push_back(std::move(value.value));
+        own(list);
+        tree_.append(list.node, value.node);
     }
-    void append(std::size_t at, std::size_t) {
-        Item value = pop(at);
+    void append(std::size_t at) {
+        const Item value = pop(at);
         add_to_list(at, top(at), value);
     }
     void appends(std::size_t at) {
@@ -249,15 +282,18 @@ private:
         stack_.resize(m);
     }
 
-    void add_to_dict(std::size_t at, Item& dict, Item& key, Item& value) {
-        if (!dict.value.is_object()) fail(at, "SETITEM on something other than a dict");
-        if (!key.value.is_string()) fail(at, "a dict key that is not a string; Flight Recorder's keys are strings");
+    void add_to_dict(std::size_t at, Item& dict, const Item& key, const Item& value) {
+        if (tree_.nodes[dict.node].kind != Node::Kind::dict) fail(at, "SETITEM on something other than a dict");
+        if (tree_.nodes[key.node].kind != Node::Kind::string)
+            fail(at, "a dict key that is not a string; Flight Recorder's keys are strings");
         nest(at, dict, value);
-        dict.value[key.value.get<std::string>()] = std::move(value.value);
+        own(dict);
+        tree_.append(dict.node, key.node);
+        tree_.append(dict.node, value.node);
     }
     void setitem(std::size_t at) {
-        Item value = pop(at);
-        Item key = pop(at);
+        const Item value = pop(at);
+        const Item key = pop(at);
         add_to_dict(at, top(at), key, value);
     }
     void setitems(std::size_t at) {
@@ -271,49 +307,87 @@ private:
     void dict_from_mark(std::size_t at) {
         const std::size_t m = mark_index(at);
         if ((stack_.size() - m - 1) % 2) fail(at, "DICT with a key and no value");
-        Item out{json::object(), 1, 0, false, false};
+        Item out{tree_.add_container(Node::Kind::dict), 1, 0, false, false, false};
         for (std::size_t i = m + 1; i < stack_.size(); i += 2) add_to_dict(at, out, stack_[i], stack_[i + 1]);
         stack_.resize(m);
         count(at, 1);
-        stack_.push_back(std::move(out));
+        stack_.push_back(out);
     }
 
     // The memo holds what was on the stack when it was stored; later changes to a container stored earlier are
-    // not seen through it. Flight Recorder stores containers before filling them but reads back only strings, so
-    // this reads its dumps exactly; a pickle that relies on shared mutable containers reads as a snapshot.
+    // not seen through it. Flight Recorder stores containers after filling them (torch's pickler memoizes a
+    // shared frame once it is written) and strings, so this reads its dumps exactly; a pickle that relies on
+    // shared mutable containers reads as a snapshot.
+    Memo& memo_slot(std::size_t at, std::uint64_t index) {
+        if (index < memo_.size()) return memo_[index];
+        if (index == memo_.size()) {
+            // An index stored sparsely before the dense ones reached it moves over, value and all.
+            if (const auto it = sparse_.find(index); it != sparse_.end()) {
+                memo_.push_back(it->second);
+                sparse_.erase(it);
+                return memo_.back();
+            }
+            return memo_.emplace_back();
+        }
+        if (index > memo_count_ + (1u << 20))
+            fail(at, "a memo index of " + std::to_string(index) + " is too far ahead");
+        return sparse_[index];
+    }
     void memo_put(std::size_t at, std::uint64_t index) {
         const Item& item = top(at);
-        if (index > memo_.size() + (1u << 20))
+        if (index > memo_count_ + (1u << 20))
             fail(at, "a memo index of " + std::to_string(index) + " is too far ahead");
         count(at, item.values);
-        memo_[index] = item;
+        Memo& slot = memo_slot(at, index);
+        if (!slot.stored) ++memo_count_;
+        // A string or number never changes: the memo refers to its node. A container may still grow on the
+        // stack: the memo keeps a copy of its head as it is now.
+        const std::uint32_t node =
+            tree_.nodes[item.node].is_container() ? tree_.add(tree_.nodes[item.node]) : item.node;
+        slot = {node, item.values, item.depth, item.tuple, true};
     }
     void memo_get(std::size_t at, std::uint64_t index) {
-        const auto it = memo_.find(index);
-        if (it == memo_.end()) fail(at, "memo " + std::to_string(index) + " was never stored");
-        count(at, it->second.values);
-        stack_.push_back(it->second);
+        const Memo* slot = nullptr;
+        if (index < memo_.size())
+            slot = &memo_[index];
+        else if (const auto it = sparse_.find(index); it != sparse_.end())
+            slot = &it->second;
+        if (!slot || !slot->stored) fail(at, "memo " + std::to_string(index) + " was never stored");
+        count(at, slot->values);
+        stack_.push_back({slot->node, slot->values, slot->depth, false, slot->tuple, true});
     }
 
-    json finish(std::size_t at) {
+    std::uint32_t finish(std::size_t at) {
         if (stack_.size() != 1 || stack_.back().mark)
             fail(at, "STOP with " + std::to_string(stack_.size()) + " items on the stack (one value expected)");
-        return std::move(stack_.back().value);
+        return stack_.back().node;
     }
 
     std::string_view bytes_;
     std::string_view name_;
     PickleLimits limits_;
+    ValueTree& tree_;
     std::size_t pos_ = 0;
     std::size_t total_ = 0;
     std::vector<Item> stack_;
-    std::unordered_map<std::uint64_t, Item> memo_;
+    std::vector<Memo> memo_;  // indices as torch and Python write them: dense from 0
+    std::unordered_map<std::uint64_t, Memo> sparse_;
+    std::size_t memo_count_ = 0;  // values stored: MEMOIZE's next index
 };
 }  // namespace
 
+namespace detail {
+std::uint32_t read_pickle_tree(std::string_view bytes, std::string_view name, const PickleLimits& limits,
+                               ValueTree& tree) {
+    return Reader(bytes, name, limits, tree).run();
+}
+}  // namespace detail
+
 Expected<nlohmann::json> read_plain_pickle(std::string_view bytes, std::string_view name, const PickleLimits& limits) {
     try {
-        return Reader(bytes, name, limits).run();
+        ValueTree tree;
+        const std::uint32_t root = detail::read_pickle_tree(bytes, name, limits, tree);
+        return tree.to_json(tree.nodes[root]);
     } catch (const ValueError& e) {
         return Error(e);
     }

@@ -17,12 +17,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "meshscope/error.h"
 #include "meshscope/records/source.h"
@@ -31,39 +31,61 @@ namespace meshscope::records {
 
 using Shape = std::vector<std::int64_t>;
 
-struct FrFrame {
-    std::string name, filename;
-    std::int64_t line = 0;
-    friend bool operator==(const FrFrame&, const FrFrame&) = default;
+// A group as its entries name it: process_group (name, desc).
+struct FrGroupName {
+    std::string name;         // the same on every rank ("0", "5")
+    std::string desc;         // "default_pg", "mesh_ep", "undefined"
+    std::uint32_t index = 0;  // its place in the dump's groups()
 };
 
-struct FrEntry {
-    std::int64_t record_id = -1;
-    std::int64_t pg_id = -1;  // the process-local id
-    std::string pg_name;      // process_group[0]: the same on every rank ("0", "5")
-    std::string pg_desc;      // process_group[1]: "default_pg", "mesh_ep", "undefined"
-    std::int64_t collective_seq_id = 0;
-    std::int64_t p2p_seq_id = 0;
-    std::int64_t op_id = 0;
+// What an entry ran: profiling name, sizes and dtypes. Entries of a dump repeat a few of these, so each is stored
+// once per dump and the entries point at it.
+struct FrOp {
     std::string profiling_name;  // "nccl:all_reduce"
-    std::int64_t time_created_ns = 0;
     std::vector<Shape> input_sizes, output_sizes;
     std::vector<std::string> input_dtypes, output_dtypes;
-    std::string state;  // "scheduled", "started", "completed"
-    std::optional<std::int64_t> time_discovered_started_ns, time_discovered_completed_ns;
+    std::uint32_t index = 0;  // its place in the dump's ops()
+};
+
+namespace detail {
+struct FrPool;  // the values a dump's entries share (flight_recorder.cpp)
+}
+
+// One collective as a rank recorded it, compact: what a diagnosis reads, with the strings, shapes and dtypes
+// shared per dump. record_id, pg_id, p2p_seq_id, op_id, timeout_ms, duration_ms, frames, thread_id and
+// thread_name are checked where present (a wrong type is an error naming the field) but not kept: no report
+// reads them, and frames alone are most of a dump's bytes.
+struct FrEntry {
+    std::int64_t record_id = -1;
+    std::int64_t collective_seq_id = 0;
+    std::int64_t time_created_ns = 0;
+    // 0 when not discovered: JSON dumps write 0 where pickle writes None.
+    std::int64_t time_discovered_started_ns = 0, time_discovered_completed_ns = 0;
+    const FrGroupName* group = nullptr;  // never null in an entry read from a dump
+    const FrOp* op = nullptr;            // never null in an entry read from a dump
+    const std::string* state_text = nullptr;
     bool retired = false;
-    std::int64_t timeout_ms = 0;
     bool is_p2p = false;
-    std::optional<double> duration_ms;
-    std::vector<FrFrame> frames;
-    std::string thread_id, thread_name;
+
+    [[nodiscard]] const std::string& pg_name() const { return group->name; }
+    [[nodiscard]] const std::string& pg_desc() const { return group->desc; }
+    [[nodiscard]] const std::string& profiling_name() const { return op->profiling_name; }
+    [[nodiscard]] const std::vector<Shape>& input_sizes() const { return op->input_sizes; }
+    [[nodiscard]] const std::vector<Shape>& output_sizes() const { return op->output_sizes; }
+    [[nodiscard]] const std::vector<std::string>& input_dtypes() const { return op->input_dtypes; }
+    [[nodiscard]] const std::vector<std::string>& output_dtypes() const { return op->output_dtypes; }
+    [[nodiscard]] const std::string& state() const { return *state_text; }  // "scheduled", "started", "completed"
     // "all_reduce" from "nccl:all_reduce"
     [[nodiscard]] std::string_view collective() const;
 };
 
+using FrRanks = std::shared_ptr<const std::vector<std::int64_t>>;
+
 struct FrGroupConfig {
     std::string name, desc;
-    std::vector<std::int64_t> ranks;  // read from "[0, 1, 2]" (a string, as torch writes it) or a list
+    // Read from "[0, 1, 2]" (a string, as torch writes it) or a list; never null. Every rank's dump lists the
+    // world group's ranks: dumps read with one FrShared share one copy of each list.
+    FrRanks ranks = std::make_shared<const std::vector<std::int64_t>>();
 };
 
 struct FrGroupStatus {
@@ -79,15 +101,41 @@ struct FrDump {
     std::map<std::string, FrGroupConfig> pg_config;
     std::map<std::string, FrGroupStatus> pg_status;  // by pg_id as written ("0")
     std::vector<FrEntry> entries;
+    // The groups and ops the entries point at, each once, in the order first seen; copies of a dump share them.
+    std::shared_ptr<const detail::FrPool> pool;
+    [[nodiscard]] std::vector<const FrGroupName*> groups() const;
+    [[nodiscard]] std::vector<const FrOp*> ops() const;
+};
+
+// What a job's dumps have in common, kept once for all of them: the rank lists of pg_config (the world group's
+// is every rank, in every dump). Safe to share between threads reading a job's files at once.
+class FrShared {
+public:
+    // The list written as `text` ("[0, 1, 2]"), parsed by `parse` the first time it is seen.
+    template <class Parse>
+    FrRanks ranks(std::string_view text, Parse&& parse) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (const auto it = by_text_.find(text); it != by_text_.end()) return it->second;
+        }
+        FrRanks made = std::make_shared<const std::vector<std::int64_t>>(parse());
+        const std::lock_guard lock(mutex_);
+        return by_text_.emplace(std::string(text), std::move(made)).first->second;
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<std::string, FrRanks, std::less<>> by_text_;
 };
 
 // The rank in a dump's file name: the digits at its end ("nccl_trace_rank_13" -> 13, "trace_rank_13.json" -> 13).
 [[nodiscard]] std::optional<std::int64_t> rank_from_file_name(std::string_view file);
 
 // A dump from its bytes: JSON when the first byte that is not white space is '{', pickle otherwise. Errors are
-// ValueError naming the file and the byte offset (pickle) or the field ("entries[3].collective_seq_id").
-[[nodiscard]] Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file);
-// The same from a document already parsed (either format gives one).
-[[nodiscard]] Expected<FrDump> fr_dump_from_json(const nlohmann::json& document, std::string file, std::string format);
+// ValueError naming the file and the byte offset (pickle, JSON syntax) or the field ("entries[3].collective_seq_id").
+// Entries are taken from the bytes into compact records without a document of the whole dump; memory is the
+// bytes, the entries (72 bytes each) and what they share.
+// shared, when given, keeps what the job's dumps have in common once (see FrShared).
+[[nodiscard]] Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file, FrShared* shared = nullptr);
 
 }  // namespace meshscope::records

@@ -4,8 +4,10 @@
 // refused, as are sets and other containers FR never writes. Tuples become arrays, bytes become strings (as
 // latin-1 code points, so that any byte survives), ints beyond 64 bits are refused.
 //
-// Memo references copy values, so a crafted pickle could ask for exponentially many copies: the reader stops at
-// max_values values and at max_depth levels of nesting, with an error naming the offset.
+// A memo reference stands for a copy of its value (the reader shares it until one side grows), so a crafted
+// pickle could ask for exponentially many values: the reader counts each reference as the copy it stands for,
+// stops at max_values values and at max_depth levels of nesting, with an error naming the offset.
+// read_fr_dump reads dumps with the same interpreter, without the JSON document.
 #pragma once
 
 #include <cstddef>
