@@ -35,6 +35,7 @@
 #include "collector/collector.h"
 #include "http/api_router.h"
 #include "http/beast_request.h"
+#include "http/static_assets.h"
 #include "http/url_parts.h"
 
 namespace {
@@ -128,6 +129,10 @@ void check_reply(const HttpRequest& request, const HttpReply& reply) {
     check(documented(reply.status), "a documented status");
     if (url.path == "/metrics" && reply.status == 200) {
         check(reply.content_type.starts_with("text/plain"), "/metrics is text");
+    } else if (is_page_path(url.path) && reply.status == 200) {
+        // the web page's own files (whatever their type), exactly as embedded
+        const HttpReply file = page_reply(url.path);
+        check(reply.content_type == file.content_type && reply.body == file.body, "a page path answers its file");
     } else {
         check(reply.content_type == "application/json", "an API reply is JSON");
         const auto body = nlohmann::json::parse(reply.body, nullptr, false);
