@@ -67,7 +67,7 @@ LivePanel {
                     // one kind of fact per column: the host, then the findings
                     Label {
                         objectName: "rankHost"
-                        Layout.preferredWidth: 96
+                        Layout.preferredWidth: 72
                         text: rankDelegate.host
                         color: Theme.mutedText
                         font.pixelSize: Theme.fontSmall
