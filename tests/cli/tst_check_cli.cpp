@@ -6,23 +6,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cli_process.h"
+
 namespace {
-struct Result {
-    int exit_code = -1;
-    QString out, err;
-};
+using Result = CliResult;
 
 Result run(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), QStringList{"check"} + args);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
-    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
+    return run_meshscope(QStringList{"check"} + args);
 }
 
 QString config(const char* name) {

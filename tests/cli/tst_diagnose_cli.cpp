@@ -9,23 +9,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cli_process.h"
+
 namespace {
-struct Result {
-    int exit_code = -1;
-    QString out, err;
-};
+using Result = CliResult;
 
 Result run(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), QStringList{"diagnose"} + args);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    if (process.exitStatus() != QProcess::NormalExit) return {};
-    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
+    return run_meshscope(QStringList{"diagnose"} + args);
 }
 
 const QString fixtures = QStringLiteral(RECORDS_FIXTURES);

@@ -11,22 +11,12 @@
 
 #include "meshscope/records/diagnose.h"
 
+#include "records_fixtures.h"
+
 using namespace meshscope;
 using namespace meshscope::records;
 
 namespace {
-QString fixtures() {
-    const QByteArray env = qgetenv("MESHSCOPE_RECORDS_FIXTURES");
-    return env.isEmpty() ? QStringLiteral(RECORDS_FIXTURES) : QString::fromLocal8Bit(env);
-}
-
-std::string read_file(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QByteArray bytes = f.readAll();
-    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-}
-
 // Reads what a directory holds as meshscope diagnose does: dumps by content, anything else as a log.
 RecordSet load(const QString& dir_path) {
     RecordSet set;

@@ -13,21 +13,11 @@
 #include "meshscope/records/nccl_ras.h"
 #include "meshscope/records/pickle.h"
 
+#include "records_fixtures.h"
+
 using namespace meshscope::records;
 
 namespace {
-QString fixtures() {
-    const QByteArray env = qgetenv("MESHSCOPE_RECORDS_FIXTURES");
-    return env.isEmpty() ? QStringLiteral(RECORDS_FIXTURES) : QString::fromLocal8Bit(env);
-}
-
-std::string read_file(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QByteArray bytes = f.readAll();
-    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-}
-
 NcclLog parse(std::string_view text) {
     NcclLog log;
     NcclLogParser parser("f.log", log);
