@@ -51,6 +51,16 @@ const json& object_at(const json& object, const char* key, const std::string& pa
     if (!v.is_object()) throw FieldError{path + "." + key, "must be an object, got " + shown(v)};
     return v;
 }
+
+// Where a rank (present or missing) runs: RAS writes the same five fields for both.
+template <typename Rank>
+void read_place(const json& r, const std::string& path, Rank& rank) {
+    rank.rank = int_at(r, "rank", path);
+    rank.host = string_at(r, "host", path);
+    rank.pid = int_at(r, "pid", path);
+    rank.cuda_dev = int_at(r, "cuda_dev", path);
+    rank.nvml_dev = int_at(r, "nvml_dev", path);
+}
 }  // namespace
 
 Expected<RasStatus> read_ras_json(std::string_view bytes, std::string file) {
@@ -84,11 +94,7 @@ Expected<RasStatus> read_ras_json(std::string_view bytes, std::string file) {
                 const json& r = ranks[k];
                 if (!r.is_object()) throw FieldError{rp, "must be an object, got " + shown(r)};
                 RasRank rank;
-                rank.rank = int_at(r, "rank", rp);
-                rank.host = string_at(r, "host", rp);
-                rank.pid = int_at(r, "pid", rp);
-                rank.cuda_dev = int_at(r, "cuda_dev", rp);
-                rank.nvml_dev = int_at(r, "nvml_dev", rp);
+                read_place(r, rp, rank);
                 const json& s = object_at(r, "status", rp);
                 rank.init_state = int_at(s, "init_state", rp + ".status");
                 rank.async_error = int_at(s, "async_error", rp + ".status");
@@ -97,9 +103,9 @@ Expected<RasStatus> read_ras_json(std::string_view bytes, std::string file) {
                 rank.abort_flag = bool_at(s, "abort_flag", rp + ".status");
                 if (r.contains("collective_counts")) {
                     for (const auto& [name, count] : object_at(r, "collective_counts", rp).items()) {
-                        if (!count.is_number_unsigned() && !count.is_number_integer())
-                            throw FieldError{rp + ".collective_counts." + name, "must be a count, got " + shown(count)};
-                        if (count.is_number_integer() && count.get<std::int64_t>() < 0)
+                        // is_number_integer holds for unsigned numbers too: one above INT64_MAX reads as negative and
+                        // is refused
+                        if (!count.is_number_integer() || count.get<std::int64_t>() < 0)
                             throw FieldError{rp + ".collective_counts." + name, "must be a count, got " + shown(count)};
                         rank.collective_counts[name] = count.get<std::uint64_t>();
                     }
@@ -113,11 +119,7 @@ Expected<RasStatus> read_ras_json(std::string_view bytes, std::string file) {
                     const json& m = missing[k];
                     if (!m.is_object()) throw FieldError{mp, "must be an object, got " + shown(m)};
                     RasMissingRank rank;
-                    rank.rank = int_at(m, "rank", mp);
-                    rank.host = string_at(m, "host", mp);
-                    rank.pid = int_at(m, "pid", mp);
-                    rank.cuda_dev = int_at(m, "cuda_dev", mp);
-                    rank.nvml_dev = int_at(m, "nvml_dev", mp);
+                    read_place(m, mp, rank);
                     const json& s = object_at(m, "status", mp);
                     rank.unresponsive = bool_at(s, "unresponsive", mp + ".status");
                     rank.considered_dead = bool_at(s, "considered_dead", mp + ".status");
