@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config git
+  mold                   # the linker of every tree when installed (cmake/linker.cmake): links are never cached
   ccache                 # scripts/test.sh and fuzz.sh compile through it when present (rebuilds, CI on a used machine)
   clang-format-14        # the format gate (scripts/format-check.sh)
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libsqlite3-dev
