@@ -38,7 +38,7 @@ Frame {
             text: root.cost.rankingText + qsTr(" · click a row to show it")
             color: Theme.mutedText
             font.pixelSize: Theme.fontSmall
-            elide: Text.ElideRight
+            wrapMode: Text.WordWrap
         }
 
         Row {
