@@ -223,6 +223,14 @@ test('the Cost section ranks by step time with the numbers of meshscope advise, 
   // The same ranking as the CLI's, first row and order: step times as the page prints them, never falling.
   const cli = JSON.parse(execFileSync(binary, ['advise', '--model', 'qwen3-30b-a3b', '--world', '64', '--hardware',
     'h200', '--format', 'json', '--show', '1000'], {encoding: 'utf8'}));
+  // Each dim that moves anything: its communication and the part the overlap rules leave exposed, the dims of the
+  // plan's own layout as advise lists them.
+  const mine = cli.ranked.find((l) => l.dp === 64 && l.cp === 1 && l.ep === 8);
+  const moving = mine.communication.dims.filter((d) => d.size > 1 && d.collectives.length > 0);
+  const dims = await page.locator('.planner-cost-dims li').evaluateAll((lis) => lis.map((li) => li.textContent));
+  equal(dims.length, moving.length, 'dims with communication');
+  moving.forEach((d, i) => ok(dims[i].startsWith(`${d.dim} ${d.size} `) && dims[i].includes(' exposed · ') &&
+    dims[i].endsWith(d.link === 'inter_node' ? `across ${d.nodes} nodes` : 'inside a node'), dims[i]));
   const rows = await page.locator('.planner-cost-table tbody tr').evaluateAll((trs) =>
     trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   equal(rows.length, cli.ranked.length, 'ranked rows');
