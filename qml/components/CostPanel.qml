@@ -252,7 +252,7 @@ Frame {
             objectName: "layoutProblemText"
             Layout.fillWidth: true
             visible: root.cost.layoutProblem !== ""
-            text: qsTr("This layout cannot run the model: %1").arg(root.cost.layoutProblem)
+            text: qsTr("This layout is left out: %1").arg(root.cost.layoutProblem)
             color: Theme.error
             wrapMode: Text.Wrap
         }
