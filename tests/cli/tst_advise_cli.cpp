@@ -173,6 +173,21 @@ private slots:
                               "micro-batch (32 x 2 = 64)\n"));
     }
 
+    // A global batch no layout divides: 7 sequences on 64 GPUs (dp 1 would need cp 64, more than the 32 heads).
+    // Nothing is ranked, the text says so, and every layout is listed with its reason.
+    void no_layout_runs_the_global_batch() {
+        const auto r = run(qwen64 + QStringList{"--global-batch", "7"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(
+            r.out.contains("a step: 28 layouts, 0 fit, 28 excluded\n\nno layout fits: each one's reason is under "
+                           "excluded\n\nexcluded:\n"));
+        QVERIFY(
+            r.out.contains("\n  dp 4, cp 16, ep 4: global batch of 7 sequences is not a multiple of dp x "
+                           "micro-batch (4 x 1 = 4)\n"));
+        QVERIFY(r.out.contains("\n  dp 1, cp 64, ep 1: num_attention_heads must be divisible by cp_size\n"));
+        QVERIFY(!r.out.contains("\nwhy: "));
+    }
+
     // --efficiency overrides the GPU's one efficiency: doubling it halves every layout's compute time and changes
     // nothing else of the compute; --overlap-a2a runs the ep all-to-all behind compute, so no layout's ep exposes
     // more or steps longer, and a layout whose compute has room left hides part of it (at this batch FSDP's and the
