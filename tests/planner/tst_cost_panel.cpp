@@ -324,6 +324,11 @@ private slots:
         RankedLayoutsModel& ranking = *c.cost()->ranking();
         QCOMPARE(ranking.rowCount(), 15);
         QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 16 sequences a step: 15 layouts, ")));
+        // The sentence on why the first wins is the one meshscope advise prints for the same question.
+        const auto in = c.costForm()->inputs(8);
+        QVERIFY(in && *in);
+        QCOMPARE(c.cost()->whyText(), QString::fromStdString(cost::advise(**in, 16).value().why));
+        QVERIFY(c.cost()->whyText().startsWith(QStringLiteral("dp ")));
         // ep 8 across 2 nodes of 8: the ep groups stay inside a node, dp's cross.
         const CostCommModel& comm = *c.cost()->comm();
         for (int row = 0; row < comm.rowCount(); ++row) {

@@ -28,6 +28,7 @@ void PlanCost::clear() {
     cluster_text_.clear();
     layout_problem_.clear();
     ranking_text_.clear();
+    why_text_.clear();
     emit costChanged();
 }
 
@@ -72,9 +73,11 @@ void PlanCost::update() {
                                 .arg(advice->considered())
                                 .arg(advice->ranked.size())
                                 .arg(advice->excluded.size());
+            why_text_ = QString::fromStdString(advice->why);
             ranking_.set(std::move(advice).value());
         } else {
             ranking_text_ = QString::fromStdString(advice.error().message());
+            why_text_.clear();
             ranking_.clear();
         }
         ranking_stale_ = false;
