@@ -332,6 +332,12 @@ int run_check(int argc, char** argv) {
     }
     auto training = std::move(made_training).value();
     training.global_batch = global;
+    // What the step below assumes, each default named, so a number can be traced to the YAML.
+    report.info("training: seq " + std::to_string(seq) +
+                (yaml.cutoff_len ? " (cutoff_len)" : " (cutoff_len's default)") + ", micro-batch " +
+                std::to_string(micro) + ", global batch " + std::to_string(global) + " sequences" +
+                (yaml.global_batch ? "" : " (dp x micro_batch_size, LlamaFactory's default)") + ", recompute " +
+                (yaml.activation_checkpointing ? "full (enable_activation_checkpointing)" : "none"));
     auto in = cost::CostInputs::make(spec, training, cluster);
     const auto grad_accum = cost::grad_accum_for(in.training, t.dp);
     if (!grad_accum) {

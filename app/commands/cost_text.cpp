@@ -118,7 +118,7 @@ void write_advice_text(std::ostream& out, const cost::CostInputs& in, const cost
         out << "\nbest: " << layout_name(advice.ranked.front().topology) << "\n";
         write_layout_cost_text(out, advice.ranked.front());
     } else {
-        out << "no layout fits\n";
+        out << "no layout fits: each one's reason is under excluded\n";
     }
     if (!advice.excluded.empty()) {
         out << "\nexcluded:\n";

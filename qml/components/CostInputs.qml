@@ -82,8 +82,20 @@ Frame {
             visible: root.form.hasModel
             label: qsTr("Grad. accum.")
             value: root.form.gradAccum
+            // A global batch fixes each layout's micro-batches itself.
+            enabled: root.form.globalBatch === 0
             invalid: root.form.errorText.startsWith("grad_accum ")
             onEdited: value => root.form.gradAccum = value
+        }
+
+        IntField {
+            objectName: "globalBatchField"
+            Layout.fillWidth: true
+            visible: root.form.hasModel
+            label: qsTr("Global batch")
+            value: root.form.globalBatch
+            invalid: root.form.errorText.startsWith("global_batch ")
+            onEdited: value => root.form.globalBatch = value
         }
 
         NameChoice {

@@ -19,6 +19,15 @@ Frame {
         radius: 4
     }
 
+    // The widest pair of times a dim's row prints (times from one second on print as seconds), so that every row's
+    // text fits whole and every bar keeps the same width: the bars share one scale.
+    TextMetrics {
+        id: commTextMetrics
+
+        font.pixelSize: Theme.fontSmall
+        text: "999.99 ms · 999.99 ms exposed"
+    }
+
     ColumnLayout {
         anchors.fill: parent
         spacing: 4
@@ -200,7 +209,7 @@ Frame {
                 }
 
                 Label {
-                    Layout.preferredWidth: 170
+                    Layout.preferredWidth: Math.ceil(commTextMetrics.advanceWidth) + 2
                     text: qsTr("%1 · %2").arg(commRow.timeText).arg(commRow.exposedText)
                     elide: Text.ElideRight
                     color: Theme.text
@@ -243,7 +252,7 @@ Frame {
             objectName: "layoutProblemText"
             Layout.fillWidth: true
             visible: root.cost.layoutProblem !== ""
-            text: qsTr("This layout cannot run the model: %1").arg(root.cost.layoutProblem)
+            text: qsTr("This layout is left out: %1").arg(root.cost.layoutProblem)
             color: Theme.error
             wrapMode: Text.Wrap
         }

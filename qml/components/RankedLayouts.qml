@@ -38,7 +38,25 @@ Frame {
             text: root.cost.rankingText + qsTr(" · click a row to show it")
             color: Theme.mutedText
             font.pixelSize: Theme.fontSmall
+            wrapMode: Text.WordWrap
+        }
+
+        Label {
+            objectName: "whyText"
+            Layout.fillWidth: true
+            visible: root.cost.whyText !== ""
+            text: qsTr("Why: %1").arg(root.cost.whyText)
+            color: Theme.text
+            font.pixelSize: Theme.fontSmall
+            wrapMode: Text.WordWrap
+            maximumLineCount: 3
             elide: Text.ElideRight
+            ToolTip.visible: whyHover.hovered && truncated
+            ToolTip.text: text
+
+            HoverHandler {
+                id: whyHover
+            }
         }
 
         Row {

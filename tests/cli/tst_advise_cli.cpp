@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -120,6 +121,115 @@ private slots:
         QVERIFY(text.contains("\nexcluded:\n"));
     }
 
+    // A global batch in sequences or in tokens asks the same question. Qwen3-30B-A3B on 64 GPUs, 96 sequences of
+    // 4096 tokens, micro-batch 2: dp 64 needs at least 64 x 2 = 128 sequences and dp 32 a multiple of 64, so both
+    // are excluded with the reason; every ranked layout runs 96 / (dp x 2) micro-batches of the same 96 x 4096
+    // tokens.
+    void global_batch_in_sequences_or_tokens() {
+        const auto sequences = run(
+            qwen64 + QStringList{"--global-batch", "96", "--micro-batch", "2", "--format", "json", "--show", "1000"});
+        const auto tokens = run(qwen64 + QStringList{"--global-batch-tokens", QString::number(96 * 4096),
+                                                     "--micro-batch", "2", "--format", "json", "--show", "1000"});
+        QCOMPARE(sequences.exit_code, 0);
+        QCOMPARE(tokens.exit_code, 0);
+        const auto doc = json_of(sequences);
+        QCOMPARE(json_of(tokens), doc);
+        QCOMPARE(doc["global_batch"].toInt(), 96);
+        QCOMPARE(doc["training"].toObject()["global_batch"].toInt(), 96);
+        const auto ranked = doc["ranked"].toArray();
+        QVERIFY(!ranked.isEmpty());
+        for (const auto& l : ranked) {
+            const auto layout = l.toObject();
+            const auto step = layout["step"].toObject();
+            QCOMPARE(step["grad_accum"].toInt() * layout["dp"].toInt() * 2, 96);
+            QCOMPARE(step["tokens"].toDouble(), 96.0 * 4096.0);
+            QVERIFY(layout["dp"].toInt() <= 16);
+        }
+        int too_small = 0, not_a_multiple = 0;
+        for (const auto& e : doc["excluded"].toArray()) {
+            const auto layout = e.toObject();
+            const QString reason = layout["reason"].toString();
+            if (layout["dp"].toInt() == 64) {
+                QCOMPARE(reason, QStringLiteral("global batch of 96 sequences is smaller than dp x micro-batch "
+                                                "(64 x 2 = 128)"));
+                ++too_small;
+            } else if (layout["dp"].toInt() == 32) {
+                QCOMPARE(reason, QStringLiteral("global batch of 96 sequences is not a multiple of dp x micro-batch "
+                                                "(32 x 2 = 64)"));
+                ++not_a_multiple;
+            }
+        }
+        QCOMPARE(too_small, 7);       // ep 1, 2, 4, ..., 64
+        QCOMPARE(not_a_multiple, 6);  // ep 1, 2, 4, ..., 32
+        // The text says the same, each excluded layout with its reason.
+        const auto text = run(qwen64 + QStringList{"--global-batch", "96", "--micro-batch", "2"});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY(text.out.contains("world 64, global batch 96 sequences (393216 tokens) a step: 28 layouts"));
+        QVERIFY(
+            text.out.contains("\n  dp 64, cp 1, ep 8: global batch of 96 sequences is smaller than dp x "
+                              "micro-batch (64 x 2 = 128)\n"));
+        QVERIFY(
+            text.out.contains("\n  dp 32, cp 2, ep 8: global batch of 96 sequences is not a multiple of dp x "
+                              "micro-batch (32 x 2 = 64)\n"));
+    }
+
+    // A global batch no layout divides: 7 sequences on 64 GPUs (dp 1 would need cp 64, more than the 32 heads).
+    // Nothing is ranked, the text says so, and every layout is listed with its reason.
+    void no_layout_runs_the_global_batch() {
+        const auto r = run(qwen64 + QStringList{"--global-batch", "7"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(
+            r.out.contains("a step: 28 layouts, 0 fit, 28 excluded\n\nno layout fits: each one's reason is under "
+                           "excluded\n\nexcluded:\n"));
+        QVERIFY(
+            r.out.contains("\n  dp 4, cp 16, ep 4: global batch of 7 sequences is not a multiple of dp x "
+                           "micro-batch (4 x 1 = 4)\n"));
+        QVERIFY(r.out.contains("\n  dp 1, cp 64, ep 1: num_attention_heads must be divisible by cp_size\n"));
+        QVERIFY(!r.out.contains("\nwhy: "));
+    }
+
+    // --efficiency overrides the GPU's one efficiency: doubling it halves every layout's compute time and changes
+    // nothing else of the compute; --overlap-a2a runs the ep all-to-all behind compute, so no layout's ep exposes
+    // more or steps longer, and a layout whose compute has room left hides part of it (at this batch FSDP's and the
+    // all-to-all's traffic exceed compute on every layout, so some stays exposed: docs/cost-model.md, "Overlap").
+    void efficiency_and_overlap_options() {
+        const QStringList batch{"--global-batch", "512", "--micro-batch", "2", "--format", "json", "--show", "1000"};
+        const auto base = json_of(run(qwen64 + batch));
+        const auto fast = json_of(run(qwen64 + batch + QStringList{"--efficiency", "0.9"}));
+        const auto overlap = json_of(run(qwen64 + batch + QStringList{"--overlap-a2a"}));
+        QCOMPARE(base["cluster"].toObject()["efficiency"].toDouble(), 0.45);
+        QCOMPARE(fast["cluster"].toObject()["efficiency"].toDouble(), 0.9);
+        QCOMPARE(overlap["training"].toObject()["overlap_a2a"].toBool(), true);
+        const auto by_layout = [](const QJsonObject& doc) {
+            QMap<QString, QJsonObject> out;
+            for (const auto& l : doc["ranked"].toArray()) {
+                const auto o = l.toObject();
+                out[QString("%1/%2/%3").arg(o["dp"].toInt()).arg(o["cp"].toInt()).arg(o["ep"].toInt())] = o;
+            }
+            return out;
+        };
+        const auto b = by_layout(base), f = by_layout(fast), o = by_layout(overlap);
+        QVERIFY(!b.isEmpty());
+        QCOMPARE(f.keys(), b.keys());
+        QCOMPARE(o.keys(), b.keys());
+        const auto exposed_ep = [](const QJsonObject& layout) {
+            for (const auto& d : layout["communication"].toObject()["dims"].toArray())
+                if (d.toObject()["dim"].toString() == "ep") return d.toObject()["exposed_seconds"].toDouble();
+            return 0.0;
+        };
+        bool some_ep_hides = false;
+        for (const auto& key : b.keys()) {
+            const auto bs = b[key]["step"].toObject(), fs = f[key]["step"].toObject(), os = o[key]["step"].toObject();
+            QVERIFY(std::abs(fs["compute_seconds"].toDouble() * 2.0 - bs["compute_seconds"].toDouble()) <=
+                    1e-12 * bs["compute_seconds"].toDouble());
+            QCOMPARE(fs["model_flops_per_token"].toDouble(), bs["model_flops_per_token"].toDouble());
+            QVERIFY(os["seconds"].toDouble() <= bs["seconds"].toDouble() * (1 + 1e-12));
+            QVERIFY(exposed_ep(o[key]) <= exposed_ep(b[key]) * (1 + 1e-12));
+            if (exposed_ep(o[key]) < exposed_ep(b[key]) * 0.99) some_ep_hides = true;
+        }
+        QVERIFY(some_ep_hides);
+    }
+
     void usage_errors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
@@ -152,6 +262,18 @@ private slots:
                                    << "--recompute: some not in {none,selective,full}";
         QTest::addRow("global batch zero")
             << m + QStringList{"--world", "8", "--global-batch", "0"} << "--global-batch must be positive, got 0.";
+        QTest::addRow("global batch negative")
+            << m + QStringList{"--world", "8", "--global-batch", "-5"} << "--global-batch must be positive, got -5.";
+        QTest::addRow("global batch not a number") << m + QStringList{"--world", "8", "--global-batch", "many"}
+                                                   << "--global-batch expects an integer, got 'many'.";
+        QTest::addRow("global batch not whole") << m + QStringList{"--world", "8", "--global-batch", "1.5"}
+                                                << "--global-batch expects an integer, got '1.5'.";
+        QTest::addRow("global batch tokens negative")
+            << m + QStringList{"--world", "8", "--global-batch-tokens", "-4096"}
+            << "--global-batch-tokens must be positive, got -4096.";
+        QTest::addRow("global batch tokens not a number")
+            << m + QStringList{"--world", "8", "--global-batch-tokens", "1e6"}
+            << "--global-batch-tokens expects an integer, got '1e6'.";
         QTest::addRow("global batch tokens not a multiple of seq")
             << m + QStringList{"--world", "8", "--global-batch-tokens", "1000"}
             << "--global-batch-tokens 1000 is not a multiple of --seq 4096.";

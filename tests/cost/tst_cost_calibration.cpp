@@ -2,6 +2,8 @@
 // row's predicted tokens/s per GPU, its error against the published figure held to the documented value, the
 // median error, and the ordering of layouts a source compares. One efficiency per GPU type (the H100 preset's),
 // the same for every row: nothing here is tuned per row.
+#include <QFile>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <algorithm>
@@ -114,6 +116,50 @@ private slots:
         const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
         qInfo("median absolute error %.1f%% over %zu rows", median * 100.0, n);
         QVERIFY(median <= 0.20);
+    }
+
+    // The table in docs/cost-model.md is the one this test holds: each row's mapping (dp, cp, ep, micro-batch,
+    // micro-batches per step, recompute, a2a overlap), measured and predicted tokens/s per GPU and error as printed
+    // there, and the median the text states.
+    void docs_table_matches() {
+        QFile file(QStringLiteral(COST_CONFIG_DIR "/../../../docs/cost-model.md"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString docs = QString::fromUtf8(file.readAll());
+        static const QRegularExpression line(
+            R"(^\| (\d+) \|[^|]*\|[^|]*\|[^|]*\| \((\d+), (\d+), (\d+)\), (\d+) x (\d+)([^|]*)\| ([\d,]+) \| ([\d,]+) \| )"
+            R"(([+-][\d.]+)% \|$)",
+            QRegularExpression::MultilineOption);
+        const auto number = [](const QString& text) { return QString(text).remove(',').toDouble(); };
+        auto it = line.globalMatch(docs);
+        std::size_t seen = 0;
+        std::vector<double> errors;
+        while (it.hasNext()) {
+            const auto m = it.next();
+            const std::size_t index = m.captured(1).toULongLong() - 1;
+            QCOMPARE(index, seen++);
+            QVERIFY(index < std::size(rows));
+            const Row& row = rows[index];
+            QCOMPARE(m.captured(2).toLongLong(), row.world / row.cp);
+            QCOMPARE(m.captured(3).toLongLong(), row.cp);
+            QCOMPARE(m.captured(4).toLongLong(), row.ep);
+            QCOMPARE(m.captured(5).toLongLong(), row.micro);
+            QCOMPARE(m.captured(6).toLongLong(), row.global / (row.world / row.cp * row.micro));
+            QCOMPARE(m.captured(7).contains("full"), row.recompute == Recompute::full);
+            QCOMPARE(m.captured(7).contains("--overlap-a2a"), row.overlap_a2a);
+            QCOMPARE(number(m.captured(8)), std::round(row.measured));
+            const double predicted = predict(row).step.tokens_per_second_per_gpu;
+            QCOMPARE(number(m.captured(9)), std::round(predicted));
+            const double error = predicted / row.measured - 1.0;
+            QCOMPARE(m.captured(10), QString::asprintf("%+.1f", error * 100.0));
+            errors.push_back(std::abs(error));
+        }
+        QCOMPARE(seen, std::size(rows));
+        std::sort(errors.begin(), errors.end());
+        const std::size_t n = errors.size();
+        const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
+        const QString stated =
+            QString::asprintf("**Median absolute error %.1f%%** over the %zu rows", median * 100.0, std::size(rows));
+        QVERIFY2(docs.contains(stated), qPrintable(stated));
     }
 
     // Where a source compares layouts of one model (Megatron-MoE-ModelZoo, Qwen3-235B on 256 H100), the orders the

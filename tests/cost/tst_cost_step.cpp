@@ -232,6 +232,9 @@ private slots:
         QVERIFY2(why.startsWith("dp 64, cp 1, ep 64 is 2% faster than dp 64, cp 1, ep 8 ("), qPrintable(why));
         QVERIFY2(why.contains("ep 64 holds its experts whole (efsdp 1)"), qPrintable(why));
         QVERIFY2(why.contains("though its ep all-to-all crosses 8 nodes"), qPrintable(why));
+        // 2% is less than the 8% by which the model split two layouts measured equal: the sentence says so.
+        QVERIFY2(why.endsWith(". Under 10% apart, closer than the model can order two layouts: measure both."),
+                 qPrintable(why));
         for (const auto& layout : advice.ranked) QCOMPARE(layout.step.tokens, 64.0 * 4096.0);
     }
 
@@ -258,6 +261,14 @@ private slots:
                                 "ep 8 keeps the all-to-all inside a node where ep 8 crosses 8 nodes (100.0 ms exposed "
                                 "against 300.0 ms); cp 1 needs no sequence all-to-all (0.0 ms exposed against "
                                 "150.0 ms)."));
+        // 1.05 s against 1.00 s: the same reasons, and a margin the model cannot vouch for.
+        runner.step.seconds = 1.05;
+        QCOMPARE(QString::fromStdString(why_faster(winner, runner)),
+                 QStringLiteral("dp 64, cp 1, ep 8 is 5% faster than dp 8, cp 8, ep 8 (1.00 s against 1.05 s a step): "
+                                "ep 8 keeps the all-to-all inside a node where ep 8 crosses 8 nodes (100.0 ms exposed "
+                                "against 300.0 ms); cp 1 needs no sequence all-to-all (0.0 ms exposed against "
+                                "150.0 ms). Under 10% apart, closer than the model can order two layouts: measure "
+                                "both."));
         runner.step.seconds = 1.0;
         QCOMPARE(QString::fromStdString(why_faster(winner, runner)),
                  QStringLiteral("dp 64, cp 1, ep 8 and dp 8, cp 8, ep 8 take the same step time (1.00 s); it needs "

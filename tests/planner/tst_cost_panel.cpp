@@ -324,6 +324,11 @@ private slots:
         RankedLayoutsModel& ranking = *c.cost()->ranking();
         QCOMPARE(ranking.rowCount(), 15);
         QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 16 sequences a step: 15 layouts, ")));
+        // The sentence on why the first wins is the one meshscope advise prints for the same question.
+        const auto in = c.costForm()->inputs(8);
+        QVERIFY(in && *in);
+        QCOMPARE(c.cost()->whyText(), QString::fromStdString(cost::advise(**in, 16).value().why));
+        QVERIFY(c.cost()->whyText().startsWith(QStringLiteral("dp ")));
         // ep 8 across 2 nodes of 8: the ep groups stay inside a node, dp's cross.
         const CostCommModel& comm = *c.cost()->comm();
         for (int row = 0; row < comm.rowCount(); ++row) {
@@ -364,6 +369,48 @@ private slots:
         QCOMPARE(ranking.rowCount(), 0);
     }
 
+    // A global batch of the user's, on the default plan (world 16, cp 1, ep 8, so dp 16): 24 sequences are not a
+    // multiple of dp 16 x micro-batch 1, so the plan's layout is left out with core's reason, keeps its memory and
+    // shows no step; at cp 2 (dp 8) it runs 24 / 8 = 3 micro-batches. The ranking runs 24 sequences on every layout.
+    // A negative global batch is refused with the collector's text.
+    void a_global_batch_sets_each_layouts_micro_batches() {
+        PlanController c;
+        c.costForm()->setModel(QStringLiteral("qwen3-30b-a3b"));
+        c.costForm()->setGlobalBatch(24);
+        QVERIFY(c.cost()->shown());
+        QCOMPARE(c.cost()->layoutProblem(),
+                 QStringLiteral("global batch of 24 sequences is not a multiple of dp x micro-batch (16 x 1 = 16)"));
+        QVERIFY(c.cost()->memory()->rowCount() > 0);
+        QCOMPARE(c.cost()->comm()->rowCount(), 0);
+        QCOMPARE(c.cost()->comm()->stepText(), QString());
+        QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 24 sequences a step: 15 layouts, ")));
+        const RankedLayoutsModel& ranking = *c.cost()->ranking();
+        // Ranked layouts have a dp dividing 24; dp 16 is excluded with the reason (its 5 values of ep).
+        int batch_excluded = 0;
+        for (int row = 0; row < ranking.rowCount(); ++row) {
+            const int dp = role(ranking, row, RankedLayoutsModel::DpRole).toInt();
+            if (role(ranking, row, RankedLayoutsModel::FitsRole).toBool()) QCOMPARE(24 % dp, 0);
+            if (dp == 16) {
+                QCOMPARE(
+                    role(ranking, row, RankedLayoutsModel::ReasonRole).toString(),
+                    QStringLiteral("global batch of 24 sequences is not a multiple of dp x micro-batch (16 x 1 = 16)"));
+                ++batch_excluded;
+            }
+        }
+        QCOMPARE(batch_excluded, 5);
+
+        c.form()->setCp(2);
+        QCOMPARE(c.cost()->layoutProblem(), QString());
+        QVERIFY2(c.cost()->comm()->stepText().endsWith(QStringLiteral(" · grad-accum 3")),
+                 qPrintable(c.cost()->comm()->stepText()));
+
+        c.costForm()->setGlobalBatch(-1);
+        QCOMPARE(c.costForm()->errorText(), QStringLiteral("global_batch must be at least 0, got -1."));
+        QVERIFY(!c.cost()->shown());
+        c.costForm()->setGlobalBatch(0);
+        QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 16 sequences a step: ")));
+    }
+
     // Saved with the plan under planner/cost/; only a set core accepts comes back.
     void settings_remember_the_inputs() {
         QTemporaryDir dir;
@@ -376,6 +423,7 @@ private slots:
             c.costForm()->setSeq(8192);
             c.costForm()->setMicroBatch(2);
             c.costForm()->setGradAccum(4);
+            c.costForm()->setGlobalBatch(512);
             c.costForm()->setRecompute(QStringLiteral("full"));
             QSettings settings(ini, QSettings::IniFormat);
             c.save(settings);
@@ -390,6 +438,7 @@ private slots:
             QCOMPARE(c.costForm()->seq(), 8192);
             QCOMPARE(c.costForm()->microBatch(), 2);
             QCOMPARE(c.costForm()->gradAccum(), 4);
+            QCOMPARE(c.costForm()->globalBatch(), 512);
             QCOMPARE(c.costForm()->recompute(), QStringLiteral("full"));
             QVERIFY(c.cost()->shown());
         }

@@ -223,6 +223,14 @@ test('the Cost section ranks by step time with the numbers of meshscope advise, 
   // The same ranking as the CLI's, first row and order: step times as the page prints them, never falling.
   const cli = JSON.parse(execFileSync(binary, ['advise', '--model', 'qwen3-30b-a3b', '--world', '64', '--hardware',
     'h200', '--format', 'json', '--show', '1000'], {encoding: 'utf8'}));
+  // Each dim that moves anything: its communication and the part the overlap rules leave exposed, the dims of the
+  // plan's own layout as advise lists them.
+  const mine = cli.ranked.find((l) => l.dp === 64 && l.cp === 1 && l.ep === 8);
+  const moving = mine.communication.dims.filter((d) => d.size > 1 && d.collectives.length > 0);
+  const dims = await page.locator('.planner-cost-dims li').evaluateAll((lis) => lis.map((li) => li.textContent));
+  equal(dims.length, moving.length, 'dims with communication');
+  moving.forEach((d, i) => ok(dims[i].startsWith(`${d.dim} ${d.size} `) && dims[i].includes(' exposed · ') &&
+    dims[i].endsWith(d.link === 'inter_node' ? `across ${d.nodes} nodes` : 'inside a node'), dims[i]));
   const rows = await page.locator('.planner-cost-table tbody tr').evaluateAll((trs) =>
     trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   equal(rows.length, cli.ranked.length, 'ranked rows');
@@ -235,6 +243,30 @@ test('the Cost section ranks by step time with the numbers of meshscope advise, 
   // A click on a row puts its layout on screen.
   await page.locator('.planner-cost-table tbody tr').first().click();
   await waitText('.planner-summary p', `(dp, cp, ep) = (${first.dp}, ${first.cp}, ${first.ep}) · world 64 = dp ${first.dp} × cp ${first.cp}`);
+  // The user's own global batch: 96 sequences leave out every dp 64 layout, the plan's included, with core's reason,
+  // and the ranking is meshscope advise's at --global-batch 96. A value the collector refuses shows its message;
+  // an empty field asks for the default again.
+  await open('#/plan?world=64&ep=8');
+  await page.selectOption('#planner-cost-hardware', 'h200');
+  await page.selectOption('#planner-cost-model', 'qwen3-30b-a3b');
+  await page.waitForSelector('.planner-cost-table tbody tr');
+  await page.fill('#planner-cost-global', '96');
+  await waitText('.planner-cost-step', 'This layout is left out: global batch of 96 sequences is not a multiple of ' +
+    'dp x micro-batch (64 x 1 = 64)');
+  const cli96 = JSON.parse(execFileSync(binary, ['advise', '--model', 'qwen3-30b-a3b', '--world', '64', '--hardware',
+    'h200', '--global-batch', '96', '--format', 'json', '--show', '1000'], {encoding: 'utf8'}));
+  const rows96 = await page.locator('.planner-cost-table tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  equal(rows96.length, cli96.ranked.length, 'ranked rows at 96 sequences');
+  const first96 = cli96.ranked[0];
+  equal(rows96[0].slice(1, 4).join(' '), `${first96.dp} ${first96.cp} ${first96.ep}`, 'first layout at 96 sequences');
+  // Printed as the desktop prints it: milliseconds below a second, seconds with two decimals from one on.
+  const s96 = first96.step.seconds;
+  equal(rows96[0][4], s96 >= 1 ? `${s96.toFixed(2)} s` : `${(s96 * 1e3).toFixed(2)} ms`, 'first step at 96 sequences');
+  await page.fill('#planner-cost-global', 'many');
+  await waitText('.planner-cost-error', "global_batch expects an integer, got 'many'.");
+  await page.fill('#planner-cost-global', '');
+  await waitText('.planner-cost-step', step);
   // A model of none hides the section's numbers.
   await page.selectOption('#planner-cost-model', 'none');
   await page.waitForSelector('.planner-cost-table', {state: 'hidden'});

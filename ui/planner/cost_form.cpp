@@ -44,6 +44,9 @@ void CostForm::setMicroBatch(int value) {
 void CostForm::setGradAccum(int value) {
     set_input(grad_accum_, value);
 }
+void CostForm::setGlobalBatch(int value) {
+    set_input(global_batch_, value);
+}
 void CostForm::setRecompute(const QString& value) {
     set_input(recompute_, value);
 }
@@ -82,9 +85,15 @@ std::optional<Expected<cost::CostInputs>> CostForm::inputs(std::int64_t gpus_per
             ValueError("unknown recompute '" + recompute_.toStdString() + "'; known: none, selective, full"));
     auto training = cost::TrainingSpec::make(seq_, micro_batch_, grad_accum_, *recompute);
     if (!training) return Expected<cost::CostInputs>(training.error());
+    // The collector's text for the same input (GET /api/v1/advise's global_batch).
+    if (global_batch_ < 0)
+        return Expected<cost::CostInputs>(
+            ValueError("global_batch must be at least 0, got " + std::to_string(global_batch_) + "."));
+    cost::TrainingSpec spec = *training;
+    spec.global_batch = global_batch_;
     auto cluster = cost::make_cluster(hardware_.toStdString(), network_.toStdString(), gpus_per_node);
     if (!cluster) return Expected<cost::CostInputs>(cluster.error());
-    return Expected<cost::CostInputs>(cost::CostInputs::make(std::move(model).value(), *training, *cluster));
+    return Expected<cost::CostInputs>(cost::CostInputs::make(std::move(model).value(), spec, *cluster));
 }
 
 QString CostForm::errorText() const {
@@ -101,6 +110,7 @@ bool CostForm::restore(QSettings& settings) {
     read.seq_ = settings.value(QStringLiteral("seq"), seq_).toInt();
     read.micro_batch_ = settings.value(QStringLiteral("microBatch"), micro_batch_).toInt();
     read.grad_accum_ = settings.value(QStringLiteral("gradAccum"), grad_accum_).toInt();
+    read.global_batch_ = settings.value(QStringLiteral("globalBatch"), global_batch_).toInt();
     read.recompute_ = settings.value(QStringLiteral("recompute"), recompute_).toString();
     settings.endGroup();
     // "none" is judged with a stand-in model, so its remembered hardware and step are checked too.
@@ -114,6 +124,7 @@ bool CostForm::restore(QSettings& settings) {
     seq_ = read.seq_;
     micro_batch_ = read.micro_batch_;
     grad_accum_ = read.grad_accum_;
+    global_batch_ = read.global_batch_;
     recompute_ = read.recompute_;
     emit inputsChanged();
     return true;
@@ -127,6 +138,7 @@ void CostForm::save(QSettings& settings) const {
     settings.setValue(QStringLiteral("seq"), seq_);
     settings.setValue(QStringLiteral("microBatch"), micro_batch_);
     settings.setValue(QStringLiteral("gradAccum"), grad_accum_);
+    settings.setValue(QStringLiteral("globalBatch"), global_batch_);
     settings.setValue(QStringLiteral("recompute"), recompute_);
     settings.endGroup();
 }

@@ -29,6 +29,8 @@ class CostForm : public QObject {
     Q_PROPERTY(int seq READ seq WRITE setSeq NOTIFY inputsChanged)
     Q_PROPERTY(int microBatch READ microBatch WRITE setMicroBatch NOTIFY inputsChanged)
     Q_PROPERTY(int gradAccum READ gradAccum WRITE setGradAccum NOTIFY inputsChanged)
+    // Sequences per optimizer step on every layout; 0 is the default, world x micro-batch x grad-accum.
+    Q_PROPERTY(int globalBatch READ globalBatch WRITE setGlobalBatch NOTIFY inputsChanged)
     Q_PROPERTY(QString recompute READ recompute WRITE setRecompute NOTIFY inputsChanged)
     // The choices, core's names; modelNames starts with "none".
     Q_PROPERTY(QStringList modelNames READ modelNames CONSTANT)
@@ -49,6 +51,7 @@ public:
     [[nodiscard]] int seq() const { return seq_; }
     [[nodiscard]] int microBatch() const { return micro_batch_; }
     [[nodiscard]] int gradAccum() const { return grad_accum_; }
+    [[nodiscard]] int globalBatch() const { return global_batch_; }
     [[nodiscard]] QString recompute() const { return recompute_; }
     void setModel(const QString& value);
     void setHardware(const QString& value);
@@ -56,6 +59,7 @@ public:
     void setSeq(int value);
     void setMicroBatch(int value);
     void setGradAccum(int value);
+    void setGlobalBatch(int value);
     void setRecompute(const QString& value);
     [[nodiscard]] static QStringList modelNames();
     [[nodiscard]] static QStringList hardwareNames();
@@ -85,6 +89,7 @@ private:
     int seq_ = 4096;
     int micro_batch_ = 1;
     int grad_accum_ = 1;
+    int global_batch_ = 0;
     QString recompute_ = QStringLiteral("selective");
 };
 

@@ -28,6 +28,7 @@ void PlanCost::clear() {
     cluster_text_.clear();
     layout_problem_.clear();
     ranking_text_.clear();
+    why_text_.clear();
     emit costChanged();
 }
 
@@ -41,13 +42,26 @@ void PlanCost::update() {
     }
     const cost::CostInputs& inputs = **in;
     const Topology& topology = plan->topology();
-    // The plan at the ranking's global batch (world x micro-batch x grad-accum sequences, what cp 1 runs): cp ranks
-    // share their sequences, so the plan runs cp times the micro-batches.
+    // The plan at the ranking's global batch: the one asked for, else world x micro-batch x grad-accum sequences
+    // (what cp 1 runs; cp ranks share their sequences, so the plan runs cp times the micro-batches). A global batch
+    // that dp x micro-batch does not divide leaves the layout out, as advise does: its memory, no step.
     cost::CostInputs plan_inputs = inputs;
-    plan_inputs.training.grad_accum = inputs.training.grad_accum * topology.cp;
+    QString batch_problem;
+    if (inputs.training.global_batch > 0) {
+        const auto grad_accum = cost::grad_accum_for(inputs.training, topology.dp);
+        if (grad_accum)
+            plan_inputs.training.grad_accum = *grad_accum;
+        else
+            batch_problem = QString::fromStdString(grad_accum.error().message());
+    } else {
+        plan_inputs.training.grad_accum = inputs.training.grad_accum * topology.cp;
+    }
     const cost::LayoutCost layout = cost::cost_plan(plan_inputs, *plan);
     memory_.set(layout.memory);
-    comm_.set(layout);
+    if (batch_problem.isEmpty())
+        comm_.set(layout);
+    else
+        comm_.clear();
 
     const std::int64_t world = topology.world();
     if (ranking_stale_ || world != ranked_world_ || gpus_per_node != ranked_gpus_per_node_) {
@@ -59,9 +73,11 @@ void PlanCost::update() {
                                 .arg(advice->considered())
                                 .arg(advice->ranked.size())
                                 .arg(advice->excluded.size());
+            why_text_ = QString::fromStdString(advice->why);
             ranking_.set(std::move(advice).value());
         } else {
             ranking_text_ = QString::fromStdString(advice.error().message());
+            why_text_.clear();
             ranking_.clear();
         }
         ranking_stale_ = false;
@@ -83,7 +99,7 @@ void PlanCost::update() {
                         .arg(QString::fromStdString(c.network))
                         .arg(c.inter.bus_gbps, 0, 'g', 4);
     const auto problem = cost::layout_problem(inputs.model, topology);
-    layout_problem_ = problem ? QString::fromStdString(*problem) : QString();
+    layout_problem_ = problem ? QString::fromStdString(*problem) : batch_problem;
     emit costChanged();
 }
 

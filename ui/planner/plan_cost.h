@@ -33,6 +33,8 @@ class PlanCost : public QObject {
     Q_PROPERTY(QString layoutProblem READ layoutProblem NOTIFY costChanged)
     // "world 64, 64 sequences a step: 28 layouts, 12 fit, 16 excluded"
     Q_PROPERTY(QString rankingText READ rankingText NOTIFY costChanged)
+    // Core's sentence on why the first ranked layout beats the second ("" with fewer than two).
+    Q_PROPERTY(QString whyText READ whyText NOTIFY costChanged)
     Q_PROPERTY(meshscope::ui::CostMemoryModel* memory READ memory CONSTANT)
     Q_PROPERTY(meshscope::ui::CostCommModel* comm READ comm CONSTANT)
     Q_PROPERTY(meshscope::ui::RankedLayoutsModel* ranking READ ranking CONSTANT)
@@ -45,6 +47,7 @@ public:
     [[nodiscard]] QString clusterText() const { return cluster_text_; }
     [[nodiscard]] QString layoutProblem() const { return layout_problem_; }
     [[nodiscard]] QString rankingText() const { return ranking_text_; }
+    [[nodiscard]] QString whyText() const { return why_text_; }
     [[nodiscard]] CostMemoryModel* memory() { return &memory_; }
     [[nodiscard]] CostCommModel* comm() { return &comm_; }
     [[nodiscard]] RankedLayoutsModel* ranking() { return &ranking_; }
@@ -66,6 +69,7 @@ private:
     QString cluster_text_;
     QString layout_problem_;
     QString ranking_text_;
+    QString why_text_;
     CostMemoryModel memory_;
     CostCommModel comm_;
     RankedLayoutsModel ranking_;

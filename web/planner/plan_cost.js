@@ -1,7 +1,8 @@
-// The Planner's cost (the desktop's Cost panel, docs/planner.md): a model and a GPU -> GET /api/v1/advise, core's
-// ranking of every layout of the plan's world at one global batch (meshscope.advice/1). Shows the plan's own step
-// broken into compute and the exposed communication of each mesh dim, its tokens/s per GPU and MFU, and the
-// ranked layouts sorted by step time; a row puts its layout on screen. Every number comes from the collector.
+// The Planner's cost (the desktop's Cost panel, docs/planner.md): a model, a GPU and a global batch -> GET
+// /api/v1/advise, core's ranking of every layout of the plan's world at that global batch (meshscope.advice/1).
+// Shows the plan's own step broken into compute and the exposed communication of each mesh dim, its tokens/s per
+// GPU and MFU, and the ranked layouts sorted by step time; a row puts its layout on screen. Every number comes from
+// the collector.
 import {clear, el, setText} from './planner_dom.js';
 
 export const costModels = ['qwen3-30b-a3b', 'qwen3-235b-a22b', 'deepseek-v3', 'mixtral-8x7b'];
@@ -19,6 +20,13 @@ function select(id, label, options, value) {
   return {input, row: el('label', {class: 'planner-field', for: id}, el('span', {}, label), input)};
 }
 
+// The global batch in sequences; empty asks for the default (world x 1, what cp 1 runs with one micro-batch).
+function globalBatch(id) {
+  const input = el('input', {id, class: 'planner-input', type: 'text', inputmode: 'numeric', autocomplete: 'off',
+    spellcheck: 'false', placeholder: 'world'});
+  return {input, row: el('label', {class: 'planner-field', for: id}, el('span', {}, 'Global batch'), input)};
+}
+
 export class PlanCost {
   // fetchAdvice(query: URLSearchParams) -> Promise<{status, body}>; onLayout({cp, ep})
   constructor({fetchAdvice, onLayout}) {
@@ -27,7 +35,9 @@ export class PlanCost {
     this.seq = 0;
     this.model = select('planner-cost-model', 'Model', ['none', ...costModels], 'none');
     this.hardware = select('planner-cost-hardware', 'GPU', hardware, 'h100');
+    this.global = globalBatch('planner-cost-global');
     for (const part of [this.model, this.hardware]) part.input.addEventListener('change', () => this.refresh());
+    this.global.input.addEventListener('input', () => this.refresh());
     this.step = el('p', {class: 'planner-cost-step'});
     this.dims = el('ul', {class: 'planner-dims planner-cost-dims'});
     this.why = el('p', {class: 'planner-note planner-cost-why'});
@@ -37,7 +47,7 @@ export class PlanCost {
     this.body = el('div', {hidden: true}, this.step, this.dims, this.rankingText, this.why, this.table);
     this.root = el('section', {class: 'planner-summary planner-cost', 'aria-labelledby': 'planner-cost-heading'},
       el('h2', {class: 'planner-heading', id: 'planner-cost-heading'}, 'Cost'), this.model.row, this.hardware.row,
-      this.error, this.body);
+      this.global.row, this.error, this.body);
   }
 
   // plan: the compact plan on screen (its topology and cluster) or null.
@@ -57,6 +67,9 @@ export class PlanCost {
     const t = this.plan.topology;
     const query = new URLSearchParams({model, world: String(t.world), gpus_per_node: String(this.plan.cluster.gpus_per_node),
       hardware: this.hardware.input.value, show: '1000'});
+    // The collector judges the text (core's messages in its 400s), so nothing is checked twice.
+    const global = this.global.input.value.trim();
+    if (global !== '') query.set('global_batch', global);
     const {status, body} = await this.fetchAdvice(query);
     if (seq !== this.seq) return;  // a newer plan or choice is being asked for
     if (status !== 200) {

@@ -136,11 +136,16 @@ std::string why_faster(const LayoutCost& winner, const LayoutCost& runner_up) {
     if (w.compute.seconds < r.compute.seconds)
         reasons.insert(reasons.begin(), {0.0, "its compute is shorter (" + seconds_text(w.compute.seconds) +
                                                   " against " + seconds_text(r.compute.seconds) + ")"});
-    if (reasons.empty()) return out + ".";
+    // Two layouts the calibration measured equal were predicted 8% apart (docs/cost-model.md, "Measured error"), so
+    // a margin under 10% is one the model cannot vouch for.
+    const std::string close = r.seconds < w.seconds * 1.1
+                                  ? " Under 10% apart, closer than the model can order two layouts: measure both."
+                                  : "";
+    if (reasons.empty()) return out + "." + close;
     out += ": " + reasons[0].second;
     if (reasons.size() > 1) out += "; " + reasons[1].second;
     if (!costs.empty()) out += "; though " + costs[0].second;
-    return out + ".";
+    return out + "." + close;
 }
 
 Expected<Advice> advise(const CostInputs& in, std::int64_t world) {

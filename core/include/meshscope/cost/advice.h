@@ -21,7 +21,8 @@ struct Advice {
     std::int64_t global_batch = 0;   // sequences per step every ranked layout runs
     std::vector<LayoutCost> ranked;  // fits; by step seconds, then memory, then cp, then ep
     std::vector<ExcludedLayout> excluded;
-    std::string why;  // one sentence: why the first beats the second (empty with fewer than two)
+    std::string why;  // why the first beats the second (empty with fewer than two), and whether the margin is
+                      // one the model can vouch for
     [[nodiscard]] std::size_t considered() const noexcept { return ranked.size() + excluded.size(); }
 };
 
