@@ -149,15 +149,17 @@ class RealJobWithCollectorTest(unittest.TestCase):
         env = attach_env(url=self.serve.url, token="job-token")
         self.job = launch_workers(env, ["--cp", "2", "--ep", "2", "--odd-rank", "1", "--odd-order", "torch28",
                                         "--timeout", "30"], run_id=run_id)
-        findings = self.serve.wait_for(
-            lambda: [f for f in self.serve.findings(run_id) if f["kind"] == "creation_order_mismatch"], timeout=90)
+        # every rank says where a group comes before creating it, so the ranks that then hang say it too; the
+        # finding appears with rank 1's and ranks 2, 6's events and names rank 5 once its event is in
+        expected = ("rank 1 created the efsdp groups in a different order from the rest of the job: it created "
+                    "[1, 5] at creation index 2, where ranks 2, 6 created [2, 6], and rank 5 created it at 1; "
+                    "NCCL would hang at the first collective on these groups")
+        order = lambda: [f for f in self.serve.findings(run_id) if f["kind"] == "creation_order_mismatch"]
+        findings = self.serve.wait_for(lambda: order() if any(f["message"] == expected for f in order()) else None,
+                                       timeout=90)
         self.assertTrue(findings, f"findings: {self.serve.findings(run_id)}\nserve: {self.serve.output()}")
-        self.assertEqual([(f["ranks"], f["id"]) for f in findings], [([1], "creation_order_mismatch/efsdp")])
-        # every rank says where a group comes before creating it, so the ranks that then hang have said it too
-        self.assertEqual(findings[0]["message"],
-                         "rank 1 created the efsdp groups in a different order from the rest of the job: it created "
-                         "[1, 5] at creation index 2, where ranks 2, 6 created [2, 6], and rank 5 created it at 1; "
-                         "NCCL would hang at the first collective on these groups")
+        self.assertEqual([(f["ranks"], f["id"], f["message"]) for f in findings],
+                         [([1], "creation_order_mismatch/efsdp", expected)])
         others = [f["kind"] for f in self.serve.findings(run_id) if f["kind"] in BAD_FINDINGS - {"creation_order_mismatch"}]
         self.assertEqual(others, [], self.serve.findings(run_id))
 
