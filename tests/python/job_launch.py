@@ -3,7 +3,9 @@ torchrun gives its workers (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT, TORC
 variants, which saves the agent's second `import torch` on a 2-core machine. Either way the reporter
 attaches only through PYTHONPATH (the autoattach dir) and MESHSCOPE_URL."""
 
+import atexit
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -86,6 +88,7 @@ def launch_workers(env, job_args, world=8, run_id="meshscope-test", never_start=
 def launch_torchrun(env, job_args, world=8, run_id="meshscope-test"):
     """The real torchrun (the venv's `torchrun` script) with a c10d rendezvous, so TORCHELASTIC_RUN_ID = run_id."""
     log_dir = tempfile.mkdtemp(prefix="meshscope-torchrun-")
+    atexit.register(shutil.rmtree, log_dir, ignore_errors=True)
     torchrun = os.path.join(os.path.dirname(TORCH_PYTHON), "torchrun")
     command = [torchrun, "--nnodes", "1", "--nproc-per-node", str(world), "--rdzv-backend", "c10d",
                "--rdzv-endpoint", f"127.0.0.1:{free_port()}", "--rdzv-id", run_id, "--max-restarts", "0",

@@ -19,7 +19,7 @@ from support import CLIENT, HERE, TORCH_PYTHON, clean_env, torch_python_availabl
 from fake_collector import FakeCollector
 
 SCRIPT = r"""
-import faulthandler, json, multiprocessing, os, queue, sys, tempfile
+import atexit, faulthandler, json, multiprocessing, os, queue, shutil, sys, tempfile
 from datetime import timedelta
 import torch
 import torch._dynamo  # what DeviceMesh slicing imports lazily: once here, not in every rank
@@ -82,7 +82,9 @@ if __name__ == "__main__":
     bad.join(30)
     # a FileStore, not a TCPStore: a TCPStore server is a thread in this process, and forking a process while
     # one of its threads may hold a lock is how a child hangs once in a hundred runs
-    store_path = os.path.join(tempfile.mkdtemp(prefix="meshscope-hooks-"), "store")
+    store_dir = tempfile.mkdtemp(prefix="meshscope-hooks-")
+    atexit.register(shutil.rmtree, store_dir, ignore_errors=True)
+    store_path = os.path.join(store_dir, "store")
     ranks = [context.Process(target=rank_main, args=(r, store_path, sys.argv[1], answers)) for r in range(8)]
     for p in ranks:
         p.start()
