@@ -3,10 +3,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <meshscope/client/reporter.h>
 #include <nlohmann/json.hpp>
 
+#include "meshscope/json_limits.h"
 #include "meshscope/plan_json.h"
 #include "src/gloo_backend.h"
 #include "src/kv_client.h"
@@ -23,7 +25,11 @@ Expected<Plan> plan_for(const ProbeOptions& o) {
     if (!o.plan_file.empty()) {
         std::ifstream in(o.plan_file);
         if (!in) return ValueError("cannot read --plan " + o.plan_file);
-        const auto doc = nlohmann::json::parse(in, nullptr, false);
+        std::stringstream text;
+        text << in.rdbuf();
+        bool too_deep = false;
+        const auto doc = parse_json_bounded(text.str(), &too_deep);
+        if (too_deep) return ValueError("--plan " + o.plan_file + ": " + json_depth_text());
         if (doc.is_discarded()) return ValueError("--plan " + o.plan_file + " is not JSON");
         return plan_from_json(doc);
     }

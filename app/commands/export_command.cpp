@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "meshscope/json_limits.h"
 #include "store/event_store.h"
 
 namespace meshscope::app {
@@ -63,7 +64,7 @@ int run_export(int argc, char** argv) {
         ++lines;
     };
     auto read = (*store)->for_each(job, [&](const server::StoredEvent& e) {
-        auto line = nlohmann::json::parse(e.json, nullptr, false);
+        auto line = parse_json_bounded(e.json);
         if (line.is_discarded()) return true;
         line["received"] = e.received;
         write(line);
@@ -71,7 +72,7 @@ int run_export(int argc, char** argv) {
     });
     if (!read)
         read = (*store)->for_each_heartbeat(job, [&](const server::StoredHeartbeat& h) {
-            auto line = nlohmann::json::parse(h.json, nullptr, false);
+            auto line = parse_json_bounded(h.json);
             if (line.is_discarded()) return true;
             line["received"] = h.last_received;
             line["first_received"] = h.first_received;

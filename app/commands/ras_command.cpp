@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "meshscope/json_limits.h"
 #include "meshscope/records/diagnose.h"
 #include "meshscope/records/nccl_ras.h"
 #include "ras_client.h"
@@ -81,13 +82,11 @@ records::RasStatus parse_reply(const RasClient& client, const std::string& bytes
 
 std::string event_text(const std::string& event, bool json, const std::string& where) {
     if (!json) return records::printable(event);
-    nlohmann::json e;
-    try {
-        e = nlohmann::json::parse(event);
-    } catch (const nlohmann::json::exception&) {
+    // Bounded as every JSON from outside (json_limits.h): a deeper event is "not JSON" here.
+    const nlohmann::json e = parse_json_bounded(event);
+    if (e.is_discarded())
         throw RasClientError(where + " sent an event that is not JSON: " +
                              records::printable(event.substr(0, std::min<std::size_t>(event.size(), 60))));
-    }
     const auto str = [&](const nlohmann::json& o, const char* key) {
         return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
     };
@@ -184,11 +183,8 @@ int run_ras(int argc, char** argv) {
                 if (json_out) {
                     nlohmann::json line;
                     if (client.json()) {
-                        try {
-                            line = nlohmann::json::parse(event);
-                        } catch (const nlohmann::json::exception&) {
-                            (void)event_text(event, true, client.where());  // throws the message
-                        }
+                        line = parse_json_bounded(event);
+                        if (line.is_discarded()) (void)event_text(event, true, client.where());  // throws the message
                     } else {
                         line = {{"line", event}};
                     }

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "meshscope/json_limits.h"
 #include "meshscope/plan_json.h"
 #include "meshscope/plan_request.h"
 
@@ -217,7 +218,9 @@ Expected<Plan> plan_from_file(const std::string& path) {
     text << in.rdbuf();
     nlohmann::json document;
     try {
-        document = nlohmann::json::parse(text.str());
+        document = parse_json_throwing(text.str());
+    } catch (const JsonTooDeep& e) {
+        return Error(ErrorType::value_error, path + ": " + e.what());
     } catch (const nlohmann::json::parse_error& e) {
         return Error(ErrorType::value_error,
                      path + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": the plan is not valid JSON");

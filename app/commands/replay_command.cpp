@@ -89,7 +89,7 @@ Expected<std::vector<Recorded>> read_database(const std::string& db, const std::
     std::vector<Recorded> out;
     std::optional<Error> error;
     auto add = [&](const std::string& json, double received) {
-        auto event = event_from_json(nlohmann::json::parse(json, nullptr, false));
+        auto event = event_from_json(parse_json_bounded(json));
         if (!event) {
             error = event.error();
             return false;

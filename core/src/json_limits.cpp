@@ -1,5 +1,7 @@
 #include "meshscope/json_limits.h"
 
+#include <stdexcept>
+
 namespace meshscope {
 
 namespace {
@@ -9,7 +11,8 @@ using json = nlohmann::json;
 // level, so the count is exact and the refused text costs no more than the levels read before the limit.
 class DepthBoundedBuilder {
 public:
-    explicit DepthBoundedBuilder(json& root) : dom_(root, false) {}
+    // `throwing`: a syntax error throws json::parse's exception (else the parse just stops).
+    DepthBoundedBuilder(json& root, bool throwing) : dom_(root, throwing) {}
     bool too_deep = false;
 
     bool null() { return dom_.null(); }
@@ -30,7 +33,9 @@ public:
         --depth_;
         return dom_.end_array();
     }
-    bool parse_error(std::size_t position, const std::string& token, const json::exception& e) {
+    // A template, as nlohmann's own: the DOM parser throws the exception's own type (parse_error, out_of_range).
+    template <typename Exception>
+    bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
         return dom_.parse_error(position, token, e);
     }
 
@@ -51,10 +56,19 @@ std::string json_depth_text() {
 
 json parse_json_bounded(std::string_view text, bool* too_deep) {
     json out;
-    DepthBoundedBuilder builder(out);
+    DepthBoundedBuilder builder(out, false);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     if (too_deep) *too_deep = builder.too_deep;
     if (!ok) return json(json::value_t::discarded);
+    return out;
+}
+
+json parse_json_throwing(std::string_view text) {
+    json out;
+    DepthBoundedBuilder builder(out, true);
+    const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
+    if (builder.too_deep) throw JsonTooDeep();
+    if (!ok) throw std::logic_error("parse_json_throwing: the parser stopped without an error");  // errors throw
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "meshscope/json_limits.h"
 #include "meshscope/peer_layout.h"
 #include "meshscope/plan.h"
 #include "meshscope/tour.h"
@@ -375,7 +376,9 @@ TourStep read_step(const json& value, std::size_t number, const TourStep* previo
 Expected<Tour> parse_tour(std::string_view json_text) {
     json value;
     try {
-        value = json::parse(json_text);
+        value = parse_json_throwing(json_text);
+    } catch (const JsonTooDeep& e) {
+        return ValueError(e.what());
     } catch (const json::parse_error& e) {
         return ValueError("not JSON: syntax error at byte " + std::to_string(e.byte));
     }

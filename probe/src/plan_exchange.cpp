@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "group_schedule.h"
+#include "meshscope/json_limits.h"
 
 namespace meshscope::probe {
 
@@ -59,7 +60,7 @@ std::string PlanKey::json() const {
 }
 
 std::optional<PlanKey> PlanKey::parse(const std::string& text) {
-    const auto j = nlohmann::json::parse(text, nullptr, false);
+    const auto j = parse_json_bounded(text);
     if (!j.is_object()) return std::nullopt;
     PlanKey k;
     for (auto [name, slot] :
@@ -132,7 +133,7 @@ std::string PlanVerdict::json() const {
 }
 
 std::optional<PlanVerdict> PlanVerdict::parse(const std::string& text) {
-    const auto j = nlohmann::json::parse(text, nullptr, false);
+    const auto j = parse_json_bounded(text);
     if (!j.is_object() || !j.contains("plans") || !j["plans"].is_object() || !j.contains("never")) return std::nullopt;
     std::map<std::int64_t, PlanKey> plans;
     for (const auto& [rank, key] : j["plans"].items()) {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/json_limits.h"
+
 namespace meshscope::server {
 
 namespace {
@@ -73,7 +75,7 @@ private:
         auto parse = [this, per_thread](std::size_t part) {
             const std::size_t end = std::min(window_.size(), (part + 1) * per_thread);
             for (std::size_t i = part * per_thread; i < end; ++i) {
-                const auto json = nlohmann::json::parse(window_[i].json, nullptr, false);
+                const auto json = parse_json_bounded(window_[i].json);
                 if (json.is_discarded()) continue;
                 if (auto event = event_from_json(json, limits_)) window_[i].event = std::move(event).value();
             }

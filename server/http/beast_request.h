@@ -63,8 +63,7 @@ inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, co
     namespace asio = boost::asio;
     if (error == http::error::body_limit)
         return error_reply(413, "request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
-    if (error == http::error::header_limit)
-        return error_reply(431, "request headers larger than " + std::to_string(limits.max_header_bytes) + " bytes");
+    if (error == http::error::header_limit) return error_reply(431, net::header_overflow_text(limits.max_header_bytes));
     if (error == http::error::buffer_overflow)
         return error_reply(400, net::chunk_overflow_text(read_buffer_limit(limits)));
     if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||

@@ -46,6 +46,11 @@ private:
 // ends would be buffered until the request timeout, gigabytes on one connection.
 inline constexpr std::size_t read_buffer_bytes = 64 * 1024;
 
+// What a request whose request line and headers pass `limit` bytes is told (431).
+inline std::string header_overflow_text(std::size_t limit) {
+    return "request headers larger than " + std::to_string(limit) + " bytes";
+}
+
 // What a request whose chunk-size line or trailers do not fit in `limit` bytes is told (400).
 inline std::string chunk_overflow_text(std::size_t limit) {
     return "chunk extensions or trailers larger than " + std::to_string(limit) + " bytes";

@@ -236,6 +236,8 @@ private:
         state_ = State::reading;
         head_ = false;
         parser_.emplace();
+        // The collector's header bound: the request line and headers fill at most the read buffer.
+        parser_->header_limit(static_cast<std::uint32_t>(meshscope::net::read_buffer_bytes));
         // The header decides which limit applies (read_body); until then the larger one.
         body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
         parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
@@ -281,7 +283,8 @@ private:
         if (ec == http::error::body_limit)
             return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
         if (ec && timed_out_) return refuse(408, "request not received in time");
-        if (ec == http::error::header_limit) return refuse(431, "request header too large");
+        if (ec == http::error::header_limit)
+            return refuse(431, meshscope::net::header_overflow_text(meshscope::net::read_buffer_bytes));
         if (ec == http::error::buffer_overflow)
             return refuse(400, meshscope::net::chunk_overflow_text(meshscope::net::read_buffer_bytes));
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||

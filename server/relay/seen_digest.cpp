@@ -9,7 +9,7 @@ void SeenDigest::add(std::string_view job, std::int64_t rank, Clock::time_point 
     if (rank < 0 || job.empty()) return;
     auto it = jobs_.find(std::string(job));
     if (it == jobs_.end()) {
-        if (size_ >= limit_) return;
+        if (size_ >= limit_ || jobs_.size() >= job_limit_) return;
         it = jobs_.emplace(std::string(job), std::unordered_map<std::int64_t, Entry>{}).first;
     }
     auto& ranks = it->second;

@@ -23,8 +23,11 @@ class SeenDigest {
 public:
     using Clock = std::chrono::steady_clock;
 
-    // At most `limit` ranks are vouched for; more are dropped (the bound keeps the relay's memory fixed).
-    explicit SeenDigest(std::size_t limit = std::size_t{1} << 20) : limit_(limit) {}
+    // At most `limit` ranks in at most `job_limit` jobs are vouched for; more are dropped (the bounds keep the
+    // relay's memory fixed whatever a batch from below names: docs/collector.md, "Limits and security"). 1,024
+    // jobs: the collector's --max-jobs.
+    explicit SeenDigest(std::size_t limit = std::size_t{1} << 20, std::size_t job_limit = 1024)
+        : limit_(limit), job_limit_(job_limit) {}
 
     // `rank` of `job` is alive at least until `until`; `held`: lifecycle events of it wait in its reporter.
     void add(std::string_view job, std::int64_t rank, Clock::time_point until, bool held);
@@ -53,6 +56,7 @@ private:
         std::uint64_t round = 0;  // the round it was last named in (0: never)
     };
     std::size_t limit_;
+    std::size_t job_limit_;
     std::size_t size_ = 0;
     std::size_t unnamed_ = 0;  // entries whose round is not round_
     std::uint64_t round_ = 1;

@@ -139,6 +139,22 @@ private slots:
         QTEST(r.err, "err");
         QCOMPARE(r.out, QString());
     }
+
+    // A plan file is JSON from outside: 100,000 levels deep, it is refused at JSON's one depth bound.
+    void deep_plan() {
+        QTemporaryDir dir;
+        QFile plan(dir.filePath("plan.json"));
+        QVERIFY(plan.open(QIODevice::WriteOnly));
+        plan.write("{\"topology\": " + QByteArray(100000, '[') + QByteArray(100000, ']') + "}");
+        plan.close();
+        const auto r = run({"x", "--plan", plan.fileName()});
+        QCOMPARE(r.exit_code, 2);
+        QCOMPARE(r.err, "meshscope diagnose: " + plan.fileName() +
+                            ": invalid JSON: nested deeper than 64 levels\n"
+                            "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format "
+                            "text|json]\n");
+        QCOMPARE(r.out, QString());
+    }
 };
 
 QTEST_APPLESS_MAIN(DiagnoseCliTest)

@@ -84,6 +84,11 @@ private slots:
                 "moe_intermediate_size": 8, "intermediate_size": 32})";
         QTest::addRow("not json") << QByteArray("{\"a\": ") << "c.json is not valid JSON (byte 7).";
         QTest::addRow("not an object") << QByteArray("[1]") << "c.json is not a JSON object.";
+        // JSON's one depth bound (json_limits.h): 65 levels are refused, however deep the rest goes.
+        QTest::addRow("nested 65 deep") << "{\"a\": " + QByteArray(64, '[') + QByteArray(64, ']') + "}"
+                                        << "c.json: invalid JSON: nested deeper than 64 levels";
+        QTest::addRow("nested 100000 deep") << QByteArray(100000, '[') + QByteArray(100000, ']')
+                                            << "c.json: invalid JSON: nested deeper than 64 levels";
         QTest::addRow("no architecture") << QByteArray("{}")
                                          << "c.json names no architecture: expected \"architectures\": [...] or "
                                             "\"model_type\".";

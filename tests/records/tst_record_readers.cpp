@@ -404,6 +404,13 @@ private slots:
         QTest::addRow("number out of range")
             << QByteArray("{\"version\": 1e999}") << "f_3: not valid JSON: a number is out of range";
         QTest::addRow("no version") << QByteArray("{\"entries\": []}") << "f_3: version is missing";
+        // JSON's one depth bound (json_limits.h): 65 levels are refused before the rest is read; 64 are read.
+        QTest::addRow("nested 65 deep") << "{\"version\": " + QByteArray(64, '[') + QByteArray(64, ']') + "}"
+                                        << "f_3: invalid JSON: nested deeper than 64 levels";
+        QTest::addRow("nested 60000 deep") << "{\"entries\": " + QByteArray(60000, '[') + QByteArray(60000, ']') + "}"
+                                           << "f_3: invalid JSON: nested deeper than 64 levels";
+        QTest::addRow("nested 64 deep") << "{\"entries\": " + QByteArray(63, '[') + QByteArray(63, ']') + "}"
+                                        << "f_3: version is missing";
         QTest::addRow("seq not an integer")
             << QByteArray(
                    R"({"version": "2.10", "entries": [{"process_group": ["0", "default_pg"], "collective_seq_id": [1], "profiling_name": "gloo:barrier"}]})")
@@ -474,6 +481,8 @@ private slots:
         QCOMPARE(missing.error().message(), std::string("m.json: communicators[0].ranks is missing"));
         const auto huge = read_ras_json("-4222222222222222222222222222222222222222.2e2222222222", "huge.json");
         QCOMPARE(huge.error().message(), std::string("huge.json: not valid JSON: a number is out of range"));
+        const auto deep = read_ras_json(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
+        QCOMPARE(deep.error().message(), std::string("deep.json: invalid JSON: nested deeper than 64 levels"));
     }
 
     // The text form of the job in fixtures/ras/README.md (status.txt), and a second job with every block kind

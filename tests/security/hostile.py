@@ -13,12 +13,12 @@ BIN = os.environ.get("MESHSCOPE_BIN", "")
 ENV = dict(os.environ, QT_QPA_PLATFORM="offscreen")
 
 
-def start(args, prefix="meshscope-hostile-"):
+def start(args, prefix="meshscope-hostile-", **popen):
     """Starts `meshscope ARGS...` (serve or relay), which prints one JSON line once it listens; returns
-    (process, that line as a dict, its temporary directory)."""
+    (process, that line as a dict, its temporary directory). `popen`: more of subprocess.Popen's arguments."""
     directory = tempfile.TemporaryDirectory(prefix=prefix)
     log = open(os.path.join(directory.name, "stderr.log"), "w+")
-    process = subprocess.Popen([BIN] + args, stdout=subprocess.PIPE, stderr=log, env=ENV, text=True)
+    process = subprocess.Popen([BIN] + args, stdout=subprocess.PIPE, stderr=log, env=ENV, text=True, **popen)
     line = process.stdout.readline()
     if not line:
         process.wait(timeout=10)
@@ -28,10 +28,10 @@ def start(args, prefix="meshscope-hostile-"):
     return process, json.loads(line), directory
 
 
-def serve(extra=(), db=None):
+def serve(extra=(), db=None, **popen):
     directory = tempfile.TemporaryDirectory(prefix="meshscope-hostile-db-")
     db = db or os.path.join(directory.name, "history.db")
-    process, info, logs = start(["serve", "--listen", "127.0.0.1:0", "--db", db] + list(extra))
+    process, info, logs = start(["serve", "--listen", "127.0.0.1:0", "--db", db] + list(extra), **popen)
     process.keep = (directory, logs)
     process.port = info["port"]
     process.db = db

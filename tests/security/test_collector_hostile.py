@@ -4,9 +4,12 @@ security"). Loopback only; every wait is bounded."""
 
 import json
 import os
-import socket
+import resource
+import shutil
+import signal
 import sqlite3
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -16,6 +19,7 @@ from hostile import exchange, get, post_events, request
 DEPTH = "invalid JSON: nested deeper than 64 levels"
 CHUNK = "chunk extensions or trailers larger than 65536 bytes"
 CODING = 'Transfer-Encoding other than "chunked" is not supported: send chunked or Content-Length'
+HEADERS = "request headers larger than 65536 bytes"
 MIB = 1024  # in KiB, as /proc counts
 
 
@@ -113,6 +117,14 @@ class CollectorUnderAttack(unittest.TestCase):
         near = exchange(self.port, self.chunked(size + b";" + b"e" * 60000 + b"\r\n" + body + b"\r\n"))
         self.assertEqual(near.status, 200, near)
 
+    def test_headers_are_bounded(self):
+        big = {"X-Fill": "h" * 70000}
+        self.assert_error(exchange(self.port, request(self.port, "GET", "/api/v1/health", headers=big)), 431, HEADERS)
+        many = {f"X-H{i}": "v" * 100 for i in range(1000)}
+        self.assert_error(exchange(self.port, request(self.port, "POST", "/api/v1/events", "{}", many)), 431, HEADERS)
+        near = {"X-Fill": "h" * 60000}
+        self.assertEqual(exchange(self.port, request(self.port, "GET", "/api/v1/health", headers=near)).status, 200)
+
     def test_transfer_codings_other_than_chunked_are_refused(self):
         body = json.dumps(hostile.event(job="smuggle")).encode()
         for coding in (b"xchunked", b"gzip, chunked", b"chunked, gzip", b"identity", b"gzip"):
@@ -168,6 +180,21 @@ class CollectorUnderAttack(unittest.TestCase):
         self.assertEqual(post_events(self.port, [hostile.event("huge", 0, world)]).status, 200)
         self.assertLess(time.monotonic() - started, 2)
         self.assertLess(hostile.memory_kib(self.serve) - before, 96 * MIB)
+
+    def test_seen_ranks_cost_no_more_than_the_world(self):
+        # POST /api/v1/batches names ranks a relay heard from ("seen", "held"); anyone on loopback may send one.
+        # A job of 4 ranks named with 1.1 million ranks past its world: they cannot be missing, so none is kept.
+        self.assertEqual(post_events(self.port, [hostile.event("heard", 0, 4)]).status, 200)
+        before = hostile.memory_kib(self.serve)
+        for n in range(17):
+            ranks = list(range((1 << 40) + n * 65000, (1 << 40) + (n + 1) * 65000))
+            body = json.dumps({"bodies": [], "seen": {"heard": ranks}, "held": {"heard": [4, 5, 1 << 62]}})
+            self.assertLess(len(body), 1 << 20)
+            answer = exchange(self.port, request(self.port, "POST", "/api/v1/batches", body))
+            self.assertEqual((answer.status, answer.json()), (200, {"results": []}), answer)
+        # A query runs on the monitor thread after the "seen" it was handed before: all of them are taken now.
+        self.assertEqual(get(self.port, "/api/v1/jobs/heard/ranks?offset=3").json()["ranks"][0]["state"], "pending")
+        self.assertLess(hostile.memory_kib(self.serve) - before, 24 * MIB)
 
     def test_numbers_out_of_range(self):
         for extra, message in [
@@ -306,6 +333,65 @@ class CollectorLimits(unittest.TestCase):
             self.assertEqual(post_events(port, [hostile.event("after", 0, 1)]).status, 200)
         finally:
             hostile.stop(serve)
+
+    def test_a_read_only_database_answers_503_with_retry_after(self):
+        directory = tempfile.TemporaryDirectory(prefix="meshscope-hostile-ro-")
+        self.addCleanup(directory.cleanup)
+        db = os.path.join(directory.name, "history.db")
+        serve = hostile.serve(db=db)
+        try:
+            self.assertEqual(post_events(serve.port, [hostile.event("before", 0, 1)]).status, 200)
+        finally:
+            hostile.stop(serve)
+        os.chmod(db, 0o444)
+        popen = {}
+        if os.geteuid() == 0:
+            # File modes do not stop root: the collector runs as nobody, who may create the WAL beside the file
+            # but not write the file itself.
+            os.chmod(directory.name, 0o777)
+            popen = {"user": 65534, "group": 65534, "extra_groups": []}
+        serve = hostile.serve(db=db, **popen)
+        try:
+            answer = post_events(serve.port, [hostile.event("during", 0, 1)])
+            self.assert_error(answer, 503, "cannot store events: attempt to write a readonly database")
+            self.assertEqual(answer.headers.get("retry-after"), "5")
+            line = (f"meshscope serve: cannot store events: attempt to write a readonly database ({db}): answering "
+                    "503 with Retry-After: 5 until it can store again\n")
+            self.assertTrue(hostile.wait_until(lambda: line in hostile.stderr_of(serve), 10), hostile.stderr_of(serve))
+            self.assertEqual(get(serve.port, "/api/v1/jobs/before").status, 200)  # the history is read
+            self.assertIsNone(serve.poll())
+        finally:
+            hostile.stop(serve)
+
+    def test_a_full_disk_answers_503_with_retry_after(self):
+        # The file size limit (RLIMIT_FSIZE) of the running collector stands in for a full disk: a write past it
+        # fails (EFBIG: SQLite says "disk I/O error"; on a full file system, ENOSPC, "database or disk is full").
+        # SIGXFSZ, which would end the process first, is ignored, as a service manager's LimitFSIZE= leaves it.
+        def ignore_sigxfsz():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+        serve = hostile.serve(preexec_fn=ignore_sigxfsz, restore_signals=False)
+        try:
+            self.assertEqual(post_events(serve.port, [hostile.event("before", 0, 1)]).status, 200)
+            wal = os.path.getsize(serve.db + "-wal")
+            _, hard = resource.prlimit(serve.pid, resource.RLIMIT_FSIZE)
+            resource.prlimit(serve.pid, resource.RLIMIT_FSIZE, (wal + 10, hard))
+            try:
+                answer = post_events(serve.port, [hostile.event("during", r, 64, host="x" * 200) for r in range(64)])
+            finally:
+                resource.prlimit(serve.pid, resource.RLIMIT_FSIZE, (hard, hard))
+            self.assert_error(answer, 503, "cannot store events: disk I/O error")
+            self.assertEqual(answer.headers.get("retry-after"), "5")
+            line = (f"meshscope serve: cannot store events: disk I/O error ({serve.db}): answering 503 with "
+                    "Retry-After: 5 until it can store again\n")
+            self.assertTrue(hostile.wait_until(lambda: line in hostile.stderr_of(serve), 10), hostile.stderr_of(serve))
+            # Room again: the next request is stored, and nothing of the refused one was.
+            self.assertEqual(post_events(serve.port, [hostile.event("after", 0, 1)]).status, 200)
+            self.assertEqual(get(serve.port, "/api/v1/jobs/during").status, 404)
+        finally:
+            hostile.stop(serve)
+        rows = sqlite3.connect(serve.db).execute("SELECT DISTINCT job FROM events ORDER BY job").fetchall()
+        self.assertEqual(rows, [("after",), ("before",)])
 
     def test_a_damaged_database_is_refused_with_the_way_out(self):
         serve = hostile.serve()

@@ -429,6 +429,12 @@ private slots:
         QCOMPARE(names(digest.take().seen), QStringList{"k:9"});
         digest.start_round(at(25));
         QVERIFY(digest.empty() && !digest.due());
+
+        // At most 2 jobs: a third job's ranks are dropped, a known job's are still taken.
+        SeenDigest two_jobs(100, 2);
+        two_jobs.add(meshscope::SeenRanks{{"a", {0, 1}}, {"b", {0}}, {"c", {0, 1, 2}}}, {}, at(5));
+        two_jobs.add("b", 7, at(5), false);
+        QCOMPARE(names(two_jobs.take().seen), (QStringList{"a:0", "a:1", "b:0", "b:7"}));
     }
 
     // 100 ranks, batches of 25 and a batch window longer than the test: exactly 4 upstream requests, and

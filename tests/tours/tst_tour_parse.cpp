@@ -35,6 +35,8 @@ private slots:
         // The file as a whole.
         row("not json", R"({"schema": })", "not JSON: syntax error at byte 12");
         row("not an object", "[]", "expected a JSON object");
+        row("nested 65 deep", R"({"schema": )" + std::string(64, '[') + std::string(64, ']') + "}",
+            "invalid JSON: nested deeper than 64 levels");
         row("unknown top key", R"({"schema": "meshscope.tour/1", "author": "x"})", "unknown key \"author\"");
         row("schema", R"({"schema": "meshscope.tour/2", "name": "t", "title": "T", "summary": "S", "steps": []})",
             "schema: expected \"meshscope.tour/1\", got \"meshscope.tour/2\"");

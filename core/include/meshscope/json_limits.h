@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,15 @@ inline constexpr std::size_t max_json_depth = 64;
 // refused as soon as the parser reaches that level: the answer is then discarded and *too_deep (when given)
 // is set. Any other syntax error is discarded as json::parse's.
 [[nodiscard]] nlohmann::json parse_json_bounded(std::string_view text, bool* too_deep = nullptr);
+
+// What parse_json_throwing throws for a value nested deeper than max_json_depth; what() is json_depth_text().
+struct JsonTooDeep : std::runtime_error {
+    JsonTooDeep() : std::runtime_error(json_depth_text()) {}
+};
+
+// json::parse(text) for readers that name the byte where a text breaks: a syntax error throws json::parse_error
+// (with its byte) and a number past a double's range json::out_of_range, as json::parse does; a value nested
+// deeper than max_json_depth throws JsonTooDeep as soon as the parser reaches that level.
+[[nodiscard]] nlohmann::json parse_json_throwing(std::string_view text);
 
 }  // namespace meshscope

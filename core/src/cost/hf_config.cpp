@@ -2,6 +2,8 @@
 // DeepseekV3Config, MixtralConfig); which layers are MoE as their modeling code decides it.
 #include "meshscope/cost/hf_config.h"
 
+#include "meshscope/json_limits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -166,7 +168,9 @@ Expected<ModelSpec> model_from_hf_config(std::string_view json_text, std::string
     const std::string src(source);
     json doc;
     try {
-        doc = json::parse(json_text);
+        doc = parse_json_throwing(json_text);
+    } catch (const JsonTooDeep& e) {
+        return ValueError(src + ": " + e.what());
     } catch (const json::parse_error& e) {
         return ValueError(src + " is not valid JSON (byte " + std::to_string(e.byte) + ").");
     }

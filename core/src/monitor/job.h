@@ -153,9 +153,12 @@ struct Job {
     std::vector<std::int64_t> stale;          // ranks named by the stale_rank finding, sorted
     CommunicatorBook communicators;           // meshscope-probe's group measurements
     // Ranks never seen here that a relay heard from (Monitor::seen): their events wait in their reporters,
-    // refused under load, so they are late, not missing. Bounded by heard_limit.
-    std::unordered_set<std::int64_t> heard;
-    static constexpr std::size_t heard_limit = std::size_t{1} << 22;
+    // refused under load, so they are late, not missing. One bit per rank below the job's world (only those can
+    // be missing), up to the highest heard: 128 KiB at most, whatever ranks a batch's "seen" names.
+    std::vector<bool> heard;
+    [[nodiscard]] bool was_heard(std::int64_t rank) const {
+        return rank >= 0 && static_cast<std::size_t>(rank) < heard.size() && heard[static_cast<std::size_t>(rank)];
+    }
 
     // Work left for the end of the current ingest call.
     std::vector<Aspect*> dirty_aspects;

@@ -13,7 +13,10 @@ bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at, 
     monitor::RankRecord* record = j.find(rank);
     if (!record) {
         // Alive, but none of its events is stored yet (a relay refused them under load): not missing.
-        if (rank >= 0 && j.heard.size() < monitor::Job::heard_limit) j.heard.insert(rank);
+        if (rank >= 0 && rank < j.reference_world) {
+            if (static_cast<std::size_t>(rank) >= j.heard.size()) j.heard.resize(static_cast<std::size_t>(rank) + 1);
+            j.heard[static_cast<std::size_t>(rank)] = true;
+        }
         return false;
     }
     if (held) record->held = true;

@@ -52,7 +52,7 @@ void Monitor::Impl::tick_job(monitor::Job& job, double now) {
     std::vector<std::int64_t> missing;
     if (job.first_event && now - *job.first_event >= options.missing_after) {
         for (std::int64_t r = 0; r < job.reference_world; ++r)
-            if (!job.find(r) && !job.heard.contains(r)) missing.push_back(r);
+            if (!job.find(r) && !job.was_heard(r)) missing.push_back(r);
     }
     set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/json_limits.h"
 #include "meshscope/records/pickle.h"
 #include "records/value_tree.h"
 
@@ -538,7 +539,9 @@ Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file, FrShared
         if (!detail::parse_json_fast(bytes, tree, root)) {
             nlohmann::json document;
             try {
-                document = nlohmann::json::parse(bytes);
+                document = parse_json_throwing(bytes);
+            } catch (const JsonTooDeep& e) {
+                return Error(ErrorType::value_error, file + ": " + e.what());
             } catch (const nlohmann::json::parse_error& e) {
                 return Error(ErrorType::value_error,
                              file + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");

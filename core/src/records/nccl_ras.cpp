@@ -1,5 +1,7 @@
 #include "meshscope/records/nccl_ras.h"
 
+#include "meshscope/json_limits.h"
+
 #include <nlohmann/json.hpp>
 
 namespace meshscope::records {
@@ -66,7 +68,9 @@ void read_place(const json& r, const std::string& path, Rank& rank) {
 Expected<RasStatus> read_ras_json(std::string_view bytes, std::string file) {
     json doc;
     try {
-        doc = json::parse(bytes);
+        doc = parse_json_throwing(bytes);
+    } catch (const JsonTooDeep& e) {
+        return Error(ErrorType::value_error, file + ": " + e.what());
     } catch (const json::parse_error& e) {
         return Error(ErrorType::value_error,
                      file + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON");

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "meshscope/json_limits.h"
+
 namespace meshscope::records::detail {
 
 std::uint32_t ValueTree::add_string(std::string_view text) {
@@ -159,6 +161,8 @@ public:
             if (p_ == end_) return false;
             const char c = *p_;
             if (c == '{' || c == '[') {
+                // Deeper than any dump nests: left to the slow path, which refuses it with json_depth_text().
+                if (open.size() >= max_json_depth) return false;
                 ++p_;
                 const bool dict = c == '{';
                 const std::uint32_t node = tree_.add_container(dict ? Node::Kind::dict : Node::Kind::list);
