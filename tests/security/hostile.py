@@ -64,6 +64,14 @@ def stderr_of(process):
     return process.log.read()
 
 
+def cpu_seconds(process):
+    """User + system CPU time a live process has used, in seconds (/proc/PID/stat): what a request costs the
+    collector, whatever else the machine runs at the time."""
+    with open(f"/proc/{process.pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kib(process, field="VmRSS"):
     """VmRSS (now) or VmHWM (the peak) of a live process, in KiB."""
     with open(f"/proc/{process.pid}/status") as status:

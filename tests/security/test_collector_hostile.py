@@ -9,6 +9,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -163,7 +164,7 @@ class CollectorUnderAttack(unittest.TestCase):
         world = 1 << 20
         before = hostile.memory_kib(self.serve)
         self.assertEqual(post_events(self.port, [hostile.event("huge", world - 1, world)]).status, 200)
-        started = time.monotonic()
+        cpu = hostile.cpu_seconds(self.serve)
         page = get(self.port, "/api/v1/jobs/huge/ranks?limit=1")
         self.assertEqual(page.status, 200, page)
         self.assertEqual(page.json()["total"], world)
@@ -174,11 +175,12 @@ class CollectorUnderAttack(unittest.TestCase):
         # Without a limit: at most 131,072 rows (the largest job relays carry); the rest in pages.
         whole = get(self.port, "/api/v1/jobs/huge/ranks").json()
         self.assertEqual((len(whole["ranks"]), whole["total"]), (131072, world))
-        self.assertLess(time.monotonic() - started, 10)
-        # An acknowledgement is not held up by it.
-        started = time.monotonic()
+        # CPU, not wall time (the machine may be shared): materializing the claimed world cost 7-9 s of it, during
+        # which no acknowledgement went out; three pages of what reported cost a small part of one second.
+        spent = hostile.cpu_seconds(self.serve) - cpu
+        print(f"three pages of a 2^20-rank job: {spent:.2f} s of the collector's CPU", file=sys.stderr)
+        self.assertLess(spent, 2.0)
         self.assertEqual(post_events(self.port, [hostile.event("huge", 0, world)]).status, 200)
-        self.assertLess(time.monotonic() - started, 2)
         self.assertLess(hostile.memory_kib(self.serve) - before, 96 * MIB)
 
     def test_seen_ranks_cost_no_more_than_the_world(self):
