@@ -9,8 +9,10 @@ import MeshScope.Live
 import MeshScope.Teach
 
 // The window's content: the header with the page tabs and the theme switch, one page per tab, and while a tour
-// is open its panel docked at the right and a frame around the part of the page its step points at. A tour step
-// opens its page; a rank clicked on that page's grid is the learner's answer when the step's task wants one.
+// is open its panel over the page and a frame around the part of the page its step points at. The panel floats
+// over the page's right side, or its left side when it would hide most of the step's anchor on the right, so
+// the pages keep the window's whole width (nothing reflows when a tour opens). A tour step opens its page; a rank clicked on that page's grid is the learner's answer when the step's
+// task wants one.
 // A new page is one TabButton, one entry in `pages` and its name in pageIndex.
 Page {
     id: root
@@ -158,68 +160,77 @@ Page {
 
     Component.onCompleted: root.showStep()  // a tour opened before the window (--tour)
 
-    RowLayout {
+    Item {
+        id: pageArea
+
         anchors.fill: parent
-        spacing: 0
 
-        Item {
-            Layout.fillWidth: true
-            Layout.fillHeight: true
+        StackLayout {
+            id: pages
 
-            StackLayout {
-                id: pages
+            anchors.fill: parent
+            currentIndex: pageTabs.currentIndex
 
-                anchors.fill: parent
-                currentIndex: pageTabs.currentIndex
-
-                // StackLayout sizes only its current page; a page never shown would stay 0 x 0 and its margins
-                // would make its layouts negative (a polish loop). Every page starts at the stack's size.
-                PlannerPage {
-                    width: pages.width
-                    height: pages.height
-                    controller: root.controller
-                    onRankClicked: rank => root.rankClicked("planner", rank)
-                }
-
-                LivePage {
-                    width: pages.width
-                    height: pages.height
-                    session: root.liveSession
-                    onRankClicked: rank => root.rankClicked("live", rank)
-                }
-
-                SandboxPage {
-                    width: pages.width
-                    height: pages.height
-                    sandbox: root.tours.sandbox
-                }
-
-                PeersPage {
-                    width: pages.width
-                    height: pages.height
-                    peers: root.tours.peers
-                    onRankClicked: rank => root.rankClicked("peers", rank)
-                }
-
-                ToursPage {
-                    width: pages.width
-                    height: pages.height
-                    tours: root.tours
-                }
+            // StackLayout sizes only its current page; a page never shown would stay 0 x 0 and its margins
+            // would make its layouts negative (a polish loop). Every page starts at the stack's size.
+            PlannerPage {
+                objectName: "plannerPage"
+                width: pages.width
+                height: pages.height
+                controller: root.controller
+                onRankClicked: rank => root.rankClicked("planner", rank)
             }
 
-            TourHighlight {
-                id: highlight
+            LivePage {
+                objectName: "livePage"
+                width: pages.width
+                height: pages.height
+                session: root.liveSession
+                onRankClicked: rank => root.rankClicked("live", rank)
+            }
 
-                objectName: "tourHighlight"
-                anchors.fill: parent
+            SandboxPage {
+                objectName: "sandboxPage"
+                width: pages.width
+                height: pages.height
+                sandbox: root.tours.sandbox
+            }
+
+            PeersPage {
+                objectName: "peersPage"
+                width: pages.width
+                height: pages.height
+                peers: root.tours.peers
+                onRankClicked: rank => root.rankClicked("peers", rank)
+            }
+
+            ToursPage {
+                width: pages.width
+                height: pages.height
+                tours: root.tours
             }
         }
 
+        TourHighlight {
+            id: highlight
+
+            objectName: "tourHighlight"
+            anchors.fill: parent
+        }
+
         TourPanel {
+            id: tourPanel
+
+            // On the right, unless it would hide most of the step's anchor there (the planner's inspector, the
+            // Live page's findings): then on the left.
+            readonly property bool onLeft: highlight.target !== null
+                                           && highlight.overlap(pageArea.width - tourPanel.width, pageArea.width)
+                                              > highlight.frameWidth / 2
+
             objectName: "tourPanel"
-            Layout.preferredWidth: 360
-            Layout.fillHeight: true
+            width: 360
+            x: tourPanel.onLeft ? 0 : pageArea.width - tourPanel.width
+            height: pageArea.height
             visible: root.tours.step.active
             tours: root.tours
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test (what CI runs): the format gate, core/ alone without Qt (-Werror), the
-# whole project (dev preset, warnings as errors), the qmllint gate on its QML modules (scripts/qmllint.sh),
+# whole project (dev preset, warnings as errors, benchmarks included), a check that the release preset has no
+# target the dev build did not build, the qmllint gate on its QML modules (scripts/qmllint.sh),
 # ctest, headless, each libFuzzer target for 60 s (scripts/fuzz.sh), then the core, collector, simulator and
 # client tests again under ASan + UBSan with leak detection (asan preset: no dashboard). Extra arguments go to
 # the dev ctest.
@@ -28,6 +29,15 @@ cmake --build build-core -j "$jobs"
 echo "== whole project (dev preset)"
 cmake --preset dev "${launcher[@]}" >/dev/null
 cmake --build --preset dev -j "$jobs"
+
+echo "== the release preset's targets, every one built above (configured only: the dev tree compiles the same code)"
+cmake --preset release "${launcher[@]}" >/dev/null
+cmake_targets() { ninja -C "$1" -t targets all | grep ': phony$' | cut -d: -f1 | grep -v / | sort -u; }
+only_release=$(comm -13 <(cmake_targets build) <(cmake_targets build-release))
+if [ -n "$only_release" ]; then
+  echo "the release preset builds targets the dev preset does not:" $only_release
+  exit 1
+fi
 
 echo "== qmllint (every QML module of the dev build; Qt 6.4's false positives: qml/qmllint-baseline.txt)"
 bash scripts/qmllint.sh build

@@ -195,16 +195,8 @@ std::int64_t max_ranks_per_process() {
     return std::max<std::int64_t>(hard - descriptor_reserve, 1);
 }
 
-StormResult run_storm(const Scenario& scenario, const StormOptions& options, const std::atomic<bool>& stop) {
-    StormResult result;
-    if (options.targets.empty()) {
-        result.problem = "no target";
-        return result;
-    }
-    const std::vector<RankPlan> plans = make_plans(scenario, options);
-    const int processes = static_cast<int>(
-        std::clamp<std::int64_t>(options.processes, 1, std::max<std::int64_t>(scenario.world_size, 1)));
-
+namespace {
+storm::WorkerSettings worker_settings(const Scenario& scenario, const StormOptions& options) {
     storm::WorkerSettings settings;
     settings.targets = options.targets;
     settings.token = options.token;
@@ -216,23 +208,25 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
     settings.backoff_max = options.backoff_max;
     settings.job = scenario.job;
     settings.world_size = scenario.world_size;
+    return settings;
+}
 
-    // Fork first, while this process has one thread; the workers wait for the go.
-    std::vector<WorkerProcess> workers(static_cast<std::size_t>(processes));
+// Forks one worker per entry of `workers`, each with its share of the plans, while this process has one thread;
+// the workers wait for the go. Returns what stopped the forking ("" when nothing did); the workers forked
+// before it are in `workers`.
+std::string fork_workers(const std::vector<RankPlan>& plans, const storm::WorkerSettings& settings, std::uint64_t seed,
+                         const std::atomic<bool>& stop, std::vector<WorkerProcess>& workers) {
     const std::size_t n = plans.size();
-    for (int k = 0; k < processes; ++k) {
-        const std::size_t from = n * static_cast<std::size_t>(k) / static_cast<std::size_t>(processes);
-        const std::size_t to = n * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(processes);
+    const std::size_t processes = workers.size();
+    for (std::size_t k = 0; k < processes; ++k) {
+        const std::size_t from = n * k / processes;
+        const std::size_t to = n * (k + 1) / processes;
         int go[2], results[2];
-        if (::pipe(go) != 0) {
-            result.problem = std::string("pipe: ") + std::strerror(errno);
-            break;
-        }
+        if (::pipe(go) != 0) return std::string("pipe: ") + std::strerror(errno);
         if (::pipe(results) != 0) {
             ::close(go[0]);
             ::close(go[1]);
-            result.problem = std::string("pipe: ") + std::strerror(errno);
-            break;
+            return std::string("pipe: ") + std::strerror(errno);
         }
         std::fflush(nullptr);
         const pid_t pid = ::fork();
@@ -244,46 +238,39 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
                     ::close(w.go);
                     ::close(w.results);
                 }
-            settings.seed = options.seed * 1000003 + static_cast<std::uint64_t>(k) + 1;
-            worker_main(std::span<const RankPlan>(plans).subspan(from, to - from), settings, go[0], results[1], stop);
+            storm::WorkerSettings own = settings;
+            own.seed = seed * 1000003 + static_cast<std::uint64_t>(k) + 1;
+            worker_main(std::span<const RankPlan>(plans).subspan(from, to - from), own, go[0], results[1], stop);
         }
         ::close(go[0]);
         ::close(results[1]);
         if (pid < 0) {
             ::close(go[1]);
             ::close(results[0]);
-            result.problem = std::string("fork: ") + std::strerror(errno);
-            break;
+            return std::string("fork: ") + std::strerror(errno);
         }
-        WorkerProcess& w = workers[static_cast<std::size_t>(k)];
+        WorkerProcess& w = workers[k];
         w.pid = pid;
         w.go = go[1];
         w.results = results[0];
     }
+    return {};
+}
 
-    // The dashboards connect before any rank starts, so that they see every change.
-    const auto connect_at = Clock::now();
-    std::optional<storm::Dashboards> dashboards;
-    if (options.dashboards > 0 && result.problem.empty()) {
-        const StormTarget& stream =
-            options.stream_target.host.empty() ? options.targets.front() : options.stream_target;
-        dashboards.emplace(stream, options.token, scenario.job, scenario.world_size, options.dashboards, connect_at);
-        dashboards->start(std::chrono::seconds(5));
-    }
-    const auto origin = Clock::now();  // the dashboards count from connect_at: shifted in the tally
+// Gives every forked worker the go (the run clock's origin) when `go`; a worker whose go pipe closes without
+// one leaves at once.
+void send_go(std::vector<WorkerProcess>& workers, Clock::time_point origin, bool go) {
     const Clock::rep origin_ticks = origin.time_since_epoch().count();
     for (WorkerProcess& w : workers)
         if (w.pid > 0) {
-            if (result.problem.empty()) write_all(w.go, &origin_ticks, sizeof origin_ticks);
-            ::close(w.go);  // without a go, a worker leaves at once
+            if (go) write_all(w.go, &origin_ticks, sizeof origin_ticks);
+            ::close(w.go);
         }
+}
 
-    // Gather the records; forward a stop to the workers; never wait past the run's end plus a grace. The
-    // grace is long: on loopback a worker's system calls carry the kernel's work for both ends of its
-    // connections (a flooded listener's SYN cookies included), so a worker behind a drowning collector
-    // can take many seconds to wind down.
-    const auto give_up = origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                      settings.end_at + 2 * settings.request_timeout + 60));
+// Reads the workers' records until every pipe is closed; forwards a stop to the workers; kills those left
+// past `give_up`.
+void gather_records(std::vector<WorkerProcess>& workers, const std::atomic<bool>& stop, Clock::time_point give_up) {
     bool stop_forwarded = false, killed = false;
     while (true) {
         std::vector<pollfd> fds;
@@ -316,9 +303,13 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
             killed = true;
         }
     }
+}
+
+// Reaps the workers and unpacks the records they sent; `worker_problem` names the first that sent no report.
+std::vector<RankRecord> unpack_records(std::vector<WorkerProcess>& workers, std::size_t ranks,
+                                       std::string& worker_problem) {
     std::vector<RankRecord> records;
-    records.reserve(n);
-    std::string worker_problem;
+    records.reserve(ranks);
     for (std::size_t k = 0; k < workers.size(); ++k) {
         WorkerProcess& w = workers[k];
         if (w.pid <= 0) continue;
@@ -342,132 +333,195 @@ StormResult run_storm(const Scenario& scenario, const StormOptions& options, con
         std::memcpy(static_cast<void*>(records.data() + first), w.received.data() + sizeof count,
                     count * sizeof(RankRecord));
     }
+    return records;
+}
 
-    // Tally.
+// The ranks' records added up.
+struct Tally {
     std::uint64_t requests = 0, acknowledged = 0, rejected = 0, refusals = 0, timeouts = 0, failures = 0, retries = 0,
                   reconnects = 0, hb_sent = 0, hb_acked = 0, hb_refused = 0, hb_failed = 0, events = 0;
     std::int64_t expected = 0, acked_ready = 0;
     double first_connect = std::numeric_limits<double>::max(), last_ready = -1;
     std::vector<double> latencies;
-    std::vector<double> ready_ack(static_cast<std::size_t>(scenario.world_size), -1.0);
-    std::vector<double> ready_sent(static_cast<std::size_t>(scenario.world_size), -1.0);
-    std::vector<std::int64_t> never_ready;
+    std::vector<double> ready_ack, ready_sent;  // per rank, run clock seconds; -1: never
+    std::vector<std::int64_t> never_ready;      // sorted
     std::string last_error;
+};
+
+Tally tally_records(const std::vector<RankRecord>& records, const std::vector<RankPlan>& plans,
+                    std::int64_t world_size) {
+    Tally t;
+    t.ready_ack.assign(static_cast<std::size_t>(world_size), -1.0);
+    t.ready_sent.assign(static_cast<std::size_t>(world_size), -1.0);
     std::set<std::int64_t> reported;
     for (const RankRecord& r : records) {
         reported.insert(r.rank);
-        requests += r.requests;
-        acknowledged += r.acknowledged;
-        rejected += r.rejected;
-        refusals += r.refusals;
-        timeouts += r.timeouts;
-        failures += r.failures;
-        retries += r.retries;
-        reconnects += r.reconnects;
-        hb_sent += r.heartbeats_sent;
-        hb_acked += r.heartbeats_acked;
-        hb_refused += r.heartbeats_refused;
-        hb_failed += r.heartbeats_failed;
-        events += plans[static_cast<std::size_t>(r.rank)].items.size();
-        if (r.first_connect >= 0) first_connect = std::min(first_connect, r.first_connect);
+        t.requests += r.requests;
+        t.acknowledged += r.acknowledged;
+        t.rejected += r.rejected;
+        t.refusals += r.refusals;
+        t.timeouts += r.timeouts;
+        t.failures += r.failures;
+        t.retries += r.retries;
+        t.reconnects += r.reconnects;
+        t.hb_sent += r.heartbeats_sent;
+        t.hb_acked += r.heartbeats_acked;
+        t.hb_refused += r.heartbeats_refused;
+        t.hb_failed += r.heartbeats_failed;
+        t.events += plans[static_cast<std::size_t>(r.rank)].items.size();
+        if (r.first_connect >= 0) t.first_connect = std::min(t.first_connect, r.first_connect);
         if (!r.expects_ready) continue;
-        ++expected;
+        ++t.expected;
         if (r.ready_ack >= 0) {
-            ++acked_ready;
-            last_ready = std::max(last_ready, r.ready_ack);
-            latencies.push_back(r.ready_ack - r.ready_due);
-            ready_ack[static_cast<std::size_t>(r.rank)] = r.ready_ack;
-            ready_sent[static_cast<std::size_t>(r.rank)] = r.ready_sent;
+            ++t.acked_ready;
+            t.last_ready = std::max(t.last_ready, r.ready_ack);
+            t.latencies.push_back(r.ready_ack - r.ready_due);
+            t.ready_ack[static_cast<std::size_t>(r.rank)] = r.ready_ack;
+            t.ready_sent[static_cast<std::size_t>(r.rank)] = r.ready_sent;
         } else {
-            never_ready.push_back(r.rank);
-            if (r.last_error[0] != '\0') last_error = r.last_error.data();
+            t.never_ready.push_back(r.rank);
+            if (r.last_error[0] != '\0') t.last_error = r.last_error.data();
         }
     }
     // Ranks of a worker that sent nothing: every one that should have said ready never did.
     for (const RankPlan& p : plans)
         if (!reported.count(p.rank) && std::any_of(p.items.begin(), p.items.end(), [](auto& i) { return i.ready; })) {
-            ++expected;
-            never_ready.push_back(p.rank);
+            ++t.expected;
+            t.never_ready.push_back(p.rank);
         }
-    std::sort(never_ready.begin(), never_ready.end());
-    if (!options.ranks_out.empty()) {
-        std::ofstream out(options.ranks_out);
-        for (const RankRecord& r : records)
-            out << record_json(r, plans[static_cast<std::size_t>(r.rank)])
-                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                << "\n";
-        if (!out) result.problem = "--ranks-out: cannot write '" + options.ranks_out + "'";
-    }
+    std::sort(t.never_ready.begin(), t.never_ready.end());
+    return t;
+}
 
-    nlohmann::json dashboard_json = nlohmann::json::array();
-    if (dashboards) {
-        // Give the stream a moment to deliver the last changes (it batches them).
-        const auto wait_until = Clock::now() + std::chrono::seconds(3);
-        while (dashboards->least_seen() < acked_ready && Clock::now() < wait_until && !stop.load())
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        dashboards->stop();
-        const double shift = std::chrono::duration<double>(origin - connect_at).count();
-        for (const storm::DashboardReport& d : dashboards->reports()) {
-            std::vector<double> delays, from_send;
-            std::int64_t missed = 0;
-            for (std::size_t r = 0; r < ready_ack.size(); ++r) {
-                if (ready_ack[r] < 0) continue;
-                if (d.ready_seen[r] < 0) {
-                    ++missed;
-                    continue;
-                }
-                delays.push_back((d.ready_seen[r] - shift - ready_ack[r]) * 1000.0);
-                from_send.push_back((d.ready_seen[r] - shift - ready_sent[r]) * 1000.0);
+// --ranks-out: one JSON line per rank. Returns the problem, "" when written.
+std::string write_rank_lines(const std::string& path, const std::vector<RankRecord>& records,
+                             const std::vector<RankPlan>& plans) {
+    std::ofstream out(path);
+    for (const RankRecord& r : records)
+        out << record_json(r, plans[static_cast<std::size_t>(r.rank)])
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+            << "\n";
+    return out ? std::string() : "--ranks-out: cannot write '" + path + "'";
+}
+
+// Each dashboard's view of the acknowledged readies, once the stream had a moment to deliver the last changes
+// (it batches them). `shift`: the dashboards' clock (from their connect) ahead of the run clock, in seconds.
+nlohmann::json dashboards_json(storm::Dashboards& dashboards, const Tally& t, double shift,
+                               const std::atomic<bool>& stop) {
+    const auto wait_until = Clock::now() + std::chrono::seconds(3);
+    while (dashboards.least_seen() < t.acked_ready && Clock::now() < wait_until && !stop.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    dashboards.stop();
+    nlohmann::json out = nlohmann::json::array();
+    for (const storm::DashboardReport& d : dashboards.reports()) {
+        std::vector<double> delays, from_send;
+        std::int64_t missed = 0;
+        for (std::size_t r = 0; r < t.ready_ack.size(); ++r) {
+            if (t.ready_ack[r] < 0) continue;
+            if (d.ready_seen[r] < 0) {
+                ++missed;
+                continue;
             }
-            nlohmann::json one = {{"seen", delays.size()},           {"missed", missed},
-                                  {"messages", d.messages},          {"bytes", d.bytes},
-                                  {"delay_ms", spread(delays, 0.1)}, {"delay_from_send_ms", spread(from_send, 0.1)}};
-            if (!d.error.empty()) one["error"] = d.error;
-            dashboard_json.push_back(std::move(one));
+            delays.push_back((d.ready_seen[r] - shift - t.ready_ack[r]) * 1000.0);
+            from_send.push_back((d.ready_seen[r] - shift - t.ready_sent[r]) * 1000.0);
         }
+        nlohmann::json one = {{"seen", delays.size()},           {"missed", missed},
+                              {"messages", d.messages},          {"bytes", d.bytes},
+                              {"delay_ms", spread(delays, 0.1)}, {"delay_from_send_ms", spread(from_send, 0.1)}};
+        if (!d.error.empty()) one["error"] = d.error;
+        out.push_back(std::move(one));
     }
+    return out;
+}
 
-    result.summary = summary_json(scenario);
-    nlohmann::json& s = result.summary;
+// The run's figures into the summary (which already holds the scenario's).
+void add_run_figures(nlohmann::json& s, const Scenario& scenario, const StormOptions& options, int processes,
+                     const Tally& t) {
     s["mode"] = "per_rank";
     s["ranks"] = scenario.world_size;
     s["processes"] = processes;
     s["targets"] = options.targets.size();
     s["start_window_s"] = options.start_window;
-    s["events"] = events;
-    s["requests"] = requests;
-    s["acknowledged"] = acknowledged;
-    s["ready_expected"] = expected;
-    s["ready_acked"] = acked_ready;
-    s["ranks_never_ready"] = never_ready.size();
-    if (!never_ready.empty())
+    s["events"] = t.events;
+    s["requests"] = t.requests;
+    s["acknowledged"] = t.acknowledged;
+    s["ready_expected"] = t.expected;
+    s["ready_acked"] = t.acked_ready;
+    s["ranks_never_ready"] = t.never_ready.size();
+    if (!t.never_ready.empty())
         s["never_ready"] = std::vector<std::int64_t>(
-            never_ready.begin(), never_ready.begin() + std::min<std::ptrdiff_t>(20, never_ready.size()));
-    const bool connected = first_connect != std::numeric_limits<double>::max();
-    s["first_connect_s"] = connected ? nlohmann::json(rounded(first_connect, 0.001)) : nlohmann::json(nullptr);
-    s["last_ready_s"] = last_ready >= 0 ? nlohmann::json(rounded(last_ready, 0.001)) : nlohmann::json(nullptr);
-    s["first_connect_to_last_ready_s"] = connected && last_ready >= 0
-                                             ? nlohmann::json(rounded(last_ready - first_connect, 0.001))
+            t.never_ready.begin(), t.never_ready.begin() + std::min<std::ptrdiff_t>(20, t.never_ready.size()));
+    const bool connected = t.first_connect != std::numeric_limits<double>::max();
+    s["first_connect_s"] = connected ? nlohmann::json(rounded(t.first_connect, 0.001)) : nlohmann::json(nullptr);
+    s["last_ready_s"] = t.last_ready >= 0 ? nlohmann::json(rounded(t.last_ready, 0.001)) : nlohmann::json(nullptr);
+    s["first_connect_to_last_ready_s"] = connected && t.last_ready >= 0
+                                             ? nlohmann::json(rounded(t.last_ready - t.first_connect, 0.001))
                                              : nlohmann::json(nullptr);
-    s["ready_latency_s"] = spread(latencies, 0.001);
-    s["rejected"] = rejected;
-    s["refusals"] = refusals;
-    s["timeouts"] = timeouts;
-    s["failures"] = failures;
-    s["retries"] = retries;
-    s["reconnects"] = reconnects;
-    s["heartbeats"] = {{"sent", hb_sent}, {"acked", hb_acked}, {"refused", hb_refused}, {"failed", hb_failed}};
-    if (dashboards) s["dashboards"] = std::move(dashboard_json);
+    s["ready_latency_s"] = spread(t.latencies, 0.001);
+    s["rejected"] = t.rejected;
+    s["refusals"] = t.refusals;
+    s["timeouts"] = t.timeouts;
+    s["failures"] = t.failures;
+    s["retries"] = t.retries;
+    s["reconnects"] = t.reconnects;
+    s["heartbeats"] = {{"sent", t.hb_sent}, {"acked", t.hb_acked}, {"refused", t.hb_refused}, {"failed", t.hb_failed}};
+}
+}  // namespace
+
+StormResult run_storm(const Scenario& scenario, const StormOptions& options, const std::atomic<bool>& stop) {
+    StormResult result;
+    if (options.targets.empty()) {
+        result.problem = "no target";
+        return result;
+    }
+    const std::vector<RankPlan> plans = make_plans(scenario, options);
+    const int processes = static_cast<int>(
+        std::clamp<std::int64_t>(options.processes, 1, std::max<std::int64_t>(scenario.world_size, 1)));
+    const storm::WorkerSettings settings = worker_settings(scenario, options);
+    std::vector<WorkerProcess> workers(static_cast<std::size_t>(processes));
+    result.problem = fork_workers(plans, settings, options.seed, stop, workers);
+
+    // The dashboards connect before any rank starts, so that they see every change.
+    const auto connect_at = Clock::now();
+    std::optional<storm::Dashboards> dashboards;
+    if (options.dashboards > 0 && result.problem.empty()) {
+        const StormTarget& stream =
+            options.stream_target.host.empty() ? options.targets.front() : options.stream_target;
+        dashboards.emplace(stream, options.token, scenario.job, scenario.world_size, options.dashboards, connect_at);
+        dashboards->start(std::chrono::seconds(5));
+    }
+    const auto origin = Clock::now();  // the dashboards count from connect_at: shifted in the tally
+    send_go(workers, origin, result.problem.empty());
+
+    // Never wait past the run's end plus a grace. The grace is long: on loopback a worker's system calls carry
+    // the kernel's work for both ends of its connections (a flooded listener's SYN cookies included), so a
+    // worker behind a drowning collector can take many seconds to wind down.
+    gather_records(workers, stop,
+                   origin + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(settings.end_at + 2 * settings.request_timeout + 60)));
+    std::string worker_problem;
+    const std::vector<RankRecord> records = unpack_records(workers, plans.size(), worker_problem);
+    const Tally t = tally_records(records, plans, scenario.world_size);
+    if (!options.ranks_out.empty())
+        if (std::string problem = write_rank_lines(options.ranks_out, records, plans); !problem.empty())
+            result.problem = std::move(problem);
+
+    result.summary = summary_json(scenario);
+    nlohmann::json& s = result.summary;
+    add_run_figures(s, scenario, options, processes, t);
+    if (dashboards)
+        s["dashboards"] =
+            dashboards_json(*dashboards, t, std::chrono::duration<double>(origin - connect_at).count(), stop);
     // The run clock's origin on CLOCK_MONOTONIC, so that a benchmark can line up its own samples.
     s["clock_origin_s"] = std::chrono::duration<double>(origin.time_since_epoch()).count();
     s["run_s"] = rounded(std::chrono::duration<double>(Clock::now() - origin).count(), 0.001);
 
-    result.all_ready = result.problem.empty() && worker_problem.empty() && never_ready.empty();
+    result.all_ready = result.problem.empty() && worker_problem.empty() && t.never_ready.empty();
     if (!result.all_ready && result.problem.empty()) {
         result.problem =
-            std::to_string(acked_ready) + " of " + std::to_string(expected) + " ranks got their ready acknowledged";
+            std::to_string(t.acked_ready) + " of " + std::to_string(t.expected) + " ranks got their ready acknowledged";
         if (!worker_problem.empty()) result.problem += "; " + worker_problem;
-        if (!last_error.empty()) result.problem += "; last error: " + last_error;
+        if (!t.last_error.empty()) result.problem += "; last error: " + t.last_error;
     }
     return result;
 }

@@ -70,10 +70,62 @@ struct Rank {
     Sending sending = Sending::script;
 };
 
-class Worker {
+std::string format_number(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", s);
+    return text;
+}
+
+std::string format_seconds(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", s);
+    return text;
+}
+
+void set_error(RankRecord& record, const std::string& text) {
+    const std::size_t n = std::min(text.size(), record.last_error.size() - 1);
+    std::memcpy(record.last_error.data(), text.data(), n);
+    record.last_error[n] = '\0';
+}
+
+// A lifecycle event of the rank (heartbeat, exit), done now, as one JSON object.
+std::string lifecycle_body(const WorkerSettings& settings, const RankPlan& p, Phase phase) {
+    Event e;
+    e.job = settings.job;
+    e.rank = p.rank;
+    e.world_size = settings.world_size;
+    e.phase = phase;
+    e.status = Status::done;
+    e.ts = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    e.host = p.host;
+    e.pid = 10000 + p.rank;
+    return to_json(e).dump();
+}
+
+// A POST of `body` to /api/v1/events as the reporters send it (keep-alive, their timeout header).
+std::shared_ptr<Exchange> events_post(const WorkerSettings& settings, const std::string& host,
+                                      const std::string& timeout_header, std::string body) {
+    auto exchange = std::make_shared<Exchange>();
+    http::request<http::string_body>& request = exchange->request;
+    request.method(http::verb::post);
+    request.target("/api/v1/events");
+    request.version(11);
+    request.set(http::field::host, host);
+    request.set(http::field::content_type, "application/json");
+    if (!settings.token.empty()) request.set(http::field::authorization, "Bearer " + settings.token);
+    request.set("MeshScope-Timeout", timeout_header);
+    request.keep_alive(true);
+    request.body() = std::move(body);
+    request.prepare_payload();
+    return exchange;
+}
+
+// The ranks' HTTP: each rank's keep-alive connection to its target and one POST of events at a time on it, with
+// the request timeout covering connect, write and answer. What becomes of a request is the subclass's: failed()
+// (no answer, a closed connection, the timeout) or answered().
+class Transport {
 public:
-    Worker(std::span<const RankPlan> plans, const WorkerSettings& settings, const std::atomic<bool>& stop)
-        : settings_(settings), stop_(stop), rng_(settings.seed), watch_(io_), hard_stop_(io_) {
+    explicit Transport(const WorkerSettings& settings) : settings_(settings) {
         for (const StormTarget& t : settings.targets) {
             tcp::resolver resolver(io_);
             boost::system::error_code ec;
@@ -81,6 +133,108 @@ public:
             endpoints_.push_back(ec || results.empty() ? tcp::endpoint{} : results.begin()->endpoint());
             hosts_.push_back(t.host + ":" + t.port);
         }
+    }
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+protected:
+    ~Transport() = default;
+
+    virtual void failed(Rank& r, const std::string& why, bool timed_out) = 0;
+    virtual void answered(Rank& r, const http::response<http::string_body>& response) = 0;
+
+    double now() const { return std::chrono::duration<double>(Clock::now() - settings_.origin).count(); }
+    Clock::time_point at(double t) const {
+        return settings_.origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t));
+    }
+
+    // Sends `body` for the rank's request of `epoch`, connecting first when its connection is gone.
+    void post(Rank& r, std::uint64_t epoch, std::string body) {
+        auto exchange = events_post(settings_, hosts_[r.plan->target], timeout_header_, std::move(body));
+        arm_request_timeout(r, epoch);
+        if (r.connected)
+            write(r, epoch, r.connection, exchange);
+        else
+            connect_and_write(r, epoch, exchange);
+    }
+
+    void drop_connection(Rank& r) {
+        if (r.connection) {
+            boost::system::error_code ignored;
+            r.connection->socket.close(ignored);
+            r.connection.reset();
+        }
+        r.connected = false;
+    }
+
+    asio::io_context io_{1};
+    const WorkerSettings& settings_;
+
+private:
+    // The request timeout covers connect, write and answer.
+    void arm_request_timeout(Rank& r, std::uint64_t epoch) {
+        r.timer.expires_after(
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.request_timeout)));
+        r.timer.async_wait([this, &r, epoch](boost::system::error_code ec) {
+            if (ec || epoch != r.epoch) return;
+            ++r.record.timeouts;
+            failed(r,
+                   "timed out after " + format_seconds(settings_.request_timeout) +
+                       (r.connected ? " waiting for the answer" : " connecting"),
+                   true);
+        });
+    }
+
+    void connect_and_write(Rank& r, std::uint64_t epoch, std::shared_ptr<Exchange> exchange) {
+        drop_connection(r);
+        auto connection = std::make_shared<Connection>(io_);
+        r.connection = connection;
+        connection->socket.async_connect(endpoints_[r.plan->target],
+                                         [this, &r, epoch, connection, exchange](boost::system::error_code ec) {
+                                             if (epoch != r.epoch) return;
+                                             if (ec) {
+                                                 failed(r, "connect: " + ec.message(), false);
+                                                 return;
+                                             }
+                                             if (r.record.first_connect < 0) r.record.first_connect = now();
+                                             if (r.ever_connected) ++r.record.reconnects;
+                                             r.ever_connected = true;
+                                             r.connected = true;
+                                             write(r, epoch, connection, exchange);
+                                         });
+    }
+
+    void write(Rank& r, std::uint64_t epoch, std::shared_ptr<Connection> connection,
+               std::shared_ptr<Exchange> exchange) {
+        http::async_write(connection->socket, exchange->request,
+                          [this, &r, epoch, connection, exchange](boost::system::error_code ec, std::size_t) {
+                              if (epoch != r.epoch) return;
+                              if (ec) {
+                                  failed(r, "write: " + ec.message(), false);
+                                  return;
+                              }
+                              http::async_read(
+                                  connection->socket, connection->buffer, exchange->response,
+                                  [this, &r, epoch, connection, exchange](boost::system::error_code ec2, std::size_t) {
+                                      if (epoch != r.epoch) return;
+                                      if (ec2) {
+                                          failed(r, "read: " + ec2.message(), false);
+                                          return;
+                                      }
+                                      answered(r, exchange->response);
+                                  });
+                          });
+    }
+
+    std::vector<tcp::endpoint> endpoints_;
+    std::vector<std::string> hosts_;
+    const std::string timeout_header_ = format_number(settings_.request_timeout);
+};
+
+class Worker final : private Transport {
+public:
+    Worker(std::span<const RankPlan> plans, const WorkerSettings& settings, const std::atomic<bool>& stop)
+        : Transport(settings), stop_(stop), rng_(settings.seed), watch_(io_), hard_stop_(io_) {
         ranks_.reserve(plans.size());
         for (const RankPlan& p : plans) {
             ranks_.emplace_back(io_, p);
@@ -102,10 +256,6 @@ public:
     }
 
 private:
-    double now() const { return std::chrono::duration<double>(Clock::now() - settings_.origin).count(); }
-    Clock::time_point at(double t) const {
-        return settings_.origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t));
-    }
     double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
 
     // Every 50 ms: has the run ended (time, stop, every script done)?
@@ -161,7 +311,7 @@ private:
         if (ending_) {
             if (r.plan->heartbeats && r.record.script_done && r.record.ready_ack >= 0 && !r.exit_sent) {
                 r.exit_sent = true;
-                send(r, Sending::exit, "[" + lifecycle_body(*r.plan, Phase::exit) + "]");
+                send(r, Sending::exit, "[" + lifecycle_body(settings_, *r.plan, Phase::exit) + "]");
             } else {
                 finish(r);
             }
@@ -174,7 +324,7 @@ private:
             wait_until(r, std::max(due, r.quiet_until), [this, &r] { send_script(r); });
         } else if (r.plan->heartbeats && r.record.ready_ack >= 0) {
             wait_until(r, std::max(r.next_heartbeat, r.quiet_until), [this, &r] {
-                send(r, Sending::heartbeat, "[" + lifecycle_body(*r.plan, Phase::heartbeat) + "]");
+                send(r, Sending::heartbeat, "[" + lifecycle_body(settings_, *r.plan, Phase::heartbeat) + "]");
             });
         }
         // else: nothing more to say until the run ends
@@ -188,19 +338,6 @@ private:
             if (ec || epoch != r.epoch) return;
             then();
         });
-    }
-
-    std::string lifecycle_body(const RankPlan& p, Phase phase) const {
-        Event e;
-        e.job = settings_.job;
-        e.rank = p.rank;
-        e.world_size = settings_.world_size;
-        e.phase = phase;
-        e.status = Status::done;
-        e.ts = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-        e.host = p.host;
-        e.pid = 10000 + p.rank;
-        return to_json(e).dump();
     }
 
     // As the reporters do: one request carries every event that is due and not yet acknowledged (those of
@@ -231,90 +368,7 @@ private:
         r.sending = what;
         ++r.record.requests;
         if (what == Sending::heartbeat) ++r.record.heartbeats_sent;
-        auto exchange = std::make_shared<Exchange>();
-        http::request<http::string_body>& request = exchange->request;
-        request.method(http::verb::post);
-        request.target("/api/v1/events");
-        request.version(11);
-        request.set(http::field::host, hosts_[r.plan->target]);
-        request.set(http::field::content_type, "application/json");
-        if (!settings_.token.empty()) request.set(http::field::authorization, "Bearer " + settings_.token);
-        request.set("MeshScope-Timeout", timeout_header_);  // as the reporters send it
-        request.keep_alive(true);
-        request.body() = std::move(body);
-        request.prepare_payload();
-
-        // The request timeout covers connect, write and answer.
-        r.timer.expires_after(
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.request_timeout)));
-        r.timer.async_wait([this, &r, epoch](boost::system::error_code ec) {
-            if (ec || epoch != r.epoch) return;
-            ++r.record.timeouts;
-            failed(r,
-                   "timed out after " + format_seconds(settings_.request_timeout) +
-                       (r.connected ? " waiting for the answer" : " connecting"),
-                   true);
-        });
-        if (r.connected) {
-            write(r, epoch, r.connection, exchange);
-            return;
-        }
-        drop_connection(r);
-        auto connection = std::make_shared<Connection>(io_);
-        r.connection = connection;
-        connection->socket.async_connect(endpoints_[r.plan->target],
-                                         [this, &r, epoch, connection, exchange](boost::system::error_code ec) {
-                                             if (epoch != r.epoch) return;
-                                             if (ec) {
-                                                 failed(r, "connect: " + ec.message());
-                                                 return;
-                                             }
-                                             if (r.record.first_connect < 0) r.record.first_connect = now();
-                                             if (r.ever_connected) ++r.record.reconnects;
-                                             r.ever_connected = true;
-                                             r.connected = true;
-                                             write(r, epoch, connection, exchange);
-                                         });
-    }
-
-    void write(Rank& r, std::uint64_t epoch, std::shared_ptr<Connection> connection,
-               std::shared_ptr<Exchange> exchange) {
-        http::async_write(connection->socket, exchange->request,
-                          [this, &r, epoch, connection, exchange](boost::system::error_code ec, std::size_t) {
-                              if (epoch != r.epoch) return;
-                              if (ec) {
-                                  failed(r, "write: " + ec.message());
-                                  return;
-                              }
-                              http::async_read(
-                                  connection->socket, connection->buffer, exchange->response,
-                                  [this, &r, epoch, connection, exchange](boost::system::error_code ec2, std::size_t) {
-                                      if (epoch != r.epoch) return;
-                                      if (ec2) {
-                                          failed(r, "read: " + ec2.message());
-                                          return;
-                                      }
-                                      answered(r, exchange->response);
-                                  });
-                          });
-    }
-
-    static std::string format_number(double s) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%g", s);
-        return text;
-    }
-
-    static std::string format_seconds(double s) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%g s", s);
-        return text;
-    }
-
-    static void set_error(Rank& r, const std::string& text) {
-        const std::size_t n = std::min(text.size(), r.record.last_error.size() - 1);
-        std::memcpy(r.record.last_error.data(), text.data(), n);
-        r.record.last_error[n] = '\0';
+        post(r, epoch, std::move(body));
     }
 
     // A heartbeat thread ticks every interval; one that came late does not make the next ones bunch up.
@@ -329,25 +383,16 @@ private:
         r.timer.cancel();
     }
 
-    void drop_connection(Rank& r) {
-        if (r.connection) {
-            boost::system::error_code ignored;
-            r.connection->socket.close(ignored);
-            r.connection.reset();
-        }
-        r.connected = false;
-    }
-
     // No answer, a reset, a refused connection, a timeout, or a 5xx / 408 without Retry-After.
-    void failed(Rank& r, const std::string& why, bool timed_out = false) {
+    void failed(Rank& r, const std::string& why, bool timed_out) override {
         settle(r);
         drop_connection(r);
-        set_error(r, why);
+        set_error(r.record, why);
         if (!timed_out) ++r.record.failures;
         retry_later(r, false, 0);
     }
 
-    void answered(Rank& r, const http::response<http::string_body>& response) {
+    void answered(Rank& r, const http::response<http::string_body>& response) override {
         settle(r);
         const unsigned status = response.result_int();
         if (!response.keep_alive()) drop_connection(r);
@@ -357,32 +402,36 @@ private:
         }
         const auto retry_after = response.find(http::field::retry_after);
         const bool has_retry_after = retry_after != response.end();
-        set_error(r, "HTTP " + std::to_string(status) + " " + std::string(response.body().substr(0, 60)));
+        set_error(r.record, "HTTP " + std::to_string(status) + " " + std::string(response.body().substr(0, 60)));
         if ((status == 503 || status == 429) && has_retry_after) {
             ++r.record.refusals;
             retry_later(r, true, std::strtod(std::string(retry_after->value()).c_str(), nullptr));
             return;
         }
         if (status >= 400 && status < 500 && status != 408 && status != 429) {
-            // Final: these events are dropped, as the reporter drops them.
-            ++r.record.rejected;
-            r.failures = 0;
-            r.retry_at = -1;
-            if (r.sending == Sending::script) {
-                r.pending.clear();
-                if (r.next == r.plan->items.size()) mark_script_done(r);
-            } else if (r.sending == Sending::heartbeat) {
-                ++r.record.heartbeats_refused;
-                advance_heartbeat(r);
-            } else {
-                finish(r);
-                return;
-            }
-            schedule(r);
+            rejected(r);
             return;
         }
         ++r.record.failures;
         retry_later(r, false, 0);
+    }
+
+    // A final 4xx: these events are dropped, as the reporter drops them.
+    void rejected(Rank& r) {
+        ++r.record.rejected;
+        r.failures = 0;
+        r.retry_at = -1;
+        if (r.sending == Sending::script) {
+            r.pending.clear();
+            if (r.next == r.plan->items.size()) mark_script_done(r);
+        } else if (r.sending == Sending::heartbeat) {
+            ++r.record.heartbeats_refused;
+            advance_heartbeat(r);
+        } else {
+            finish(r);
+            return;
+        }
+        schedule(r);
     }
 
     void acknowledged(Rank& r) {
@@ -418,17 +467,11 @@ private:
     void retry_later(Rank& r, bool refused, double retry_after) {
         const double refused_wait = refused ? std::max(retry_after, 0.0) * uniform(1.0, 1.5) : 0.0;
         if (refused && r.sending != Sending::exit) r.quiet_until = std::max(r.quiet_until, now() + refused_wait);
-        if (r.sending == Sending::script) {
-            const auto heartbeat = [&](std::size_t i) { return r.plan->items[i].heartbeat; };
-            const auto dropped = std::count_if(r.pending.begin(), r.pending.end(), heartbeat);
-            (refused ? r.record.heartbeats_refused : r.record.heartbeats_failed) += static_cast<std::uint32_t>(dropped);
-            std::erase_if(r.pending, heartbeat);
-            if (r.pending.empty()) {  // only heartbeats: nothing to retry
-                r.retry_at = -1;
-                if (r.next == r.plan->items.size()) mark_script_done(r);
-                schedule(r);
-                return;
-            }
+        if (r.sending == Sending::script && !drop_heartbeats(r, refused)) {  // only heartbeats: nothing to retry
+            r.retry_at = -1;
+            if (r.next == r.plan->items.size()) mark_script_done(r);
+            schedule(r);
+            return;
         }
         if (r.sending == Sending::heartbeat) {
             if (refused)
@@ -444,29 +487,34 @@ private:
             return;
         }
         ++r.record.retries;
-        double wait = 0;
-        if (refused) {
-            wait = refused_wait;
-        } else {
-            ++r.failures;
-            const double base =
-                std::min(settings_.first_backoff * std::pow(2.0, std::min(r.failures - 1, 16)), settings_.backoff_max);
-            wait = base * uniform(0.5, 1.5);
-        }
+        const double wait = refused ? refused_wait : backoff(r);
         r.retry_at = now() + wait;
         schedule(r);
     }
 
-    asio::io_context io_{1};
-    const WorkerSettings& settings_;
+    // Drops the heartbeats of a script request that was refused or failed (counted as such); whether lifecycle
+    // events remain to be sent again.
+    bool drop_heartbeats(Rank& r, bool refused) {
+        const auto heartbeat = [&](std::size_t i) { return r.plan->items[i].heartbeat; };
+        const auto dropped = std::count_if(r.pending.begin(), r.pending.end(), heartbeat);
+        (refused ? r.record.heartbeats_refused : r.record.heartbeats_failed) += static_cast<std::uint32_t>(dropped);
+        std::erase_if(r.pending, heartbeat);
+        return !r.pending.empty();
+    }
+
+    // The next failure's wait: the backoff doubled per failure in a row, capped, jittered by U(0.5, 1.5).
+    double backoff(Rank& r) {
+        ++r.failures;
+        const double base =
+            std::min(settings_.first_backoff * std::pow(2.0, std::min(r.failures - 1, 16)), settings_.backoff_max);
+        return base * uniform(0.5, 1.5);
+    }
+
     const std::atomic<bool>& stop_;
     std::mt19937_64 rng_;
-    std::vector<tcp::endpoint> endpoints_;
-    std::vector<std::string> hosts_;
     std::vector<Rank> ranks_;
     asio::steady_timer watch_;
     asio::steady_timer hard_stop_;
-    const std::string timeout_header_ = format_number(settings_.request_timeout);
     std::size_t scripts_done_ = 0;
     std::size_t finished_ = 0;
     bool ending_ = false;

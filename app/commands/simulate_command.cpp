@@ -94,9 +94,8 @@ int run_per_rank(const sim::Scenario& scenario, const std::string& target, const
     return result.all_ready ? exit_ok : exit_failure;
 }
 
-int run_simulate(int argc, char** argv) {
-    CLI::App cli{"Run simulated ranks of an FSDPTurbo job against a collector, with injected faults.",
-                 "meshscope simulate"};
+// Everything `meshscope simulate` reads from its command line, and the options that only --per-rank takes.
+struct SimulateArguments {
     std::string target, job, token, faults_text;
     std::int64_t dp = 0, cp = 1, ep = 1, gpus_per_node = 8;
     std::uint64_t seed = 1;
@@ -104,41 +103,49 @@ int run_simulate(int argc, char** argv) {
     double speed = 50;
     double timeout = 120;
     int connections = 4;
-    cli.add_option("--target", target,
+    PerRankArguments per_rank;
+    CLI::Option* connections_option = nullptr;
+    CLI::Option* processes_option = nullptr;
+    std::vector<const CLI::Option*> per_rank_only;
+};
+
+namespace {
+void add_simulate_options(CLI::App& cli, SimulateArguments& a) {
+    cli.add_option("--target", a.target,
                    "the collector, e.g. http://127.0.0.1:7077 (--per-rank: a comma-separated list; rank r reports "
                    "to target r mod n)")
         ->required();
-    cli.add_option("--dp", dp, "data-parallel size")->required();
-    cli.add_option("--cp", cp, "context-parallel size")->capture_default_str();
-    cli.add_option("--ep", ep, "expert-parallel size")->capture_default_str();
-    cli.add_option("--gpus-per-node", gpus_per_node, "GPUs per node")->capture_default_str();
-    cli.add_option("--job", job, "job id (default: sim-<seed>)");
-    cli.add_option("--token", token, "bearer token of the collector");
+    cli.add_option("--dp", a.dp, "data-parallel size")->required();
+    cli.add_option("--cp", a.cp, "context-parallel size")->capture_default_str();
+    cli.add_option("--ep", a.ep, "expert-parallel size")->capture_default_str();
+    cli.add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node")->capture_default_str();
+    cli.add_option("--job", a.job, "job id (default: sim-<seed>)");
+    cli.add_option("--token", a.token, "bearer token of the collector");
     cli.add_option(
-        "--faults", faults_text,
+        "--faults", a.faults_text,
         "faults to inject, e.g. topology_mismatch=1,group_disagreement=1,missing_rank=1,"
         "duplicate_rank=1,straggler=1,stale_rank=1,rank_error=1,reinit_mismatch=1,creation_order_mismatch=1");
-    cli.add_option("--seed", seed, "random seed (which ranks get the faults)")->capture_default_str();
-    cli.add_option("--speed", speed, "simulated seconds per real second")
+    cli.add_option("--seed", a.seed, "random seed (which ranks get the faults)")->capture_default_str();
+    cli.add_option("--speed", a.speed, "simulated seconds per real second")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    auto* connections_given = cli.add_option("--connections", connections, "HTTP connections of the client")
-                                  ->capture_default_str()
-                                  ->check(CLI::Range(1, 256));
-    cli.add_option("--timeout", timeout,
+    a.connections_option = cli.add_option("--connections", a.connections, "HTTP connections of the client")
+                               ->capture_default_str()
+                               ->check(CLI::Range(1, 256));
+    cli.add_option("--timeout", a.timeout,
                    "seconds to wait for the acknowledgements (--per-rank: the longest run without --duration)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    cli.add_flag("--hold", hold, "keep the ranks running (heartbeats, no exit) until interrupted");
-    PerRankArguments per_rank;
+    cli.add_flag("--hold", a.hold, "keep the ranks running (heartbeats, no exit) until interrupted");
+    PerRankArguments& per_rank = a.per_rank;
     cli.add_flag("--per-rank", per_rank.enabled,
                  "every rank its own client and connection: the start-up storm of a real job");
     auto* window = cli.add_option("--start-window", per_rank.start_window,
                                   "--per-rank: seconds over which the ranks start (uniform)")
                        ->capture_default_str();
-    auto* processes = cli.add_option("--processes", per_rank.processes,
-                                     "--per-rank: worker processes, each one event loop (default: as few as the "
-                                     "descriptor limit allows)");
+    a.processes_option = cli.add_option("--processes", per_rank.processes,
+                                        "--per-rank: worker processes, each one event loop (default: as few as the "
+                                        "descriptor limit allows)");
     auto* duration = cli.add_option("--duration", per_rank.duration,
                                     "--per-rank: seconds the run lasts, heartbeats included (default: until every "
                                     "rank's script is acknowledged, at most --timeout)");
@@ -151,82 +158,67 @@ int run_simulate(int argc, char** argv) {
                                      "--per-rank: write one JSON line per rank here (its times and counts)");
     auto* dashboard_target = cli.add_option("--dashboard-target", per_rank.dashboard_target,
                                             "--per-rank: where the dashboards connect (default: the first --target)");
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope simulate: " << e.what() << "\nRun 'meshscope simulate --help' for usage.\n";
-        return exit_usage;
+    a.per_rank_only = {window, a.processes_option, duration, dashboards, request_timeout, dashboard_target, ranks_out};
+}
+
+// The options that do not go together (one shared client or --per-rank); the message of the first, "" when none.
+std::string mode_conflict(const SimulateArguments& a) {
+    if (!a.per_rank.enabled) {
+        if (a.target.find(',') != std::string::npos) return "--target: several URLs need --per-rank";
+        for (const CLI::Option* option : a.per_rank_only)
+            if (option->count() > 0) return option->get_name() + " needs --per-rank";
+        return {};
     }
-    if (!per_rank.enabled) {
-        if (target.find(',') != std::string::npos) {
-            std::cerr << "meshscope simulate: --target: several URLs need --per-rank\n";
-            return exit_usage;
-        }
-        for (const CLI::Option* option :
-             {window, processes, duration, dashboards, request_timeout, dashboard_target, ranks_out})
-            if (option->count() > 0) {
-                std::cerr << "meshscope simulate: " << option->get_name() << " needs --per-rank\n";
-                return exit_usage;
-            }
-    } else {
-        if (hold) {
-            std::cerr << "meshscope simulate: --hold cannot be combined with --per-rank: give --duration\n";
-            return exit_usage;
-        }
-        if (connections_given->count() > 0) {
-            std::cerr << "meshscope simulate: --connections cannot be combined with --per-rank (one connection a "
-                         "rank)\n";
-            return exit_usage;
-        }
-    }
-    if (per_rank.enabled) {
-        per_rank.processes_given = processes->count() > 0;
-        if (per_rank.processes_given && (per_rank.processes < 1 || per_rank.processes > 256)) {
-            std::cerr << "meshscope simulate: --processes must be from 1 to 256, got " << per_rank.processes << "\n";
-            return exit_usage;
-        }
-        // Each rank holds a descriptor in its worker: check before building a script for the whole job.
-        const std::int64_t world = dp > 0 && cp > 0 && dp <= (std::int64_t{1} << 30) / cp ? dp * cp : 0;
-        const std::int64_t per_process = sim::max_ranks_per_process();
-        const std::int64_t needed = (world + per_process - 1) / per_process;
-        if (per_rank.processes_given && (world + per_rank.processes - 1) / per_rank.processes > per_process) {
-            std::cerr << "meshscope simulate: --processes " << per_rank.processes << ": " << world
-                      << " ranks need more than " << per_process
-                      << " connections a process (the descriptor limit less 64); give --processes " << needed
-                      << " or more\n";
-            return exit_usage;
-        }
-        if (!per_rank.processes_given) per_rank.processes = static_cast<int>(std::max<std::int64_t>(needed, 1));
-    }
+    if (a.hold) return "--hold cannot be combined with --per-rank: give --duration";
+    if (a.connections_option->count() > 0)
+        return "--connections cannot be combined with --per-rank (one connection a rank)";
+    return {};
+}
+
+// --per-rank's worker processes: as given, or as few as the descriptor limit allows. Each rank holds a
+// descriptor in its worker: checked before a script is built for the whole job. The message when they do not
+// fit, "" when they do.
+std::string size_processes(const SimulateArguments& a, PerRankArguments& per_rank) {
+    per_rank.processes_given = a.processes_option->count() > 0;
+    if (per_rank.processes_given && (per_rank.processes < 1 || per_rank.processes > 256))
+        return "--processes must be from 1 to 256, got " + std::to_string(per_rank.processes);
+    const std::int64_t world = a.dp > 0 && a.cp > 0 && a.dp <= (std::int64_t{1} << 30) / a.cp ? a.dp * a.cp : 0;
+    const std::int64_t per_process = sim::max_ranks_per_process();
+    const std::int64_t needed = (world + per_process - 1) / per_process;
+    if (per_rank.processes_given && (world + per_rank.processes - 1) / per_rank.processes > per_process)
+        return "--processes " + std::to_string(per_rank.processes) + ": " + std::to_string(world) +
+               " ranks need more than " + std::to_string(per_process) +
+               " connections a process (the descriptor limit less 64); give --processes " + std::to_string(needed) +
+               " or more";
+    if (!per_rank.processes_given) per_rank.processes = static_cast<int>(std::max<std::int64_t>(needed, 1));
+    return {};
+}
+
+Expected<sim::Scenario> scenario_of(const SimulateArguments& a) {
     sim::ScenarioOptions options;
-    options.dp = dp;
-    options.cp = cp;
-    options.ep = ep;
-    options.gpus_per_node = gpus_per_node;
-    options.job = job;
-    options.seed = seed;
-    if (!faults_text.empty()) {
-        auto faults = sim::parse_faults(faults_text);
-        if (!faults) {
-            std::cerr << "meshscope simulate: " << faults.error().message() << "\n";
-            return exit_usage;
-        }
+    options.dp = a.dp;
+    options.cp = a.cp;
+    options.ep = a.ep;
+    options.gpus_per_node = a.gpus_per_node;
+    options.job = a.job;
+    options.seed = a.seed;
+    if (!a.faults_text.empty()) {
+        auto faults = sim::parse_faults(a.faults_text);
+        if (!faults) return faults.error();
         options.faults = *faults;
     }
-    const auto scenario = sim::make_scenario(options);
-    if (!scenario) {
-        std::cerr << "meshscope simulate: " << scenario.error().message() << "\n";
-        return exit_usage;
-    }
-    if (per_rank.enabled) return run_per_rank(*scenario, target, token, speed, timeout, seed, per_rank);
+    return sim::make_scenario(options);
+}
 
+// The ranks through one shared client (the reporter's connections): runs the script, prints the summary once
+// every lifecycle event is acknowledged (or the time is up), and with --hold what the held ranks' heartbeats
+// did after it.
+int run_shared_client(const sim::Scenario& scenario, const SimulateArguments& a) {
     client::ReporterOptions reporter_options;
-    reporter_options.url = target;
-    reporter_options.token = token;
-    reporter_options.connections = connections;
-    reporter_options.max_queue_events = scenario->events.size() + 2 * scenario->heartbeating.size() + 1024;
+    reporter_options.url = a.target;
+    reporter_options.token = a.token;
+    reporter_options.connections = a.connections;
+    reporter_options.max_queue_events = scenario.events.size() + 2 * scenario.heartbeating.size() + 1024;
     reporter_options.max_queue_bytes = std::size_t{2} << 30;
     reporter_options.shutdown_timeout = std::chrono::seconds(5);
     client::Reporter reporter(reporter_options);
@@ -235,19 +227,19 @@ int run_simulate(int argc, char** argv) {
     std::signal(SIGTERM, stop_simulation);
     bool lifecycle_acknowledged = false;
     sim::RunOptions run;
-    run.time_scale = speed;
-    run.hold = hold;
+    run.time_scale = a.speed;
+    run.hold = a.hold;
     run.on_script_sent = [&] {
         // Every scripted lifecycle event must be acknowledged before we say what was injected. Heartbeats are
         // not retried when the collector sheds them (503) or the queue evicts them, so those are counted, not
         // failures: with nothing pending and nothing rejected, every event not acknowledged was a heartbeat
         // (ReporterStats: enqueued = acknowledged + rejected + evicted + refused + abandoned + pending).
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(a.timeout);
         while (!reporter.flush(std::chrono::milliseconds(200)))
             if (simulate_stop || std::chrono::steady_clock::now() > deadline) break;
         const auto stats = reporter.stats();
         lifecycle_acknowledged = stats.pending == 0 && stats.rejected == 0 && stats.abandoned == 0;
-        auto summary = sim::summary_json(*scenario);
+        auto summary = sim::summary_json(scenario);
         summary["events"] = stats.enqueued;
         summary["acknowledged"] = stats.acknowledged;
         summary["heartbeats"] = heartbeat_counts(stats);
@@ -257,12 +249,12 @@ int run_simulate(int argc, char** argv) {
                       << " events rejected, " << stats.pending << " still pending); last error: " << stats.last_error
                       << "\n";
     };
-    sim::run_scenario(*scenario, reporter, run, simulate_stop);
+    sim::run_scenario(scenario, reporter, run, simulate_stop);
     reporter.shutdown(std::chrono::seconds(2));
-    if (hold) {
+    if (a.hold) {
         // Held ranks kept heartbeating after the summary: how those fared, once the reporter has stopped.
         const auto stats = reporter.stats();
-        std::cout << nlohmann::json{{"job", scenario->job},
+        std::cout << nlohmann::json{{"job", scenario.job},
                                     {"stopped", true},
                                     {"events", stats.enqueued},
                                     {"acknowledged", stats.acknowledged},
@@ -273,6 +265,33 @@ int run_simulate(int argc, char** argv) {
                   << std::endl;
     }
     return lifecycle_acknowledged ? exit_ok : exit_failure;
+}
+}  // namespace
+
+int run_simulate(int argc, char** argv) {
+    CLI::App cli{"Run simulated ranks of an FSDPTurbo job against a collector, with injected faults.",
+                 "meshscope simulate"};
+    SimulateArguments a;
+    add_simulate_options(cli, a);
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "meshscope simulate: " << e.what() << "\nRun 'meshscope simulate --help' for usage.\n";
+        return exit_usage;
+    }
+    const auto usage_error = [](const std::string& text) {
+        std::cerr << "meshscope simulate: " << text << "\n";
+        return exit_usage;
+    };
+    if (const std::string conflict = mode_conflict(a); !conflict.empty()) return usage_error(conflict);
+    if (a.per_rank.enabled)
+        if (const std::string problem = size_processes(a, a.per_rank); !problem.empty()) return usage_error(problem);
+    const auto scenario = scenario_of(a);
+    if (!scenario) return usage_error(scenario.error().message());
+    if (a.per_rank.enabled) return run_per_rank(*scenario, a.target, a.token, a.speed, a.timeout, a.seed, a.per_rank);
+    return run_shared_client(*scenario, a);
 }
 
 }  // namespace meshscope::app

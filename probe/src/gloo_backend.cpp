@@ -9,12 +9,14 @@
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
+#include <gloo/common/error.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include "connect_retry.h"
 #include "plan_exchange.h"
 
 namespace meshscope::probe {
@@ -38,9 +40,9 @@ public:
         return {value->begin(), value->end()};
     }
     void wait(const std::vector<std::string>& keys) override { wait(keys, timeout_); }
-    void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override {
-        // The probe's --timeout bounds every wait, whatever gloo's version passes.
-        const auto deadline = std::chrono::steady_clock::now() + std::min(timeout, timeout_);
+    void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds&) override {
+        // The probe's --timeout bounds every wait, whatever gloo passes (a connect attempt's share of it).
+        const auto deadline = std::chrono::steady_clock::now() + timeout_;
         for (const auto& key : keys) {
             const auto left =
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -161,28 +163,45 @@ public:
         if (g.members.size() == 1) return std::make_unique<SoloCommunicator>();
         // Each member marks that it joined, so a timeout can name the members that never did.
         kv_.set(prefix + ".joined." + std::to_string(g.position), "1");
-        store_.set_timeout(timeout);
-        gloo::rendezvous::PrefixStore prefixed(prefix, store_);
-        auto context = std::make_shared<gloo::rendezvous::Context>(static_cast<int>(g.position),
-                                                                   static_cast<int>(g.members.size()));
-        context->setTimeout(timeout);
+        // gloo's rendezvous, retried together by the members on a connect failure (connect_retry.h).
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        std::shared_ptr<gloo::rendezvous::Context> context;
         try {
-            context->connectFullMesh(prefixed, device_);
+            connect_together(
+                kv_, prefix, g.position, g.members, timeout, RetryPolicy{},
+                [&](const std::string& attempt_prefix, std::chrono::milliseconds budget) {
+                    // A member still in its last attempt's connects may reach the store late: the store waits
+                    // to the deadline, the connects only for this attempt's share of it.
+                    store_.set_timeout(
+                        std::max(std::chrono::milliseconds{0}, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                   deadline - std::chrono::steady_clock::now())));
+                    gloo::rendezvous::PrefixStore prefixed(attempt_prefix, store_);
+                    context = std::make_shared<gloo::rendezvous::Context>(static_cast<int>(g.position),
+                                                                          static_cast<int>(g.members.size()));
+                    context->setTimeout(std::max(budget, std::chrono::milliseconds{1}));
+                    try {
+                        context->connectFullMesh(prefixed, device_);
+                    } catch (const gloo::IoException& e) {
+                        throw ConnectFailed(e.what());
+                    }
+                },
+                [](std::chrono::milliseconds pause) { std::this_thread::sleep_for(pause); });
+        } catch (const NotFormed&) {
+            throw;
         } catch (const StoreTimeout&) {
             std::vector<std::int64_t> missing;
             for (std::size_t p = 0; p < g.members.size(); ++p)
                 if (p != g.position && !kv_.try_get(prefix + ".joined." + std::to_string(p)))
                     missing.push_back(g.members[p]);
             std::sort(missing.begin(), missing.end());
-            const double seconds = static_cast<double>(timeout.count()) / 1000.0;
-            char limit[32];
-            std::snprintf(limit, sizeof limit, "%.1f s", seconds);
+            const std::string limit = seconds_text(timeout);
             throw NotFormed(missing.empty() ? std::string("the group did not connect within ") + limit
                                             : ranks_text(missing) + " did not join within " + limit,
                             missing);
         } catch (const std::exception& e) {
             throw std::runtime_error(std::string("gloo could not connect the group: ") + e.what());
         }
+        context->setTimeout(timeout);  // the collectives' limit
         const bool slow = g.dim == options_.slow_dim && g.index == options_.slow_index;
         return std::make_unique<GlooCommunicator>(context, slow ? options_.slow_delay : std::chrono::milliseconds{0});
     }

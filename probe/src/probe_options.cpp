@@ -68,12 +68,10 @@ Expected<std::vector<std::int64_t>> parse_sizes(const std::string& text) {
     return sizes;
 }
 
-Expected<ProbeOptions> parse_probe_options(const std::vector<std::string>& args, const Environment& env) {
-    ProbeOptions o;
-    auto sizes = parse_sizes("1K:1M");
-    o.sizes = *sizes;
-
-    // Identity: torchrun, then Slurm, then Open MPI.
+namespace {
+// Who this process is from its launcher's variables (torchrun, then Slurm, then Open MPI), the collector and
+// token from MESHSCOPE_URL / MESHSCOPE_TOKEN. Returns the launcher's job id ("" when none).
+std::string read_launcher(ProbeOptions& o, const Environment& env) {
     const auto env_int = [&](const char* name) -> std::optional<std::int64_t> {
         const auto v = env(name);
         return v ? whole(*v) : std::nullopt;
@@ -97,7 +95,99 @@ Expected<ProbeOptions> parse_probe_options(const std::vector<std::string>& args,
         const auto v = env(name);
         if (v && !v->empty() && *v != "none") launcher_job = *v;
     }
+    return launcher_job;
+}
 
+// --inject-slow-group, a test hook: "ep:1" or "ep:1:200" (milliseconds before every collective of that group).
+std::optional<Error> read_slow_group(ProbeOptions& o, const std::string& v) {
+    const auto first = v.find(':');
+    const auto second = first == std::string::npos ? std::string::npos : v.find(':', first + 1);
+    const auto index = first == std::string::npos ? std::nullopt : whole(v.substr(first + 1, second - first - 1));
+    const auto delay = second == std::string::npos ? std::optional<std::int64_t>(50) : whole(v.substr(second + 1));
+    if (!index || !delay || *index < 0 || *delay < 0)
+        return ValueError("--inject-slow-group must be DIM:INDEX[:MILLISECONDS], got \"" + v + "\"");
+    o.slow_dim = v.substr(0, first);
+    o.slow_index = *index;
+    o.slow_delay = std::chrono::milliseconds{*delay};
+    return std::nullopt;
+}
+
+// One option `a` with its value `v`; the error when the option is unknown or its value is not one it takes.
+std::optional<Error> read_option(ProbeOptions& o, const std::string& a, const std::string& v, bool& gpus_given) {
+    if (a == "--dp" || a == "--cp" || a == "--ep" || a == "--gpus-per-node" || a == "--iters" || a == "--local" ||
+        a == "--timeout") {
+        const auto n = whole(v);
+        if (!n || *n < 1) return ValueError(a + " must be a positive whole number, got \"" + v + "\"");
+        if (a == "--dp") o.dp = *n;
+        if (a == "--cp") o.cp = *n;
+        if (a == "--ep") o.ep = *n;
+        if (a == "--gpus-per-node") o.gpus_per_node = *n, gpus_given = true;
+        if (a == "--iters") o.iters = static_cast<int>(std::min<std::int64_t>(*n, 100000));
+        if (a == "--local") o.local = static_cast<int>(std::min<std::int64_t>(*n, 4096));
+        if (a == "--timeout") o.timeout = std::chrono::milliseconds{std::min<std::int64_t>(*n, 86400) * 1000};
+    } else if (a == "--warmup") {
+        const auto n = whole(v);
+        if (!n || *n < 0) return ValueError("--warmup must be a whole number, got \"" + v + "\"");
+        o.warmup = static_cast<int>(std::min<std::int64_t>(*n, 1000));
+    } else if (a == "--plan") {
+        o.plan_file = v;
+    } else if (a == "--order") {
+        if (v != "torch29" && v != "torch28")
+            return ValueError("--order must be torch29 or torch28, got \"" + v + "\"");
+        o.order = v;
+    } else if (a == "--backend") {
+        if (v != "gloo" && v != "nccl") return ValueError("--backend must be gloo or nccl, got \"" + v + "\"");
+        o.backend = v;
+    } else if (a == "--sizes") {
+        auto s = parse_sizes(v);
+        if (!s) return s.error();
+        o.sizes = *s;
+    } else if (a == "--collector") {
+        o.collector = v;
+    } else if (a == "--token") {
+        o.token = v;
+    } else if (a == "--job") {
+        o.job = v;
+    } else if (a == "--bind") {
+        o.bind_address = v;
+    } else if (a == "--inject-slow-group") {
+        return read_slow_group(o, v);
+    } else if (a == "--inject-absent") {
+        o.absent_dim = v;
+    } else if (a == "--dump-results") {
+        // Test hook: every collective's input and output, for a check against another library's.
+        o.dump_dir = v;
+    } else {
+        return ValueError("unknown option \"" + a + "\"");
+    }
+    return std::nullopt;
+}
+
+// What the options mean together: --local's world, the rank inside the world, a collector, the job's name.
+Expected<ProbeOptions> complete_options(ProbeOptions o, bool gpus_given, const std::string& launcher_job) {
+    if (!o.plan_file.empty() && (o.dp || o.cp || o.ep))
+        return ValueError("give either --plan or --dp/--cp/--ep, not both");
+    if (o.local > 0) {
+        o.world = o.local;
+        if (!gpus_given) o.gpus_per_node = o.local;
+        if (o.bind_address.empty()) o.bind_address = "127.0.0.1";
+    }
+    if (o.rank < 0 || o.world < 1 || o.rank >= o.world)
+        return ValueError("the launcher's rank " + std::to_string(o.rank) + " is not below its world size " +
+                          std::to_string(o.world));
+    if (o.collector.empty())
+        return ValueError(
+            "meshscope-probe needs a collector, which is also its rendezvous: pass --collector URL or "
+            "set MESHSCOPE_URL (start one with meshscope serve)");
+    if (o.job.empty() && !launcher_job.empty()) o.job = launcher_job.substr(0, 122) + "-probe";
+    return o;
+}
+}  // namespace
+
+Expected<ProbeOptions> parse_probe_options(const std::vector<std::string>& args, const Environment& env) {
+    ProbeOptions o;
+    o.sizes = *parse_sizes("1K:1M");
+    const std::string launcher_job = read_launcher(o, env);
     bool gpus_given = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -115,86 +205,9 @@ Expected<ProbeOptions> parse_probe_options(const std::vector<std::string>& args,
         }
         if (i + 1 >= args.size())
             return ValueError(a.rfind("--", 0) == 0 ? a + " needs a value" : "unknown argument \"" + a + "\"");
-        const std::string& v = args[++i];
-        const auto positive = [&](const std::string& name) -> Expected<std::int64_t> {
-            const auto n = whole(v);
-            if (!n || *n < 1) return ValueError(name + " must be a positive whole number, got \"" + v + "\"");
-            return *n;
-        };
-        if (a == "--dp" || a == "--cp" || a == "--ep" || a == "--gpus-per-node" || a == "--iters" || a == "--local" ||
-            a == "--timeout") {
-            auto n = positive(a);
-            if (!n) return n.error();
-            if (a == "--dp") o.dp = *n;
-            if (a == "--cp") o.cp = *n;
-            if (a == "--ep") o.ep = *n;
-            if (a == "--gpus-per-node") o.gpus_per_node = *n, gpus_given = true;
-            if (a == "--iters") o.iters = static_cast<int>(std::min<std::int64_t>(*n, 100000));
-            if (a == "--local") o.local = static_cast<int>(std::min<std::int64_t>(*n, 4096));
-            if (a == "--timeout") o.timeout = std::chrono::milliseconds{std::min<std::int64_t>(*n, 86400) * 1000};
-        } else if (a == "--warmup") {
-            const auto n = whole(v);
-            if (!n || *n < 0) return ValueError("--warmup must be a whole number, got \"" + v + "\"");
-            o.warmup = static_cast<int>(std::min<std::int64_t>(*n, 1000));
-        } else if (a == "--plan") {
-            o.plan_file = v;
-        } else if (a == "--order") {
-            if (v != "torch29" && v != "torch28")
-                return ValueError("--order must be torch29 or torch28, got \"" + v + "\"");
-            o.order = v;
-        } else if (a == "--backend") {
-            if (v != "gloo" && v != "nccl") return ValueError("--backend must be gloo or nccl, got \"" + v + "\"");
-            o.backend = v;
-        } else if (a == "--sizes") {
-            auto s = parse_sizes(v);
-            if (!s) return s.error();
-            o.sizes = *s;
-        } else if (a == "--collector") {
-            o.collector = v;
-        } else if (a == "--token") {
-            o.token = v;
-        } else if (a == "--job") {
-            o.job = v;
-        } else if (a == "--bind") {
-            o.bind_address = v;
-        } else if (a == "--inject-slow-group") {
-            // Test hook: "ep:1" or "ep:1:200" (milliseconds before every collective of that group).
-            const auto first = v.find(':');
-            const auto second = first == std::string::npos ? std::string::npos : v.find(':', first + 1);
-            const auto index =
-                first == std::string::npos ? std::nullopt : whole(v.substr(first + 1, second - first - 1));
-            const auto delay =
-                second == std::string::npos ? std::optional<std::int64_t>(50) : whole(v.substr(second + 1));
-            if (!index || !delay || *index < 0 || *delay < 0)
-                return ValueError("--inject-slow-group must be DIM:INDEX[:MILLISECONDS], got \"" + v + "\"");
-            o.slow_dim = v.substr(0, first);
-            o.slow_index = *index;
-            o.slow_delay = std::chrono::milliseconds{*delay};
-        } else if (a == "--inject-absent") {
-            o.absent_dim = v;
-        } else if (a == "--dump-results") {
-            // Test hook: every collective's input and output, for a check against another library's.
-            o.dump_dir = v;
-        } else {
-            return ValueError("unknown option \"" + a + "\"");
-        }
+        if (auto error = read_option(o, a, args[++i], gpus_given)) return *error;
     }
-    if (!o.plan_file.empty() && (o.dp || o.cp || o.ep))
-        return ValueError("give either --plan or --dp/--cp/--ep, not both");
-    if (o.local > 0) {
-        o.world = o.local;
-        if (!gpus_given) o.gpus_per_node = o.local;
-        if (o.bind_address.empty()) o.bind_address = "127.0.0.1";
-    }
-    if (o.rank < 0 || o.world < 1 || o.rank >= o.world)
-        return ValueError("the launcher's rank " + std::to_string(o.rank) + " is not below its world size " +
-                          std::to_string(o.world));
-    if (o.collector.empty())
-        return ValueError(
-            "meshscope-probe needs a collector, which is also its rendezvous: pass --collector URL or "
-            "set MESHSCOPE_URL (start one with meshscope serve)");
-    if (o.job.empty() && !launcher_job.empty()) o.job = launcher_job.substr(0, 122) + "-probe";
-    return o;
+    return complete_options(std::move(o), gpus_given, launcher_job);
 }
 
 }  // namespace meshscope::probe

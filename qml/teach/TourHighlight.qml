@@ -11,6 +11,12 @@ Item {
     // The anchor item; null: no frame.
     property Item target: null
     readonly property bool shown: root.target !== null && root.target.visible
+    readonly property real frameWidth: frame.width
+
+    // How much of the frame's width lies between x = from and x = to (this overlay's coordinates).
+    function overlap(from: real, to: real): real {
+        return Math.max(0, Math.min(to, frame.x + frame.width) - Math.max(from, frame.x));
+    }
 
     function place() {
         if (root.target === null)

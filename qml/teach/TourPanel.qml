@@ -6,9 +6,9 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Teach
 
-// The open tour step, docked beside the pages: where it is in the tour, its text, its task (the prompt, an
-// answer field where the answer is not a click, core's verdict and the hint), and Back / Next / Leave. Next
-// waits until core judged the task's answer right.
+// The open tour step, floating over the page (qml/Dashboard.qml picks the side): where it is in the tour, its
+// text, its task (the prompt, an answer field where the answer is not a click, core's verdict and the hint), and
+// Back / Next / Leave. Next waits until core judged the task's answer right.
 Pane {
     id: root
 

@@ -1,4 +1,4 @@
-// The tours MeshScope ships (resources/tours/NAME.json, docs/tours.md), compiled in by embed_tours.cmake: the
+// The tours MeshScope ships (resources/tours/NAME.json, docs/tours.md), compiled in by cmake/embed_files.cmake: the
 // desktop and the collector (which serves them to the web page) read these same bytes, parsed by core's
 // parse_tour. Qt-free, so the collector can link it.
 //

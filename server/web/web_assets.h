@@ -1,5 +1,5 @@
 // The web dashboard's files (web/ in the source tree), compiled into the executable by
-// embed_web_assets.cmake: the collector serves them at / without reading the disk (docs/collector.md).
+// cmake/embed_files.cmake: the collector serves them at / without reading the disk (docs/collector.md).
 #pragma once
 
 #include <span>

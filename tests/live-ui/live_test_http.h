@@ -12,6 +12,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include "http_test_support.h"
+
 namespace meshscope::test {
 
 class ScriptedHttp {
@@ -65,9 +67,7 @@ private:
     void answer(QTcpSocket* socket, const QString& path) {
         const auto it = routes_.constFind(path);
         const Route route = it == routes_.constEnd() ? Route{404, R"({"error":"no such path"})", false} : *it;
-        QByteArray head = "HTTP/1.1 " + QByteArray::number(route.status) + " X\r\nContent-Type: application/json\r\n";
-        head += "Content-Length: " + QByteArray::number(route.body.size()) + "\r\nConnection: close\r\n\r\n";
-        socket->write(head + route.body);
+        socket->write(::test::http_response(route.status, route.body, {"Connection: close"}));
         socket->disconnectFromHost();
         answered_ << path;
     }

@@ -139,7 +139,7 @@ private slots:
         QFETCH(int, old_status);
         QFETCH(bool, old_answers_last);
         QFETCH(QStringList, delivered);
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/old"),
                    {old_status, old_status == 200 ? tagged("old") : "{\"error\":\"boom\"}", true});
         http.route(QStringLiteral("/new"), {200, tagged("new"), true});
@@ -165,7 +165,7 @@ private slots:
 
     // Kinds are separate lanes: a newer "findings" answer does not drop an older "ranks" one.
     void kinds_are_independent() {
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/ranks"), {200, tagged("ranks"), true});
         http.route(QStringLiteral("/findings"), {200, tagged("findings"), false});
         LiveClient client;
@@ -182,7 +182,7 @@ private slots:
     // Bounded work: while one body of a kind is parsed, newer bodies replace each other; only the newest is
     // parsed next. Never two parses of one kind at once.
     void one_parse_per_kind_newest_waiting() {
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         for (const char* tag : {"a", "b", "c"}) http.route(QStringLiteral("/") + tag, {200, tagged(tag), false});
         LiveClient client;
         client.setServer(QUrl(http.url()), QString());
@@ -223,7 +223,7 @@ private slots:
         QFETCH(int, status);
         QFETCH(QByteArray, body);
         QFETCH(QString, error);
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/x"), {status, body, false});
         LiveClient client;
         client.setServer(QUrl(http.url()), QString());
@@ -250,7 +250,7 @@ private slots:
     }
     void destroyed_while_parsing() {
         QFETCH(bool, destroy_client);
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/a"), {200, tagged("a"), false});
         auto client = std::make_unique<LiveClient>();
         auto context = std::make_unique<QObject>();
@@ -274,7 +274,7 @@ private slots:
 
     // LiveSession: a snapshot of a job no longer selected, answered after the selected job's one, is dropped.
     void snapshot_of_a_job_no_longer_selected_is_dropped() {
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/api/v1/jobs"),
                    {200, "{\"jobs\":[{\"job\":\"a\",\"world_size\":4},{\"job\":\"b\",\"world_size\":2}]}", false});
         const auto ranks_of = [](int count, const char* host) {
@@ -314,9 +314,9 @@ private slots:
 
     // The whole page's session deleted while its 16,384-rank snapshot is parsed on a worker.
     void session_destroyed_while_parsing() {
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/api/v1/jobs"), {200, "{\"jobs\":[{\"job\":\"big\",\"world_size\":16384}]}", false});
-        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, test::large_ranks_body(), false});
+        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, meshscope::test::large_ranks_body(), false});
         http.route(QStringLiteral("/api/v1/jobs/big/findings"), {200, "{\"findings\":[]}", false});
         auto session = std::make_unique<LiveSession>();
         session->inputs()->setUrl(http.url());
@@ -335,11 +335,11 @@ private slots:
     // The same through the whole page: LiveSession polls, the worker parses, the GUI thread applies the rows
     // (first snapshot: model reset; second: one rank changed, in place).
     void session_gui_thread_stall_large_snapshot() {
-        test::ScriptedHttp http;
+        meshscope::test::ScriptedHttp http;
         http.route(QStringLiteral("/api/v1/jobs"), {200, "{\"jobs\":[{\"job\":\"big\",\"world_size\":16384}]}", false});
-        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, test::large_ranks_body(), false});
+        http.route(QStringLiteral("/api/v1/jobs/big/ranks"), {200, meshscope::test::large_ranks_body(), false});
         http.route(QStringLiteral("/api/v1/jobs/big/findings"), {200, "{\"findings\":[]}", false});
-        const QByteArray changed = test::large_ranks_body(true);
+        const QByteArray changed = meshscope::test::large_ranks_body(true);
         const int stale = static_cast<int>(RankStateKind::stale);  // what large_ranks_body(true) makes rank 5
         LiveSession session;
         session.inputs()->setPollIntervalMs(600000);  // only the polls this test asks for
@@ -370,8 +370,8 @@ private slots:
     // + parse_ranks in the reply's handler, on the GUI thread) and after (getRows: both on a worker). Figures go to
     // docs/benchmarks.md ("Live page").
     void gui_thread_stall_large_snapshot() {
-        test::ScriptedHttp http;
-        const QByteArray body = test::large_ranks_body();
+        meshscope::test::ScriptedHttp http;
+        const QByteArray body = meshscope::test::large_ranks_body();
         http.route(QStringLiteral("/ranks"), {200, body, false});
         LiveClient client;
         client.setServer(QUrl(http.url()), QString());

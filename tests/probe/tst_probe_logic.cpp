@@ -1,12 +1,15 @@
 // meshscope-probe's logic without a GPU or a network: nccl-tests' bandwidth definitions, the deterministic
 // data and its exact results, each rank's groups in creation order (domain.md's worked examples), the plan
-// exchange's verdict and the first group that cannot form, and the command line. Expected values are
+// exchange's verdict and the first group that cannot form, a group's connects retried together, and the command
+// line. Expected values are
 // worked by hand.
 #include <QtTest>
 
 #include <map>
 
 #include "src/bandwidth.h"
+#include "src/communicator.h"
+#include "src/connect_retry.h"
 #include "src/group_schedule.h"
 #include "src/pattern.h"
 #include "src/plan_exchange.h"
@@ -187,6 +190,96 @@ private slots:
         QCOMPARE(v.never, (std::vector<std::int64_t>{2, 3}));
         QCOMPARE(QString::fromStdString(v.message(std::chrono::milliseconds{5000})),
                  "ranks 2-3 never published a plan within 5.0 s");
+    }
+
+    // A group's connects retried together (connect_retry.h), seen from member 0 of ranks {4, 5}: its own
+    // attempts ("ok", or "fail": the transport's I/O error) and the records member 1 left in the store.
+    void connects_are_retried_together_data() {
+        QTest::addColumn<QStringList>("own");
+        QTest::addColumn<QStringList>("peer");
+        QTest::addColumn<int>("attempts");  // 0: it gives up
+        QTest::addColumn<QString>("error");
+        QTest::addColumn<QList<int>>("pauses");  // milliseconds slept before each retry
+        QTest::addRow("connects at once") << QStringList{"ok"} << QStringList{"ok"} << 1 << "" << QList<int>{};
+        QTest::addRow("own connect fails once")
+            << QStringList{"fail", "ok"} << QStringList{"ok", "ok"} << 2 << "" << QList<int>{100};
+        QTest::addRow("the peer's connect fails once")
+            << QStringList{"ok", "ok"} << QStringList{"failed", "ok"} << 2 << "" << QList<int>{100};
+        QTest::addRow("both fail twice") << QStringList{"fail", "fail", "ok"} << QStringList{"failed", "failed", "ok"}
+                                         << 3 << "" << QList<int>{100, 200};
+        QTest::addRow("every attempt fails")
+            << QStringList{"fail", "fail", "fail"} << QStringList{"failed", "failed", "failed"} << 0
+            << "after 3 attempts: Connection closed by peer" << QList<int>{100, 200};
+        QTest::addRow("the peer fails every attempt")
+            << QStringList{"ok", "ok", "ok"} << QStringList{"failed", "failed", "failed"} << 0
+            << "after 3 attempts: another member's connect failed" << QList<int>{100, 200};
+    }
+    void connects_are_retried_together() {
+        QFETCH(QStringList, own);
+        QFETCH(QStringList, peer);
+        QFETCH(int, attempts);
+        QFETCH(QString, error);
+        QFETCH(QList<int>, pauses);
+        MemoryKeyValue kv;
+        for (int n = 0; n < peer.size(); ++n) kv.set("g.t" + std::to_string(n + 1) + ".state.1", peer[n].toStdString());
+        QStringList prefixes;
+        QList<int> slept;
+        std::chrono::milliseconds first_budget{0};
+        const auto attempt = [&](const std::string& prefix, std::chrono::milliseconds budget) {
+            if (prefixes.isEmpty()) first_budget = budget;
+            prefixes << QString::fromStdString(prefix);
+            if (own.value(prefixes.size() - 1) == "fail") throw ConnectFailed("Connection closed by peer");
+        };
+        const auto sleep = [&](std::chrono::milliseconds pause) { slept << static_cast<int>(pause.count()); };
+        int taken = 0;
+        QString thrown;
+        try {
+            taken =
+                connect_together(kv, "g", 0, {4, 5}, std::chrono::milliseconds{30000}, RetryPolicy{}, attempt, sleep);
+        } catch (const ConnectFailed& e) {
+            thrown = e.what();
+        }
+        QCOMPARE(taken, attempts);
+        QCOMPARE(thrown, error);
+        QCOMPARE(slept, pauses);
+        // Each attempt under a fresh prefix, recorded for the other members; the first gets a third of the time.
+        QCOMPARE(prefixes.size(), own.size());
+        for (int n = 0; n < prefixes.size(); ++n) {
+            QCOMPARE(prefixes[n], QStringLiteral("g.t%1").arg(n + 1));
+            QCOMPARE(QString::fromStdString(kv.try_get("g.t" + std::to_string(n + 1) + ".state.0").value_or("")),
+                     own[n] == "ok" ? "ok" : "failed");
+        }
+        QVERIFY2(first_budget > std::chrono::milliseconds{9000} && first_budget <= std::chrono::milliseconds{10000},
+                 qPrintable(QString::number(first_budget.count())));
+    }
+
+    void a_member_that_never_records_is_named() {
+        MemoryKeyValue kv;
+        int calls = 0;
+        try {
+            (void)connect_together(
+                kv, "g", 1, {2, 3, 6}, std::chrono::milliseconds{200}, RetryPolicy{},
+                [&](const std::string&, std::chrono::milliseconds) { ++calls; }, [](std::chrono::milliseconds) {});
+            QFAIL("connected without the others");
+        } catch (const NotFormed& e) {
+            QCOMPARE(QString(e.what()), "ranks 2, 6 did not finish connecting within 0.2 s");
+            QCOMPARE(e.missing(), (std::vector<std::int64_t>{2, 6}));
+        }
+        QCOMPARE(calls, 1);
+    }
+
+    void other_failures_are_not_retried() {
+        MemoryKeyValue kv;
+        int calls = 0;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 (void)connect_together(
+                                     kv, "g", 0, {0, 1}, std::chrono::milliseconds{1000}, RetryPolicy{},
+                                     [&](const std::string&, std::chrono::milliseconds) {
+                                         ++calls;
+                                         throw std::logic_error("no key g.t1/1");
+                                     },
+                                     [](std::chrono::milliseconds) {}));
+        QCOMPARE(calls, 1);
     }
 
     void options_data() {

@@ -1,5 +1,5 @@
-// Helpers for the collector tests: synchronous HTTP over loopback (QNetworkAccessManager), a raw socket
-// for requests no well-behaved client sends, and `meshscope serve` / `simulate` as real processes.
+// Helpers for the collector tests: the HTTP helpers of tests/support/http_test_support.h, and `meshscope serve`
+// / `simulate` as real processes.
 #pragma once
 
 #include <functional>
@@ -19,70 +19,9 @@
 
 #include <memory>
 
+#include "http_test_support.h"
+
 namespace test {
-
-struct HttpReply {
-    int status = 0;  // 0: no answer
-    QByteArray body;
-    QList<QPair<QByteArray, QByteArray>> headers;
-    [[nodiscard]] QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-    [[nodiscard]] QString error() const { return json().value("error").toString(); }
-    [[nodiscard]] QByteArray header(const QByteArray& name) const {
-        for (const auto& [key, value] : headers)
-            if (key.toLower() == name.toLower()) return value;
-        return {};
-    }
-};
-
-inline HttpReply http(QNetworkAccessManager& nam, const QByteArray& method, const QString& url,
-                      const QByteArray& body = {}, const QByteArray& token = {}, int timeout_ms = 10000) {
-    QNetworkRequest request{QUrl(url)};
-    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-    if (!token.isEmpty()) request.setRawHeader("Authorization", "Bearer " + token);
-    request.setTransferTimeout(timeout_ms);
-    QNetworkReply* reply = nam.sendCustomRequest(request, method, body);
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    HttpReply out;
-    out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    out.body = reply->readAll();
-    out.headers = reply->rawHeaderPairs();
-    reply->deleteLater();
-    return out;
-}
-
-// Sends raw bytes and reads until the server closes or answers with a complete response.
-inline HttpReply raw_http(quint16 port, const QByteArray& bytes, int timeout_ms = 10000) {
-    QTcpSocket socket;
-    socket.connectToHost(QHostAddress::LocalHost, port);
-    if (!socket.waitForConnected(timeout_ms)) return {};
-    socket.write(bytes);
-    socket.waitForBytesWritten(timeout_ms);
-    QByteArray data;
-    QElapsedTimer clock;
-    clock.start();
-    while (clock.elapsed() < timeout_ms) {
-        if (socket.bytesAvailable() || socket.waitForReadyRead(100)) data += socket.readAll();
-        const auto end = data.indexOf("\r\n\r\n");
-        if (end >= 0) {
-            const auto at = data.toLower().indexOf("content-length:");
-            const int length = at >= 0 ? data.mid(at + 15, data.indexOf("\r\n", at) - at - 15).trimmed().toInt() : 0;
-            if (data.size() >= end + 4 + length) break;
-        }
-        if (socket.state() != QAbstractSocket::ConnectedState && !socket.bytesAvailable()) break;
-    }
-    HttpReply out;
-    if (data.startsWith("HTTP/1.1 ")) out.status = data.mid(9, 3).toInt();
-    const auto end = data.indexOf("\r\n\r\n");
-    if (end >= 0) out.body = data.mid(end + 4);
-    const QList<QByteArray> lines = data.left(end).split('\n');
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const auto colon = lines[i].indexOf(':');
-        if (colon > 0) out.headers.append({lines[i].left(colon).trimmed(), lines[i].mid(colon + 1).trimmed()});
-    }
-    return out;
-}
 
 // `meshscope serve` on a free port; the port comes from its first stdout line.
 class ServeProcess {

@@ -96,12 +96,10 @@ private:
         QByteArray& buffer = buffers_[socket];
         buffer += socket->readAll();
         for (;;) {
+            const auto message_end = test::http_message_end(buffer);
+            if (message_end < 0) return;
             const auto end = buffer.indexOf("\r\n\r\n");
-            if (end < 0) return;
-            const QByteArray head = buffer.left(end).toLower();
-            const auto at = head.indexOf("content-length:");
-            const int length = at >= 0 ? head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toInt() : 0;
-            if (buffer.size() < end + 4 + length) return;
+            const auto length = message_end - end - 4;
             Request request;
             request.arrived_ms = clock_.elapsed();
             request.arrived_utc = QDateTime::currentDateTimeUtc();
@@ -116,12 +114,10 @@ private:
                 return;
             }
             const QByteArray payload = answer.status / 100 == 2 ? R"({"accepted":1})" : R"({"error":"collector busy"})";
-            QByteArray response =
-                "HTTP/1.1 " + QByteArray::number(answer.status) +
-                " X\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(payload.size()) +
-                "\r\n";
-            if (!answer.retry_after.isEmpty()) response += "Retry-After: " + answer.retry_after + "\r\n";
-            socket->write(response + "\r\n" + payload);
+            socket->write(test::http_response(answer.status, payload,
+                                              answer.retry_after.isEmpty()
+                                                  ? QList<QByteArray>{}
+                                                  : QList<QByteArray>{"Retry-After: " + answer.retry_after}));
         }
     }
 

@@ -26,23 +26,9 @@ using meshscope::relay::RelayOptions;
 
 namespace {
 
-// Completeness of one HTTP message in `data` (head + Content-Length body); -1 while incomplete.
-qsizetype message_end(const QByteArray& data) {
-    const auto head_end = data.indexOf("\r\n\r\n");
-    if (head_end < 0) return -1;
-    const QByteArray head = data.left(head_end).toLower();
-    const auto at = head.indexOf("content-length:");
-    const int length = at >= 0 ? head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toInt() : 0;
-    return data.size() >= head_end + 4 + length ? head_end + 4 + length : -1;
-}
-
-QByteArray header_of(const QByteArray& head, const QByteArray& name) {
-    for (const QByteArray& line : head.split('\n')) {
-        const auto colon = line.indexOf(':');
-        if (colon > 0 && line.left(colon).trimmed().toLower() == name.toLower()) return line.mid(colon + 1).trimmed();
-    }
-    return {};
-}
+using test::http_header;
+using test::http_message_end;
+using test::http_response;
 
 // The collector's side of /api/v1/batches, faked: by default every body {"n": k} is accepted with
 // {"status": 200, "accepted": k}, so a rank can tell its own result from a neighbour's.
@@ -103,13 +89,13 @@ private:
     void on_ready(QTcpSocket* s) {
         QByteArray& data = buffers_[s];
         data += s->readAll();
-        for (qsizetype end = message_end(data); end >= 0; end = message_end(data)) {
+        for (qsizetype end = http_message_end(data); end >= 0; end = http_message_end(data)) {
             const QByteArray message = data.left(end);
             data.remove(0, end);
             const auto head_end = message.indexOf("\r\n\r\n");
             const QByteArray head = message.left(head_end);
             Batch batch;
-            batch.authorization = header_of(head, "authorization");
+            batch.authorization = http_header(head, "authorization");
             batch.target = head.split(' ').value(1);
             QJsonArray results;
             const QJsonObject request = QJsonDocument::fromJson(message.mid(head_end + 4)).object();
@@ -129,11 +115,9 @@ private:
                 status = whole_status;
                 body = whole_body;
             }
-            QByteArray response =
-                "HTTP/1.1 " + QByteArray::number(status) +
-                " X\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
-            if (!retry_after.isEmpty()) response += "Retry-After: " + retry_after + "\r\n";
-            response += "\r\n" + body;
+            QByteArray response = http_response(
+                status, body,
+                retry_after.isEmpty() ? QList<QByteArray>{} : QList<QByteArray>{"Retry-After: " + retry_after});
             if (hold)
                 held_.push_back({QPointer<QTcpSocket>(s), response});
             else
@@ -163,14 +147,14 @@ public:
         QObject::connect(&socket_, &QTcpSocket::readyRead, &socket_, [this] { data_ += socket_.readAll(); });
         socket_.connectToHost(QHostAddress::LocalHost, port);
     }
-    [[nodiscard]] bool answered() const { return message_end(data_) >= 0; }
+    [[nodiscard]] bool answered() const { return http_message_end(data_) >= 0; }
     [[nodiscard]] int status() const { return data_.startsWith("HTTP/1.1 ") ? data_.mid(9, 3).toInt() : 0; }
     [[nodiscard]] QJsonObject json() const {
         return QJsonDocument::fromJson(data_.mid(data_.indexOf("\r\n\r\n") + 4)).object();
     }
     [[nodiscard]] QString error() const { return json()["error"].toString(); }
     [[nodiscard]] QByteArray header(const QByteArray& name) const {
-        return header_of(data_.left(data_.indexOf("\r\n\r\n")), name);
+        return http_header(data_.left(data_.indexOf("\r\n\r\n")), name);
     }
 
 private:

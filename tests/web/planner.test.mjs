@@ -147,6 +147,49 @@ test('the legend shows all groups of a dim, numbered as the core orders them', a
   equal(await page.getByRole('button', {name: /^efsdp \(ring\)/}).getAttribute('aria-pressed'), 'false', 'hidden again');
 });
 
+test('the model mesh: its inputs, its view, its labels and groups, and LlamaFactory\'s message', async () => {
+  // world 16 = mp_replicate 2 x mp_shard 8 on nodes of 4 GPUs: rank r sits at (r / 8, r % 8); a block is the
+  // largest divisor of mp_shard up to a node's GPUs (4) of one mp_shard group (docs/planner.md).
+  await open('#/plan?world=16&ep=1&mp_replicate=2&gpus_per_node=4&rank=13');
+  await waitText('#planner-inspector-heading', 'Rank 13');
+  equal(await page.inputValue('#planner-mp_replicate'), '2', 'mp_replicate input');
+  equal((await page.locator('.planner-summary p').allTextContents())[1], 'Model mesh: mp_replicate 2 × mp_shard 8',
+    'summary');
+  await page.getByRole('button', {name: 'Model mesh'}).click();
+  await eventually(async () => (await state()).mesh === 'model', {describe: async () => JSON.stringify(await state())});
+  equal(await page.getByRole('button', {name: 'Model mesh'}).getAttribute('aria-pressed'), 'true', 'pressed');
+  equal(await page.getByRole('button', {name: 'Data mesh'}).getAttribute('aria-pressed'), 'false', 'data not pressed');
+  equal(await text('.planner-toolbar .planner-muted'), 'columns mp_shard (4 per block) · blocks mp_replicate × mp_shard',
+    'axes');
+  ok(await page.locator('.planner-toolbar .planner-note').isHidden(), 'no "showing the data mesh" note');
+  equal((await page.locator('.planner-legend-entry').allTextContents()).join(' | '),
+    'mp_replicate (ring) · 8 × 2 | mp_shard (frame) · 2 × 8', 'legend');
+  const facts = await page.locator('.planner-facts dd').allTextContents();
+  equal(facts[2], '(mp_replicate 1, mp_shard 5)', 'rank 13\'s model coordinate');
+  const group = (dim) => page.locator(`.planner-group[data-dim="${dim}"]`).first();
+  equal(await group('mp_replicate').locator('.planner-members').textContent(), '[5, 13]', 'mp_replicate members');
+  equal(await group('mp_shard').locator('.planner-members').textContent(), '[8, 9, 10, 11, 12, 13, 14, 15]',
+    'mp_shard members');
+  // Rank 13 is block 3, column 1 of the model grid; the blocks' labels are the desktop's.
+  const drawn = await page.evaluate(async () => {
+    const {plan, svg} = (await import('/planner/planner_page.js')).debugState();
+    const {PlanGridLayout} = await import('/planner/grid_layout.js');
+    const layout = new PlanGridLayout(plan, plan.meshes.find((m) => m.name === 'model'));
+    const texts = [...new DOMParser().parseFromString(svg(), 'image/svg+xml').querySelectorAll('text')]
+      .map((t) => t.textContent);
+    return {position: layout.position(13), labels: texts.filter((t) => t.startsWith('mp_'))};
+  });
+  equal(JSON.stringify(drawn.position), '{"block":3,"column":1,"row":0}', 'rank 13 in the model grid');
+  equal(drawn.labels.join(' | '), 'mp_replicate 0 · mp_shard 0–3 | mp_replicate 0 · mp_shard 4–7 | ' +
+    'mp_replicate 1 · mp_shard 0–3 | mp_replicate 1 · mp_shard 4–7', 'block labels');
+  ok((await page.evaluate(() => window.location.hash)).includes('mp_replicate=2&mp_shard=8'), 'the address keeps it');
+  // LlamaFactory's words for a replica count that does not divide the world, and the values that do.
+  await page.fill('#planner-mp_replicate', '3');
+  await waitText('.planner-error-message', 'world_size (16) must be divisible by mp_replicate_size (3).');
+  equal(await page.locator('#planner-mp_replicate').getAttribute('aria-invalid'), 'true', 'mp_replicate marked');
+  equal((await page.locator('.planner-suggestion').allTextContents()).join(' '), '1 2 4 8 16', 'suggestions');
+});
+
 test('the exported YAML, torchrun and JSON are the bytes of meshscope plan --format', async () => {
   await open('#/plan?dp=8&cp=2&ep=2');
   await page.waitForFunction(() => document.querySelector('#planner-yaml')?.textContent.startsWith('# LlamaFactory'));

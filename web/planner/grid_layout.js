@@ -43,8 +43,15 @@ export class PlanGridLayout extends GridLayout {
     return {x, y, size: metrics.cell};
   }
 
-  // "efsdp 3", "edp 1 · efsdp 3", "dp 8–15" (the desktop's labels).
+  // "efsdp 3", "edp 1 · efsdp 3", "dp 8–15", "mp_shard 0–7", "mp_replicate 1 · mp_shard 8–15" (the desktop's labels).
   labelOf(block) {
+    if (this.mesh.name === 'model') {
+      const [replicas, shard] = this.mesh.shape;
+      const first = block * this.columns;
+      const at = first % shard;
+      const shards = this.columns === 1 ? `mp_shard ${at}` : `mp_shard ${at}–${at + this.columns - 1}`;
+      return replicas > 1 ? `mp_replicate ${Math.floor(first / shard)} · ${shards}` : shards;
+    }
     if (this.mesh.name === 'expert') {
       const efsdp = this.mesh.shape[1];
       const edp = Math.floor(block / efsdp);
@@ -56,6 +63,7 @@ export class PlanGridLayout extends GridLayout {
   }
 
   axesText() {
+    if (this.mesh.name === 'model') return `columns mp_shard (${this.columns} per block) · blocks mp_replicate × mp_shard`;
     if (this.mesh.name === 'expert') {
       return this.mesh.shape[0] > 1 ? 'blocks edp × efsdp · columns ep · rows expert_cp'
         : 'blocks efsdp · columns ep · rows expert_cp';

@@ -58,7 +58,7 @@ export class MeshCanvas {
     this.resizeObserver.disconnect();
   }
 
-  // plan: the compact plan; meshName: "expert" or "data" (the data mesh when the plan has no expert mesh).
+  // plan: the compact plan; meshName: "expert", "data" or "model" (the data mesh when the plan has no such mesh).
   setPlan(plan, meshName) {
     this.plan = plan;
     const mesh = plan.meshes.find((m) => m.name === meshName) || plan.meshes.find((m) => m.name === 'data');

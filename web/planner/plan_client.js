@@ -3,7 +3,13 @@
 // dialog on a 401); a 400 comes back whole ({error, hint, field, suggestions}) so the page can show the core's
 // exact words and the values that fix them. Exports are text, so they are fetched here with the same token.
 
-export const planParameters = ['dp', 'world', 'cp', 'ep', 'gpus_per_node', 'order'];
+export const planParameters = ['dp', 'world', 'cp', 'ep', 'mp_replicate', 'mp_shard', 'gpus_per_node', 'order'];
+
+// A plan's model mesh as request parameters: none for LlamaFactory's default (1, world), so the usual plan's
+// requests and deep links read as they always do.
+export function modelMeshParameters(t) {
+  return t.mp_replicate === 1 && t.mp_shard === t.world ? {} : {mp_replicate: t.mp_replicate, mp_shard: t.mp_shard};
+}
 
 // The query of a plan request, in one fixed order so equal requests read alike (and deep links too).
 export function planQuery(request) {

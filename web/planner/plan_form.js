@@ -1,4 +1,5 @@
-// The Planner's inputs (world size, dp, cp, ep, GPUs per node, group order) and the verdict on them: the
+// The Planner's inputs (world size, dp, cp, ep, LlamaFactory's model mesh, GPUs per node, group order) and the
+// verdict on them: the
 // core's exact message, the CLI's hint and the values that fix it as buttons. The page judges nothing itself;
 // the collector's 400 says what is wrong and with which field.
 import {clear, el, setText} from './planner_dom.js';
@@ -8,6 +9,8 @@ const fields = [
   {name: 'dp', label: 'dp (data)', help: 'data-parallel size; world = dp × cp'},
   {name: 'cp', label: 'cp (context)', help: 'context-parallel size'},
   {name: 'ep', label: 'ep (expert)', help: 'dist_config ep_size; must divide dp'},
+  {name: 'mp_replicate', label: 'mp_replicate', help: "LlamaFactory's model mesh: replicas (default 1)"},
+  {name: 'mp_shard', label: 'mp_shard', help: 'model mesh shard size; empty or 0: world / mp_replicate'},
   {name: 'gpus_per_node', label: 'GPUs per node', help: 'ranks fill nodes consecutively'},
 ];
 

@@ -1,7 +1,13 @@
-// The plan in words (the desktop's summary): sizes, the expert mesh, the cluster, how each dim's groups fall on
+// The plan in words (the desktop's summary): sizes, the expert and model meshes, the cluster, how each dim's groups fall on
 // nodes (the collector's spans) and the placement warnings; plus the mesh switch and the grid's legend.
 import {dimStyles} from './grid_scene.js';
 import {clear, el, setText} from './planner_dom.js';
+
+// LlamaFactory's model mesh in words, as the desktop's summary gives it.
+export function modelMeshText(t) {
+  const text = `mp_replicate ${t.mp_replicate} × mp_shard ${t.mp_shard}`;
+  return t.mp_replicate === 1 ? `${text} (LlamaFactory's default)` : text;
+}
 
 export function topologyText(t) {
   return `(dp, cp, ep) = (${t.dp}, ${t.cp}, ${t.ep}) · world ${t.world} = dp ${t.dp} × cp ${t.cp}`;
@@ -16,13 +22,14 @@ function spanText(s) {
 export class PlanSummary {
   constructor() {
     this.topology = el('p', {});
+    this.model = el('p', {});
     this.expert = el('p', {});
     this.cluster = el('p', {});
     this.dims = el('ul', {class: 'planner-dims'});
     this.warningsTitle = el('h3', {class: 'planner-subheading'});
     this.warnings = el('ul', {class: 'planner-warnings'});
     this.root = el('section', {class: 'planner-summary', 'aria-labelledby': 'planner-summary-heading'},
-      el('h2', {class: 'planner-heading', id: 'planner-summary-heading'}, 'Summary'), this.topology, this.expert,
+      el('h2', {class: 'planner-heading', id: 'planner-summary-heading'}, 'Summary'), this.topology, this.model, this.expert,
       this.cluster, el('h3', {class: 'planner-subheading'}, 'Groups per dim'), this.dims, this.warningsTitle,
       this.warnings);
   }
@@ -30,6 +37,7 @@ export class PlanSummary {
   show(plan) {
     const t = plan.topology;
     setText(this.topology, topologyText(t));
+    setText(this.model, `Model mesh: ${modelMeshText(t)}`);
     setText(this.expert, t.ep > 1 ? `Expert mesh: edp ${t.edp} × efsdp ${t.efsdp} × ep ${t.ep} × expert_cp ${t.cp}`
       : 'Expert mesh: No expert mesh: ep = 1 (FSDPTurbo builds none; efsdp = edp = 1)');
     const nodes = plan.cluster.nodes;
@@ -52,22 +60,26 @@ export class MeshSwitch {
   constructor(onChange) {
     this.expertButton = el('button', {type: 'button', class: 'planner-toggle', 'aria-pressed': 'true'}, 'Expert mesh');
     this.dataButton = el('button', {type: 'button', class: 'planner-toggle', 'aria-pressed': 'false'}, 'Data mesh');
+    // LlamaFactory's model mesh exists in every plan (defaults (1, world)): its button is always enabled.
+    this.modelButton = el('button', {type: 'button', class: 'planner-toggle', 'aria-pressed': 'false'}, 'Model mesh');
     this.expertButton.addEventListener('click', () => onChange('expert'));
     this.dataButton.addEventListener('click', () => onChange('data'));
+    this.modelButton.addEventListener('click', () => onChange('model'));
     this.axes = el('span', {class: 'planner-muted'});
     this.note = el('p', {class: 'planner-note', hidden: true},
       'ep = 1: FSDPTurbo builds no expert mesh (efsdp = edp = 1). Showing the data mesh, dp × cp.');
     this.root = el('div', {class: 'planner-toolbar'},
       el('div', {class: 'planner-toggles', role: 'group', 'aria-label': 'Mesh shown', 'data-anchor': 'planner.mesh'},
-        this.expertButton, this.dataButton),
+        this.expertButton, this.dataButton, this.modelButton),
       this.axes, this.note);
   }
 
   show(shown, hasExpertMesh, axesText) {
     this.expertButton.setAttribute('aria-pressed', String(shown === 'expert'));
     this.dataButton.setAttribute('aria-pressed', String(shown === 'data'));
+    this.modelButton.setAttribute('aria-pressed', String(shown === 'model'));
     this.expertButton.disabled = !hasExpertMesh;
-    this.note.hidden = hasExpertMesh;
+    this.note.hidden = hasExpertMesh || shown !== 'data';
     setText(this.axes, axesText);
   }
 }

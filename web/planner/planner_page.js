@@ -4,7 +4,7 @@
 // this module only wires the views. Contract (web/app.js): mount(root, ctx), update(params), unmount();
 // ctx = {api, params, navigate, ...}.
 import {MeshCanvas} from './mesh_canvas.js';
-import {PlanClient, planQuery} from './plan_client.js';
+import {modelMeshParameters, PlanClient, planQuery} from './plan_client.js';
 import {PlanCost} from './plan_cost.js';
 import {PlanExports} from './plan_exports.js';
 import {PlanForm} from './plan_form.js';
@@ -13,7 +13,7 @@ import {el, setText} from './planner_dom.js';
 import {RankInspector} from './rank_inspector.js';
 import {announceRank} from '../shared/learner.js';
 
-const defaults = {world: '16', cp: '1', ep: '8', gpus_per_node: '8', order: 'torch29'};
+const defaults = {world: '16', cp: '1', ep: '8', mp_replicate: '1', mp_shard: '', gpus_per_node: '8', order: 'torch29'};
 const typingDelayMs = 200;
 
 class PlannerPage {
@@ -84,7 +84,7 @@ class PlannerPage {
   loadParams(params) {
     const given = (name) => params[name] !== undefined && params[name] !== null && params[name] !== '';
     const sized = given('dp') || given('world');  // else the default world
-    for (const name of ['world', 'dp', 'cp', 'ep', 'gpus_per_node', 'order']) {
+    for (const name of ['world', 'dp', 'cp', 'ep', 'mp_replicate', 'mp_shard', 'gpus_per_node', 'order']) {
       const fallback = sized && (name === 'world' || name === 'dp') ? '' : defaults[name] ?? '';
       this.form.set(name, given(name) ? params[name] : fallback);
     }
@@ -92,15 +92,16 @@ class PlannerPage {
     const rank = Number(params.rank);
     this.selected = given('rank') && Number.isInteger(rank) && rank >= 0 ? rank : null;
     if (params.view === 'data') this.shownMesh = 'data';
-    // A tour step's mesh (docs/tours.md); the web grid draws the expert and data meshes.
-    if (params.mesh === 'data' || params.mesh === 'expert') this.shownMesh = params.mesh;
-    else if (params.mesh === 'model') this.shownMesh = 'data';
+    // A tour step's mesh (docs/tours.md).
+    if (params.mesh === 'data' || params.mesh === 'expert' || params.mesh === 'model') this.shownMesh = params.mesh;
   }
 
   // What the inputs ask for: the size the person typed last (dp or world), or both from a deep link.
   formRequest() {
     const request = {};
-    for (const name of ['cp', 'ep', 'gpus_per_node', 'order']) request[name] = this.form.value(name);
+    for (const name of ['cp', 'ep', 'mp_replicate', 'mp_shard', 'gpus_per_node', 'order']) {
+      request[name] = this.form.value(name);
+    }
     if (this.drive !== 'world') request.dp = this.form.value('dp');
     if (this.drive !== 'dp') request.world = this.form.value('world');
     return request;
@@ -109,7 +110,7 @@ class PlannerPage {
   // The plan on screen, as a request (for its ranks and exports).
   planRequest() {
     const t = this.plan.topology;
-    return {world: t.world, cp: t.cp, ep: t.ep, gpus_per_node: this.plan.cluster.gpus_per_node,
+    return {world: t.world, cp: t.cp, ep: t.ep, ...modelMeshParameters(t), gpus_per_node: this.plan.cluster.gpus_per_node,
       order: this.plan.creation_order};
   }
 
@@ -163,7 +164,7 @@ class PlannerPage {
     this.shownMesh = mesh;
     if (!this.plan) return;
     const hasExpert = this.plan.meshes.some((m) => m.name === 'expert');
-    const shown = mesh === 'expert' && hasExpert ? 'expert' : 'data';
+    const shown = mesh === 'model' ? 'model' : mesh === 'expert' && hasExpert ? 'expert' : 'data';
     const planMesh = this.plan.meshes.find((m) => m.name === shown);
     if (this.shownDim && !planMesh.dim_names.includes(this.shownDim)) this.shownDim = null;  // the other mesh's
     this.grid.shownDim = this.shownDim;
@@ -231,8 +232,8 @@ class PlannerPage {
   writeHash() {
     if (!this.plan || !window.location.hash.startsWith('#/plan')) return;
     const t = this.plan.topology;
-    const query = planQuery({dp: t.dp, world: t.world, cp: t.cp, ep: t.ep, gpus_per_node: this.plan.cluster.gpus_per_node,
-      order: this.plan.creation_order});
+    const query = planQuery({dp: t.dp, world: t.world, cp: t.cp, ep: t.ep, ...modelMeshParameters(t),
+      gpus_per_node: this.plan.cluster.gpus_per_node, order: this.plan.creation_order});
     if (this.selected !== null) query.set('rank', String(this.selected));
     const hash = `#/plan?${query}`;
     if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash);

@@ -259,6 +259,37 @@ TestCase {
         compare(tours.step.index, 1);
     }
 
+    // The tour panel floats over the page: opening a tour leaves every page and the planner's grid as wide as
+    // before, and the panel sits on the side away from the step's anchor (the inputs are on the page's left, the
+    // inspector on its right: qml/pages/PlannerPage.qml).
+    function test_the_panel_keeps_the_pages_width() {
+        const dashboard = createDashboard();
+        const pageNames = ["plannerPage", "livePage", "sandboxPage", "peersPage"];
+        const widths = pageNames.map(name => findChild(dashboard, name).width);
+        for (let i = 0; i < widths.length; ++i)
+            compare(widths[i], dashboard.width, pageNames[i] + " fills the window");
+        const grid = findChild(dashboard, "meshGrid");
+        const gridWidth = grid.width;
+        verify(gridWidth > 0);
+        const panel = findChild(dashboard, "tourPanel");
+        verify(!panel.visible);
+
+        verify(dashboard.tours.start("mesh-basics", 1));  // anchor planner.inputs
+        waitForRendering(dashboard);
+        verify(panel.visible);
+        for (let i = 0; i < widths.length; ++i)
+            compare(findChild(dashboard, pageNames[i]).width, widths[i], pageNames[i] + " keeps its width");
+        compare(grid.width, gridWidth, "the grid keeps its width");
+        compare(panel.x + panel.width, dashboard.width, "the panel is on the right, away from the inputs");
+
+        verify(dashboard.tours.start("mesh-basics", 4));  // anchor planner.inspector
+        waitForRendering(dashboard);
+        compare(panel.x, 0, "the panel is on the left, away from the inspector");
+        const inspector = findChild(dashboard, "planner.inspector");
+        verify(inspector.mapToItem(dashboard, 0, 0).x >= panel.width, "the inspector is not under the panel");
+        compare(grid.width, gridWidth, "the grid keeps its width");
+    }
+
     // Every anchor of docs/tours.md is an item's objectName on its page.
     function test_every_anchor_exists_data() {
         return [
