@@ -15,6 +15,19 @@ std::vector<SuggestionModel::Suggestion> values_for(PlanInput field, const std::
     return out;
 }
 
+// The planner's inputs as core's request: the world, or nodes of gpus GPUs; mp_shard 0 is LlamaFactory's default.
+PlanRequest request_of(bool use_world, int size, int gpus, int cp, int ep, int mp_replicate, int mp_shard,
+                       CreationOrder order) {
+    PlanRequest request;
+    (use_world ? request.world : request.nodes) = size;
+    request.cp = cp;
+    request.ep = ep;
+    request.gpus_per_node = gpus;
+    request.order = order;
+    request.mp_replicate = mp_replicate;
+    if (mp_shard != 0) request.mp_shard = mp_shard;
+    return request;
+}
 }  // namespace
 
 PlanForm::PlanForm(QObject* parent) : QObject(parent) {
@@ -133,15 +146,8 @@ void PlanForm::set_topology_error(const Error& error, std::int64_t world) {
 }
 
 PlanRequest PlanForm::request() const {
-    PlanRequest request;
-    (use_world_ ? request.world : request.nodes) = use_world_ ? world_ : nodes_;
-    request.cp = cp_;
-    request.ep = ep_;
-    request.gpus_per_node = gpus_per_node_;
-    request.order = order_;
-    request.mp_replicate = mp_replicate_;
-    if (mp_shard_ != 0) request.mp_shard = mp_shard_;
-    return request;
+    return request_of(use_world_, use_world_ ? world_ : nodes_, gpus_per_node_, cp_, ep_, mp_replicate_, mp_shard_,
+                      order_);
 }
 
 void PlanForm::recompute() {
@@ -250,10 +256,10 @@ bool PlanForm::restore(QSettings& settings) {
     const std::optional<CreationOrder> order =
         creation_order_named(settings.value(QStringLiteral("order"), name_of(order_)).toString());
     settings.endGroup();
-    const std::int64_t w = use_world ? std::int64_t{world} : std::int64_t{nodes} * gpus;
-    const ModelMeshSizes model{mp_replicate, mp_shard == 0 ? std::nullopt : std::optional<std::int64_t>(mp_shard)};
-    const auto topology = Topology::from_world(w, cp, ep, model);
-    if (!topology || gpus < 1 || w > max_drawn_world || !order) return false;
+    if (!order) return false;
+    const auto topology =
+        make_topology(request_of(use_world, use_world ? world : nodes, gpus, cp, ep, mp_replicate, mp_shard, *order));
+    if (!topology || gpus < 1 || topology->world() > max_drawn_world) return false;
     use_world_ = use_world;
     nodes_ = nodes;
     gpus_per_node_ = gpus;
