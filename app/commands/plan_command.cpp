@@ -108,11 +108,12 @@ int run_plan(int argc, char** argv) {
     }
     request.order = *parse_creation_order(order_text);
 
-    const auto plan = make_plan(request);
-    if (!plan) {
-        std::cerr << plan.error().message() << "\n" << plan_advice(request, plan.error()).hint << "\n";
+    const auto answer = plan_answer(request);
+    if (answer.rejection) {
+        std::cerr << answer.rejection->error.message() << "\n" << answer.rejection->advice.hint << "\n";
         return exit_usage;
     }
+    const auto& plan = answer.plan;
     std::optional<cost::CostInputs> inputs;
     if (model.requested()) {
         auto made = model.make_inputs(request.gpus_per_node);

@@ -250,17 +250,22 @@ std::optional<int> plan_from_options(const std::string& command, const std::stri
               std::tuple{"--ep", &ep_text, &request.ep}})
             if (auto error = parse_plan_integer(flag, *text, *value)) return usage_error(*error);
         request.dp = dp;
-        if (auto topology = make_topology(request); !topology) {
-            std::cerr << topology.error().message() << "\n" << plan_advice(request, topology.error()).hint << "\n";
-            return exit_usage;
-        } else if (topology->world() > (1 << 20))
-            return usage_error("a world of " + std::to_string(topology->world()) + " ranks is larger than 1048576");
-        auto made = make_plan(request);
-        if (!made) {
-            std::cerr << made.error().message() << "\n" << plan_advice(request, made.error()).hint << "\n";
+        bool too_large = false;  // this command's own bound, refused as a usage error
+        const auto bound = [&](const Topology& topology) -> std::optional<PlanRejection> {
+            if (topology.world() <= (1 << 20)) return std::nullopt;
+            too_large = true;
+            return PlanRejection{
+                ValueError("a world of " + std::to_string(topology.world()) + " ranks is larger than 1048576",
+                           Input::dp, Rule::maximum),
+                {"dp", hint, {}}};
+        };
+        const auto answer = plan_answer(request, bound);
+        if (too_large) return usage_error(answer.rejection->error.message());
+        if (answer.rejection) {
+            std::cerr << answer.rejection->error.message() << "\n" << answer.rejection->advice.hint << "\n";
             return exit_usage;
         }
-        plan.emplace(std::move(made).value());
+        plan.emplace(*answer.plan);
     }
 
     return std::nullopt;

@@ -142,14 +142,19 @@ const std::vector<std::int64_t>* PeerLayout::group_of(std::string_view name, std
 }
 
 std::optional<Error> check_peer_shape(const PeerShape& shape) {
-    if (shape.world < 1) return ValueError("world_size must be positive, got " + n(shape.world) + ".");
-    if (shape.cp < 1) return ValueError("cp_size must be positive, got " + n(shape.cp) + ".");
-    if (shape.ep < 1) return ValueError("ep_size must be positive, got " + n(shape.ep) + ".");
+    if (shape.world < 1)
+        return ValueError("world_size must be positive, got " + n(shape.world) + ".", Input::world, Rule::positive);
+    if (shape.cp < 1)
+        return ValueError("cp_size must be positive, got " + n(shape.cp) + ".", Input::cp, Rule::positive);
+    if (shape.ep < 1)
+        return ValueError("ep_size must be positive, got " + n(shape.ep) + ".", Input::ep, Rule::positive);
     if (shape.gpus_per_node < 1)
-        return ValueError("gpus_per_node must be positive, got " + n(shape.gpus_per_node) + ".");
+        return ValueError("gpus_per_node must be positive, got " + n(shape.gpus_per_node) + ".", Input::gpus_per_node,
+                          Rule::positive);
     if (shape.world > max_peer_world)
         return ValueError("world_size (" + n(shape.world) +
-                          ") exceeds the largest world meshscope lays out for peers (" + n(max_peer_world) + ").");
+                              ") exceeds the largest world meshscope lays out for peers (" + n(max_peer_world) + ").",
+                          Input::world, Rule::maximum);
     return std::nullopt;
 }
 
@@ -179,13 +184,14 @@ Expected<std::vector<PeerOutcome>> compare_peers(const PeerShape& shape) {
 }
 
 PeerAdvice peer_advice(const Error& error) {
-    const std::string message = error.message();
-    const auto starts = [&](std::string_view prefix) { return message.rfind(prefix, 0) == 0; };
-    if (starts("cp_size")) return {"cp", "hint: cp is a positive integer that divides world"};
-    if (starts("ep_size")) return {"ep", "hint: ep is a positive integer; each framework says which ep it takes"};
-    if (starts("gpus_per_node"))
-        return {"gpus_per_node", "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)"};
-    if (message.find("exceeds the largest world") != std::string::npos)
+    switch (error.input()) {
+        case Input::cp: return {"cp", "hint: cp is a positive integer that divides world"};
+        case Input::ep: return {"ep", "hint: ep is a positive integer; each framework says which ep it takes"};
+        case Input::gpus_per_node:
+            return {"gpus_per_node", "hint: --gpus-per-node is a positive integer (8 on H100/H200 nodes)"};
+        default: break;
+    }
+    if (error.input() == Input::world && error.rule() == Rule::maximum)
         return {"world", "hint: meshscope lays out peers for worlds of 1 to " + n(max_peer_world) + " ranks"};
     return {"world", "hint: world, cp and ep are positive integers; cp must divide world"};
 }

@@ -4,8 +4,11 @@ namespace meshscope {
 
 Expected<Placement> Placement::make(std::int64_t world, std::int64_t gpus_per_node) {
     if (gpus_per_node < 1)
-        return ValueError("gpus_per_node must be positive, got " + std::to_string(gpus_per_node) + ".");
-    if (world < 1) return ValueError("world_size must be positive, got " + std::to_string(world) + ".");
+        return ValueError("gpus_per_node must be positive, got " + std::to_string(gpus_per_node) + ".",
+                          Input::gpus_per_node, Rule::positive);
+    if (world < 1)
+        return ValueError("world_size must be positive, got " + std::to_string(world) + ".", Input::world,
+                          Rule::positive);
     return Placement{world, gpus_per_node};
 }
 

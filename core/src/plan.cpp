@@ -71,11 +71,15 @@ const PlanMesh* Plan::mesh(std::string_view name) const noexcept {
 }
 
 Expected<std::int64_t> experts_per_rank(std::int64_t experts, std::int64_t ep) {
-    if (experts < 1) return ValueError("num_experts must be positive, got " + std::to_string(experts) + ".");
-    if (ep < 1) return ValueError("ep_size must be positive, got " + std::to_string(ep) + ".");
+    if (experts < 1)
+        return ValueError("num_experts must be positive, got " + std::to_string(experts) + ".", Input::experts,
+                          Rule::positive);
+    if (ep < 1)
+        return ValueError("ep_size must be positive, got " + std::to_string(ep) + ".", Input::ep, Rule::positive);
     if (experts % ep != 0)
         return ValueError("num_experts must be divisible by ep_size, got " + std::to_string(experts) + " % " +
-                          std::to_string(ep) + " != 0.");
+                              std::to_string(ep) + " != 0.",
+                          Input::ep, Rule::divides);
     return experts / ep;
 }
 

@@ -29,18 +29,20 @@ std::string Topology::tuple_string() const {
 }
 
 Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t ep, const ModelMeshSizes& model) {
-    if (dp < 1) return ValueError("dp_size must be positive, got " + n(dp) + ".");
-    if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".");
+    if (dp < 1) return ValueError("dp_size must be positive, got " + n(dp) + ".", Input::dp, Rule::positive);
+    if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".", Input::cp, Rule::positive);
     if (dp > max_world_size || cp > max_world_size / dp)
-        return ValueError("world_size (" + n(dp) + " * " + n(cp) + ") exceeds the supported maximum of " +
-                          n(max_world_size) + ".");
+        return ValueError(
+            "world_size (" + n(dp) + " * " + n(cp) + ") exceeds the supported maximum of " + n(max_world_size) + ".",
+            Input::world, Rule::maximum);
     // LlamaFactory builds its model mesh before the data mesh and FSDPTurbo's state.
     const auto shape = resolve_model_mesh(dp * cp, model);
     if (!shape) return shape.error();
     // From here on the order and text are FSDPTurbo's own.
-    if (ep < 1) return ValueError("ep_size must be positive, got " + n(ep) + ".");
+    if (ep < 1) return ValueError("ep_size must be positive, got " + n(ep) + ".", Input::ep, Rule::positive);
     if (dp % ep != 0)
-        return ValueError("dp_size must be divisible by ep_size, got " + n(dp) + " % " + n(ep) + " != 0.");
+        return ValueError("dp_size must be divisible by ep_size, got " + n(dp) + " % " + n(ep) + " != 0.", Input::ep,
+                          Rule::divides);
     Topology t;
     t.dp = dp;
     t.cp = cp;
@@ -56,11 +58,13 @@ Expected<Topology> Topology::make(std::int64_t dp, std::int64_t cp, std::int64_t
 
 Expected<Topology> Topology::from_world(std::int64_t world, std::int64_t cp, std::int64_t ep,
                                         const ModelMeshSizes& model) {
-    if (world < 1) return ValueError("world_size must be positive, got " + n(world) + ".");
+    if (world < 1)
+        return ValueError("world_size must be positive, got " + n(world) + ".", Input::world, Rule::positive);
     if (auto shape = resolve_model_mesh(world, model); !shape) return shape.error();
-    if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".");
+    if (cp < 1) return ValueError("cp_size must be positive, got " + n(cp) + ".", Input::cp, Rule::positive);
     if (world % cp != 0)
-        return ValueError("world_size (" + n(world) + ") must be divisible by cp_size (" + n(cp) + ").");
+        return ValueError("world_size (" + n(world) + ") must be divisible by cp_size (" + n(cp) + ").", Input::cp,
+                          Rule::divides);
     return make(world / cp, cp, ep, model);
 }
 

@@ -78,9 +78,7 @@ HttpReply answer_advise(std::string_view query) {
     spec.overlap_a2a = overlap == "1";
     auto cluster = cost::make_cluster(query_value(query, "hardware").value_or("h100"),
                                       query_value(query, "network").value_or("ndr"), gpus_per_node);
-    if (!cluster)
-        return reject(cluster.error().message(),
-                      cluster.error().message().rfind("unknown network", 0) == 0 ? "network" : "hardware");
+    if (!cluster) return reject(cluster.error().message(), to_string(cluster.error().input()));
     const auto in = cost::CostInputs::make(std::move(model).value(), spec, std::move(cluster).value());
     const auto advice = cost::advise(in, world);
     if (!advice) return reject(advice.error().message(), "world");

@@ -127,9 +127,8 @@ std::optional<Rejection> parse(std::string_view path, std::string_view query, Pa
     return std::nullopt;
 }
 
-Rejection advice(const PlanRequest& request, const Error& error) {
-    const PlanAdvice a = plan_advice(request, error);
-    return {error.message(), a.hint, a.field, json(a.values)};
+Rejection rejection_of(const PlanRejection& r) {
+    return {r.error.message(), r.advice.hint, r.advice.field, json(r.advice.values)};
 }
 
 HttpReply text_reply(std::string body, std::string content_type) {
@@ -149,45 +148,43 @@ HttpReply answer_plan(std::string_view path, std::string_view query, PlanCache* 
     if (auto rejection = parse(path, query, parsed)) return reject(*rejection);
     const PlanRequest& request = parsed.request;
     const std::string size_field = request.dp ? "dp" : "world";
+    // Whether the answer lists every group and rank (the plan's form=full, the export's format=json).
+    const auto full_form = [&](std::int64_t world) {
+        return path == plan_path ? parsed.form.value_or(world > compact_plan_above ? "compact" : "full") == "full"
+                                 : path == export_path && parsed.format == "json";
+    };
 
     // The core's own checks first (cheap at any size), then this API's bounds, then the plan itself.
-    const auto topology = make_topology(request);
-    if (!topology) return reject(advice(request, topology.error()));
-    if (const auto placement = Placement::make(topology->world(), request.gpus_per_node); !placement)
-        return reject(advice(request, placement.error()));
-    const std::int64_t world = topology->world();
-    if (world > max_api_plan_world)
-        return reject(
-            {"The collector plans at most " + std::to_string(max_api_plan_world) + " ranks, got world_size " +
-                 std::to_string(world) + "; `meshscope plan --no-groups --no-ranks` handles larger worlds.",
-             "hint: the largest world the collector plans is " + std::to_string(max_api_plan_world) + " ranks",
-             size_field});
-    const bool full = path == plan_path
-                          ? parsed.form.value_or(world > compact_plan_above ? "compact" : "full") == "full"
-                          : path == export_path && parsed.format == "json";
-    if (full && world > max_full_plan_world) {
-        const std::string what = path == plan_path ? "form=full" : "format=json";
-        return reject({what + " lists every group and rank: at most " + std::to_string(max_full_plan_world) +
-                           " ranks, got world_size " + std::to_string(world) + ".",
-                       path == plan_path ? "hint: ask for form=compact"
-                                         : "hint: `meshscope plan --format json` has no such limit",
-                       size_field});
-    }
-    if (path == rank_path && (*parsed.rank < 0 || *parsed.rank >= world))
-        return reject(
-            {"rank " + std::to_string(*parsed.rank) + " is outside the plan's " + std::to_string(world) + " ranks",
-             "hint: ranks are 0 to " + std::to_string(world - 1), "rank"});
-    const auto layout = std::tuple{topology->dp,  topology->cp,           topology->ep,      request.gpus_per_node,
-                                   request.order, topology->mp_replicate, topology->mp_shard};
-    std::shared_ptr<const Plan> plan;
-    if (cache != nullptr && cache->plan && cache->layout == layout) {
-        plan = cache->plan;
-    } else {
-        auto made = Plan::make(*topology, request.gpus_per_node, request.order);
-        if (!made) return reject(advice(request, made.error()));
-        plan = std::make_shared<const Plan>(std::move(made).value());
-        if (cache != nullptr) *cache = {layout, plan};
-    }
+    const auto bounds = [&](const Topology& topology) -> std::optional<PlanRejection> {
+        const std::int64_t world = topology.world();
+        const auto refuse = [&](const std::string& error, std::string hint, std::string field) {
+            return PlanRejection{ValueError(error), {std::move(field), std::move(hint), {}}};
+        };
+        if (world > max_api_plan_world)
+            return refuse(
+                "The collector plans at most " + std::to_string(max_api_plan_world) + " ranks, got world_size " +
+                    std::to_string(world) + "; `meshscope plan --no-groups --no-ranks` handles larger worlds.",
+                "hint: the largest world the collector plans is " + std::to_string(max_api_plan_world) + " ranks",
+                size_field);
+        if (full_form(world) && world > max_full_plan_world) {
+            const std::string what = path == plan_path ? "form=full" : "format=json";
+            return refuse(what + " lists every group and rank: at most " + std::to_string(max_full_plan_world) +
+                              " ranks, got world_size " + std::to_string(world) + ".",
+                          path == plan_path ? "hint: ask for form=compact"
+                                            : "hint: `meshscope plan --format json` has no such limit",
+                          size_field);
+        }
+        if (path == rank_path && (*parsed.rank < 0 || *parsed.rank >= world))
+            return refuse(
+                "rank " + std::to_string(*parsed.rank) + " is outside the plan's " + std::to_string(world) + " ranks",
+                "hint: ranks are 0 to " + std::to_string(world - 1), "rank");
+        return std::nullopt;
+    };
+    auto answer = plan_answer(request, bounds, cache != nullptr ? cache->plan : nullptr);
+    if (answer.rejection) return reject(rejection_of(*answer.rejection));
+    const std::shared_ptr<const Plan> plan = std::move(answer.plan);
+    if (cache != nullptr) cache->plan = plan;
+    const bool full = full_form(plan->topology().world());
 
     if (path == rank_path) return text_reply(rank_groups_json(*plan, *parsed.rank).dump(), "application/json");
     std::ostringstream out;

@@ -1,5 +1,5 @@
 // The plan API (docs/collector.md, "Plan API"): GET /api/v1/plan, /api/v1/plan/export and /api/v1/plan/rank,
-// answered from the core (make_plan, the exports, the compact form, a rank's groups) so the web planner
+// answered from the core (plan_answer, the exports, the compact form, a rank's groups) so the web planner
 // re-implements no layout. Bad parameters get 400 {"error", "hint", "field", "suggestions"} with the core's
 // exact message and the CLI's hint. Pure functions of the request: no collector state, no HTTP engine.
 #pragma once
@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <tuple>
 
 #include "http_exchange.h"
 #include "meshscope/plan.h"
@@ -26,10 +25,7 @@ inline constexpr std::int64_t compact_plan_above = 4096;
 // The last plan built, for the next request of the same layout: a page asks for the plan, then for one rank
 // after another of it, and each would otherwise walk every group again. One thread uses it (the plan worker).
 struct PlanCache {
-    // dp cp ep gpus order mp_replicate mp_shard
-    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, CreationOrder, std::int64_t, std::int64_t>
-        layout;
-    std::shared_ptr<const Plan> plan;
+    std::shared_ptr<const Plan> plan;  // plan_answer reuses it for a request of the same layout
 };
 
 [[nodiscard]] bool is_plan_path(std::string_view path) noexcept;

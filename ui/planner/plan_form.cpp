@@ -15,12 +15,18 @@ std::vector<SuggestionModel::Suggestion> values_for(PlanInput field, const std::
     return out;
 }
 
-bool starts_with(const std::string& text, std::string_view prefix) {
-    return text.rfind(prefix, 0) == 0;
-}
-
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
+// The planner's inputs as core's request: the world, or nodes of gpus GPUs; mp_shard 0 is LlamaFactory's default.
+PlanRequest request_of(bool use_world, int size, int gpus, int cp, int ep, int mp_replicate, int mp_shard,
+                       CreationOrder order) {
+    PlanRequest request;
+    (use_world ? request.world : request.nodes) = size;
+    request.cp = cp;
+    request.ep = ep;
+    request.gpus_per_node = gpus;
+    request.order = order;
+    request.mp_replicate = mp_replicate;
+    if (mp_shard != 0) request.mp_shard = mp_shard;
+    return request;
 }
 }  // namespace
 
@@ -89,10 +95,6 @@ void PlanForm::setOrder(int value) {
     recompute();
 }
 
-ModelMeshSizes PlanForm::model_sizes() const {
-    return {mp_replicate_, mp_shard_ == 0 ? std::nullopt : std::optional<std::int64_t>(mp_shard_)};
-}
-
 void PlanForm::set_error(const QString& text, PlanInput field, const QString& title,
                          std::vector<SuggestionModel::Suggestion> suggestions) {
     suggestions_.set(std::move(suggestions));
@@ -103,66 +105,71 @@ void PlanForm::set_error(const QString& text, PlanInput field, const QString& ti
     emit validityChanged();
 }
 
-// The input a core message is about, and the values that fix it.
+// The input a core error is about, and the values that fix it.
 void PlanForm::set_topology_error(const Error& error, std::int64_t world) {
-    const std::string message = error.message();
-    const QString text = QString::fromStdString(message);
+    const QString text = QString::fromStdString(error.message());
     const PlanInput world_field = use_world_ ? PlanInput::world : PlanInput::nodes;
-    if (starts_with(message, "mp_replicate_size * mp_shard_size")) {
-        // mp_replicate divides the world here (checked first), so exactly one mp_shard fits.
-        set_error(text, PlanInput::mp_shard, QStringLiteral("mp_shard (world / mp_replicate):"),
-                  values_for(PlanInput::mp_shard, {world / mp_replicate_}));
-    } else if (contains(message, "mp_replicate_size")) {
-        set_error(text, PlanInput::mp_replicate, QStringLiteral("valid mp_replicate (divides world = %1):").arg(world),
-                  values_for(PlanInput::mp_replicate, valid_cp_sizes(world)));
-    } else if (starts_with(message, "ep_size") || starts_with(message, "dp_size must be divisible")) {
-        const std::int64_t dp = world / cp_;
-        set_error(text, PlanInput::ep, QStringLiteral("valid ep (divides dp = %1):").arg(dp),
-                  values_for(PlanInput::ep, valid_ep_sizes(dp)));
-    } else if (starts_with(message, "cp_size") || contains(message, "cp_size (")) {
-        set_error(text, PlanInput::cp, QStringLiteral("valid cp (divides world = %1):").arg(world),
-                  values_for(PlanInput::cp, valid_cp_sizes(world)));
-    } else if (use_world_) {
+    switch (error.input()) {
+        case Input::gpus_per_node:
+            set_error(text, PlanInput::gpus_per_node, QStringLiteral("GPUs per node:"),
+                      values_for(PlanInput::gpus_per_node, {8, 4, 2, 1}));
+            return;
+        case Input::mp_shard:
+            // mp_replicate divides the world here (checked first), so exactly one mp_shard fits.
+            set_error(text, PlanInput::mp_shard, QStringLiteral("mp_shard (world / mp_replicate):"),
+                      values_for(PlanInput::mp_shard, {world / mp_replicate_}));
+            return;
+        case Input::mp_replicate:
+            set_error(text, PlanInput::mp_replicate,
+                      QStringLiteral("valid mp_replicate (divides world = %1):").arg(world),
+                      values_for(PlanInput::mp_replicate, valid_cp_sizes(world)));
+            return;
+        case Input::ep: {
+            const std::int64_t dp = world / cp_;
+            set_error(text, PlanInput::ep, QStringLiteral("valid ep (divides dp = %1):").arg(dp),
+                      values_for(PlanInput::ep, valid_ep_sizes(dp)));
+            return;
+        }
+        case Input::cp:
+            set_error(text, PlanInput::cp, QStringLiteral("valid cp (divides world = %1):").arg(world),
+                      values_for(PlanInput::cp, valid_cp_sizes(world)));
+            return;
+        default: break;
+    }
+    if (error.rule() == Rule::maximum)
+        set_error(text, world_field, {}, {});
+    else if (use_world_)
         set_error(text, world_field, QStringLiteral("world size:"),
                   values_for(world_field, {gpus_per_node_, 2LL * gpus_per_node_}));
-    } else {
+    else
         set_error(text, world_field, QStringLiteral("nodes:"), values_for(world_field, {1, 2, 4}));
-    }
+}
+
+PlanRequest PlanForm::request() const {
+    return request_of(use_world_, use_world_ ? world_ : nodes_, gpus_per_node_, cp_, ep_, mp_replicate_, mp_shard_,
+                      order_);
 }
 
 void PlanForm::recompute() {
-    const PlanInput world_field = use_world_ ? PlanInput::world : PlanInput::nodes;
-    // gpus per node first: without it "nodes" means no world at all.
-    if (auto placement = Placement::make(1, gpus_per_node_); !placement) {
-        set_error(QString::fromStdString(placement.error().message()), PlanInput::gpus_per_node,
-                  QStringLiteral("GPUs per node:"), values_for(PlanInput::gpus_per_node, {8, 4, 2, 1}));
-        update_experts();
-        return;
-    }
-    const std::int64_t world = use_world_ ? std::int64_t{world_} : std::int64_t{nodes_} * gpus_per_node_;
-    if (world > max_drawn_world) {
-        set_error(QStringLiteral("The planner draws at most %1 ranks, got world_size %2; "
+    // The planner draws every rank: a larger world is refused before its plan is built.
+    const auto drawable = [](const Topology& topology) -> std::optional<PlanRejection> {
+        if (topology.world() <= max_drawn_world) return std::nullopt;
+        const QString text = QStringLiteral(
+                                 "The planner draws at most %1 ranks, got world_size %2; "
                                  "`meshscope plan --no-groups` handles larger worlds.")
-                      .arg(max_drawn_world)
-                      .arg(world),
-                  world_field, {}, {});
-        update_experts();
-        return;
-    }
-    const auto topology = Topology::from_world(world, cp_, ep_, model_sizes());
-    if (!topology) {
-        set_topology_error(topology.error(), world);
-        update_experts();
-        return;
-    }
-    auto plan = Plan::make(*topology, gpus_per_node_, order_);
-    if (!plan) {
-        set_error(QString::fromStdString(plan.error().message()), world_field, {}, {});
+                                 .arg(max_drawn_world)
+                                 .arg(topology.world());
+        return PlanRejection{ValueError(text.toStdString(), Input::world, Rule::maximum), {}};
+    };
+    auto answer = plan_answer(request(), drawable, plan_);
+    if (answer.rejection) {
+        const std::int64_t world = use_world_ ? std::int64_t{world_} : std::int64_t{nodes_} * gpus_per_node_;
+        set_topology_error(answer.rejection->error, world);
         update_experts();
         return;
     }
     set_error({}, PlanInput::none, {}, {});
-    plan_ = std::make_shared<const Plan>(std::move(plan).value());
+    plan_ = std::move(answer.plan);
     emit planChanged();
     update_experts();
 }
@@ -249,10 +256,10 @@ bool PlanForm::restore(QSettings& settings) {
     const std::optional<CreationOrder> order =
         creation_order_named(settings.value(QStringLiteral("order"), name_of(order_)).toString());
     settings.endGroup();
-    const std::int64_t w = use_world ? std::int64_t{world} : std::int64_t{nodes} * gpus;
-    const ModelMeshSizes model{mp_replicate, mp_shard == 0 ? std::nullopt : std::optional<std::int64_t>(mp_shard)};
-    const auto topology = Topology::from_world(w, cp, ep, model);
-    if (!topology || gpus < 1 || w > max_drawn_world || !order) return false;
+    if (!order) return false;
+    const auto topology =
+        make_topology(request_of(use_world, use_world ? world : nodes, gpus, cp, ep, mp_replicate, mp_shard, *order));
+    if (!topology || gpus < 1 || topology->world() > max_drawn_world) return false;
     use_world_ = use_world;
     nodes_ = nodes;
     gpus_per_node_ = gpus;

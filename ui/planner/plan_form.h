@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "meshscope/plan.h"
+#include "meshscope/plan_request.h"
 #include "planner_enums.h"
 #include "suggestion_model.h"
 
@@ -112,7 +113,7 @@ private:
     void set_error(const QString& text, PlanInput field, const QString& title,
                    std::vector<SuggestionModel::Suggestion> suggestions);
     void set_topology_error(const Error& error, std::int64_t world);
-    [[nodiscard]] ModelMeshSizes model_sizes() const;
+    [[nodiscard]] PlanRequest request() const;  // the inputs as core's request
 
     int nodes_ = 2;
     int gpus_per_node_ = 8;

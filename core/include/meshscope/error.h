@@ -16,19 +16,43 @@ enum class ErrorType { value_error, runtime_error, key_error, assertion_error };
 
 [[nodiscard]] std::string_view python_name(ErrorType type) noexcept;
 
+// The input a person typed that an error is about, set where the check is made, so that every front end marks
+// that input and offers values for it without reading the message.
+enum class Input { none, dp, world, cp, ep, mp_replicate, mp_shard, gpus_per_node, experts, hardware, network };
+// The rule the input breaks.
+enum class Rule {
+    none,
+    given,     // missing: `give dp or world`
+    positive,  // `ep_size must be positive, got 0.`
+    divides,   // `dp_size must be divisible by ep_size, got 16 % 3 != 0.`
+    equals,    // a product that must equal the world: `dp_size * cp_size must equal to world_size, ...`
+    maximum,   // larger than a tool handles: `world_size (2 * 1099511627776) exceeds the supported maximum of ...`
+    known,     // not a name the tool knows: `unknown network 'eth'; known: ndr, hdr`
+};
+
+// "dp", "world", "cp", "ep", "mp_replicate", "mp_shard", "gpus_per_node", "experts", "hardware", "network";
+// "" for none. The names the CLI's hints, the plan API's "field" and the QML planner use.
+[[nodiscard]] std::string_view to_string(Input input) noexcept;
+
 class Error : public std::runtime_error {
 public:
-    Error(ErrorType type, const std::string& message) : std::runtime_error(message), type_(type) {}
+    Error(ErrorType type, const std::string& message, Input input = Input::none, Rule rule = Rule::none)
+        : std::runtime_error(message), type_(type), input_(input), rule_(rule) {}
     [[nodiscard]] ErrorType type() const noexcept { return type_; }
     [[nodiscard]] std::string message() const { return what(); }
+    [[nodiscard]] Input input() const noexcept { return input_; }
+    [[nodiscard]] Rule rule() const noexcept { return rule_; }
 
 private:
     ErrorType type_;
+    Input input_;
+    Rule rule_;
 };
 
 class ValueError : public Error {
 public:
-    explicit ValueError(const std::string& message) : Error(ErrorType::value_error, message) {}
+    explicit ValueError(const std::string& message, Input input = Input::none, Rule rule = Rule::none)
+        : Error(ErrorType::value_error, message, input, rule) {}
 };
 
 class RuntimeError : public Error {
@@ -46,7 +70,8 @@ public:
     explicit AssertionError(const std::string& message) : Error(ErrorType::assertion_error, message) {}
 };
 
-// Throws the subclass that matches error.type(), so `catch (const ValueError&)` works on rethrown errors.
+// Throws the subclass that matches error.type() (input and rule kept), so `catch (const ValueError&)` works on
+// rethrown errors.
 [[noreturn]] void throw_error(const Error& error);
 
 // A value or the typed error that prevented it: factories return this instead of half-built objects.

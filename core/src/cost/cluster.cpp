@@ -50,17 +50,20 @@ Expected<ClusterSpec> make_cluster(std::string_view hardware, std::string_view n
     if (h == hardware_presets().end()) {
         std::string known;
         for (const auto& p : hardware_presets()) known += (known.empty() ? "" : ", ") + std::string(p.name);
-        return ValueError("unknown hardware '" + std::string(hardware) + "'; known: " + known);
+        return ValueError("unknown hardware '" + std::string(hardware) + "'; known: " + known, Input::hardware,
+                          Rule::known);
     }
     const auto n = std::find_if(network_presets().begin(), network_presets().end(),
                                 [&](const NetworkPreset& p) { return p.name == net; });
     if (n == network_presets().end()) {
         std::string known;
         for (const auto& p : network_presets()) known += (known.empty() ? "" : ", ") + std::string(p.name);
-        return ValueError("unknown network '" + std::string(network) + "'; known: " + known);
+        return ValueError("unknown network '" + std::string(network) + "'; known: " + known, Input::network,
+                          Rule::known);
     }
     if (gpus_per_node < 0)
-        return ValueError("gpus_per_node must be positive, got " + std::to_string(gpus_per_node) + ".");
+        return ValueError("gpus_per_node must be positive, got " + std::to_string(gpus_per_node) + ".",
+                          Input::gpus_per_node, Rule::positive);
     ClusterSpec spec;
     spec.hardware = std::string(h->name);
     spec.network = std::string(n->name);
