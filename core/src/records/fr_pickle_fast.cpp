@@ -371,7 +371,8 @@ private:
         std::int64_t i[fr_field_count] = {};
         bool flag[fr_field_count] = {};
         std::string_view pg_name, pg_desc, profiling_name, state;
-        std::uint32_t pg_slot = no_slot;
+        std::uint32_t pg_slot = no_slot;                                // the pair's, when fetched
+        std::pair<std::uint32_t, std::uint32_t> pg_strings{no_slot, no_slot};  // the name's and desc's, when written
         std::uint32_t state_slot = no_slot;
     };
 
@@ -385,7 +386,7 @@ private:
         if (!r.has[fr_process_group] || !r.has[fr_collective_seq_id] || !r.has[fr_profiling_name]) give_up();
         FrEntry e;
         e.record_id = r.has[fr_record_id] ? r.i[fr_record_id] : -1;
-        e.group = r.pg_slot != no_slot ? cached_group(r) : interner_.group(r.pg_name, r.pg_desc);
+        e.group = r.pg_slot != no_slot ? cached_group(r) : group_of_strings(r);
         e.collective_seq_id = r.i[fr_collective_seq_id];
         e.time_created_ns = r.has[fr_time_created_ns] ? r.i[fr_time_created_ns] : 0;
         scratch_op_.profiling_name.assign(r.profiling_name);
@@ -427,7 +428,44 @@ private:
                 if (peek() == ']') return frames();
                 return absent(f, r);
             case fr_process_group: return process_group(r);
-            default: break;
+            case fr_profiling_name:
+            case fr_state:
+            case fr_thread_id:
+            case fr_thread_name:
+                if (const auto index = quick_string(); index != no_slot) {
+                    const Value& v = memo_[index];
+                    if (f == fr_profiling_name)
+                        r.profiling_name = v.text;
+                    else if (f == fr_state) {
+                        r.state = v.text;
+                        r.state_slot = index;
+                    }
+                    r.has[f] = true;
+                    return v.values;
+                }
+                break;
+            case fr_retired:
+            case fr_is_p2p:
+                if (end_ - p_ >= 1 && (*p_ == 0x88 || *p_ == 0x89) && !store_at(p_ + 1)) {
+                    r.flag[f] = *p_++ == 0x88;
+                    count(1);
+                    r.has[f] = true;
+                    return 1;
+                }
+                break;
+            case fr_duration_ms:
+                if (end_ - p_ >= 9 && *p_ == 'G' && !store_at(p_ + 9)) {
+                    p_ += 9;  // any double: a number, or None (NaN, infinity) that is as if absent
+                    count(1);
+                    return 1;
+                }
+                break;
+            default:
+                if (quick_int(r.i[f])) {
+                    r.has[f] = true;
+                    return 1;
+                }
+                break;
         }
         const Value v = scalar();
         if (v.kind == Kind::null) {
@@ -465,6 +503,46 @@ private:
         r.has[f] = true;
         return v.values;
     }
+    // Quick ways for what most fields are (scalar() is the way for anything else): a value with no store after it.
+    bool store_at(const unsigned char* at) const { return at < end_ && (*at == 'q' || *at == 'r' || *at == 0x94); }
+    // BINGET of a string: its slot, fetched and counted; no_slot (nothing read) otherwise.
+    std::uint32_t quick_string() {
+        if (end_ - p_ < 2 || *p_ != 'h' || p_[1] >= memo_.size() || memo_[p_[1]].kind != Kind::string ||
+            store_at(p_ + 2))
+            return no_slot;
+        const std::uint32_t index = p_[1];
+        p_ += 2;
+        count(memo_[index].values);
+        return index;
+    }
+    // An integer written in place: BININT1, BININT2, BININT or an 8-byte LONG1; false (nothing read) otherwise.
+    bool quick_int(std::int64_t& v) {
+        const std::ptrdiff_t left = end_ - p_;
+        std::ptrdiff_t n = 0;
+        if (left >= 2 && *p_ == 'K') {
+            v = p_[1];
+            n = 2;
+        } else if (left >= 3 && *p_ == 'M') {
+            v = p_[1] | (p_[2] << 8);
+            n = 3;
+        } else if (left >= 5 && *p_ == 'J') {
+            v = static_cast<std::int32_t>(static_cast<std::uint32_t>(p_[1]) | (static_cast<std::uint32_t>(p_[2]) << 8) |
+                                          (static_cast<std::uint32_t>(p_[3]) << 16) |
+                                          (static_cast<std::uint32_t>(p_[4]) << 24));
+            n = 5;
+        } else if (left >= 10 && *p_ == 0x8a && p_[1] == 8) {
+            std::uint64_t u = 0;
+            for (int k = 9; k >= 2; --k) u = (u << 8) | p_[k];
+            v = static_cast<std::int64_t>(u);
+            n = 10;
+        } else
+            return false;
+        if (store_at(p_ + n)) return false;
+        p_ += n;
+        count(1);
+        return true;
+    }
+
     // A field's value that is not the list it should be: None (absent), or left to the generic reader.
     std::uint64_t absent(FrField f, Read& r) {
         const Value v = scalar();
@@ -485,6 +563,7 @@ private:
             const Value desc = scalar();
             if (pair.kind != Kind::string || desc.kind != Kind::string || next() != 0x86) give_up();  // TUPLE2
             count(1);
+            r.pg_strings = {pair.slot, desc.slot};
             pair.kind = Kind::pair;
             pair.values = 1 + pair.values + desc.values;
             pair.text2 = desc.text;
@@ -492,7 +571,8 @@ private:
             pair.field = -2;
             pair.state = nullptr;
             stores(pair);
-        }
+        } else
+            r.pg_strings = {no_slot, no_slot};
         r.pg_name = pair.text;
         r.pg_desc = pair.text2;
         r.pg_slot = pair.slot;
@@ -507,6 +587,18 @@ private:
             return interner_.state(r.state);  // the slot was stored over since
         if (!s.state) s.state = interner_.state(r.state);
         return s.state;
+    }
+    // (name, desc) written as TUPLE2 of two stored strings (torch stores no tuple): interned once per pair of
+    // slots (a slot stored over since holds another text: the texts are compared too).
+    const FrGroupName* group_of_strings(const Read& r) {
+        if (r.pg_strings.first == no_slot || r.pg_strings.second == no_slot)
+            return interner_.group(r.pg_name, r.pg_desc);
+        const std::uint64_t key = (std::uint64_t{r.pg_strings.first} << 32) | r.pg_strings.second;
+        for (const auto& [k, g] : groups_by_slots_)
+            if (k == key && g->name == r.pg_name && g->desc == r.pg_desc) return g;
+        const FrGroupName* g = interner_.group(r.pg_name, r.pg_desc);
+        if (groups_by_slots_.size() < 64) groups_by_slots_.emplace_back(key, g);
+        return g;
     }
     const FrGroupName* cached_group(const Read& r) {
         Value& s = memo_[r.pg_slot];
@@ -555,6 +647,21 @@ private:
     // an integer) and may be stored; a fetched one was checked when written.
     std::uint64_t frames() {
         const std::uint64_t values = container(']', 'e', [&]() -> std::uint64_t {
+            if (peek() == 'h') {
+                // A run of fetched frames (most of a dump's bytes): each a slot read, counted once for the run.
+                std::uint64_t run = 0;
+                const Value* memo = memo_.data();
+                const std::size_t size = memo_.size();
+                while (end_ - p_ >= 3 && p_[0] == 'h' && p_[1] < size && memo[p_[1]].kind == Kind::frame &&
+                       p_[2] != 'q' && p_[2] != 'r' && p_[2] != 0x94) {
+                    run += memo[p_[1]].values;
+                    p_ += 2;
+                }
+                if (run) {
+                    count(run);
+                    return run;
+                }
+            }
             if (peek() == 'h' || peek() == 'j') {
                 const unsigned char op = next();
                 const Value& fetched = fetch(take(op == 'h' ? 1 : 4));
@@ -594,6 +701,7 @@ private:
     std::uint64_t total_ = 0;
     std::uint64_t max_values_ = PickleLimits{}.max_values;
     std::vector<Value> memo_;
+    std::vector<std::pair<std::uint64_t, const FrGroupName*>> groups_by_slots_;  // by (name, desc) slots
     FrOp scratch_op_;
 };
 }  // namespace
