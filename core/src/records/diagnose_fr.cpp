@@ -239,6 +239,7 @@ void diagnose_flight_recorder(Context& context) {
         std::vector<std::pair<std::int64_t, Seqs>> by_member;  // by member, ascending
         std::vector<std::int64_t> without_dump;
         const std::size_t id = pg_index.at(name);
+        Seqs seqs;  // one member's, its capacity kept from member to member
         for (const std::int64_t m : members) {
             const auto d = by_rank.find(m);
             if (d == by_rank.end()) {
@@ -246,11 +247,13 @@ void diagnose_flight_recorder(Context& context) {
                 continue;
             }
             const auto& ids = group_ids.at(d->second);
-            Seqs seqs;
+            seqs.clear();
             for (const auto& e : d->second->entries)
                 if (ids[e.group->index] == id && !e.is_p2p && e.collective_seq_id > 0)
                     seqs.emplace_back(e.collective_seq_id, &e);
-            std::stable_sort(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            const auto by_seq = [](const auto& a, const auto& b) { return a.first < b.first; };
+            if (!std::is_sorted(seqs.begin(), seqs.end(), by_seq))  // a ring buffer's entries mostly are
+                std::stable_sort(seqs.begin(), seqs.end(), by_seq);
             Seqs unique;
             unique.reserve(seqs.size());
             for (std::size_t i = 0; i < seqs.size(); ++i)
