@@ -43,7 +43,8 @@ void check_same(const meshscope::records::FrDump& fast, const meshscope::records
         const auto& a = fast.entries[i];
         const auto& b = generic.entries[i];
         check(a.record_id == b.record_id && a.collective_seq_id == b.collective_seq_id &&
-                  a.time_created_ns == b.time_created_ns && a.time_discovered_started_ns == b.time_discovered_started_ns &&
+                  a.time_created_ns == b.time_created_ns &&
+                  a.time_discovered_started_ns == b.time_discovered_started_ns &&
                   a.time_discovered_completed_ns == b.time_discovered_completed_ns && a.retired == b.retired &&
                   a.is_p2p == b.is_p2p && a.group->index == b.group->index && a.pg_name() == b.pg_name() &&
                   a.pg_desc() == b.pg_desc() && a.op->index == b.op->index &&

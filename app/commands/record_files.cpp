@@ -102,7 +102,8 @@ bool read_plain(const std::string& path, std::size_t limit, std::string& buffer,
         ok = ok && size < want;
     }
     ::close(fd);
-    if (!ok || (size >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f && static_cast<unsigned char>(buffer[1]) == 0x8b))
+    if (!ok ||
+        (size >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f && static_cast<unsigned char>(buffer[1]) == 0x8b))
         return false;
     bytes = std::string_view(buffer.data(), size);
     return true;

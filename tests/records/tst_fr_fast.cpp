@@ -46,7 +46,8 @@ QString describe(const FrDump* d) {
         for (const auto& n : list) s += n + ",";
         return s + "]";
     };
-    for (const FrGroupName* g : d->groups()) out += "group " + std::to_string(g->index) + " " + g->name + "/" + g->desc + "\n";
+    for (const FrGroupName* g : d->groups())
+        out += "group " + std::to_string(g->index) + " " + g->name + "/" + g->desc + "\n";
     for (const FrOp* o : d->ops())
         out += "op " + std::to_string(o->index) + " " + o->profiling_name + " " + shapes(o->input_sizes) + " " +
                shapes(o->output_sizes) + " " + names(o->input_dtypes) + " " + names(o->output_dtypes) + "\n";

@@ -304,7 +304,8 @@ private:
         else
             op_read.output_dtypes.clear();
         out.op = interner_.op(scratch_op_);
-        out.state_text = interner_.state(slot[fr_state] ? as_string(*slot[fr_state], at(fr_state), scratch) : std::string_view());
+        out.state_text =
+            interner_.state(slot[fr_state] ? as_string(*slot[fr_state], at(fr_state), scratch) : std::string_view());
         // JSON dumps write 0 where pickle writes None: both mean "not discovered".
         out.time_discovered_started_ns = integer(fr_time_discovered_started_ns, 0);
         out.time_discovered_completed_ns = integer(fr_time_discovered_completed_ns, 0);

@@ -50,7 +50,9 @@ using Kind = Value::Kind;
 class FastReader {
 public:
     FastReader(std::string_view bytes, FrShared* shared, FrInterner& interner)
-        : p_(reinterpret_cast<const unsigned char*>(bytes.data())), end_(p_ + bytes.size()), shared_(shared),
+        : p_(reinterpret_cast<const unsigned char*>(bytes.data())),
+          end_(p_ + bytes.size()),
+          shared_(shared),
           interner_(interner) {}
 
     void dump(FrDump& out) {
@@ -89,14 +91,16 @@ public:
                     values += v.values;
                 } else {
                     ++p_;
-                    values += name == "pg_config" ? pg_config(out) : name == "pg_status" ? pg_status(out) : entries(out);
+                    values += name == "pg_config"   ? pg_config(out)
+                              : name == "pg_status" ? pg_status(out)
+                                                    : entries(out);
                     no_store();
                 }
             } else
                 values += ignored();
             return values;
         });
-        stores(root);  // torch stores the dump when it is done; only STOP follows
+        stores(root);                  // torch stores the dump when it is done; only STOP follows
         if (next() != '.') give_up();  // STOP
         if (!version_seen) give_up();  // "version is missing"
     }
@@ -183,11 +187,11 @@ private:
                 v.kind = std::isfinite(d) ? Kind::real : Kind::null;  // JSON has no NaN or infinity
                 break;
             }
-            case 'X': string(v, take(4)); break;     // BINUNICODE
-            case 0x8c: string(v, take(1)); break;    // SHORT_BINUNICODE
-            case 0x8d: string(v, take(8)); break;    // BINUNICODE8
-            case 'h': v = fetch(take(1)); break;     // BINGET
-            case 'j': v = fetch(take(4)); break;     // LONG_BINGET
+            case 'X': string(v, take(4)); break;   // BINUNICODE
+            case 0x8c: string(v, take(1)); break;  // SHORT_BINUNICODE
+            case 0x8d: string(v, take(8)); break;  // BINUNICODE8
+            case 'h': v = fetch(take(1)); break;   // BINGET
+            case 'j': v = fetch(take(4)); break;   // LONG_BINGET
             case '}':
             case ']': --p_; return v;  // a container: the caller reads it
             default: give_up();
@@ -313,8 +317,8 @@ private:
                     if (!parse_rank_list(ranks, list)) give_up();
                     return list;
                 };
-                c.ranks = shared_ ? shared_->ranks(ranks, parse)
-                                  : std::make_shared<const std::vector<std::int64_t>>(parse());
+                c.ranks =
+                    shared_ ? shared_->ranks(ranks, parse) : std::make_shared<const std::vector<std::int64_t>>(parse());
             }
             out.pg_config.insert_or_assign(std::string(key.text), std::move(c));
             return key.values + values;
@@ -329,7 +333,7 @@ private:
             const std::uint64_t values = container('}', 'u', [&] {
                 const Value k = text_key();
                 const Value v = scalar();
-                std::int64_t* counter = k.text == "last_enqueued_collective"   ? &s.last_enqueued
+                std::int64_t* counter = k.text == "last_enqueued_collective"    ? &s.last_enqueued
                                         : k.text == "last_started_collective"   ? &s.last_started
                                         : k.text == "last_completed_collective" ? &s.last_completed
                                                                                 : nullptr;
@@ -371,7 +375,7 @@ private:
         std::int64_t i[fr_field_count] = {};
         bool flag[fr_field_count] = {};
         std::string_view pg_name, pg_desc, profiling_name, state;
-        std::uint32_t pg_slot = no_slot;                                // the pair's, when fetched
+        std::uint32_t pg_slot = no_slot;                                       // the pair's, when fetched
         std::pair<std::uint32_t, std::uint32_t> pg_strings{no_slot, no_slot};  // the name's and desc's, when written
         std::uint32_t state_slot = no_slot;
     };
