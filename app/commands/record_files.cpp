@@ -1,5 +1,8 @@
 #include "record_files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -74,28 +77,76 @@ struct Outcome {
     std::string problem;
 };
 
+// A plain file of at most `limit` bytes read whole with one read() into `buffer`, whose capacity stays with the
+// thread (a job's dumps are thousands of files of about one size); false for anything else (a gzip file, one
+// larger than the limit, one that cannot be opened or read), which FileSource then reads, with its errors.
+bool read_plain(const std::string& path, std::size_t limit, std::string& buffer, std::string_view& bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat info {};
+    std::size_t size = 0;
+    bool ok = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) <= limit;
+    if (ok) {
+        // One byte past the size, to see a file that grew since.
+        const std::size_t want = static_cast<std::size_t>(info.st_size) + 1;
+        if (buffer.size() < want) buffer.resize(want);
+        while (size < want) {
+            const ssize_t n = ::read(fd, buffer.data() + size, want - size);
+            if (n == 0) break;
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                ok = false;
+                break;
+            }
+            size += static_cast<std::size_t>(n);
+        }
+        ok = ok && size < want;
+    }
+    ::close(fd);
+    if (!ok ||
+        (size >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f && static_cast<unsigned char>(buffer[1]) == 0x8b))
+        return false;
+    bytes = std::string_view(buffer.data(), size);
+    return true;
+}
+
 Outcome read_document(const std::string& path, const RecordLimits& limits, records::FrShared& shared) {
     Outcome out;
-    FileSource source(path);
     // The first bytes decide: a pickle starts with PROTO (0x80), a JSON document with '{', RAS's text status with
     // "NCCL version "; anything else is a log.
-    char head[4096];
-    std::size_t got = 0;
-    while (got < sizeof head) {
-        const std::size_t n = source.read(std::span<char>(head + got, sizeof head - got));
-        if (n == 0) break;
-        got += n;
+    thread_local std::string buffer;
+    std::string_view whole;
+    std::optional<FileSource> source;
+    std::string head_read;
+    if (!read_plain(path, limits.max_document, buffer, whole)) {
+        source.emplace(path);
+        head_read.resize(4096);
+        std::size_t got = 0;
+        while (got < head_read.size()) {
+            const std::size_t n = source->read(std::span<char>(head_read.data() + got, head_read.size() - got));
+            if (n == 0) break;
+            got += n;
+        }
+        head_read.resize(got);
     }
+    const std::string_view head = source ? std::string_view(head_read) : whole.substr(0, 4096);
+    const std::size_t got = head.size();
+    // The whole file: read already, or the rest read through zlib after the head.
+    std::string rest;
+    const auto all = [&]() -> std::string_view {
+        if (!source) return whole;
+        rest = head_read;
+        rest += records::read_all(*source, limits.max_document - std::min(got, limits.max_document));
+        return rest;
+    };
     std::size_t first = 0;
     while (first < got && std::strchr(" \t\r\n", head[first])) ++first;
     const bool pickle = got > 0 && static_cast<unsigned char>(head[0]) == 0x80;
     const bool document = first < got && head[first] == '{';
-    if (!pickle && !document && records::looks_like_ras_text(std::string_view(head, got))) {
+    if (!pickle && !document && records::looks_like_ras_text(head)) {
         // `ncclras -v` (RAS's text status) starts with its version line, which no NCCL log line does (they start
         // with host:pid:tid).
-        std::string bytes(head, got);
-        bytes += records::read_all(source, limits.max_document - std::min(got, limits.max_document));
-        auto status = records::read_ras_text(bytes, path);
+        auto status = records::read_ras_text(all(), path);
         if (status)
             out.ras = std::move(status).value();
         else
@@ -106,8 +157,7 @@ Outcome read_document(const std::string& path, const RecordLimits& limits, recor
         out.log = true;
         return out;
     }
-    std::string bytes(head, got);
-    bytes += records::read_all(source, limits.max_document - std::min(got, limits.max_document));
+    const std::string_view bytes = all();
     if (document && bytes.find("\"communicators\"") != std::string::npos &&
         bytes.find("\"nccl_version\"") != std::string::npos) {
         auto status = records::read_ras_json(bytes, path);
@@ -125,6 +175,7 @@ Outcome read_document(const std::string& path, const RecordLimits& limits, recor
         return out;
     }
     auto dump = records::read_fr_dump(bytes, path, &shared);
+    if (buffer.capacity() > (std::size_t{64} << 20)) std::string().swap(buffer);  // one unusually large file
     if (!dump)
         out.problem = dump.error().message();
     else if (dump->rank < 0)

@@ -235,10 +235,18 @@ void diagnose_flight_recorder(Context& context) {
         const std::string& name = pg_ptr->name;
         const PgInfo& pg = *pg_ptr;
         // Each member's entries on this group by seq, ascending; of entries with the same seq the last counts.
-        using Seqs = std::vector<std::pair<std::int64_t, const FrEntry*>>;
+        // A member's entry: its seq (first), the entry (second) and what it ran (op: the index of its signature,
+        // kept here so that walking the members side by side reads no entry).
+        struct SeqEntry {
+            std::int64_t first;
+            const FrEntry* second;
+            std::size_t op;
+        };
+        using Seqs = std::vector<SeqEntry>;
         std::vector<std::pair<std::int64_t, Seqs>> by_member;  // by member, ascending
         std::vector<std::int64_t> without_dump;
         const std::size_t id = pg_index.at(name);
+        Seqs seqs;  // one member's, its capacity kept from member to member
         for (const std::int64_t m : members) {
             const auto d = by_rank.find(m);
             if (d == by_rank.end()) {
@@ -246,11 +254,14 @@ void diagnose_flight_recorder(Context& context) {
                 continue;
             }
             const auto& ids = group_ids.at(d->second);
-            Seqs seqs;
+            const auto& ops = op_ids.at(d->second);
+            seqs.clear();
             for (const auto& e : d->second->entries)
                 if (ids[e.group->index] == id && !e.is_p2p && e.collective_seq_id > 0)
-                    seqs.emplace_back(e.collective_seq_id, &e);
-            std::stable_sort(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                    seqs.push_back({e.collective_seq_id, &e, ops[e.op->index]});
+            const auto by_seq = [](const auto& a, const auto& b) { return a.first < b.first; };
+            if (!std::is_sorted(seqs.begin(), seqs.end(), by_seq))  // a ring buffer's entries mostly are
+                std::stable_sort(seqs.begin(), seqs.end(), by_seq);
             Seqs unique;
             unique.reserve(seqs.size());
             for (std::size_t i = 0; i < seqs.size(); ++i)
@@ -281,8 +292,6 @@ void diagnose_flight_recorder(Context& context) {
         // ids some member recorded are visited (a dump's ids can be anything), in order: the members' lists are
         // walked side by side.
         std::vector<std::size_t> cursor(by_member.size(), 0);
-        std::vector<const std::vector<std::size_t>*> member_ops;
-        for (const auto& [m, seqs] : by_member) member_ops.push_back(&op_ids.at(by_rank.at(m)));
         for (;;) {
             std::int64_t s = INT64_MAX;
             for (std::size_t k = 0; k < by_member.size(); ++k)
@@ -293,7 +302,7 @@ void diagnose_flight_recorder(Context& context) {
             for (std::size_t k = 0; k < by_member.size(); ++k) {
                 const Seqs& seqs = by_member[k].second;
                 if (cursor[k] >= seqs.size() || seqs[cursor[k]].first != s) continue;
-                const std::size_t op = (*member_ops[k])[seqs[cursor[k]].second->op->index];
+                const std::size_t op = seqs[cursor[k]].op;
                 if (first_op == SIZE_MAX)
                     first_op = op;
                 else if (op != first_op)

@@ -3,25 +3,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <deque>
-#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "meshscope/json_limits.h"
 #include "meshscope/records/pickle.h"
+#include "records/fr_pool.h"
 #include "records/value_tree.h"
 
 namespace meshscope::records {
-
-namespace detail {
-// Every group, op and state a dump's entries name, once; a deque keeps the entries' pointers valid as it grows.
-struct FrPool {
-    std::deque<FrGroupName> groups;
-    std::deque<FrOp> ops;
-    std::deque<std::string> states;
-};
-}  // namespace detail
 
 namespace {
 using detail::Node;
@@ -56,7 +46,7 @@ struct Path {
 class Converter {
 public:
     Converter(const ValueTree& tree, detail::FrPool& pool, FrShared* shared)
-        : tree_(tree), pool_(pool), shared_(shared) {}
+        : tree_(tree), interner_(pool), shared_(shared) {}
 
     [[noreturn]] void fail(const Path& path, std::string what) const { throw FieldError{path.text(), std::move(what)}; }
 
@@ -118,18 +108,7 @@ public:
         if (v.kind != Kind::string) fail(path, "must be a list of ranks, got " + shown(v));
         const auto parse = [&] {
             std::vector<std::int64_t> out;
-            std::string_view rest = v.text();
-            if (rest.starts_with('[')) rest.remove_prefix(1);
-            if (rest.ends_with(']')) rest.remove_suffix(1);
-            while (!rest.empty()) {
-                while (!rest.empty() && (rest.front() == ' ' || rest.front() == ',')) rest.remove_prefix(1);
-                if (rest.empty()) break;
-                std::int64_t r = 0;
-                const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), r);
-                if (ec != std::errc()) fail(path, "must be a list of ranks, got " + shown(v));
-                out.push_back(r);
-                rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
-            }
+            if (!detail::parse_rank_list(v.text(), out)) fail(path, "must be a list of ranks, got " + shown(v));
             return out;
         };
         if (shared_) return shared_->ranks(v.text(), parse);
@@ -201,65 +180,14 @@ public:
     }
 
 private:
-    // The fields an entry may have, in the order they are checked (and so the order of their errors).
-    enum Field {
-        record_id,
-        pg_id,
-        process_group,
-        collective_seq_id,
-        p2p_seq_id,
-        op_id,
-        profiling_name,
-        time_created_ns,
-        input_sizes,
-        output_sizes,
-        input_dtypes,
-        output_dtypes,
-        state,
-        time_discovered_started_ns,
-        time_discovered_completed_ns,
-        retired,
-        timeout_ms,
-        is_p2p,
-        duration_ms,
-        frames,
-        thread_id,
-        thread_name,
-        field_count
-    };
-    static constexpr std::string_view field_names[field_count] = {".record_id",
-                                                                  ".pg_id",
-                                                                  ".process_group",
-                                                                  ".collective_seq_id",
-                                                                  ".p2p_seq_id",
-                                                                  ".op_id",
-                                                                  ".profiling_name",
-                                                                  ".time_created_ns",
-                                                                  ".input_sizes",
-                                                                  ".output_sizes",
-                                                                  ".input_dtypes",
-                                                                  ".output_dtypes",
-                                                                  ".state",
-                                                                  ".time_discovered_started_ns",
-                                                                  ".time_discovered_completed_ns",
-                                                                  ".retired",
-                                                                  ".timeout_ms",
-                                                                  ".is_p2p",
-                                                                  ".duration_ms",
-                                                                  ".frames",
-                                                                  ".thread_id",
-                                                                  ".thread_name"};
-
-    static int field_of(std::string_view key) {
-        for (int f = 0; f < field_count; ++f)
-            if (field_names[f].size() == key.size() + 1 && field_names[f].substr(1) == key) return f;
-        return -1;
-    }
+    using Field = detail::FrField;
+    static constexpr int field_count = detail::fr_field_count;
+    static constexpr const std::string_view* field_names = detail::fr_field_names;
 
     // A key's field, remembered by its node: torch's pickle stores each key once and fetches it for every entry.
     int key_field(std::uint32_t index, const Node& key) {
         if (index >= fields_.size()) fields_.resize(tree_.nodes.size(), -2);
-        if (fields_[index] == -2) fields_[index] = static_cast<std::int8_t>(field_of(key.text()));
+        if (fields_[index] == -2) fields_[index] = static_cast<std::int8_t>(detail::fr_field_of(key.text()));
         return fields_[index];
     }
 
@@ -294,60 +222,6 @@ private:
         out.resize(n);
     }
 
-    static void key_int(std::string& key, std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
-    static void key_text(std::string& key, std::string_view text) {
-        key_int(key, static_cast<std::int64_t>(text.size()));
-        key += text;
-    }
-
-    const FrGroupName* group(std::string_view name, std::string_view desc) {
-        if (last_group_ && last_group_->name == name && last_group_->desc == desc) return last_group_;
-        key_.clear();
-        key_text(key_, name);
-        key_text(key_, desc);
-        auto it = groups_.find(key_);
-        if (it == groups_.end()) {
-            pool_.groups.push_back(
-                {std::string(name), std::string(desc), static_cast<std::uint32_t>(pool_.groups.size())});
-            it = groups_.emplace(key_, &pool_.groups.back()).first;
-        }
-        return last_group_ = it->second;
-    }
-
-    const FrOp* op() {
-        key_.clear();
-        key_text(key_, scratch_op_.profiling_name);
-        for (const auto* shapes : {&scratch_op_.input_sizes, &scratch_op_.output_sizes}) {
-            key_int(key_, static_cast<std::int64_t>(shapes->size()));
-            for (const auto& s : *shapes) {
-                key_int(key_, static_cast<std::int64_t>(s.size()));
-                for (const auto d : s) key_int(key_, d);
-            }
-        }
-        for (const auto* names : {&scratch_op_.input_dtypes, &scratch_op_.output_dtypes}) {
-            key_int(key_, static_cast<std::int64_t>(names->size()));
-            for (const auto& n : *names) key_text(key_, n);
-        }
-        auto it = ops_.find(key_);
-        if (it == ops_.end()) {
-            pool_.ops.push_back(scratch_op_);
-            pool_.ops.back().index = static_cast<std::uint32_t>(pool_.ops.size() - 1);
-            it = ops_.emplace(key_, &pool_.ops.back()).first;
-        }
-        return it->second;
-    }
-
-    const std::string* state_text(std::string_view text) {
-        if (last_state_ && *last_state_ == text) return last_state_;
-        key_.assign(text);
-        auto it = states_.find(key_);
-        if (it == states_.end()) {
-            pool_.states.emplace_back(text);
-            it = states_.emplace(key_, &pool_.states.back()).first;
-        }
-        return last_state_ = it->second;
-    }
-
     // Frames are checked (a wrong type is an error naming it) but not kept. torch's pickle writes each distinct
     // frame once and refers to it after, so a frame already checked (the same children) is not checked again.
     void check_frames(const Node& v, const Path& path) {
@@ -372,6 +246,7 @@ private:
     }
 
     FrEntry entry(const Node& e, const Path& path) {
+        using enum detail::FrField;
         if (e.kind != Kind::dict) fail(path, "must be an object, got " + shown(e));
         const Node* slot[field_count] = {};
         bool is_key = true;
@@ -392,69 +267,64 @@ private:
         };
 
         FrEntry out;
-        out.record_id = integer(record_id, -1);
-        (void)integer(pg_id, -1);
-        const Node* pg = slot[process_group];
-        if (!pg) fail(at(process_group), "is missing");
+        out.record_id = integer(fr_record_id, -1);
+        (void)integer(fr_pg_id, -1);
+        const Node* pg = slot[fr_process_group];
+        if (!pg) fail(at(fr_process_group), "is missing");
         if (pg->kind != Kind::list || pg->count != 2)
-            fail(at(process_group), "must be (name, desc), got " + shown(*pg));
+            fail(at(fr_process_group), "must be (name, desc), got " + shown(*pg));
         const Node& pg_name = tree_.nodes[tree_.cells[pg->head].node];
         const Node& pg_desc = tree_.nodes[tree_.cells[tree_.cells[pg->head].next].node];
         std::string name_scratch, desc_scratch;
-        const std::string_view name = as_string(pg_name, at(process_group).at(0), name_scratch);
-        const std::string_view desc = as_string(pg_desc, at(process_group).at(1), desc_scratch);
-        out.group = group(name, desc);
-        if (!slot[collective_seq_id]) fail(at(collective_seq_id), "is missing");
-        out.collective_seq_id = as_int(*slot[collective_seq_id], at(collective_seq_id));
-        (void)integer(p2p_seq_id, 0);
-        (void)integer(op_id, 0);
-        if (!slot[profiling_name]) fail(at(profiling_name), "is missing");
+        const std::string_view name = as_string(pg_name, at(fr_process_group).at(0), name_scratch);
+        const std::string_view desc = as_string(pg_desc, at(fr_process_group).at(1), desc_scratch);
+        out.group = interner_.group(name, desc);
+        if (!slot[fr_collective_seq_id]) fail(at(fr_collective_seq_id), "is missing");
+        out.collective_seq_id = as_int(*slot[fr_collective_seq_id], at(fr_collective_seq_id));
+        (void)integer(fr_p2p_seq_id, 0);
+        (void)integer(fr_op_id, 0);
+        if (!slot[fr_profiling_name]) fail(at(fr_profiling_name), "is missing");
         std::string scratch;
-        scratch_op_.profiling_name = as_string(*slot[profiling_name], at(profiling_name), scratch);
-        out.time_created_ns = integer(time_created_ns, 0);
+        scratch_op_.profiling_name = as_string(*slot[fr_profiling_name], at(fr_profiling_name), scratch);
+        out.time_created_ns = integer(fr_time_created_ns, 0);
         FrOp& op_read = scratch_op_;
-        if (slot[input_sizes])
-            read_shapes(*slot[input_sizes], at(input_sizes), op_read.input_sizes);
+        if (slot[fr_input_sizes])
+            read_shapes(*slot[fr_input_sizes], at(fr_input_sizes), op_read.input_sizes);
         else
             op_read.input_sizes.clear();
-        if (slot[output_sizes])
-            read_shapes(*slot[output_sizes], at(output_sizes), op_read.output_sizes);
+        if (slot[fr_output_sizes])
+            read_shapes(*slot[fr_output_sizes], at(fr_output_sizes), op_read.output_sizes);
         else
             op_read.output_sizes.clear();
-        if (slot[input_dtypes])
-            read_strings(*slot[input_dtypes], at(input_dtypes), op_read.input_dtypes);
+        if (slot[fr_input_dtypes])
+            read_strings(*slot[fr_input_dtypes], at(fr_input_dtypes), op_read.input_dtypes);
         else
             op_read.input_dtypes.clear();
-        if (slot[output_dtypes])
-            read_strings(*slot[output_dtypes], at(output_dtypes), op_read.output_dtypes);
+        if (slot[fr_output_dtypes])
+            read_strings(*slot[fr_output_dtypes], at(fr_output_dtypes), op_read.output_dtypes);
         else
             op_read.output_dtypes.clear();
-        out.op = op();
-        out.state_text = state_text(slot[state] ? as_string(*slot[state], at(state), scratch) : std::string_view());
+        out.op = interner_.op(scratch_op_);
+        out.state_text =
+            interner_.state(slot[fr_state] ? as_string(*slot[fr_state], at(fr_state), scratch) : std::string_view());
         // JSON dumps write 0 where pickle writes None: both mean "not discovered".
-        out.time_discovered_started_ns = integer(time_discovered_started_ns, 0);
-        out.time_discovered_completed_ns = integer(time_discovered_completed_ns, 0);
-        if (slot[retired]) out.retired = as_bool(*slot[retired], at(retired));
-        (void)integer(timeout_ms, 0);
-        if (slot[is_p2p]) out.is_p2p = as_bool(*slot[is_p2p], at(is_p2p));
-        if (const Node* v = slot[duration_ms]; v && !is_integer(*v) && v->kind != Kind::real)
-            fail(at(duration_ms), "must be a number, got " + shown(*v));
-        if (slot[frames]) check_frames(*slot[frames], at(frames));
-        if (slot[thread_id]) (void)as_string(*slot[thread_id], at(thread_id), scratch);
-        if (slot[thread_name]) (void)as_string(*slot[thread_name], at(thread_name), scratch);
+        out.time_discovered_started_ns = integer(fr_time_discovered_started_ns, 0);
+        out.time_discovered_completed_ns = integer(fr_time_discovered_completed_ns, 0);
+        if (slot[fr_retired]) out.retired = as_bool(*slot[fr_retired], at(fr_retired));
+        (void)integer(fr_timeout_ms, 0);
+        if (slot[fr_is_p2p]) out.is_p2p = as_bool(*slot[fr_is_p2p], at(fr_is_p2p));
+        if (const Node* v = slot[fr_duration_ms]; v && !is_integer(*v) && v->kind != Kind::real)
+            fail(at(fr_duration_ms), "must be a number, got " + shown(*v));
+        if (slot[fr_frames]) check_frames(*slot[fr_frames], at(fr_frames));
+        if (slot[fr_thread_id]) (void)as_string(*slot[fr_thread_id], at(fr_thread_id), scratch);
+        if (slot[fr_thread_name]) (void)as_string(*slot[fr_thread_name], at(fr_thread_name), scratch);
         return out;
     }
 
     const ValueTree& tree_;
-    detail::FrPool& pool_;
+    detail::FrInterner interner_;
     FrShared* shared_;
-    std::string key_;
     FrOp scratch_op_;
-    const FrGroupName* last_group_ = nullptr;
-    std::unordered_map<std::string, const FrGroupName*> groups_;
-    std::unordered_map<std::string, const FrOp*> ops_;
-    const std::string* last_state_ = nullptr;
-    std::unordered_map<std::string, const std::string*> states_;
     std::vector<std::int8_t> fields_;     // by a key's node: its field, -1 for none, -2 not looked up yet
     std::vector<std::uint32_t> checked_;  // by a frame's first cell: its child count + 1 once checked
 };
@@ -512,6 +382,26 @@ std::optional<std::int64_t> rank_from_file_name(std::string_view file) {
 }
 
 Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file, FrShared* shared) {
+    // A pickle of the shape torch writes is decoded straight into records; anything else, and every error, is the
+    // generic reader's.
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80)
+        if (auto dump = detail::read_fr_dump_fast(bytes, file, shared)) return std::move(*dump);
+    return detail::read_fr_dump_generic(bytes, std::move(file), shared);
+}
+
+std::optional<FrDump> detail::read_fr_dump_fast(std::string_view bytes, std::string file, FrShared* shared) {
+    auto pool = std::make_shared<detail::FrPool>();
+    detail::FrInterner interner(*pool);
+    FrDump dump;
+    if (!detail::read_fr_pickle_fast(bytes, shared, interner, dump)) return std::nullopt;
+    dump.file = std::move(file);
+    dump.format = "pickle";
+    if (const auto rank = rank_from_file_name(dump.file)) dump.rank = *rank;
+    dump.pool = std::move(pool);
+    return dump;
+}
+
+Expected<FrDump> detail::read_fr_dump_generic(std::string_view bytes, std::string file, FrShared* shared) {
     std::size_t first = 0;
     while (first < bytes.size() &&
            (bytes[first] == ' ' || bytes[first] == '\n' || bytes[first] == '\r' || bytes[first] == '\t'))

@@ -134,8 +134,19 @@ private:
 // A dump from its bytes: JSON when the first byte that is not white space is '{', pickle otherwise. Errors are
 // ValueError naming the file and the byte offset (pickle, JSON syntax) or the field ("entries[3].collective_seq_id").
 // Entries are taken from the bytes into compact records without a document of the whole dump; memory is the
-// bytes, the entries (72 bytes each) and what they share.
+// bytes, the entries (72 bytes each) and what they share. A pickle of the shape torch writes is decoded straight
+// into the records, without building its values; any other pickle, and every error, goes to the generic reader.
 // shared, when given, keeps what the job's dumps have in common once (see FrShared).
 [[nodiscard]] Expected<FrDump> read_fr_dump(std::string_view bytes, std::string file, FrShared* shared = nullptr);
+
+namespace detail {
+// read_fr_dump's two readers of a pickle, for the tests that compare them: the decoder of the shape torch writes
+// (nullopt where it leaves the bytes to the generic reader: anything else, and every error), and the generic
+// reader alone (a tree of the pickle's values, then its records).
+[[nodiscard]] std::optional<FrDump> read_fr_dump_fast(std::string_view bytes, std::string file,
+                                                      FrShared* shared = nullptr);
+[[nodiscard]] Expected<FrDump> read_fr_dump_generic(std::string_view bytes, std::string file,
+                                                    FrShared* shared = nullptr);
+}  // namespace detail
 
 }  // namespace meshscope::records
