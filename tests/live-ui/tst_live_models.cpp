@@ -262,7 +262,7 @@ private slots:
                  QString());
         QVERIFY(model.roleNames().values().contains("from"));
         // A delta from the change stream carries it too.
-        const LiveChange change = parse_change(json{{"type", "finding_updated"}, {"job", "j"}, {"finding", imported}});
+        const LiveChange change = meshscope::ui::parse_change(json{{"type", "finding_updated"}, {"job", "j"}, {"finding", imported}});
         QCOMPARE(change.finding.from, QStringLiteral("From: fr/nccl_trace_rank_6.json, node1.41006:4"));
     }
 
