@@ -101,15 +101,14 @@ int run_import(int argc, char** argv) {
         std::cerr << "meshscope import: " << records::printable(problem.message) << "\n";
     const bool any = !records.nccl.comm_lines.empty() || !records.dumps.empty() || !records.ras.empty();
     if (!any) {
-        std::cerr << "meshscope import: no NCCL init line, Flight Recorder dump or RAS status found in "
-                  << paths.size() << (paths.size() == 1 ? " path" : " paths") << ": nothing sent to " << target
-                  << "\n"
+        std::cerr << "meshscope import: no NCCL init line, Flight Recorder dump or RAS status found in " << paths.size()
+                  << (paths.size() == 1 ? " path" : " paths") << ": nothing sent to " << target << "\n"
                   << "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
         return exit_usage;
     }
     const auto diagnosis = records::diagnose(records, plan ? &*plan : nullptr);
-    const std::string body = to_json(records::to_records_import(diagnosis))
-                                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string body =
+        to_json(records::to_records_import(diagnosis)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
     const std::atomic<bool> abort{false};
     const auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
@@ -120,8 +119,8 @@ int run_import(int argc, char** argv) {
         return exit_failure;
     }
     if (answer.status != 200) {
-        std::cerr << "meshscope import: the collector at " << target << " refused the records (HTTP "
-                  << answer.status << "): " << records::printable(answer_text(answer.error));
+        std::cerr << "meshscope import: the collector at " << target << " refused the records (HTTP " << answer.status
+                  << "): " << records::printable(answer_text(answer.error));
         if (answer.retry_after >= 0)
             std::cerr << "; try again in " << static_cast<long>(std::ceil(answer.retry_after)) << " s";
         std::cerr << "\n";

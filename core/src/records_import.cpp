@@ -58,8 +58,8 @@ Expected<Finding> read_finding(const json& value, std::size_t i, const RecordsLi
     if (!fix) return fix.error();
     f.fix = std::move(fix).value();
     const std::string ranks_name = at("findings", i, "ranks");
-    const std::string ranks_rule = "must be an array of distinct ranks from 0 to " +
-                                   std::to_string(limits.max_ranks - 1);
+    const std::string ranks_rule =
+        "must be an array of distinct ranks from 0 to " + std::to_string(limits.max_ranks - 1);
     if (const json* ranks = member(value, "ranks")) {
         if (!ranks->is_array() || ranks->size() > limits.max_ranks) return field_error(ranks_name, ranks_rule);
         f.ranks.reserve(ranks->size());
@@ -140,8 +140,8 @@ Expected<RecordsImport> records_import_from_json(const json& document, const Rec
     const json* findings = member(document, "findings");
     if (!findings) return field_error("findings", "is required");
     if (!findings->is_array() || findings->size() > limits.max_findings)
-        return field_error("findings", "must be an array of at most " + std::to_string(limits.max_findings) +
-                                           " findings");
+        return field_error("findings",
+                           "must be an array of at most " + std::to_string(limits.max_findings) + " findings");
     out.findings.reserve(findings->size());
     for (std::size_t i = 0; i < findings->size(); ++i) {
         auto f = read_finding((*findings)[i], i, limits);

@@ -1,6 +1,6 @@
-// The collector's load shedding, POST /api/v1/batches and POST /api/v1/jobs/{job}/records (docs/live-at-scale.md): a relay sends the bodies
-// of many ranks at once; each is judged exactly as POST /api/v1/events would judge it, and every accepted
-// one is stored in a single commit.
+// The collector's load shedding, POST /api/v1/batches and POST /api/v1/jobs/{job}/records (docs/live-at-scale.md): a
+// relay sends the bodies of many ranks at once; each is judged exactly as POST /api/v1/events would judge it, and every
+// accepted one is stored in a single commit.
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -141,22 +141,22 @@ void Collector::judge_records(std::string job, std::string_view body, Done done)
     // Stored as received once it is valid: a restart reads it back with the same reader.
     StoredRecords stored{job, received, std::string(body)};
     auto shared = std::make_shared<RecordsImport>(std::move(records).value());
-    writer_->submit(std::move(stored), [this, shared, job, received, done = std::move(done)](
-                                           const std::optional<Error>& error) {
-        if (error) {
-            log_store_failure(*error);
-            done({503, error_body(error->message()), 0, store_failure_retry_after});
-            return;
-        }
-        monitor_->post([shared, job, received, done](Monitor& monitor) {
-            monitor.import_records(job, *shared, received);
-            const auto findings = static_cast<std::int64_t>(shared->findings.size());
-            done({200,
-                  nlohmann::json{{"job", job}, {"findings", findings}, {"ranks", shared->ranks.size()}}.dump(
-                      -1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  findings});
+    writer_->submit(
+        std::move(stored), [this, shared, job, received, done = std::move(done)](const std::optional<Error>& error) {
+            if (error) {
+                log_store_failure(*error);
+                done({503, error_body(error->message()), 0, store_failure_retry_after});
+                return;
+            }
+            monitor_->post([shared, job, received, done](Monitor& monitor) {
+                monitor.import_records(job, *shared, received);
+                const auto findings = static_cast<std::int64_t>(shared->findings.size());
+                done({200,
+                      nlohmann::json{{"job", job}, {"findings", findings}, {"ranks", shared->ranks.size()}}.dump(
+                          -1, ' ', false, nlohmann::json::error_handler_t::replace),
+                      findings});
+            });
         });
-    });
 }
 
 std::string too_many_jobs_error(std::size_t max_jobs) {

@@ -132,10 +132,9 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         if (!valid_job_name(url.segments[3]))
             return reply(error_reply(400, "the job name must be 1 to " + std::to_string(EventLimits{}.max_job_length) +
                                               " characters of A-Z, a-z, 0-9 and ._-:@+="));
-        return collector_.submit_records(url.segments[3], std::move(request.body), [reply = std::move(reply)](
-                                                                                      SubmitResult result) {
-            reply(submit_reply(result));
-        });
+        return collector_.submit_records(
+            url.segments[3], std::move(request.body),
+            [reply = std::move(reply)](SubmitResult result) { reply(submit_reply(result)); });
     }
     if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
     if (path == api_stream) {

@@ -47,8 +47,8 @@ std::vector<RankRow> eight_ranks() {
 }
 
 FindingRow finding(const char* id, const char* kind, QList<int> ranks) {
-    return {QString::fromLatin1(id), QString::fromLatin1(kind), std::move(ranks), QStringLiteral("what"),
-            QStringLiteral("fix"), QString()};
+    return {QString::fromLatin1(id), QString::fromLatin1(kind), std::move(ranks),
+            QStringLiteral("what"),  QStringLiteral("fix"),     QString()};
 }
 
 QList<int> ranks_of(const QAbstractItemModel& model) {
@@ -262,7 +262,8 @@ private slots:
                  QString());
         QVERIFY(model.roleNames().values().contains("from"));
         // A delta from the change stream carries it too.
-        const LiveChange change = meshscope::ui::parse_change(json{{"type", "finding_updated"}, {"job", "j"}, {"finding", imported}});
+        const LiveChange change =
+            meshscope::ui::parse_change(json{{"type", "finding_updated"}, {"job", "j"}, {"finding", imported}});
         QCOMPARE(change.finding.from, QStringLiteral("From: fr/nccl_trace_rank_6.json, node1.41006:4"));
     }
 

@@ -37,11 +37,13 @@ test::CommandResult run_in_fixtures(const QStringList& arguments) {
 //   [0, 4] and [1, 5]: two communicators not in the plan, at ranks 5 and 1.
 // The monitor's order (kind, first rank): records/1 [1], records/2 [5], records/3 [4, 5, 7], records/4 [6].
 const QStringList import_args = {"import", "fr/skip/json", "nccl-logs/v2.29-per-rank", "--dp", "8", "--ep", "4"};
-const QString ep_stuck = "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered it; ranks "
-                         "4, 5, 7 entered it; rank 6 last recorded default_pg seq 3 (all_reduce) (Flight Recorder)";
-const QString split_message = "the communicator commId 0x7c0ffee0d15ea5e1 split 1 color 0 (3 ranks) [0, 4, 5] is not a "
-                              "group of the plan (dp, cp, ep) = (8, 1, 4); the nearest is efsdp group 0 [0, 4] (2 "
-                              "shared) (NCCL log)";
+const QString ep_stuck =
+    "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered it; ranks "
+    "4, 5, 7 entered it; rank 6 last recorded default_pg seq 3 (all_reduce) (Flight Recorder)";
+const QString split_message =
+    "the communicator commId 0x7c0ffee0d15ea5e1 split 1 color 0 (3 ranks) [0, 4, 5] is not a "
+    "group of the plan (dp, cp, ep) = (8, 1, 4); the nearest is efsdp group 0 [0, 4] (2 "
+    "shared) (NCCL log)";
 
 QJsonArray findings_of(QNetworkAccessManager& nam, const QString& url, const QString& job) {
     return test::http(nam, "GET", url + "/api/v1/jobs/" + job + "/findings").json().value("findings").toArray();
@@ -114,8 +116,8 @@ private slots:
 
         // A second import of the job replaces the first: only the NCCL 2.26 log's fault is left (rank 6 never
         // starts its ep split; ranks 4, 5, 7 start ep group 1 and abort).
-        const auto again = run_in_fixtures({"import", "nccl-logs/v2.26-mpirun.log", "--dp", "8", "--ep", "4", "--target",
-                                            serve.url(), "--job", "j"});
+        const auto again = run_in_fixtures(
+            {"import", "nccl-logs/v2.26-mpirun.log", "--dp", "8", "--ep", "4", "--target", serve.url(), "--job", "j"});
         QCOMPARE(again.exit_code, 0);
         const QJsonArray after = findings_of(nam, serve.url(), "j");
         QCOMPARE(after.size(), 1);
@@ -153,8 +155,9 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exit_code");
         QTest::addColumn<QString>("err");
-        const QString hint = "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] "
-                             "[--plan FILE | --dp D [--cp C] [--ep E]]\n";
+        const QString hint =
+            "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] "
+            "[--plan FILE | --dp D [--cp C] [--ep E]]\n";
         QTest::addRow("unreachable") << QStringList{"import", "fr/skip/json", "--target", "http://127.0.0.1:1"} << 1
                                      << "meshscope import: cannot reach the collector at http://127.0.0.1:1: "
                                         "Couldn't connect to server\n";
@@ -179,8 +182,7 @@ private slots:
                                           << "meshscope import: --target must be an http:// or https:// URL, got "
                                              "'localhost:7077'\n" +
                                                  hint;
-        QTest::addRow("bad job name") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--job", "a b"}
-                                      << 2
+        QTest::addRow("bad job name") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--job", "a b"} << 2
                                       << "meshscope import: --job must be 1 to 128 characters of A-Z, a-z, 0-9 and "
                                          "._-:@+=, got 'a b'\n" +
                                              hint;
@@ -238,8 +240,7 @@ private slots:
             << QByteArray("POST") << records
             << QByteArray(R"({"format":"meshscope.records/1","findings":[{"kind":"rank_error","message":"m",)"
                           R"("sources":[1]}]})")
-            << 400
-            << R"(field "findings[0].sources" must be an array of at most 64 strings of at most 8192 bytes)";
+            << 400 << R"(field "findings[0].sources" must be an array of at most 64 strings of at most 8192 bytes)";
         QTest::addRow("bad pid") << QByteArray("POST") << records
                                  << QByteArray(R"({"format":"meshscope.records/1","findings":[],"ranks":[{"rank":)"
                                                R"(0,"pid":-1}]})")

@@ -54,7 +54,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
 
 QHash<int, QByteArray> FindingsModel::roleNames() const {
     return {{IdRole, "findingId"},        {KindRole, "kind"},       {RanksRole, "ranks"}, {RanksTextRole, "ranksText"},
-            {RankCountRole, "rankCount"}, {MessageRole, "message"}, {FixRole, "fix"}, {FromRole, "from"}};
+            {RankCountRole, "rankCount"}, {MessageRole, "message"}, {FixRole, "fix"},     {FromRole, "from"}};
 }
 
 void FindingsModel::setFindings(std::vector<FindingRow> rows) {

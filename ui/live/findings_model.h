@@ -20,7 +20,16 @@ class FindingsModel : public QAbstractListModel {
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
-    enum Role { IdRole = Qt::UserRole + 1, KindRole, RanksRole, RanksTextRole, RankCountRole, MessageRole, FixRole, FromRole };
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        KindRole,
+        RanksRole,
+        RanksTextRole,
+        RankCountRole,
+        MessageRole,
+        FixRole,
+        FromRole
+    };
     Q_ENUM(Role)
 
     using QAbstractListModel::QAbstractListModel;

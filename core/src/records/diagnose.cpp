@@ -78,7 +78,7 @@ Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
     detail::diagnose_flight_recorder(context);
     detail::diagnose_ras(context);
     out.world = context.world;
-    for (const auto& [process, rank] : context.process_ranks) 
+    for (const auto& [process, rank] : context.process_ranks)
         detail::note_rank(out, rank, process.host, process.pid ? std::optional(process.pid) : std::nullopt);
     for (const auto& d : records.dumps)
         if (d.rank >= 0) detail::note_rank(out, d.rank, {}, std::nullopt);

@@ -14,10 +14,10 @@
 
 #include "meshscope/finding.h"
 #include "meshscope/plan.h"
-#include "meshscope/records_import.h"
 #include "meshscope/records/flight_recorder.h"
 #include "meshscope/records/nccl_log.h"
 #include "meshscope/records/nccl_ras.h"
+#include "meshscope/records_import.h"
 
 namespace meshscope::records {
 
