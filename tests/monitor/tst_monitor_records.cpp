@@ -68,14 +68,16 @@ private slots:
         monitor.import_records("j", first_import(), 20.0);
 
         const auto findings = monitor.findings("j");
-        QCOMPARE(monitor_test::summary(findings), QString("group_disagreement:[1,5] rank_error:[0] collective_stuck:[6]"));
+        QCOMPARE(monitor_test::summary(findings),
+                 QString("group_disagreement:[1,5] rank_error:[0] collective_stuck:[6]"));
         QCOMPARE(q(findings[0].id), QString("records/2"));
         QCOMPARE(q(findings[2].id), QString("records/1"));
         const auto json = monitor.findings_json("j").value();
         const auto& stuck = json["findings"][2];
         QCOMPARE(q(stuck["sources"].dump()), QString(R"(["fr/nccl_trace_rank_6.json"])"));
         QCOMPARE(q(stuck["from"].get<std::string>()), QString("From: fr/nccl_trace_rank_6.json"));
-        QCOMPARE(q(json["findings"][0]["from"].get<std::string>()), QString("From: a.log:1, b.log:2, c.log:3 and 2 more"));
+        QCOMPARE(q(json["findings"][0]["from"].get<std::string>()),
+                 QString("From: a.log:1, b.log:2, c.log:3 and 2 more"));
         QVERIFY(!json["findings"][1].contains("from"));  // the hook's: no sources
 
         // Rank 0 keeps the hook's process; rank 6 and 9 come from the records, pending (never reported).
