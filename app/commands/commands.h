@@ -23,6 +23,7 @@ int run_simulate(int argc, char** argv);  // simulated ranks with injected fault
 int run_replay(int argc, char** argv);    // a recorded job into a collector
 int run_export(int argc, char** argv);    // a recorded job as JSONL
 int run_diagnose(int argc, char** argv);  // NCCL logs, Flight Recorder dumps and RAS status placed on a plan
+int run_import(int argc, char** argv);    // the same, put into a collector as a job (its Live pages show it)
 int run_ras(int argc, char** argv);       // a running job's NCCL RAS status, live from its RAS socket
 // The dashboard window (meshscope-dashboard's main; argv[0] is the program).
 int run_gui(int argc, char** argv);

@@ -24,6 +24,7 @@ constexpr Command commands[] = {
     {"replay", run_replay, "replay a recorded job into a collector or dashboard"},
     {"export", run_export, "write a recorded job as JSONL"},
     {"diagnose", run_diagnose, "read NCCL logs, Flight Recorder dumps and NCCL RAS status onto a plan"},
+    {"import", run_import, "put what diagnose finds into a collector as a job, for its Live pages"},
     {"ras", run_ras, "read a running job's NCCL RAS status live (poll it, or follow its events)"},
 };
 

@@ -45,4 +45,30 @@ Expected<std::vector<std::int64_t>> read_ranks(const nlohmann::json& value, cons
     return ranks;
 }
 
+// Strips nlohmann's "[json.exception.parse_error.101] " tag so clients read just what is wrong, and writes
+// bytes outside printable ASCII as <FF>: the parser quotes what it last read, which may be invalid UTF-8,
+// and the message must itself be valid JSON text.
+std::string json_error_text(const std::exception& e) {
+    std::string text = e.what();
+    if (text.starts_with("[json.exception.")) {
+        const auto end = text.find("] ");
+        if (end != std::string::npos) text.erase(0, end + 2);
+    }
+    std::string clean;
+    clean.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f) {
+            clean += c;
+        } else {
+            static constexpr char hex[] = "0123456789ABCDEF";
+            clean += '<';
+            clean += hex[byte >> 4];
+            clean += hex[byte & 0xf];
+            clean += '>';
+        }
+    }
+    return clean;
+}
+
 }  // namespace meshscope::event_fields

@@ -29,4 +29,8 @@ namespace meshscope::event_fields {
 [[nodiscard]] Expected<std::vector<std::int64_t>> read_ranks(const nlohmann::json& value, const std::string& name,
                                                              std::int64_t world_size);
 
+// json::parse's message without nlohmann's "[json.exception.parse_error.101] " tag, bytes outside printable ASCII
+// written as <FF>.
+[[nodiscard]] std::string json_error_text(const std::exception& e);
+
 }  // namespace meshscope::event_fields

@@ -14,6 +14,7 @@ namespace meshscope {
 namespace {
 using event_fields::as_int;
 using event_fields::field_error;
+using event_fields::json_error_text;
 using event_fields::member;
 using nlohmann::json;
 
@@ -219,32 +220,6 @@ std::string one_of(std::size_t count) {
     std::string text = "must be one of";
     for (std::size_t i = 0; i < count; ++i) text += (i ? ", " : " ") + std::string(to_string(static_cast<Enum>(i)));
     return text;
-}
-
-// Strips nlohmann's "[json.exception.parse_error.101] " tag so clients read just what is wrong, and writes
-// bytes outside printable ASCII as <FF>: the parser quotes what it last read, which may be invalid UTF-8,
-// and the message must itself be valid JSON text.
-std::string json_error_text(const std::exception& e) {
-    std::string text = e.what();
-    if (text.starts_with("[json.exception.")) {
-        const auto end = text.find("] ");
-        if (end != std::string::npos) text.erase(0, end + 2);
-    }
-    std::string clean;
-    clean.reserve(text.size());
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte < 0x7f) {
-            clean += c;
-        } else {
-            static constexpr char hex[] = "0123456789ABCDEF";
-            clean += '<';
-            clean += hex[byte >> 4];
-            clean += hex[byte & 0xf];
-            clean += '>';
-        }
-    }
-    return clean;
 }
 
 Error indexed(std::size_t index, const Error& error) {
@@ -467,6 +442,10 @@ std::optional<std::string> parse_json_unique_keys(std::string_view text, json& o
     return std::nullopt;
 }
 }  // namespace
+
+bool valid_job_name(std::string_view job, const EventLimits& limits) noexcept {
+    return !job.empty() && job.size() <= limits.max_job_length && std::all_of(job.begin(), job.end(), is_job_char);
+}
 
 Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits) {
     if (is_blank(body)) return ValueError("the body holds no events");

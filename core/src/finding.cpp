@@ -1,5 +1,7 @@
 #include "meshscope/finding.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace meshscope {
@@ -34,11 +36,25 @@ std::optional<FindingKind> parse_finding_kind(std::string_view text) noexcept {
 }
 
 nlohmann::json to_json(const Finding& finding) {
-    return {{"id", finding.id},
-            {"kind", to_string(finding.kind)},
-            {"ranks", finding.ranks},
-            {"message", finding.message},
-            {"fix", finding.fix}};
+    nlohmann::json j = {{"id", finding.id},
+                        {"kind", to_string(finding.kind)},
+                        {"ranks", finding.ranks},
+                        {"message", finding.message},
+                        {"fix", finding.fix}};
+    if (!finding.sources.empty()) {
+        j["sources"] = finding.sources;
+        j["from"] = sources_line(finding.sources);
+    }
+    return j;
+}
+
+std::string sources_line(const std::vector<std::string>& sources) {
+    if (sources.empty()) return {};
+    std::string line = "From: ";
+    const std::size_t shown = std::min(sources.size(), max_sources_shown);
+    for (std::size_t i = 0; i < shown; ++i) line += (i ? ", " : "") + sources[i];
+    if (sources.size() > shown) line += " and " + std::to_string(sources.size() - shown) + " more";
+    return line;
 }
 
 }  // namespace meshscope

@@ -52,6 +52,7 @@ LivePanel {
                 required property int rankCount
                 required property string message
                 required property string fix
+                required property string from
 
                 width: ListView.view.width
                 highlighted: finding.index === root.session.selection.selectedFinding
@@ -101,6 +102,18 @@ LivePanel {
                         wrapMode: Text.WordWrap
                         font.pixelSize: Theme.fontSmall
                         visible: finding.fix !== ""
+                    }
+
+                    // The records a finding read by meshscope import comes from, in core's words.
+                    Label {
+                        objectName: "findingFrom"
+                        Layout.fillWidth: true
+                        text: finding.from
+                        textFormat: Text.PlainText
+                        color: Theme.mutedText
+                        wrapMode: Text.WrapAnywhere
+                        font.pixelSize: Theme.fontSmall
+                        visible: finding.from !== ""
                     }
                 }
             }

@@ -122,7 +122,16 @@ Expected<std::int64_t> rebuild(const EventStore& store, Monitor& monitor, const 
             return true;
         });
     if (error) return *error;
-    return replay.finish();
+    const auto rebuilt = replay.finish();
+    // Then each job's imported records, as the last import left them (a row that no longer parses is skipped,
+    // as an event's is).
+    error = store.for_each_records("", [&](const StoredRecords& stored) {
+        if (auto records = parse_records_import(stored.json))
+            monitor.import_records(stored.job, *records, stored.received);
+        return true;
+    });
+    if (error) return *error;
+    return rebuilt;
 }
 }  // namespace
 

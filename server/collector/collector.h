@@ -20,6 +20,7 @@
 
 #include "meshscope/event.h"
 #include "meshscope/monitor.h"
+#include "meshscope/records_import.h"
 #include "meshscope/seen_ranks.h"
 #include "monitor_thread.h"
 #include "parse_thread.h"
@@ -101,6 +102,11 @@ public:
     // one result per body, in order (docs/live-at-scale.md).
     using BatchDone = std::function<void(std::vector<SubmitResult>)>;
     void submit_bodies(std::vector<std::string> bodies, BatchDone done);
+    // POST /api/v1/jobs/{job}/records (`meshscope import`): a meshscope.records/1 body for a valid job name,
+    // judged on the parse thread (400 with records_import_from_json's message), shed and capped as events are
+    // (503 with Retry-After), stored (replacing the job's earlier import), then in the monitor; done gets 200
+    // {"job", "findings", "ranks"}.
+    void submit_records(std::string job, std::string body, Done done);
     // A relay's proof of life (a batch's "seen", and "held": those with lifecycle events waiting): each rank is
     // marked seen in the monitor at the collector's clock, as a heartbeat the collector itself sheds; nothing
     // is stored (meshscope/seen_ranks.h).
@@ -150,6 +156,11 @@ private:
     // On the parse thread: admits the jobs of a body it is about to store, forgetting finished jobs to make room
     // under max_jobs; the 503 when there is none.
     [[nodiscard]] std::optional<SubmitResult> admit_jobs(const std::vector<Event>& events);
+    // The same for an import naming ranks below `world`.
+    [[nodiscard]] std::optional<SubmitResult> admit_records(const std::string& job, std::int64_t world);
+    // job -> the world it would claim (-1 for a job new to the parse thread, made at least its body's world).
+    [[nodiscard]] std::optional<SubmitResult> admit_grown(std::unordered_map<std::string_view, std::int64_t> grown);
+    void judge_records(std::string job, std::string_view body, Done done);
 
     CollectorOptions options_;
     std::string path_;

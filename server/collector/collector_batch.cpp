@@ -1,7 +1,9 @@
-// The collector's load shedding and POST /api/v1/batches (docs/live-at-scale.md): a relay sends the bodies
-// of many ranks at once; each is judged exactly as POST /api/v1/events would judge it, and every accepted
-// one is stored in a single commit.
+// The collector's load shedding, POST /api/v1/batches and POST /api/v1/jobs/{job}/records (docs/live-at-scale.md): a
+// relay sends the bodies of many ranks at once; each is judged exactly as POST /api/v1/events would judge it, and every
+// accepted one is stored in a single commit.
 #include <algorithm>
+
+#include <nlohmann/json.hpp>
 
 #include "collector.h"
 
@@ -111,6 +113,52 @@ void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
         }));
 }
 
+void Collector::submit_records(std::string job, std::string body, Done done) {
+    if (auto shed = shed_all()) return done(std::move(*shed));
+    ++events_pending_;  // as a body: counted until it is parsed
+    parser_->post([this, job = std::move(job), body = std::move(body), done = std::move(done)]() mutable {
+        --events_pending_;
+        try {
+            judge_records(std::move(job), body, std::move(done));
+        } catch (const std::exception& e) {
+            done({503, error_body(std::string("collector busy: ") + e.what()), 0, 1});
+        }
+    });
+}
+
+void Collector::judge_records(std::string job, std::string_view body, Done done) {
+    auto records = parse_records_import(body);
+    if (!records) {
+        ++bodies_refused_;
+        return done({400, error_body(records.error().message()), 0});
+    }
+    std::int64_t world = 0;
+    for (const RecordsRank& r : records->ranks) world = std::max(world, r.rank + 1);
+    for (const Finding& f : records->findings)
+        if (!f.ranks.empty()) world = std::max(world, f.ranks.back() + 1);
+    if (auto refused = admit_records(job, world)) return done(std::move(*refused));
+    const double received = now();
+    // Stored as received once it is valid: a restart reads it back with the same reader.
+    StoredRecords stored{job, received, std::string(body)};
+    auto shared = std::make_shared<RecordsImport>(std::move(records).value());
+    writer_->submit(
+        std::move(stored), [this, shared, job, received, done = std::move(done)](const std::optional<Error>& error) {
+            if (error) {
+                log_store_failure(*error);
+                done({503, error_body(error->message()), 0, store_failure_retry_after});
+                return;
+            }
+            monitor_->post([shared, job, received, done](Monitor& monitor) {
+                monitor.import_records(job, *shared, received);
+                const auto findings = static_cast<std::int64_t>(shared->findings.size());
+                done({200,
+                      nlohmann::json{{"job", job}, {"findings", findings}, {"ranks", shared->ranks.size()}}.dump(
+                          -1, ' ', false, nlohmann::json::error_handler_t::replace),
+                      findings});
+            });
+        });
+}
+
 std::string too_many_jobs_error(std::size_t max_jobs) {
     return "collector busy: " + std::to_string(max_jobs) + " jobs are live and none has finished (--max-jobs)";
 }
@@ -154,6 +202,17 @@ std::optional<SubmitResult> Collector::admit_jobs(const std::vector<Event>& even
         last = &e.job;
         last_world = it->second;
     }
+    return admit_grown(std::move(grown));
+}
+
+std::optional<SubmitResult> Collector::admit_records(const std::string& job, std::int64_t world) {
+    std::unordered_map<std::string_view, std::int64_t> grown;
+    const auto known = admitted_jobs_.find(job);
+    grown.emplace(job, std::max(known == admitted_jobs_.end() ? std::int64_t{-1} : known->second, world));
+    return admit_grown(std::move(grown));
+}
+
+std::optional<SubmitResult> Collector::admit_grown(std::unordered_map<std::string_view, std::int64_t> grown) {
     std::size_t fresh = 0;
     std::int64_t more_ranks = 0;
     for (auto it = grown.begin(); it != grown.end();) {

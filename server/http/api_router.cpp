@@ -126,6 +126,16 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         if (path == api_events) return answer_events(std::move(request.body), std::move(reply));
         return answer_batches(request.body, std::move(reply));
     }
+    if (url.segments.size() == 5 && url.segments[0] == "api" && url.segments[1] == "v1" && url.segments[2] == "jobs" &&
+        url.segments[4] == "records") {
+        if (!post) return reply(error_reply(405, "use POST", {{"Allow", "POST"}}));
+        if (!valid_job_name(url.segments[3]))
+            return reply(error_reply(400, "the job name must be 1 to " + std::to_string(EventLimits{}.max_job_length) +
+                                              " characters of A-Z, a-z, 0-9 and ._-:@+="));
+        return collector_.submit_records(
+            url.segments[3], std::move(request.body),
+            [reply = std::move(reply)](SubmitResult result) { reply(submit_reply(result)); });
+    }
     if (request.method != "GET") return reply(error_reply(405, "use GET", {{"Allow", "GET"}}));
     if (path == api_stream) {
         if (!request.upgrade_websocket)

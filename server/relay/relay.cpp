@@ -37,6 +37,8 @@ namespace {
 constexpr std::string_view api_events = "/api/v1/events";
 constexpr std::string_view api_batches = "/api/v1/batches";
 constexpr std::string_view api_health = "/api/v1/health";
+constexpr std::string_view relay_records_error =
+    "a relay forwards events only: give meshscope import the collector's URL as --target";
 constexpr std::string_view api_relay = "/api/v1/relay";  // the relay's counters (RelayStats), for operators and tests
 constexpr int unreachable_retry_after_s = 2;
 constexpr int busy_retry_after_s = 1;
@@ -339,6 +341,9 @@ private:
                 [self = shared_from_this()](std::string results) { self->answer(200, std::move(results)); });
             return;
         }
+        // Records are imported once per job, not per rank: they go to the collector itself (docs/live-at-scale.md).
+        if (path.starts_with("/api/v1/jobs/") && path.ends_with("/records"))
+            return answer(404, error_json(std::string(relay_records_error)));
         if (request.method() != http::verb::get && !head_) return answer(405, error_json("use GET"), {}, {}, "GET");
         if (path == api_health) return answer(200, R"({"status":"ok"})");
         if (path == api_relay) return answer(200, stats_json(relay_.stats()));

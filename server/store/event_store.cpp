@@ -21,6 +21,11 @@ PRAGMA journal_mode = WAL;
 PRAGMA journal_size_limit = 67108864;
 PRAGMA cache_size = -65536;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+  job TEXT PRIMARY KEY,
+  received REAL NOT NULL,
+  document TEXT NOT NULL
+);
 )sql";
 
 constexpr const char* tables_sql = R"sql(
@@ -391,6 +396,45 @@ std::optional<Error> EventStore::for_each_heartbeat(const std::string& job,
         h.last_received = sqlite3_column_double(query.get(), 4);
         h.json = text_column(query.get(), 5);
         if (!visit(h)) return std::nullopt;
+    }
+    if (step != SQLITE_DONE) return read_error(db_, path_);
+    return std::nullopt;
+}
+
+std::optional<Error> EventStore::put_records(const StoredRecords& records) {
+    // The row moves to the end of the rowid order, so a rebuild replays imports in the order they came.
+    Statement erase(db_, "DELETE FROM records WHERE job = ?1");
+    Statement insert(db_, "INSERT INTO records (job, received, document) VALUES (?1, ?2, ?3)");
+    if (!erase || !insert) return sqlite_error(db_, "cannot store records");
+    if (auto error = exec(db_, "BEGIN IMMEDIATE")) return RuntimeError("cannot store records: " + *error);
+    bind_text(erase.get(), 1, records.job);
+    bind_text(insert.get(), 1, records.job);
+    sqlite3_bind_double(insert.get(), 2, records.received);
+    bind_text(insert.get(), 3, records.json);
+    std::optional<std::string> error;
+    if (sqlite3_step(erase.get()) != SQLITE_DONE || sqlite3_step(insert.get()) != SQLITE_DONE)
+        error = sqlite3_errmsg(db_);
+    if (!error) error = exec(db_, "COMMIT");
+    if (error) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        return RuntimeError("cannot store records: " + *error);
+    }
+    return std::nullopt;
+}
+
+std::optional<Error> EventStore::for_each_records(const std::string& job,
+                                                  const std::function<bool(const StoredRecords&)>& visit) const {
+    Statement query(db_, job.empty() ? "SELECT job, received, document FROM records ORDER BY rowid"
+                                     : "SELECT job, received, document FROM records WHERE job = ?1");
+    if (!query) return read_error(db_, path_);
+    if (!job.empty()) bind_text(query.get(), 1, job);
+    StoredRecords r;
+    int step = SQLITE_ROW;
+    while ((step = sqlite3_step(query.get())) == SQLITE_ROW) {
+        r.job = text_column(query.get(), 0);
+        r.received = sqlite3_column_double(query.get(), 1);
+        r.json = text_column(query.get(), 2);
+        if (!visit(r)) return std::nullopt;
     }
     if (step != SQLITE_DONE) return read_error(db_, path_);
     return std::nullopt;

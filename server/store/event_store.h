@@ -8,7 +8,8 @@
 // many, the first and last receive time, and the last one's JSON). A heartbeat is appended to `heartbeat_log`
 // in the same transaction as the events it arrived with, and the log is folded into the summaries every
 // heartbeat_fold_rows heartbeats: appending keeps each commit to the few pages at the log's end, where
-// upserting a summary per heartbeat wrote a page of the summaries per heartbeat (docs/benchmarks.md). Readers
+// upserting a summary per heartbeat wrote a page of the summaries per heartbeat (docs/benchmarks.md). A job's
+// records put in by `meshscope import` are one row of `records` (created in any /3 file that lacks it). Readers
 // see summaries and log as one. A 16,384-rank job heartbeating every 5 s for a day keeps 16,384 summaries
 // and at most heartbeat_fold_rows log rows, not 283 M rows. A meshscope.history/1 or /2 file is migrated
 // when opened.
@@ -51,6 +52,14 @@ struct StoredHeartbeat {
     double first_received = 0;
     double last_received = 0;
     std::string json;  // the last heartbeat (latest received; the later one in store order on a tie)
+};
+
+// What `meshscope import` put into a job (meshscope.records/1, as received): one row per job, replaced by the
+// job's next import.
+struct StoredRecords {
+    std::string job;
+    double received = 0;
+    std::string json;
 };
 
 struct StoredJob {
@@ -103,6 +112,14 @@ public:
     // for_each.
     std::optional<Error> for_each_heartbeat(const std::string& job,
                                             const std::function<bool(const StoredHeartbeat&)>& visit) const;
+
+    // Stores a job's imported records in one transaction, replacing the job's earlier ones. RuntimeError
+    // "cannot store records: {sqlite message}" on failure (the earlier ones are kept).
+    [[nodiscard]] std::optional<Error> put_records(const StoredRecords& records);
+    // Every job's imported records (all jobs when `job` is empty), in the order they were last stored. Errors as
+    // for_each.
+    std::optional<Error> for_each_records(const std::string& job,
+                                          const std::function<bool(const StoredRecords&)>& visit) const;
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 

@@ -18,7 +18,11 @@ StoreWriter::StoreWriter(std::unique_ptr<EventStore> store)
       worker_({.name = "ms-store", .gather = gather_window}, [this](std::deque<Request>& group) { commit(group); }) {}
 
 void StoreWriter::submit(std::vector<StoredEvent> events, Done done) {
-    worker_.post({std::move(events), std::move(done)});
+    worker_.post({std::move(events), std::move(done), std::nullopt});
+}
+
+void StoreWriter::submit(StoredRecords records, Done done) {
+    worker_.post({{}, std::move(done), std::move(records)});
 }
 
 CommitStats StoreWriter::stats() const {
@@ -49,8 +53,10 @@ void StoreWriter::commit(std::deque<Request>& group) {
                 }
         }
     }
-    for (Request& r : group)
-        if (r.done) r.done(error);
+    for (Request& r : group) {
+        const std::optional<Error> own = r.records ? store_->put_records(*r.records) : std::nullopt;
+        if (r.done) r.done(r.records ? own : error);
+    }
     group.clear();
     // After the answers, so that no request waits for it. A failed fold keeps the log: the summaries
     // readers see are the same, and it is tried again after the next commit.

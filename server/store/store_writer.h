@@ -39,6 +39,8 @@ public:
     StoreWriter& operator=(const StoreWriter&) = delete;
 
     void submit(std::vector<StoredEvent> events, Done done);
+    // A job's imported records, committed in their own transaction after the group's events.
+    void submit(StoredRecords records, Done done);
     [[nodiscard]] CommitStats stats() const;
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
@@ -46,6 +48,7 @@ private:
     struct Request {
         std::vector<StoredEvent> events;
         Done done;
+        std::optional<StoredRecords> records;
     };
     void commit(std::deque<Request>& group);
 

@@ -56,6 +56,15 @@ int LiveTestCollector::post(const QString& body) {
     return result.get();
 }
 
+int LiveTestCollector::postRecords(const QString& job, const QString& body) {
+    if (!service_) return 0;
+    std::promise<int> status;
+    auto result = status.get_future();
+    service_->collector().submit_records(job.toStdString(), body.toStdString(),
+                                         [&status](server::SubmitResult r) { status.set_value(r.status); });
+    return result.get();
+}
+
 int LiveTestCollector::postStandardJob(const QString& job) {
     return post(QString::fromStdString(standard_job_ndjson(job.toStdString())));
 }

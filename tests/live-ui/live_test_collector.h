@@ -32,6 +32,8 @@ public:
     Q_INVOKABLE bool startDemo();
     // Posts a body (one event, an array or NDJSON) and waits until it is stored; returns the HTTP status.
     Q_INVOKABLE int post(const QString& body);
+    // A meshscope.records/1 body put into `job` as `meshscope import` puts it; returns the HTTP status.
+    Q_INVOKABLE int postRecords(const QString& job, const QString& body);
     // The 16-rank job of live_test_support.h, under `job`.
     Q_INVOKABLE int postStandardJob(const QString& job);
 

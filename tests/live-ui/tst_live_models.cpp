@@ -47,8 +47,8 @@ std::vector<RankRow> eight_ranks() {
 }
 
 FindingRow finding(const char* id, const char* kind, QList<int> ranks) {
-    return {QString::fromLatin1(id), QString::fromLatin1(kind), std::move(ranks), QStringLiteral("what"),
-            QStringLiteral("fix")};
+    return {QString::fromLatin1(id), QString::fromLatin1(kind), std::move(ranks),
+            QStringLiteral("what"),  QStringLiteral("fix"),     QString()};
 }
 
 QList<int> ranks_of(const QAbstractItemModel& model) {
@@ -241,6 +241,30 @@ private slots:
         QCOMPARE(model.count(), 2);
         model.clear();
         QCOMPARE(model.count(), 0);
+    }
+
+    // A finding read from records (meshscope import) carries the collector's "From: ..." line as it is; the
+    // hook's have none. The JSON is what core's to_json(Finding) writes for two sources.
+    void findings_model_shows_sources() {
+        FindingsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const json imported = json::parse(R"({"id": "records/1", "kind": "collective_stuck", "ranks": [6],
+            "message": "stuck", "fix": "look", "sources": ["fr/nccl_trace_rank_6.json", "node1.41006:4"],
+            "from": "From: fr/nccl_trace_rank_6.json, node1.41006:4"})");
+        const json hooked = json::parse(R"({"id": "rank_error", "kind": "rank_error", "ranks": [0], "message": "m",
+            "fix": "f"})");
+        model.setFindings(parse_findings(json{{"findings", {hooked, imported}}}));
+        QCOMPARE(model.count(), 2);
+        const QModelIndex stuck = model.index(model.rowOf(QStringLiteral("records/1")));
+        QCOMPARE(stuck.data(FindingsModel::FromRole).toString(),
+                 QStringLiteral("From: fr/nccl_trace_rank_6.json, node1.41006:4"));
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("rank_error"))).data(FindingsModel::FromRole).toString(),
+                 QString());
+        QVERIFY(model.roleNames().values().contains("from"));
+        // A delta from the change stream carries it too.
+        const LiveChange change =
+            meshscope::ui::parse_change(json{{"type", "finding_updated"}, {"job", "j"}, {"finding", imported}});
+        QCOMPARE(change.finding.from, QStringLiteral("From: fr/nccl_trace_rank_6.json, node1.41006:4"));
     }
 
     void phase_histogram() {

@@ -95,6 +95,36 @@ class CollectorUnderAttack(unittest.TestCase):
         self.assertEqual(answer.status, 200, answer)
         self.assertEqual(answer.json(), {"results": [{"status": 200, "accepted": 1}, {"status": 400, "error": DEPTH}]})
 
+    # -- imported records (POST /api/v1/jobs/{job}/records, meshscope import) -----------------------------------
+
+    def test_records_are_bounded_like_events(self):
+        path = "/api/v1/jobs/hostile-records/records"
+        for body in (deep(100000), deep_objects(65), '{"format": "meshscope.records/1", "findings": ' + deep(65) + "}"):
+            with self.subTest(bytes=len(body)):
+                self.assert_error(exchange(self.port, request(self.port, "POST", path, body)), 400, DEPTH)
+        big = '{"format": "meshscope.records/1", "findings": [], "pad": "' + "x" * (2 << 20) + '"}'
+        self.assert_error(exchange(self.port, request(self.port, "POST", path, big)), 413,
+                          "request body larger than 1048576 bytes")
+        # A page of another origin cannot put records into a collector without a token.
+        foreign = "http://127.0.0.2:8000"
+        refused = exchange(self.port, request(self.port, "POST", path, '{"format": "meshscope.records/1", "findings": []}',
+                                              {"Origin": foreign, "Content-Type": "text/plain"}))
+        self.assert_error(refused, 403,
+                          f'Origin "{foreign}" is not this collector\'s: requests from other web pages are refused')
+        # None of it made a job.
+        self.assertEqual(get(self.port, "/api/v1/jobs/hostile-records").status, 404)
+
+    def test_hostile_record_strings_stay_text(self):
+        # Control characters, markup and quotes from a file are kept as they were sent and given back as JSON text.
+        message = '<img src=x onerror=alert(1)>\u001b[31m"\n'
+        doc = {"format": "meshscope.records/1",
+               "findings": [{"kind": "rank_error", "ranks": [0], "message": message, "sources": ["<b>x</b>"]}]}
+        path = "/api/v1/jobs/hostile-text/records"
+        self.assertEqual(exchange(self.port, request(self.port, "POST", path, json.dumps(doc))).status, 200)
+        findings = json.loads(get(self.port, "/api/v1/jobs/hostile-text/findings").body)["findings"]
+        self.assertEqual(findings[0]["message"], message)
+        self.assertEqual(findings[0]["from"], "From: <b>x</b>")
+
     # -- chunked bodies, transfer codings, HEAD -----------------------------------------------------------------
 
     def chunked(self, chunks, trailer=b"", headers=b""):

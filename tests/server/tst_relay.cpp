@@ -754,6 +754,10 @@ private slots:
         QTest::addRow("health") << QByteArray("GET") << QByteArray("/api/v1/health") << 200 << "" << QByteArray();
         QTest::addRow("unknown") << QByteArray("GET") << QByteArray("/api/v1/jobs") << 404
                                  << "no such endpoint: /api/v1/jobs" << QByteArray();
+        // Records go to the collector itself, once per job (docs/live-at-scale.md).
+        QTest::addRow("records")
+            << QByteArray("POST") << QByteArray("/api/v1/jobs/j/records") << 404
+            << "a relay forwards events only: give meshscope import the collector's URL as --target" << QByteArray();
         QTest::addRow("bad batch") << QByteArray("POST") << QByteArray("/api/v1/batches") << 400
                                    << R"(the body must be {"bodies": ["<request body>", ...]})" << QByteArray();
     }

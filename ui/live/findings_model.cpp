@@ -47,13 +47,14 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case RankCountRole: return static_cast<int>(row.ranks.size());
         case MessageRole: return row.message;
         case FixRole: return row.fix;
+        case FromRole: return row.from;
         default: return {};
     }
 }
 
 QHash<int, QByteArray> FindingsModel::roleNames() const {
     return {{IdRole, "findingId"},        {KindRole, "kind"},       {RanksRole, "ranks"}, {RanksTextRole, "ranksText"},
-            {RankCountRole, "rankCount"}, {MessageRole, "message"}, {FixRole, "fix"}};
+            {RankCountRole, "rankCount"}, {MessageRole, "message"}, {FixRole, "fix"},     {FromRole, "from"}};
 }
 
 void FindingsModel::setFindings(std::vector<FindingRow> rows) {

@@ -1,4 +1,5 @@
-// FindingsModel: the findings of the selected Job (kind, ranks, message, fix), in the collector's order
+// FindingsModel: the findings of the selected Job (kind, ranks, message, fix, and for one read from records
+// the "From: ..." line naming them), in the collector's order
 // (kind, then first rank). Fed by snapshots (GET .../findings) and by finding_added / finding_updated /
 // finding_removed deltas of the change stream.
 #pragma once
@@ -19,7 +20,16 @@ class FindingsModel : public QAbstractListModel {
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
-    enum Role { IdRole = Qt::UserRole + 1, KindRole, RanksRole, RanksTextRole, RankCountRole, MessageRole, FixRole };
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        KindRole,
+        RanksRole,
+        RanksTextRole,
+        RankCountRole,
+        MessageRole,
+        FixRole,
+        FromRole
+    };
     Q_ENUM(Role)
 
     using QAbstractListModel::QAbstractListModel;

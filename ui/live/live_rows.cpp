@@ -113,6 +113,7 @@ FindingRow parse_finding(const json& value) {
     row.kind = string_at(value, "kind");
     row.message = string_at(value, "message");
     row.fix = string_at(value, "fix");
+    row.from = string_at(value, "from");
     if (const json* ranks = array_at(value, "ranks"))
         for (const json& r : *ranks)
             if (r.is_number_integer()) row.ranks << static_cast<int>(r.get<std::int64_t>());

@@ -55,6 +55,7 @@ struct FindingRow {
     QList<int> ranks;
     QString message;
     QString fix;
+    QString from;  // "From: ..." for a finding read from records (core's sources_line), else empty
     friend bool operator==(const FindingRow&, const FindingRow&) = default;
 };
 

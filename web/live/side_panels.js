@@ -100,7 +100,8 @@ export class FindingsList {
       el('span', {class: 'finding-head'}, el('span', {class: 'finding-kind'}, f.kind),
         el('span', {class: 'finding-ranks'}, `${f.ranks.length === 1 ? 'rank ' : 'ranks '}${ranksText(f.ranks)}`)),
       el('span', {class: 'finding-message'}, f.message),
-      f.fix ? el('span', {class: 'finding-fix'}, `Fix: ${f.fix}`) : null))));
+      f.fix ? el('span', {class: 'finding-fix'}, `Fix: ${f.fix}`) : null,
+      f.from ? el('span', {class: 'finding-from'}, f.from) : null))));
     if (focused !== undefined) {
       for (const b of this.list.querySelectorAll('button[data-finding]')) if (b.dataset.finding === focused) b.focus();
     }

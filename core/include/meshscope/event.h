@@ -141,6 +141,9 @@ struct EventLimits {
     std::size_t max_results = 64;        // per communicator
 };
 
+// Whether `job` is a name an event may carry (1 to max_job_length characters of A-Z, a-z, 0-9 and ._-:@+=).
+[[nodiscard]] bool valid_job_name(std::string_view job, const EventLimits& limits = {}) noexcept;
+
 // Parses a request body: one JSON object, a JSON array of objects, or NDJSON (one object per line; blank
 // lines ignored). All or nothing: the first bad event makes the whole body an error (ValueError).
 [[nodiscard]] Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits = {});

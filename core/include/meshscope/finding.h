@@ -4,7 +4,7 @@
 // Usage:
 //   for (const meshscope::Finding& f : monitor.findings("job-1"))
 //       std::cout << to_string(f.kind) << " " << f.message << "\n   fix: " << f.fix << "\n";
-//   nlohmann::json j = meshscope::to_json(f);  // {"id", "kind", "ranks", "message", "fix"}
+//   nlohmann::json j = meshscope::to_json(f);  // {"id", "kind", "ranks", "message", "fix"[, "sources", "from"]}
 //
 // `id` identifies a finding within its job for as long as it exists, so a change feed can say
 // "finding updated" / "finding removed" (e.g. "group_disagreement/ep/5", "missing_rank", "straggler/communicator",
@@ -72,9 +72,18 @@ struct Finding {
     std::vector<std::int64_t> ranks;  // sorted, distinct: the ranks at fault
     std::string message;              // one line: what is wrong
     std::string fix;                  // one line: what to do about it
+    // The records it was read from (meshscope import: "fr/nccl_trace_rank_6.json", "node0.41000:12",
+    // "10.0.0.1:28028"); empty for what the monitor found itself.
+    std::vector<std::string> sources;
     friend bool operator==(const Finding&, const Finding&) = default;
 };
 
+// With sources: also "sources" and "from" (sources_line), the line the desktop and the web show as it is.
 [[nodiscard]] nlohmann::json to_json(const Finding& finding);
+
+// "From: fr/nccl_trace_rank_6.json, node0.41000:12": the line every front end shows under a finding read from
+// records; past max_sources_shown sources, "From: a, b, c and 5 more". Empty when there is none.
+inline constexpr std::size_t max_sources_shown = 3;
+[[nodiscard]] std::string sources_line(const std::vector<std::string>& sources);
 
 }  // namespace meshscope

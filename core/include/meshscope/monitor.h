@@ -7,6 +7,7 @@
 //   meshscope::Monitor monitor(options);
 //   monitor.set_change_listener([](const meshscope::Change& c) { push_to_websockets(to_json(c)); });
 //   monitor.ingest(events, received_at);   // a parsed body; received_at: collector clock, seconds
+//   monitor.import_records("j", records, received_at);  // meshscope import's findings and ranks
 //   monitor.tick(now);                     // every ~0.5-1 s: missing_rank, stale_rank, straggler
 //   monitor.jobs_json();                   // {"jobs": [...]}   GET /api/v1/jobs
 //   monitor.job_json("j");                 // {...} or nullopt  GET /api/v1/jobs/{job}
@@ -38,6 +39,7 @@
 #include "meshscope/event.h"
 #include "meshscope/finding.h"
 #include "meshscope/rank_state.h"
+#include "meshscope/records_import.h"
 
 namespace meshscope {
 
@@ -124,6 +126,11 @@ public:
     void ingest(const Event& event, double received_at);
     // A batch (one request): findings touched by several events are re-evaluated once.
     void ingest(std::span<const Event> events, double received_at);
+    // What NCCL and PyTorch recorded about the job (`meshscope import`, meshscope.records/1): replaces the job's
+    // earlier import. Its findings join the hook's as records/1, records/2, ... in the document's order, with their
+    // sources; each rank it names joins the rank list with its host and pid where the hook gave none (a rank the hook
+    // never reported stays pending, and is not missing). Creates the job when it is new.
+    void import_records(const std::string& job, const RecordsImport& records, double received_at);
     // Time-based findings: missing_rank, stale_rank, straggler (and stale states).
     void tick(double now);
     // Proof of life without an event to keep (a heartbeat the collector shed under load, a relay's digest of

@@ -78,6 +78,10 @@ Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
     detail::diagnose_flight_recorder(context);
     detail::diagnose_ras(context);
     out.world = context.world;
+    for (const auto& [process, rank] : context.process_ranks)
+        detail::note_rank(out, rank, process.host, process.pid ? std::optional(process.pid) : std::nullopt);
+    for (const auto& d : records.dumps)
+        if (d.rank >= 0) detail::note_rank(out, d.rank, {}, std::nullopt);
     // The collector's order: kind, then first rank, then id.
     std::stable_sort(out.findings.begin(), out.findings.end(), [](const SourcedFinding& a, const SourcedFinding& b) {
         if (a.finding.kind != b.finding.kind) return a.finding.kind < b.finding.kind;
@@ -86,6 +90,18 @@ Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
         if (ra != rb) return ra < rb;
         return a.finding.id < b.finding.id;
     });
+    return out;
+}
+
+RecordsImport to_records_import(const Diagnosis& d) {
+    RecordsImport out;
+    for (const auto& f : d.findings) {
+        Finding finding = f.finding;
+        finding.id.clear();
+        finding.sources = f.sources;
+        out.findings.push_back(std::move(finding));
+    }
+    out.ranks = d.ranks;
     return out;
 }
 

@@ -77,6 +77,10 @@ struct Context {
     [[nodiscard]] std::optional<std::int64_t> rank_of(const NcclProcess& p) const;
 };
 
+// Adds a rank the records name to diagnosis.ranks (kept sorted by rank), with its host and pid when known and the
+// rank has none yet.
+void note_rank(Diagnosis& diagnosis, std::int64_t rank, const std::string& host, std::optional<std::int64_t> pid);
+
 // The processes' global ranks from the NCCL log (launcher prefixes, else the largest communicator) and the world.
 void find_process_ranks(Context& context);
 // Communicators assembled from their init lines: placed, and communicator_not_formed / group_disagreement.

@@ -92,6 +92,15 @@ std::optional<std::int64_t> Context::rank_of(const NcclProcess& p) const {
     return it->second;
 }
 
+void note_rank(Diagnosis& diagnosis, std::int64_t rank, const std::string& host, std::optional<std::int64_t> pid) {
+    auto& ranks = diagnosis.ranks;
+    auto it = std::lower_bound(ranks.begin(), ranks.end(), rank,
+                               [](const RecordsRank& r, std::int64_t value) { return r.rank < value; });
+    if (it == ranks.end() || it->rank != rank) it = ranks.insert(it, RecordsRank{rank, std::nullopt, std::nullopt});
+    if (!it->host && !host.empty()) it->host = host;
+    if (!it->pid && pid) it->pid = pid;
+}
+
 void find_process_ranks(Context& context) {
     const NcclLog& log = context.records.nccl;
     std::map<NcclProcess, std::int64_t> ranks;

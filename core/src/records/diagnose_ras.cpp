@@ -93,9 +93,15 @@ void diagnose_ras(Context& context) {
         if (status.text_form && world && world->size < status.largest_comm_size) world = nullptr;
         if (!world) continue;
         context.world = std::max(context.world, world->size);
-        for (const auto& r : world->ranks) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+        for (const auto& r : world->ranks) {
+            global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+            note_rank(context.out, r.rank, r.host, r.pid ? std::optional(r.pid) : std::nullopt);
+        }
         for (const auto& r : world->missing_ranks)
-            if (!r.host.empty() || r.pid != 0) global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+            if (!r.host.empty() || r.pid != 0) {
+                global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+                note_rank(context.out, r.rank, r.host, r.pid ? std::optional(r.pid) : std::nullopt);
+            }
     }
     const auto rank_of = [&](const std::string& host, std::int64_t pid) -> std::optional<std::int64_t> {
         if (host.empty() && pid == 0) return std::nullopt;  // NCCL 2.24's text names some ranks by number only

@@ -109,6 +109,29 @@ TestCase {
         compare(findChild(page, "liveJobList").count, 1);
     }
 
+    // A finding put in by meshscope import shows the collector's "From: ..." line under it, as text; the hook's
+    // findings of the same job show none.
+    function test_imported_finding_names_its_sources() {
+        const page = createPage();
+        const records = {format: "meshscope.records/1", findings: [{kind: "collective_stuck", ranks: [6],
+            message: "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered", fix: "look",
+            sources: ["fr/nccl_trace_rank_4.json", "fr/nccl_trace_rank_6.json", "<b>x</b>.log:3", "node1.41006:4"]}]};
+        compare(testCase.collector.postRecords(testCase.collector.standardJob, JSON.stringify(records)), 200);
+        tryVerify(() => page.session.view.findings.count === 4, 10000, "the three hook findings and the import's");
+        const list = findChild(page, "liveFindingList");
+        const row = findingRow(page, "collective_stuck");
+        verify(row >= 0);
+        list.positionViewAtIndex(row, ListView.Contain);
+        const item = list.itemAtIndex(row);
+        verify(item !== null);
+        const from = findChild(item, "findingFrom");
+        verify(from.visible);
+        compare(from.text, "From: fr/nccl_trace_rank_4.json, fr/nccl_trace_rank_6.json, <b>x</b>.log:3 and 1 more");
+        compare(from.textFormat, Text.PlainText);
+        const hooked = list.itemAtIndex(findingRow(page, "rank_error"));
+        verify(!findChild(hooked, "findingFrom").visible);
+    }
+
     function test_selecting_a_finding_highlights_its_ranks_data() {
         return [
             {tag: "topology_mismatch", kind: "topology_mismatch", ranks: [5]},

@@ -17,6 +17,7 @@
 #include "meshscope/records/flight_recorder.h"
 #include "meshscope/records/nccl_log.h"
 #include "meshscope/records/nccl_ras.h"
+#include "meshscope/records_import.h"
 
 namespace meshscope::records {
 
@@ -65,6 +66,9 @@ struct Diagnosis {
     std::vector<std::string> arrivals;
     std::vector<SourcedFinding> findings;
     std::vector<ReadProblem> problems;
+    // Every rank the records name (an NCCL process, a Flight Recorder dump, a RAS rank), sorted, with the host and
+    // pid of its process where NCCL's lines or RAS give them.
+    std::vector<RecordsRank> ranks;
 };
 
 // plan may be null: then a layout is proposed from the groups seen.
@@ -72,6 +76,9 @@ struct Diagnosis {
 
 // Control characters (escape sequences, line breaks) of text read from records, as '?': what a terminal is shown.
 [[nodiscard]] std::string printable(std::string text);
+
+// What `meshscope import` posts (meshscope.records/1): the findings with their sources, and the ranks.
+[[nodiscard]] RecordsImport to_records_import(const Diagnosis& diagnosis);
 
 // meshscope.diagnosis/1
 [[nodiscard]] nlohmann::json to_json(const Diagnosis& diagnosis, const Plan* plan);

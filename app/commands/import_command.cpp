@@ -1,0 +1,137 @@
+// meshscope import: what `meshscope diagnose` reads and finds (NCCL INFO logs, Flight Recorder dumps, NCCL RAS
+// status, placed on a plan), put into a running collector as a job (POST /api/v1/jobs/{job}/records,
+// meshscope.records/1), where the Live pages show it beside the hook's events. Exit 0 when the collector took the
+// records, 1 when it could not be reached or refused them (its message on stderr), 2 for bad input: flags, a plan
+// that cannot be read, or no record read.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "http_post.h"
+#include "meshscope/event.h"
+#include "meshscope/records/diagnose.h"
+#include "record_files.h"
+
+namespace meshscope::app {
+
+namespace {
+constexpr const char* usage_hint =
+    "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] "
+    "[--plan FILE | --dp D [--cp C] [--ep E]]";
+
+int usage_error(const std::string& message) {
+    std::cerr << "meshscope import: " << message << "\n" << usage_hint << "\n";
+    return exit_usage;
+}
+
+// The job named after the first path: its last component ("/scratch/job-4711/fr/" -> "fr"), characters a job
+// name cannot hold as '-', at most the longest job name.
+std::string default_job(const std::string& path) {
+    std::filesystem::path p(path);
+    while (!p.empty() && p.filename().empty()) p = p.parent_path();
+    std::string name = p.filename().string();
+    if (name == "." || name == ".." || name.empty()) name = "records";
+    const EventLimits limits;
+    if (name.size() > limits.max_job_length) name.resize(limits.max_job_length);
+    for (char& c : name)
+        if (!valid_job_name(std::string_view(&c, 1))) c = '-';
+    return name;
+}
+
+// The collector's {"error": ...}, else the answer as it came (a proxy's page), cut to one line.
+std::string answer_text(const std::string& body) {
+    const auto parsed = nlohmann::json::parse(body, nullptr, false);
+    if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_string())
+        return parsed["error"].get<std::string>();
+    std::string text = body.substr(0, 200);
+    for (char& c : text)
+        if (c == '\n' || c == '\r') c = ' ';
+    return text;
+}
+}  // namespace
+
+int run_import(int argc, char** argv) {
+    CLI::App cli{"Put a job's NCCL INFO logs, Flight Recorder dumps and NCCL RAS status into a collector.",
+                 "meshscope import"};
+    std::vector<std::string> paths;
+    std::string target, job, token, plan_file, dp_text, cp_text = "1", ep_text = "1";
+    double timeout = 30;
+    cli.add_option("paths", paths, "files or directories (plain or gzip)")->required()->type_name("PATH...");
+    cli.add_option("--target", target, "the collector: http://HOST:PORT (meshscope serve)")->required();
+    cli.add_option("--job", job, "the job's name in the collector (default: the first PATH's last name)");
+    cli.add_option("--token", token, "bearer token of the collector");
+    cli.add_option("--timeout", timeout, "seconds to wait for the collector")->capture_default_str();
+    auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
+    auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
+    auto* cp_opt = cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT");
+    auto* ep_opt = cli.add_option("--ep", ep_text, "expert-parallel size")->type_name("INT");
+    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
+    cp_opt->needs(dp_opt);
+    ep_opt->needs(dp_opt);
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+    while (!target.empty() && target.back() == '/') target.pop_back();
+    if (!target.starts_with("http://") && !target.starts_with("https://"))
+        return usage_error("--target must be an http:// or https:// URL, got '" + target + "'");
+    if (!std::isfinite(timeout) || timeout < 0.1 || timeout > 3600)
+        return usage_error("--timeout must be from 0.1 to 3600 seconds");
+    if (job.empty()) job = default_job(paths.front());
+    if (!valid_job_name(job))
+        return usage_error("--job must be 1 to " + std::to_string(EventLimits{}.max_job_length) +
+                           " characters of A-Z, a-z, 0-9 and ._-:@+=, got '" + records::printable(job) + "'");
+
+    std::optional<Plan> plan;
+    if (const auto failed = plan_from_options("import", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
+        return *failed;
+
+    records::RecordSet records;
+    load_records(paths, records);
+    for (const auto& problem : records.problems)
+        std::cerr << "meshscope import: " << records::printable(problem.message) << "\n";
+    const bool any = !records.nccl.comm_lines.empty() || !records.dumps.empty() || !records.ras.empty();
+    if (!any) {
+        std::cerr << "meshscope import: no NCCL init line, Flight Recorder dump or RAS status found in " << paths.size()
+                  << (paths.size() == 1 ? " path" : " paths") << ": nothing sent to " << target << "\n"
+                  << "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
+        return exit_usage;
+    }
+    const auto diagnosis = records::diagnose(records, plan ? &*plan : nullptr);
+    const std::string body =
+        to_json(records::to_records_import(diagnosis)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+
+    const std::atomic<bool> abort{false};
+    const auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
+    client::HttpPost post(target + "/api/v1/jobs/" + job + "/records", token, {}, wait, wait, abort);
+    const client::PostResult answer = post.post(body);
+    if (answer.status == 0) {
+        std::cerr << "meshscope import: cannot reach the collector at " << target << ": " << answer.error << "\n";
+        return exit_failure;
+    }
+    if (answer.status != 200) {
+        std::cerr << "meshscope import: the collector at " << target << " refused the records (HTTP " << answer.status
+                  << "): " << records::printable(answer_text(answer.error));
+        if (answer.retry_after >= 0)
+            std::cerr << "; try again in " << static_cast<long>(std::ceil(answer.retry_after)) << " s";
+        std::cerr << "\n";
+        return exit_failure;
+    }
+    const auto findings = diagnosis.findings.size();
+    std::cout << "imported " << findings << (findings == 1 ? " finding" : " findings") << " and "
+              << diagnosis.ranks.size() << (diagnosis.ranks.size() == 1 ? " rank" : " ranks") << " into job \"" << job
+              << "\" at " << target << "\n";
+    std::cout.flush();
+    return std::cout ? exit_ok : exit_failure;
+}
+
+}  // namespace meshscope::app

@@ -1,0 +1,65 @@
+// Monitor::import_records: findings and ranks read from NCCL's and PyTorch's records (meshscope import), beside the
+// hook's.
+#include <algorithm>
+
+#include "monitor/monitor_impl.h"
+
+namespace meshscope {
+
+namespace {
+constexpr std::string_view records_prefix = "records/";
+}  // namespace
+
+void Monitor::import_records(const std::string& job_name, const RecordsImport& records, double received_at) {
+    monitor::Job& job = impl_->job_for(job_name);
+    if (!job.last_event || *job.last_event < received_at) job.last_event = received_at;
+
+    // The earlier import's findings go, then this one's come in its order.
+    std::vector<std::string> earlier;
+    for (auto it = job.findings.lower_bound(std::string(records_prefix));
+         it != job.findings.end() && it->first.starts_with(records_prefix); ++it)
+        earlier.push_back(it->first);
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < records.findings.size(); ++i) {
+        Finding f = records.findings[i];
+        f.id = std::string(records_prefix) + std::to_string(i + 1);
+        kept.push_back(f.id);
+        impl_->put_finding(job, std::move(f));
+    }
+    for (const std::string& id : earlier)
+        if (std::find(kept.begin(), kept.end(), id) == kept.end()) impl_->drop_finding(job, id);
+
+    for (const RecordsRank& r : records.ranks) {
+        if (r.rank < 0) continue;
+        monitor::RankRecord* rec = job.find(r.rank);
+        const bool added = rec == nullptr;
+        if (added) {
+            if (static_cast<std::int64_t>(job.slots.size()) <= r.rank)
+                job.slots.resize(static_cast<std::size_t>(r.rank) + 1, -1);
+            job.slots[static_cast<std::size_t>(r.rank)] = static_cast<std::int32_t>(job.records.size());
+            rec = &job.records.emplace_back();
+            rec->state.rank = r.rank;
+        }
+        // The hook's own report of its process wins over what the records say.
+        bool changed = added;
+        if (r.host && !rec->state.host) {
+            rec->state.host = r.host;
+            changed = true;
+        }
+        if (r.pid && !rec->state.pid) {
+            rec->state.pid = r.pid;
+            changed = true;
+        }
+        if (added) impl_->note_alive(job, *rec, true);  // named by the records: not missing
+        if (!changed || (!impl_->listener && !impl_->options.record_changes)) continue;
+        Change change;
+        change.kind = ChangeKind::rank_changed;
+        change.job = job.name;
+        change.rank = r.rank;
+        change.state = rec->state.state;
+        change.phase = rec->state.phase;
+        impl_->emit(std::move(change));
+    }
+}
+
+}  // namespace meshscope

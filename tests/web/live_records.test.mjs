@@ -1,0 +1,73 @@
+// `meshscope import` into a collector: the Live page lists the imported findings like the hook's, each with the
+// line "From: ..." naming the records it was read from, exactly as the collector's JSON gives it (core's words,
+// not retyped here); a hook finding in the same job has no such line; hostile text from a file stays text.
+// LIVE_RECORDS_SCREENSHOT=FILE also saves a screenshot of the page.
+import {test, before, after} from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {eventually, getJson, launchBrowser, meshscope, postEvents, spawnSync, startServe, tempDir}
+  from './harness.mjs';
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'records', 'fixtures');
+let dir;
+let serve;
+let browser;
+
+before(async () => {
+  dir = tempDir();
+  serve = await startServe({db: dir.file('h.db')});
+  // Rank 0 reports through the hook that it failed: a hook finding beside the imported ones.
+  await postEvents(serve.url, [{schema: 'meshscope.event/1', job: 'records', rank: 0, world_size: 8, phase: 'launch',
+    status: 'failed'}]);
+  const run = spawnSync(meshscope, ['import', 'fr/skip/json', 'nccl-logs/v2.29-per-rank', '--dp', '8', '--ep', '4',
+    '--target', serve.url, '--job', 'records'], {cwd: fixtures, encoding: 'utf8'});
+  assert.equal(run.status, 0, run.stderr);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await serve?.stop();
+  dir?.remove();
+});
+
+test('each imported finding shows the collector\'s "From:" line; the hook\'s shows none', async () => {
+  const {page} = browser;
+  await page.setViewportSize({width: 1400, height: 900});
+  await page.goto(`${serve.url}/#/live/records`);
+  const {body} = await getJson(serve.url, '/api/v1/jobs/records/findings');
+  const expected = body.findings.map((f) => ({kind: f.kind, message: f.message, from: f.from ?? ''}));
+  // Four read from the records (two communicators not in the plan, two stuck collectives), one from the hook.
+  assert.equal(expected.filter((f) => f.from.startsWith('From: ')).length, 4);
+  assert.equal(expected.filter((f) => f.from === '').length, 1);
+  const shown = () => page.$$eval('.finding', (buttons) => buttons.map((b) => ({
+    kind: b.dataset.kind,
+    message: b.querySelector('.finding-message').textContent,
+    from: b.querySelector('.finding-from')?.textContent ?? '',
+  })));
+  await eventually(async () => JSON.stringify(await shown()) === JSON.stringify(expected), {
+    describe: async () => `collector ${JSON.stringify(expected)}, page ${JSON.stringify(await shown())}`,
+  });
+  // The ep group's stuck collective comes from rank 6's dump, named as the import was given it.
+  const stuck = expected.find((f) => f.kind === 'collective_stuck' && f.message.startsWith('the ep group 1'));
+  assert.equal(stuck.from, 'From: fr/skip/json/nccl_trace_rank_6.json');
+  if (process.env.LIVE_RECORDS_SCREENSHOT) await page.screenshot({path: process.env.LIVE_RECORDS_SCREENSHOT});
+  assert.deepEqual(browser.errors, []);
+});
+
+test('hostile strings from records stay text', async () => {
+  const {page} = browser;
+  const hostile = '<img src=x onerror="window.pwned=1">';
+  const doc = {format: 'meshscope.records/1', findings: [{kind: 'rank_error', ranks: [1], message: hostile,
+    sources: [`${hostile}.log:1`]}]};
+  const response = await fetch(`${serve.url}/api/v1/jobs/hostile/records`, {method: 'POST',
+    body: JSON.stringify(doc), headers: {'Content-Type': 'application/json'}});
+  assert.equal(response.status, 200);
+  await page.goto(`${serve.url}/#/live/hostile`);
+  await eventually(async () => (await page.$$('.finding-from')).length === 1);
+  assert.equal(await page.textContent('.finding-from'), `From: ${hostile}.log:1`);
+  assert.equal(await page.textContent('.finding-message'), hostile);
+  assert.equal(await page.$$eval('.finding img', (images) => images.length), 0);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+});
