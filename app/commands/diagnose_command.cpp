@@ -52,16 +52,7 @@ int run_diagnose(int argc, char** argv) {
         return *failed;
 
     records::RecordSet records;
-    load_records(paths, records);
-    for (const auto& problem : records.problems)
-        std::cerr << "meshscope diagnose: " << records::printable(problem.message) << "\n";
-    const bool any = !records.nccl.comm_lines.empty() || !records.dumps.empty() || !records.ras.empty();
-    if (!any) {
-        std::cerr << "meshscope diagnose: no NCCL init line, Flight Recorder dump or RAS status found in "
-                  << paths.size() << (paths.size() == 1 ? " path" : " paths") << "\n"
-                  << "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
-        return exit_usage;
-    }
+    if (!load_usable_records("diagnose", paths, records)) return exit_usage;
     const auto diagnosis = records::diagnose(records, plan ? &*plan : nullptr);
     if (format == "json")
         std::cout << records::to_json(diagnosis, plan ? &*plan : nullptr)

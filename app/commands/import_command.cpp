@@ -96,16 +96,7 @@ int run_import(int argc, char** argv) {
         return *failed;
 
     records::RecordSet records;
-    load_records(paths, records);
-    for (const auto& problem : records.problems)
-        std::cerr << "meshscope import: " << records::printable(problem.message) << "\n";
-    const bool any = !records.nccl.comm_lines.empty() || !records.dumps.empty() || !records.ras.empty();
-    if (!any) {
-        std::cerr << "meshscope import: no NCCL init line, Flight Recorder dump or RAS status found in " << paths.size()
-                  << (paths.size() == 1 ? " path" : " paths") << ": nothing sent to " << target << "\n"
-                  << "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
-        return exit_usage;
-    }
+    if (!load_usable_records("import", paths, records, ": nothing sent to " + target)) return exit_usage;
     const auto diagnosis = records::diagnose(records, plan ? &*plan : nullptr);
     const std::string body =
         to_json(records::to_records_import(diagnosis)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

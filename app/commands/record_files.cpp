@@ -261,6 +261,18 @@ void load_records(const std::vector<std::string>& paths, records::RecordSet& int
     }
 }
 
+bool load_usable_records(const std::string& command, const std::vector<std::string>& paths, records::RecordSet& into,
+                         const std::string& nothing_done) {
+    load_records(paths, into);
+    for (const auto& problem : into.problems)
+        std::cerr << "meshscope " << command << ": " << records::printable(problem.message) << "\n";
+    if (!into.nccl.comm_lines.empty() || !into.dumps.empty() || !into.ras.empty()) return true;
+    std::cerr << "meshscope " << command << ": no NCCL init line, Flight Recorder dump or RAS status found in "
+              << paths.size() << (paths.size() == 1 ? " path" : " paths") << nothing_done << "\n"
+              << "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
+    return false;
+}
+
 namespace {
 Expected<Plan> plan_from_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -20,6 +20,12 @@ struct RecordLimits {
 // Reads every path (a file, or a directory walked recursively in name order) into `into`.
 void load_records(const std::vector<std::string>& paths, records::RecordSet& into, const RecordLimits& limits = {});
 
+// load_records for a command: each file it could not read named on stderr ("meshscope COMMAND: ..."), and false,
+// with the sentence saying so and a hint, when no NCCL init line, dump or RAS status was found; `nothing_done` ends
+// that sentence (import: ": nothing sent to URL").
+[[nodiscard]] bool load_usable_records(const std::string& command, const std::vector<std::string>& paths,
+                                       records::RecordSet& into, const std::string& nothing_done = {});
+
 // --plan FILE, or --dp (dp_text not empty) with --cp and --ep, as `meshscope diagnose` and `meshscope ras` take
 // them, into plan (left empty when neither is given). Bad input: the message ("meshscope COMMAND: ..." and the
 // hint) on stderr, and the exit status returned.

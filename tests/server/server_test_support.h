@@ -71,8 +71,11 @@ struct CommandResult {
     QByteArray err;
 };
 
-inline CommandResult run_meshscope(const QStringList& arguments, int timeout_ms = 60000) {
+// meshscope ARGUMENTS, run in working_directory when one is given (so that the paths it names are the ones given).
+inline CommandResult run_meshscope(const QStringList& arguments, int timeout_ms = 60000,
+                                   const QString& working_directory = {}) {
     QProcess process;
+    if (!working_directory.isEmpty()) process.setWorkingDirectory(working_directory);
     process.start(MESHSCOPE_BIN, arguments);
     CommandResult result;
     if (!process.waitForFinished(timeout_ms)) {

@@ -14,20 +14,7 @@ const QString fixtures = QStringLiteral(RECORDS_FIXTURES);
 
 // meshscope ARGS run from the fixtures' folder, so that the sources it names are the paths given.
 test::CommandResult run_in_fixtures(const QStringList& arguments) {
-    QProcess process;
-    process.setWorkingDirectory(fixtures);
-    process.start(MESHSCOPE_BIN, arguments);
-    test::CommandResult result;
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        result.err = "timed out";
-        return result;
-    }
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return test::run_meshscope(arguments, 60000, fixtures);
 }
 
 // The fixtures' faults (tests/records/fixtures/*/README.md), in core's words for them (tst_diagnose holds those):
