@@ -7,7 +7,8 @@
 // and for every refused body that the message is non-empty UTF-8 (it is sent back inside a JSON reply). Nesting:
 // an accepted body nests at most max_json_depth levels, and a refusal for nesting names a body that nests deeper
 // (counted here by brackets outside strings, not by the parser); parse_json_bounded agrees with json::parse on
-// every text within the limit.
+// every text within the limit that holds no NUL byte (json::parse takes a NUL as the end of the input; the bounded
+// parsers refuse the text, and an accepted body holds none).
 // Each input is parsed twice: with the default limits, and with tight ones so that the bound checks run.
 #include <algorithm>
 #include <cstddef>
@@ -128,6 +129,7 @@ void run(std::string_view body, const EventLimits& limits) {
         return;
     }
     check(!events->empty() && events->size() <= limits.max_events, "1 <= events <= max_events");
+    check(body.find('\0') == std::string_view::npos, "an accepted body holds no NUL byte (nothing left unread)");
     check(bracket_depth(body) <= meshscope::max_json_depth, "an accepted body nests at most max_json_depth");
     check_round_trip(*events, limits);
 }
@@ -136,6 +138,10 @@ void run(std::string_view body, const EventLimits& limits) {
 void check_bounded_parse(std::string_view text) {
     bool too_deep = false;
     const auto bounded = meshscope::parse_json_bounded(text, &too_deep);
+    if (text.find('\0') != std::string_view::npos) {  // json::parse stops at a NUL (C strings); bounded refuses it
+        check(bounded.is_discarded() && !too_deep, "a text with a NUL byte is refused, not for its depth");
+        return;
+    }
     if (too_deep) {
         check(bounded.is_discarded() && bracket_depth(text) > meshscope::max_json_depth, "too deep only when deep");
         return;

@@ -432,9 +432,11 @@ std::string repeated_key_text(const std::string& key) {
 }
 
 // Parses `text` into `out`; the message when it holds a repeated key or nests deeper than max_json_depth (the
-// value is then incomplete and must not be used). A syntax error throws json::parse_error, as json::parse.
+// value is then incomplete and must not be used). A syntax error throws json::parse_error, as json::parse, and so
+// does a NUL byte (refuse_nul_byte).
 std::optional<std::string> parse_json_unique_keys(std::string_view text, json& out) {
     out = json();
+    refuse_nul_byte(text);
     UniqueKeyBuilder builder(out);
     json::sax_parse(text.begin(), text.end(), &builder);
     if (builder.repeated) return repeated_key_text(*builder.repeated);

@@ -54,7 +54,15 @@ std::string json_depth_text() {
     return "invalid JSON: nested deeper than " + std::to_string(max_json_depth) + " levels";
 }
 
+void refuse_nul_byte(std::string_view text) {
+    const auto nul = text.find('\0');
+    if (nul != std::string_view::npos)
+        throw json::parse_error::create(101, nul + 1, "a NUL byte, which JSON text never holds", nullptr);
+}
+
 json parse_json_bounded(std::string_view text, bool* too_deep) {
+    if (too_deep) *too_deep = false;
+    if (text.find('\0') != std::string_view::npos) return json(json::value_t::discarded);
     json out;
     DepthBoundedBuilder builder(out, false);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
@@ -64,6 +72,7 @@ json parse_json_bounded(std::string_view text, bool* too_deep) {
 }
 
 json parse_json_throwing(std::string_view text) {
+    refuse_nul_byte(text);
     json out;
     DepthBoundedBuilder builder(out, true);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);

@@ -405,6 +405,9 @@ private slots:
             << QByteArray("{\"version\": 1e999}") << "f_3: not valid JSON: a number is out of range";
         QTest::addRow("no version") << QByteArray("{\"entries\": []}") << "f_3: version is missing";
         // JSON's one depth bound (json_limits.h): 65 levels are refused before the rest is read; 64 are read.
+        // A NUL ends nlohmann's input: what follows it would go unread, so the dump is refused at that byte.
+        QTest::addRow("NUL after the dump") << QByteArray("{\"version\": \"2.9\"}\0{", 20)
+                                            << "f_3 at byte 18: not valid JSON";
         QTest::addRow("nested 65 deep") << "{\"version\": " + QByteArray(64, '[') + QByteArray(64, ']') + "}"
                                         << "f_3: invalid JSON: nested deeper than 64 levels";
         QTest::addRow("nested 60000 deep") << "{\"entries\": " + QByteArray(60000, '[') + QByteArray(60000, ']') + "}"
@@ -481,6 +484,8 @@ private slots:
         QCOMPARE(missing.error().message(), std::string("m.json: communicators[0].ranks is missing"));
         const auto huge = read_ras_json("-4222222222222222222222222222222222222222.2e2222222222", "huge.json");
         QCOMPARE(huge.error().message(), std::string("huge.json: not valid JSON: a number is out of range"));
+        const auto nul = read_ras_json(std::string("{}\0", 3), "nul.json");
+        QCOMPARE(nul.error().message(), std::string("nul.json at byte 2: not valid JSON"));
         const auto deep = read_ras_json(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
         QCOMPARE(deep.error().message(), std::string("deep.json: invalid JSON: nested deeper than 64 levels"));
     }
