@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 from fake_ras_server import FakeRas
@@ -39,7 +40,13 @@ class Serve:
             return json.loads(reply.read())
 
     def findings(self, job):
-        return self.get("/api/v1/jobs/%s/findings" % job)["findings"]
+        """The job's findings; none while the job does not exist yet (404)."""
+        try:
+            return self.get("/api/v1/jobs/%s/findings" % job)["findings"]
+        except urllib.error.HTTPError as e:
+            if e.code != 404:
+                raise
+            return []
 
     def wait_for(self, what, condition, limit=30):
         """Returns condition()'s first true value, asked every 50 ms for `limit` seconds."""

@@ -362,6 +362,9 @@ private slots:
                                  << QByteArray(R"({"format":"meshscope.records/1","findings":[],"ranks":[{"rank":)"
                                                R"(0,"pid":-1}]})")
                                  << 400 << R"(field "ranks[0].pid" must be an integer from 0 to 2147483647)";
+        QTest::addRow("bad world") << QByteArray("POST") << records
+                                   << QByteArray(R"({"format":"meshscope.records/1","findings":[],"world_size":0})")
+                                   << 400 << R"(field "world_size" must be an integer from 1 to 1048576)";
         QTest::addRow("deep") << QByteArray("POST") << records << QByteArray(100, '[') << 400
                               << "invalid JSON: nested deeper than 64 levels";
     }
