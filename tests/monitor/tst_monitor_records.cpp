@@ -133,7 +133,7 @@ private slots:
         QCOMPARE(meshscope::to_json(sized)["world_size"].get<std::int64_t>(), std::int64_t{16});
         QVERIFY(!json.contains("world_size"));
         QVERIFY(*meshscope::records_import_from_json(meshscope::to_json(sized)) == sized);
-        for (const nlohmann::json bad : {nlohmann::json(0), nlohmann::json(1048577), nlohmann::json("8")}) {
+        for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1048577), nlohmann::json("8")}) {
             auto doc = json;
             doc["world_size"] = bad;
             QCOMPARE(q(meshscope::records_import_from_json(doc).error().message()),

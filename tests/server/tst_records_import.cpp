@@ -201,8 +201,13 @@ private slots:
         QCOMPARE(counts(), (QList<int>{8, 4, 8, 0}));
         // The hook reports rank 0 (never seen) and rank 4 (seen in the records): their states are the hook's.
         for (const int rank : {0, 4}) {
-            const QByteArray event = R"({"schema":"meshscope.event/1","job":"w","rank":)" + QByteArray::number(rank) +
-                                     R"(,"world_size":8,"phase":"launch","status":"started"})";
+            const QByteArray event = QJsonDocument(QJsonObject{{"schema", "meshscope.event/1"},
+                                                               {"job", "w"},
+                                                               {"rank", rank},
+                                                               {"world_size", 8},
+                                                               {"phase", "launch"},
+                                                               {"status", "started"}})
+                                         .toJson(QJsonDocument::Compact);
             QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/events", event).status, 200);
         }
         QCOMPARE(counts(), (QList<int>{8, 5, 6, 2}));
@@ -242,9 +247,14 @@ private slots:
         test::ServeProcess serve({"--db", dir.filePath("h.db"), "--max-jobs", "1"});
         QVERIFY(serve.port());
         QNetworkAccessManager nam;
-        const auto event = [](const char* phase, const char* status) {
-            return QByteArray(R"({"schema":"meshscope.event/1","job":"live","rank":0,"world_size":1,"phase":")") +
-                   phase + R"(","status":")" + status + R"("})";
+        const auto event = [](const QString& phase, const QString& status) {
+            return QJsonDocument(QJsonObject{{"schema", "meshscope.event/1"},
+                                             {"job", "live"},
+                                             {"rank", 0},
+                                             {"world_size", 1},
+                                             {"phase", phase},
+                                             {"status", status}})
+                .toJson(QJsonDocument::Compact);
         };
         QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/events", event("launch", "started")).status, 200);
         QProcess import;
@@ -273,8 +283,8 @@ private slots:
         QTest::addColumn<int>("exit_code");
         QTest::addColumn<QString>("err");
         const QString hint =
-            "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] "
-            "[--plan FILE | --dp D [--cp C] [--ep E]]\n";
+            "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] [--retries N] "
+            "[--retry-wait-max S] [--plan FILE | --dp D [--cp C] [--ep E]]\n";
         QTest::addRow("unreachable") << QStringList{"import", "fr/skip/json", "--target", "http://127.0.0.1:1"} << 1
                                      << "meshscope import: cannot reach the collector at http://127.0.0.1:1: "
                                         "Couldn't connect to server\n";
@@ -299,6 +309,12 @@ private slots:
                                           << "meshscope import: --target must be an http:// or https:// URL, got "
                                              "'localhost:7077'\n" +
                                                  hint;
+        QTest::addRow("bad retry wait")
+            << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--retry-wait-max", "-1"} << 2
+            << "meshscope import: --retry-wait-max must be from 0 to 3600 seconds\n" + hint;
+        QTest::addRow("bad retries") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--retries", "101"}
+                                     << 2
+                                     << "meshscope import: --retries: Value 101 not in range 0 to 100\n" + hint;
         QTest::addRow("bad job name") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--job", "a b"} << 2
                                       << "meshscope import: --job must be 1 to 128 characters of A-Z, a-z, 0-9 and "
                                          "._-:@+=, got 'a b'\n" +
