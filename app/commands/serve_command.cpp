@@ -84,8 +84,7 @@ int run_serve(int argc, char** argv) {
                                    "default) every --ras-interval into a job, as `meshscope import` puts records "
                                    "(repeatable: one job each)")
                         ->type_name("HOST[:PORT]");
-    cli.add_option("--ras-job", ras_jobs,
-                   "the job of the n-th --ras (repeatable; default ras@HOST:PORT)")
+    cli.add_option("--ras-job", ras_jobs, "the job of the n-th --ras (repeatable; default ras@HOST:PORT)")
         ->type_name("NAME")
         ->needs(ras_opt);
     cli.add_option("--ras-interval", ras_interval, "seconds between two reads of each --ras")
@@ -226,7 +225,7 @@ int run_serve(int argc, char** argv) {
 
     int signal = 0;
     sigwait(&stop_signals, &signal);
-    pollers.clear();                     // no more reads of RAS (one in progress ends within --ras-timeout)
+    pollers.clear();                     // no more reads of RAS (one in progress ends within 2 --ras-timeout)
     std::move(service).value().reset();  // stop listening, commit what is in flight
     return exit_ok;
 }

@@ -42,8 +42,8 @@ JobSummary summarize(const monitor::Job& job) {
     for (std::int64_t r = limit; r < static_cast<std::int64_t>(job.slots.size()); ++r)
         if (job.slots[static_cast<std::size_t>(r)] >= 0) --seen_in_world;
     // Never seen, or seen only in imported records (no hook event says its state).
-    s.states[static_cast<std::size_t>(RankStateKind::pending)] = std::clamp<std::int64_t>(
-        s.world_size - seen_in_world + job.records_only_ranks, 0, s.world_size);
+    s.states[static_cast<std::size_t>(RankStateKind::pending)] =
+        std::clamp<std::int64_t>(s.world_size - seen_in_world + job.records_only_ranks, 0, s.world_size);
     s.ranks_ready = s.states[static_cast<std::size_t>(RankStateKind::ready)];
     s.findings = static_cast<std::int64_t>(job.findings.size());
     for (const auto& [id, f] : job.findings) ++s.findings_by_kind[static_cast<std::size_t>(f.kind)];

@@ -25,8 +25,9 @@ Finding ras_unreadable_finding(const std::string& where, const std::string& reas
     Finding f;
     f.kind = FindingKind::peer_unreachable;
     f.message = "the collector cannot read NCCL RAS at " + where + ": " + reason;
-    f.fix = "check that the job is running (NCCL 2.24 or later, NCCL_RAS_ENABLE not 0) and that --ras names its "
-            "NCCL_RAS_ADDR (localhost:28028 by default) as seen from the collector";
+    f.fix =
+        "check that the job is running (NCCL 2.24 or later, NCCL_RAS_ENABLE not 0) and that --ras names its "
+        "NCCL_RAS_ADDR (localhost:28028 by default) as seen from the collector";
     f.sources = {where};
     return f;
 }
@@ -61,8 +62,9 @@ void RasPoller::poll() {
         const auto diagnosis = records::diagnose(set, options_.plan ? &*options_.plan : nullptr);
         records = records::to_records_import(diagnosis);
         world_ = records.world_size;
-        if (last_error_) std::cerr << "meshscope serve: NCCL RAS at " << where << " answers again (job \""
-                                   << options_.job << "\")\n";
+        if (last_error_)
+            std::cerr << "meshscope serve: NCCL RAS at " << where << " answers again (job \"" << options_.job
+                      << "\")\n";
         last_error_.reset();
     } catch (const std::exception& e) {  // RasClientError, or memory for a reply under the byte cap
         const std::string reason = records::printable(e.what());
@@ -75,14 +77,13 @@ void RasPoller::poll() {
     }
     if (in_flight_->exchange(true)) return;  // the last import is still on its way
     std::string body = to_json(records).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    collector_.submit_records(options_.job, std::move(body),
-                              [in_flight = in_flight_, job = options_.job](const SubmitResult& result) {
-                                  in_flight->store(false);
-                                  if (result.status != 200 && result.status != 503)
-                                      std::cerr << "meshscope serve: the RAS diagnosis of job \"" << job
-                                                << "\" was refused (HTTP " << result.status << "): " << result.body
-                                                << "\n";
-                              });
+    collector_.submit_records(
+        options_.job, std::move(body), [in_flight = in_flight_, job = options_.job](const SubmitResult& result) {
+            in_flight->store(false);
+            if (result.status != 200 && result.status != 503)
+                std::cerr << "meshscope serve: the RAS diagnosis of job \"" << job << "\" was refused (HTTP "
+                          << result.status << "): " << result.body << "\n";
+        });
 }
 
 }  // namespace meshscope::server

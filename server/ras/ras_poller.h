@@ -6,7 +6,7 @@
 // cannot be read is one finding of the job (ras_unreadable_finding), replaced by the diagnosis once RAS answers.
 //
 //   server::RasPoller poller(collector, {.address = "127.0.0.1:28028", .job = "ras@127.0.0.1:28028"});
-//   // ... until the collector stops; the destructor waits for a poll in progress (at most one timeout)
+//   // ... until the collector stops; the destructor waits for a poll in progress (at most two timeouts)
 #pragma once
 
 #include <atomic>
@@ -45,7 +45,7 @@ class RasPoller {
 public:
     // Starts polling at once. options.address must be valid (split_address).
     RasPoller(Collector& collector, RasPollerOptions options);
-    ~RasPoller();  // stops: a poll in progress ends within its timeout; an import handed over still lands
+    ~RasPoller();  // stops: a poll in progress ends within two timeouts; an import handed over still lands
     RasPoller(const RasPoller&) = delete;
     RasPoller& operator=(const RasPoller&) = delete;
 

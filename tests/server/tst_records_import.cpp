@@ -217,16 +217,16 @@ private slots:
     void import_gives_up_after_its_retries_data() {
         QTest::addColumn<QStringList>("flags");
         QTest::addColumn<QString>("err");
-        const QString busy = "meshscope import: the collector at %URL% is busy (HTTP 503): collector busy: try again "
-                             "later; sending again in ";
+        const QString busy =
+            "meshscope import: the collector at %URL% is busy (HTTP 503): collector busy: try again "
+            "later; sending again in ";
         const QString refused =
             "meshscope import: the collector at %URL% refused the records (HTTP 503): collector busy: try again later";
         QTest::addRow("two retries, capped") << QStringList{"--retries", "2", "--retry-wait-max", "0.1"}
                                              << busy + "0.1 s (retry 1 of 2)\n" + busy + "0.1 s (retry 2 of 2)\n" +
                                                     refused + "; gave up after 2 retries\n";
-        QTest::addRow("one retry, Retry-After 1") << QStringList{"--retries", "1"}
-                                                  << busy + "1 s (retry 1 of 1)\n" + refused +
-                                                         "; gave up after 1 retry\n";
+        QTest::addRow("one retry, Retry-After 1")
+            << QStringList{"--retries", "1"} << busy + "1 s (retry 1 of 1)\n" + refused + "; gave up after 1 retry\n";
         QTest::addRow("no retry") << QStringList{"--retries", "0"} << refused + "; try again in 1 s\n";
     }
     void import_gives_up_after_its_retries() {
@@ -259,8 +259,8 @@ private slots:
         QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/events", event("launch", "started")).status, 200);
         QProcess import;
         import.setWorkingDirectory(fixtures);
-        import.start(MESHSCOPE_BIN, import_args + QStringList{"--target", serve.url(), "--job", "later",
-                                                              "--retry-wait-max", "0.5"});
+        import.start(MESHSCOPE_BIN,
+                     import_args + QStringList{"--target", serve.url(), "--job", "later", "--retry-wait-max", "0.5"});
         QByteArray err;
         QVERIFY(test::eventually([&] {
             err += import.readAllStandardError();
@@ -309,12 +309,12 @@ private slots:
                                           << "meshscope import: --target must be an http:// or https:// URL, got "
                                              "'localhost:7077'\n" +
                                                  hint;
-        QTest::addRow("bad retry wait")
-            << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--retry-wait-max", "-1"} << 2
-            << "meshscope import: --retry-wait-max must be from 0 to 3600 seconds\n" + hint;
+        QTest::addRow("bad retry wait") << QStringList{"import", "fr/skip/json",     "--target",
+                                                       "%URL%",  "--retry-wait-max", "-1"}
+                                        << 2
+                                        << "meshscope import: --retry-wait-max must be from 0 to 3600 seconds\n" + hint;
         QTest::addRow("bad retries") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--retries", "101"}
-                                     << 2
-                                     << "meshscope import: --retries: Value 101 not in range 0 to 100\n" + hint;
+                                     << 2 << "meshscope import: --retries: Value 101 not in range 0 to 100\n" + hint;
         QTest::addRow("bad job name") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--job", "a b"} << 2
                                       << "meshscope import: --job must be 1 to 128 characters of A-Z, a-z, 0-9 and "
                                          "._-:@+=, got 'a b'\n" +

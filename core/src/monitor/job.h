@@ -105,7 +105,7 @@ struct Job {
     std::int64_t events = 0;
     std::optional<double> first_event, last_event, first_ts, last_ts;
     std::array<std::int64_t, rank_state_kind_count> state_counts{};  // over seen ranks
-    std::int64_t records_only_ranks = 0;                              // seen ranks with records_only set
+    std::int64_t records_only_ranks = 0;                             // seen ranks with records_only set
     // The world the last import of records establishes (its world_size, else one past the highest rank it names):
     // the job's world while no hook event says one.
     std::int64_t records_world = 0;
