@@ -35,7 +35,7 @@ struct RasPollerOptions {
 };
 
 // The job name a RAS address gets when none is given: "ras@" + the address, each character a job name cannot
-// hold as '-' ("[::1]:28028" -> "ras@--1-:28028").
+// hold as '-' ("[::1]:28028" -> "ras@-::1-:28028").
 [[nodiscard]] std::string default_ras_job(const std::string& address);
 
 // The finding a job shows while its RAS cannot be read: peer_unreachable, no ranks, the client's reason.

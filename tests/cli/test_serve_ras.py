@@ -153,6 +153,16 @@ class ServeRasTest(unittest.TestCase):
                     if server:
                         server.close()
 
+    def test_default_job_names(self):
+        # "ras@" + the address, a character a job name cannot hold as "-"; each --ras-job names its --ras in order.
+        with Serve("--ras", "[::1]:28028", "--ras", "localhost", "--ras", "127.0.0.2:1", "--ras-job", "first",
+                   "--ras-interval", "60") as serve:
+            self.assertEqual(serve.started["ras"], [{"address": "[::1]:28028", "job": "first"},
+                                                    {"address": "localhost", "job": "ras@localhost"},
+                                                    {"address": "127.0.0.2:1", "job": "ras@127.0.0.2:1"}])
+        with Serve("--ras", "[::1]:28028", "--ras-interval", "60") as serve:
+            self.assertEqual(serve.started["ras"], [{"address": "[::1]:28028", "job": "ras@-::1-:28028"}])
+
     def test_bad_flags(self):
         hint = ("hint: meshscope serve --ras HOST[:PORT] [--ras-job NAME] [--ras-interval S] [--ras-timeout S] "
                 "[--plan FILE | --dp D [--cp C] [--ep E]]\n")
