@@ -43,7 +43,7 @@ signals:
 private:
     QTemporaryDir folder_;
     std::unique_ptr<server::CollectorService> service_;
-    std::unique_ptr<ui::LiveDemo> demo_;
+    std::unique_ptr<demo::LiveDemo> demo_;
 };
 
 }  // namespace meshscope::test
