@@ -350,7 +350,7 @@ demo::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& li
     const bool live_page = options.start_page() == QLatin1String("live") && !options.tour;
     demo::LiveStartup startup =
         demo::start_live(live, QString::fromStdString(options.connect.value_or("")),
-                       QString::fromStdString(options.token.value_or("")), !options.screenshot || live_page);
+                         QString::fromStdString(options.token.value_or("")), !options.screenshot || live_page);
     if (!startup.error.isEmpty())
         std::cerr << "meshscope: the live demo did not start: " << startup.error.toStdString() << "\n";
     return startup;
