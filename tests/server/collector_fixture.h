@@ -21,9 +21,10 @@ struct CollectorConfig {
     std::size_t stream_resume_messages = 1024;
     std::size_t stream_resume_bytes = std::size_t{32} << 20;
     int stream_auth_timeout_ms = 10000;
-    QString tls_cert, tls_key;                          // PEM files: https and wss
-    QString database;                                   // empty: a fresh one in the fixture's temporary directory
-    meshscope::server::TourJobRunnerFactory tour_jobs;  // empty: the collector runs no tour jobs
+    QString tls_cert, tls_key;  // PEM files: https and wss
+    QString database;           // empty: a fresh one in the fixture's temporary directory
+    // The tours' jobs (app/demo's CollectorTourJobs::factory(), as `meshscope serve` gives it); empty: none.
+    meshscope::server::TourJobRunnerFactory tour_jobs;
 };
 
 struct RunningCollector {
