@@ -15,7 +15,8 @@
 
 namespace meshscope::demo {
 
-class DemoTourJobs : public ui::TourJobs {
+// The base is named in full: QML's type registrar (and qmllint) find it by that name.
+class DemoTourJobs : public meshscope::ui::TourJobs {
     Q_OBJECT
     QML_ELEMENT
 
