@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector_tour_jobs.h"
 #include "commands.h"
 #include "http/collector_service.h"
 #include "listen_address.h"
@@ -203,6 +204,7 @@ int run_serve(int argc, char** argv) {
     http.tls_key = tls_key;
     http.limits.max_body_bytes = max_body;
     http.limits.max_connections = max_connections;
+    http.tour_jobs = demo::CollectorTourJobs::factory();
 
     auto service = server::CollectorService::start(collector, http);
     if (!service) {

@@ -38,7 +38,7 @@ bool LiveTestCollector::start(double missingAfter) {
 }
 
 bool LiveTestCollector::startDemo() {
-    auto demo = ui::LiveDemo::start();
+    auto demo = demo::LiveDemo::start();
     if (!demo) {
         qWarning("LiveTestCollector: %s", demo.error().what());
         return false;

@@ -50,7 +50,7 @@ signals:
 private:
     QTemporaryDir folder_;
     std::unique_ptr<server::CollectorService> service_;
-    std::unique_ptr<ui::LiveDemo> demo_;
+    std::unique_ptr<demo::LiveDemo> demo_;
     QProcess fake_ras_;
     std::unique_ptr<server::RasPoller> ras_;  // after service_: stopped before the collector it feeds
 };
