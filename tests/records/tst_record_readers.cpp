@@ -390,7 +390,15 @@ private slots:
         QCOMPARE(p->pg_status.size(), j->pg_status.size());
         for (const auto& [id, s] : p->pg_status) {
             QCOMPARE(j->pg_status.at(id).last_enqueued, s.last_enqueued);
-            QCOMPARE(j->pg_status.at(id).last_completed, s.last_completed);
+            // The JSON form is written just after the pickle (make_fr_fixtures.py): a collective gloo was still
+            // running when the pickle was written may complete in between, never one that was not enqueued.
+            const std::int64_t completed = j->pg_status.at(id).last_completed;
+            QVERIFY2(completed >= s.last_completed && completed <= s.last_enqueued,
+                     qPrintable(QString("pg %1: JSON's last_completed %2, pickle's %3, last_enqueued %4")
+                                    .arg(QString::fromStdString(id))
+                                    .arg(completed)
+                                    .arg(s.last_completed)
+                                    .arg(s.last_enqueued)));
         }
     }
 
