@@ -57,9 +57,7 @@ void RasPoller::poll() {
         ras::RasClient client(host_, port_, options_.timeout, options_.max_reply);
         (void)client.open(true);
         const std::string reply = client.verbose_status();
-        records::RecordSet set;
-        set.ras.push_back(ras::read_status(client, reply));
-        const auto diagnosis = records::diagnose(set, options_.plan ? &*options_.plan : nullptr);
+        const auto diagnosis = polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr);
         records = records::to_records_import(diagnosis);
         world_ = records.world_size;
         if (last_error_)

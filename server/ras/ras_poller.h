@@ -2,7 +2,8 @@
 // status every interval on its own thread (ms-ras), with RAS's own text protocol (CLIENT PROTOCOL, SET FORMAT json,
 // VERBOSE STATUS; RasClient, every exchange bounded by a timeout and a byte cap), diagnoses it as `meshscope ras`
 // does, and puts the diagnosis into a job exactly as `meshscope import` does (Collector::submit_records: stored,
-// replacing the job's last import, then in the monitor). The Live pages show the job as any other; a RAS that
+// replacing the job's last import, then in the monitor); a communicator's ranks behind are a finding once they
+// stall (records::RasPollDiagnosis, the stall rule). The Live pages show the job as any other; a RAS that
 // cannot be read is one finding of the job (ras_unreadable_finding), replaced by the diagnosis once RAS answers.
 //
 //   server::RasPoller poller(collector, {.address = "127.0.0.1:28028", .job = "ras@127.0.0.1:28028"});
@@ -19,6 +20,7 @@
 
 #include "meshscope/finding.h"
 #include "meshscope/plan.h"
+#include "meshscope/records/diagnose.h"
 #include "worker_thread.h"
 
 namespace meshscope::server {
@@ -60,6 +62,7 @@ private:
     std::string host_, port_;
     std::optional<std::string> last_error_;  // the thread's: the last poll's failure, told once on stderr
     std::int64_t world_ = 0;                 // the thread's: the world the plan, else the last status, establishes
+    records::RasPollDiagnosis polls_;        // the thread's: the stall rule across this job's polls
     // An import handed to the collector and not yet answered: a poll meanwhile hands over nothing (a collector
     // that sheds load is not queued more).
     std::shared_ptr<std::atomic<bool>> in_flight_ = std::make_shared<std::atomic<bool>>(false);

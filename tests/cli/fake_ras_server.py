@@ -24,15 +24,18 @@ class FakeRas:
     (megabytes of status), "http" (answers the handshake like a web server), "garbage_status" (a status that is
     neither JSON nor text), "hangup" (closes on the handshake). protocol: the version in SERVER PROTOCOL. json_format / monitor: whether the server is
     new enough for SET FORMAT json / MONITOR. events: {"json": [bytes, ...], "text": [...]} sent after MONITOR's OK.
+    gate: a threading.Semaphore the server takes before each status it answers (the test releases one poll at a
+    time); None answers at once.
     """
 
-    def __init__(self, statuses, misbehave=None, protocol=2, json_format=True, monitor=True, events=None):
+    def __init__(self, statuses, misbehave=None, protocol=2, json_format=True, monitor=True, events=None, gate=None):
         self.statuses = statuses
         self.misbehave = misbehave
         self.protocol = protocol
         self.json_format = json_format
         self.monitor = monitor
         self.events = events or {"json": [], "text": []}
+        self.gate = gate
         self.commands = []  # every command line received, in order, over all connections
         self.lock = threading.Lock()
         self.served = {"json": 0, "text": 0}
@@ -152,6 +155,10 @@ class FakeRas:
         if self.misbehave == "garbage_status":
             conn.sendall(b"hello}\n")
             return
+        if self.gate is not None:
+            while not self.gate.acquire(timeout=0.05):
+                if self.stop.is_set():
+                    return
         body = self._status(fmt)
         if self.misbehave == "close_mid_reply":
             body = body[: len(body) // 2]

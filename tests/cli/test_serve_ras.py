@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 import urllib.error
@@ -74,6 +75,19 @@ class Serve:
             self.stop()
 
 
+def status_with(ep_counts, dead_pid):
+    """The committed status (STATUS_JSON) with the ep group 1 communicator's AllReduce counts (comm ranks 0, 1, 3:
+    global ranks 4, 5, 7) and the pid of the missing rank 6 in every communicator."""
+    status = json.loads(STATUS_JSON)
+    for comm in status["communicators"]:
+        for missing in comm["missing_ranks"]:
+            missing["pid"] = dead_pid
+        if comm["hash"] == "0x2b1d5e7f9a3c4e60":
+            for rank, count in zip(comm["ranks"], ep_counts):
+                rank["collective_counts"]["AllReduce"] = count
+    return json.dumps(status, indent=2).encode() + b"\n"
+
+
 def summary(findings):
     return [(f["id"], f["kind"], f["ranks"], f["message"], f.get("sources")) for f in findings]
 
@@ -89,13 +103,15 @@ class ServeRasTest(unittest.TestCase):
                                              "--ras-interval", "0.2", "--dp", "8", "--ep", "4") as serve:
             where = "127.0.0.1:%d" % ras.port
             self.assertEqual(serve.started["ras"], [{"address": where, "job": "live"}])
-            findings = serve.wait_for("the RAS diagnosis in job live", lambda: serve.findings("live"))
+            # The same status at every poll: from the second on, the ep group's counts stalled (the stall rule).
+            findings = serve.wait_for("the RAS diagnosis of two polls in job live",
+                                      lambda: (lambda f: len(f) == 3 and f)(serve.findings("live")))
             self.assertEqual(summary(findings), [
                 ("records/1", "communicator_not_formed", [2],
                  "the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)", [where]),
                 ("records/2", "collective_stuck", [7],
                  "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, 5 launched 57; "
-                 "rank 7 is behind (NCCL RAS)", [where]),
+                 "rank 7 is behind, and no count changed since the previous poll (NCCL RAS)", [where]),
                 ("records/3", "peer_unreachable", [6],
                  findings[2]["message"], [where]),
             ])
@@ -120,6 +136,35 @@ class ServeRasTest(unittest.TestCase):
             self.assertEqual((job["world_size"], job["ranks_seen"], job["states"]["pending"]), (8, 8, 8))
             err = serve.stop()
         self.assertEqual(err, 'meshscope serve: cannot read NCCL RAS at %s for job "live": %s\n' % (where, reason))
+
+    def test_a_stalled_communicator_is_a_finding_and_a_moving_one_is_not(self):
+        # One status per poll, released one at a time: the ep group 1's AllReduce counts (global ranks 4, 5, 7;
+        # rank 6 is missing) and, to tell the polls apart, the pid RAS gives the dead rank 6.
+        polls = [((57, 57, 56), 50001), ((60, 60, 59), 50002), ((60, 60, 59), 50003), ((60, 60, 59), 50004),
+                 ((61, 61, 61), 50005)]
+        stalled = ("collective_stuck", [7], "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 59 "
+                   "collectives, ranks 4, 5 launched 60; rank 7 is behind, and no count changed since the previous "
+                   "poll (NCCL RAS)")
+        # What the job shows after each poll, worked by hand: behind at the first poll, moved at the second, the
+        # same counts at the third and fourth, in step at the fifth.
+        expected_stuck = [None, None, stalled, stalled, None]
+        gate = threading.Semaphore(0)
+        statuses = {"json": [status_with(counts, pid) for counts, pid in polls], "text": [b""]}
+        with FakeRas(statuses, gate=gate) as ras, Serve("--ras", "127.0.0.1:%d" % ras.port, "--ras-job", "live",
+                                                        "--ras-interval", "0.05", "--ras-timeout", "60", "--dp", "8",
+                                                        "--ep", "4") as serve:
+            for n, ((_, pid), stuck) in enumerate(zip(polls, expected_stuck), 1):
+                gate.release()
+                dead = "rank 6 (node1 pid %d) is dead" % pid
+                findings = serve.wait_for("poll %d in job live" % n, lambda: (lambda f: any(
+                    x["message"].startswith(dead) for x in f) and f)(serve.findings("live")))
+                with self.subTest(poll=n):
+                    self.assertEqual([(f["kind"], f["ranks"], f["message"]) for f in findings
+                                      if f["kind"] == "collective_stuck"], [stuck] if stuck else [])
+                    self.assertEqual([f["kind"] for f in findings if f["kind"] != "collective_stuck"],
+                                     ["communicator_not_formed", "peer_unreachable"])
+            ras.close()  # the poll waiting at the gate ends now
+            serve.stop()
 
     def test_an_unreadable_ras_is_a_finding_and_the_collector_answers(self):
         port = closed_port()
