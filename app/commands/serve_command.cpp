@@ -88,7 +88,8 @@ int run_serve(int argc, char** argv) {
     cli.add_option("--ras-job", ras_jobs, "the job of the n-th --ras (repeatable; default ras@HOST:PORT)")
         ->type_name("NAME")
         ->needs(ras_opt);
-    cli.add_option("--ras-interval", ras_interval, "seconds between two reads of each --ras")
+    cli.add_option("--ras-interval", ras_interval, "seconds between two reads of each --ras (ranks behind are a finding once two reads "
+                   "in a row show the same differing counts)")
         ->capture_default_str()
         ->needs(ras_opt);
     cli.add_option("--ras-timeout", ras_timeout,

@@ -17,10 +17,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "meshscope/finding.h"
 #include "meshscope/plan.h"
 #include "meshscope/records/diagnose.h"
+#include "ras_client.h"
 #include "worker_thread.h"
 
 namespace meshscope::server {
@@ -34,6 +36,10 @@ struct RasPollerOptions {
     std::chrono::milliseconds timeout{10000};  // the connection and handshake; then the whole reply
     std::size_t max_reply = std::size_t{64} << 20;
     std::optional<Plan> plan;  // where the communicators are placed; none: diagnose proposes one
+    // The MONITOR connection beside the polls: each lifecycle event (PEER_DEAD, ...) polls at once. A connection
+    // quiet this long is opened again (a half-open connection to a host gone away cannot hold it).
+    bool monitor = true;
+    std::chrono::milliseconds monitor_quiet{60000};
 };
 
 // The job name a RAS address gets when none is given: "ras@" + the address, each character a job name cannot
@@ -45,9 +51,11 @@ struct RasPollerOptions {
 
 class RasPoller {
 public:
-    // Starts polling at once. options.address must be valid (split_address).
+    // Starts polling (and monitoring) at once. options.address must be valid (split_address).
     RasPoller(Collector& collector, RasPollerOptions options);
-    ~RasPoller();  // stops: a poll in progress ends within two timeouts; an import handed over still lands
+    // Stops: a poll or MONITOR wait in progress ends at once (RasStop), a name lookup in progress at its end; an
+    // import handed over still lands.
+    ~RasPoller();
     RasPoller(const RasPoller&) = delete;
     RasPoller& operator=(const RasPoller&) = delete;
 
@@ -56,6 +64,7 @@ public:
 private:
     struct Poll {};
     void poll();
+    void monitor();  // the ms-ras-monitor thread
 
     Collector& collector_;
     const RasPollerOptions options_;
@@ -66,7 +75,9 @@ private:
     // An import handed to the collector and not yet answered: a poll meanwhile hands over nothing (a collector
     // that sheds load is not queued more).
     std::shared_ptr<std::atomic<bool>> in_flight_ = std::make_shared<std::atomic<bool>>(false);
-    std::unique_ptr<net::WorkerThread<Poll>> thread_;  // last: stopped first
+    ras::RasStop stop_;                                // ends every wait of both threads
+    std::unique_ptr<net::WorkerThread<Poll>> thread_;  // stopped after monitor_, which posts to it
+    std::thread monitor_;
 };
 
 }  // namespace meshscope::server
