@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -42,9 +43,11 @@ RasPoller::RasPoller(Collector& collector, RasPollerOptions options)
     thread.name = "ms-ras";
     thread.bound = 1;
     thread.tick = options_.interval;
-    thread.on_tick = [this] { poll(); };
+    thread.on_tick = [this] { poll(true); };
     thread.at_stop = net::WorkerThread<Poll>::AtStop::drop;
-    thread_ = std::make_unique<net::WorkerThread<Poll>>(std::move(thread), [this](auto&) { poll(); });
+    thread_ = std::make_unique<net::WorkerThread<Poll>>(std::move(thread), [this](auto& batch) {
+        poll(std::any_of(batch.begin(), batch.end(), [](const Poll& p) { return p.in_turn; }));
+    });
     (void)thread_->post(Poll{});  // the first poll at once, the next ones every interval
     if (options_.monitor) monitor_ = std::thread([this] { monitor(); });
 }
@@ -63,7 +66,7 @@ void RasPoller::monitor() {
             (void)client.open(true);
             const auto end = client.monitor(
                 [this](const std::string&) {
-                    (void)thread_->post(Poll{});  // one waiting poll at most: a burst of events polls once more
+                    (void)thread_->post(Poll{false});  // one poll waits at most: a burst of events polls once
                     return true;
                 },
                 options_.monitor_quiet);
@@ -81,14 +84,14 @@ void RasPoller::monitor() {
     }
 }
 
-void RasPoller::poll() {
+void RasPoller::poll(bool in_turn) {
     RecordsImport records;
     const std::string where = host_ + ":" + port_;  // as RasClient names it
     try {
         ras::RasClient client(host_, port_, options_.timeout, options_.max_reply, &stop_);
         (void)client.open(true);
         const std::string reply = client.verbose_status();
-        const auto diagnosis = polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr);
+        const auto diagnosis = polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr, in_turn);
         records = records::to_records_import(diagnosis);
         world_ = records.world_size;
         if (last_error_)

@@ -62,8 +62,10 @@ public:
     [[nodiscard]] const RasPollerOptions& options() const noexcept { return options_; }
 
 private:
-    struct Poll {};
-    void poll();
+    struct Poll {
+        bool in_turn = true;  // false: a MONITOR event's (RasPollDiagnosis::next)
+    };
+    void poll(bool in_turn);
     void monitor();  // the ms-ras-monitor thread
 
     Collector& collector_;

@@ -99,8 +99,8 @@ Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
     return diagnose_with(records, plan, nullptr);
 }
 
-Diagnosis RasPollDiagnosis::next(const RasStatus& status, const Plan* plan) {
-    const auto stalls = watch_.observe(status);
+Diagnosis RasPollDiagnosis::next(const RasStatus& status, const Plan* plan, bool in_turn) {
+    const auto stalls = in_turn ? watch_.observe(status) : watch_.still(status);
     RecordSet set;
     set.ras.push_back(status);
     return diagnose_with(set, plan, &stalls);

@@ -79,10 +79,12 @@ struct Diagnosis {
 // are a finding only once RasStallWatch names the communicator stalled, its same differing counts at two
 // successive polls, and then read "...; rank 7 is behind, and no count changed since the previous poll (NCCL
 // RAS)". Counts that differ but move between polls (ranks running ahead of each other) are no finding. A poll
-// that could not be read is not given to next: the polls around it count as successive.
+// that could not be read is not given to next: the polls around it count as successive. A poll out of turn
+// (in_turn false: one a MONITOR event asked for) is not counted: it shows stalled only what the last poll in turn
+// found stalled and it still shows with the same counts.
 class RasPollDiagnosis {
 public:
-    [[nodiscard]] Diagnosis next(const RasStatus& status, const Plan* plan);
+    [[nodiscard]] Diagnosis next(const RasStatus& status, const Plan* plan, bool in_turn = true);
 
 private:
     RasStallWatch watch_;
