@@ -91,7 +91,8 @@ void RasPoller::poll(bool in_turn) {
         ras::RasClient client(host_, port_, options_.timeout, options_.max_reply, &stop_);
         (void)client.open(true);
         const std::string reply = client.verbose_status();
-        const auto diagnosis = polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr, in_turn);
+        const auto diagnosis =
+            polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr, in_turn);
         records = records::to_records_import(diagnosis);
         world_ = records.world_size;
         if (last_error_)
@@ -99,7 +100,7 @@ void RasPoller::poll(bool in_turn) {
                       << "\")\n";
         last_error_.reset();
     } catch (const ras::RasClientStopped&) {
-        return;  // the collector stops: nothing to tell the job
+        return;                          // the collector stops: nothing to tell the job
     } catch (const std::exception& e) {  // RasClientError, or memory for a reply under the byte cap
         const std::string reason = records::printable(e.what());
         records.findings.push_back(ras_unreadable_finding(where, reason));

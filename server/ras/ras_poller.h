@@ -3,11 +3,13 @@
 // VERBOSE STATUS; RasClient, every exchange bounded by a timeout and a byte cap), diagnoses it as `meshscope ras`
 // does, and puts the diagnosis into a job exactly as `meshscope import` does (Collector::submit_records: stored,
 // replacing the job's last import, then in the monitor); a communicator's ranks behind are a finding once they
-// stall (records::RasPollDiagnosis, the stall rule). The Live pages show the job as any other; a RAS that
-// cannot be read is one finding of the job (ras_unreadable_finding), replaced by the diagnosis once RAS answers.
+// stall (records::RasPollDiagnosis, the stall rule). Beside the polls, a MONITOR connection (thread
+// ms-ras-monitor) asks for a poll at once at each lifecycle event (PEER_DEAD, ...). The Live pages show the job as
+// any other; a RAS that cannot be read is one finding of the job (ras_unreadable_finding), replaced by the
+// diagnosis once RAS answers.
 //
 //   server::RasPoller poller(collector, {.address = "127.0.0.1:28028", .job = "ras@127.0.0.1:28028"});
-//   // ... until the collector stops; the destructor waits for a poll in progress (at most two timeouts)
+//   // ... until the collector stops; the destructor ends a poll or MONITOR wait in progress at once
 #pragma once
 
 #include <atomic>

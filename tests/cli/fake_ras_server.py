@@ -56,11 +56,12 @@ class FakeRas:
         self.acceptor.start()
 
     def close(self):
+        """Stops listening first (a client connecting from now on is refused), then ends every connection."""
         self.stop.set()
+        self.listener.close()
         self.acceptor.join(10)
         for t in self.threads:
             t.join(10)
-        self.listener.close()
 
     def push_event(self, events):
         """Writes an event ({"json": bytes, "text": bytes}) to every MONITOR connection held open; returns how many."""

@@ -144,8 +144,10 @@ class ServeRasTest(unittest.TestCase):
             # server closes it after its events, so it is opened again each interval).
             status = ["CLIENT PROTOCOL 2", "SET FORMAT json", "VERBOSE STATUS"]
             serve.wait_for("three polls", lambda: ras.connections.count(status) >= 3)
-            self.assertIn(["CLIENT PROTOCOL 2", "SET FORMAT json", "MONITOR"], ras.connections)
-            self.assertEqual([c for c in ras.connections if c not in (status, status[:2] + ["MONITOR"])], [])
+            monitor = status[:2] + ["MONITOR"]
+            self.assertIn(monitor, ras.connections)
+            # each connection one of the two exchanges, or the start of one (a poll under way)
+            self.assertEqual([c for c in list(ras.connections) if c not in (status[:len(c)], monitor[:len(c)])], [])
             # No hook ran: the world is the plan's, every rank named by RAS, none of them in a state the hook tells.
             job = serve.get("/api/v1/jobs/live")
             self.assertEqual((job["world_size"], job["ranks_seen"], job["events"]), (8, 8, 0))
@@ -162,7 +164,11 @@ class ServeRasTest(unittest.TestCase):
             job = serve.get("/api/v1/jobs/live")
             self.assertEqual((job["world_size"], job["ranks_seen"], job["states"]["pending"]), (8, 8, 8))
             err = serve.stop()
-        self.assertEqual(err, 'meshscope serve: cannot read NCCL RAS at %s for job "live": %s\n' % (where, reason))
+        # Told once per change: the last, the refusal that stays. A poll (or the MONITOR connection) caught in the
+        # middle of the server's closing may have been told something else just before.
+        told = 'meshscope serve: cannot read NCCL RAS at %s for job "live": ' % where
+        self.assertEqual(err.splitlines()[-1], told + reason)
+        self.assertEqual([line for line in err.splitlines() if not line.startswith(told)], [])
 
     def test_a_stalled_communicator_is_a_finding_and_a_moving_one_is_not(self):
         # One status per poll, released one at a time: the ep group 1's AllReduce counts (global ranks 4, 5, 7;

@@ -351,12 +351,10 @@ private slots:
             "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4-6 launched 57; "
             "rank 7 is behind, and no count changed since the previous poll (NCCL RAS)";
         QTest::newRow("in step") << QStringList{"57 57 57 57", "57 57 57 57"} << QStringList{"", ""};
-        QTest::newRow("behind once, then in step")
-            << QStringList{"57 57 57 56", "60 60 60 60"} << QStringList{"", ""};
+        QTest::newRow("behind once, then in step") << QStringList{"57 57 57 56", "60 60 60 60"} << QStringList{"", ""};
         // A healthy job polled while its ranks run ahead of each other: out of step at every poll, never stalled.
         QTest::newRow("out of step at every poll, moving")
-            << QStringList{"57 57 57 56", "60 59 60 60", "63 63 62 63", "66 66 66 65"}
-            << QStringList{"", "", "", ""};
+            << QStringList{"57 57 57 56", "60 59 60 60", "63 63 62 63", "66 66 66 65"} << QStringList{"", "", "", ""};
         QTest::newRow("stalled") << QStringList{"57 57 57 56", "57 57 57 56", "57 57 57 56"}
                                  << QStringList{"", stalled7, stalled7};
         QTest::newRow("stalled, then moves again")
@@ -369,9 +367,10 @@ private slots:
                            "launched 58; rank 6 is behind, and no count changed since the previous poll (NCCL RAS)"};
         QTest::newRow("two behind, stalled")
             << QStringList{"57 56 57 56", "57 56 57 56"}
-            << QStringList{"", "the ep group 1 [4, 5, 6, 7] communicator: ranks 5, 7 launched 56 collectives, ranks "
-                               "4, 6 launched 57; ranks 5, 7 are behind, and no count changed since the previous "
-                               "poll (NCCL RAS)"};
+            << QStringList{"",
+                           "the ep group 1 [4, 5, 6, 7] communicator: ranks 5, 7 launched 56 collectives, ranks "
+                           "4, 6 launched 57; ranks 5, 7 are behind, and no count changed since the previous "
+                           "poll (NCCL RAS)"};
         // An event's poll moments after a poll finds the same counts: no evidence that they stopped moving.
         QTest::newRow("out of step, then a poll out of turn")
             << QStringList{"57 57 57 56", "*57 57 57 56", "60 60 60 59"} << QStringList{"", "", ""};
