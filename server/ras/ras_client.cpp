@@ -40,7 +40,7 @@ std::string quoted(std::string_view text) {
 }
 
 int remaining_ms(RasClient::Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - RasClient::Clock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - RasClient::Clock::now());  // never early
     return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1 << 30));
 }
 }  // namespace
