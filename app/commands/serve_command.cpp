@@ -82,13 +82,15 @@ int run_serve(int argc, char** argv) {
     std::string plan_file, dp_text, cp_text = "1", ep_text = "1";
     auto* ras_opt = cli.add_option("--ras", ras_addresses,
                                    "read a running job's NCCL RAS at HOST[:PORT] (its NCCL_RAS_ADDR; port 28028 by "
-                                   "default) every --ras-interval into a job, as `meshscope import` puts records "
-                                   "(repeatable: one job each)")
+                                   "default) every --ras-interval into a job, as `meshscope import` puts records, "
+                                   "and at once on each of its MONITOR events (repeatable: one job each)")
                         ->type_name("HOST[:PORT]");
     cli.add_option("--ras-job", ras_jobs, "the job of the n-th --ras (repeatable; default ras@HOST:PORT)")
         ->type_name("NAME")
         ->needs(ras_opt);
-    cli.add_option("--ras-interval", ras_interval, "seconds between two reads of each --ras")
+    cli.add_option("--ras-interval", ras_interval,
+                   "seconds between two reads of each --ras (ranks behind are a finding once two reads "
+                   "in a row show the same differing counts)")
         ->capture_default_str()
         ->needs(ras_opt);
     cli.add_option("--ras-timeout", ras_timeout,
@@ -227,7 +229,7 @@ int run_serve(int argc, char** argv) {
 
     int signal = 0;
     sigwait(&stop_signals, &signal);
-    pollers.clear();                     // no more reads of RAS (one in progress ends within 2 --ras-timeout)
+    pollers.clear();                     // no more reads of RAS (one in progress ends at once)
     std::move(service).value().reset();  // stop listening, commit what is in flight
     return exit_ok;
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -39,13 +40,53 @@ std::string quoted(std::string_view text) {
 }
 
 int remaining_ms(RasClient::Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - RasClient::Clock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - RasClient::Clock::now());  // never early
     return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1 << 30));
 }
 }  // namespace
 
-RasClient::RasClient(std::string host, std::string port, std::chrono::milliseconds timeout, std::size_t max_reply)
-    : host_(std::move(host)), port_(std::move(port)), timeout_(timeout), max_reply_(max_reply) {}
+RasStop::RasStop() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (fd_ < 0) throw RasClientError(std::string("cannot make an eventfd: ") + std::strerror(errno));
+}
+
+RasStop::~RasStop() {
+    ::close(fd_);
+}
+
+void RasStop::stop() noexcept {
+    const std::uint64_t one = 1;
+    (void)!::write(fd_, &one, sizeof one);  // the count only grows: the fd stays readable
+}
+
+bool RasStop::wait(std::chrono::milliseconds for_at_most) const noexcept {
+    const auto deadline = RasClient::Clock::now() + for_at_most;
+    for (;;) {
+        pollfd p{fd_, POLLIN, 0};
+        const int rc = ::poll(&p, 1, remaining_ms(deadline));
+        if (rc > 0) return true;
+        if (rc == 0) return false;
+        if (errno != EINTR) return stopped();
+    }
+}
+
+bool RasStop::stopped() const noexcept {
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+}
+
+RasClient::RasClient(std::string host, std::string port, std::chrono::milliseconds timeout, std::size_t max_reply,
+                     const RasStop* stop)
+    : host_(std::move(host)), port_(std::move(port)), timeout_(timeout), max_reply_(max_reply), stop_(stop) {}
+
+int RasClient::wait(short events, Clock::time_point deadline, bool no_deadline) {
+    for (;;) {
+        pollfd p[2] = {{fd_, events, 0}, {stop_ ? stop_->fd() : -1, POLLIN, 0}};
+        const int rc = ::poll(p, stop_ ? 2 : 1, no_deadline ? -1 : remaining_ms(deadline));
+        if (stop_ && (p[1].revents & POLLIN) != 0) throw RasClientStopped(where() + ": stopped");
+        if (rc < 0 && errno == EINTR) continue;
+        return rc;
+    }
+}
 
 RasClient::~RasClient() {
     close();
@@ -80,8 +121,15 @@ long RasClient::open(bool want_json) {
         }
         int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
         if (rc != 0 && errno == EINPROGRESS) {
-            pollfd p{fd, POLLOUT, 0};
-            rc = ::poll(&p, 1, remaining_ms(deadline));
+            fd_ = fd;  // for wait; a failure below closes it
+            try {
+                rc = wait(POLLOUT, deadline);
+            } catch (const RasClientStopped&) {
+                fd_ = -1;
+                ::close(fd);
+                throw;
+            }
+            fd_ = -1;
             if (rc == 0) {
                 ::close(fd);
                 fail("cannot connect to " + where() + ": no connection within " + seconds(timeout_));
@@ -132,8 +180,7 @@ void RasClient::send_line(const std::string& line, Clock::time_point deadline, c
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            pollfd p{fd_, POLLOUT, 0};
-            if (::poll(&p, 1, remaining_ms(deadline)) == 0)
+            if (wait(POLLOUT, deadline) == 0)
                 fail(where() + ": cannot send " + waiting_for + " within " + seconds(timeout_));
             continue;
         }
@@ -156,10 +203,9 @@ bool RasClient::fill(Clock::time_point deadline, const std::string& what, bool n
         if (errno == EINTR) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             fail(where() + ": cannot read the answer to " + what + ": " + std::strerror(errno));
-        pollfd p{fd_, POLLIN, 0};
-        const int rc = ::poll(&p, 1, no_deadline ? -1 : remaining_ms(deadline));
+        const int rc = wait(POLLIN, deadline, no_deadline);
         if (rc == 0) fail(where() + ": no answer to " + what + " within " + seconds(timeout_));
-        if (rc < 0 && errno != EINTR) fail(where() + ": cannot wait for " + what + ": " + std::strerror(errno));
+        if (rc < 0) fail(where() + ": cannot wait for " + what + ": " + std::strerror(errno));
     }
 }
 
@@ -186,19 +232,22 @@ std::string RasClient::verbose_status() {
     return reply;
 }
 
-void RasClient::monitor(const std::function<bool(const std::string&)>& on_event) {
+RasClient::MonitorEnd RasClient::monitor(const std::function<bool(const std::string&)>& on_event,
+                                         std::optional<std::chrono::milliseconds> quiet) {
     const auto deadline = Clock::now() + timeout_;
     send_line("MONITOR", deadline, "MONITOR");
     const std::string ok = read_line(deadline, "MONITOR");
-    if (ok != "OK") fail(where() + " refused MONITOR (NCCL 2.29 and later have it): " + quoted(ok));
+    if (ok != "OK") throw RasMonitorRefused(where() + " refused MONITOR (NCCL 2.29 and later have it): " + quoted(ok));
     std::string event;
     for (;;) {
         const auto nl = buffer_.find('\n');
         if (nl == std::string::npos) {
-            // Events come when peers change, perhaps hours apart: no deadline here, the byte cap stays.
+            // Events come when peers change, perhaps hours apart: no deadline here unless the caller bounds the
+            // quiet; the byte cap stays.
+            if (quiet && wait(POLLIN, Clock::now() + *quiet) == 0) return MonitorEnd::quiet;
             if (!fill(deadline, "MONITOR", true)) {
                 if (!event.empty()) fail(where() + " closed the connection in the middle of an event");
-                return;
+                return MonitorEnd::closed;
             }
             continue;
         }
@@ -215,7 +264,7 @@ void RasClient::monitor(const std::function<bool(const std::string&)>& on_event)
             event = line;
         }
         if (event.empty()) continue;
-        if (!on_event(event)) return;
+        if (!on_event(event)) return MonitorEnd::stopped;
         event.clear();
     }
 }

@@ -20,6 +20,37 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A wait ended by RasStop::stop (another thread's): "{host:port}: stopped".
+class RasClientStopped : public RasClientError {
+public:
+    using RasClientError::RasClientError;
+};
+
+// MONITOR answered with anything but OK (a RAS before 2.29): "{host:port} refused MONITOR (...): {answer}".
+class RasMonitorRefused : public RasClientError {
+public:
+    using RasClientError::RasClientError;
+};
+
+// Ends the waits of the clients given it, from any thread (an eventfd each wait polls beside its socket): the
+// collector's RAS threads stop at once, whatever RAS is doing, instead of at the end of a timeout.
+class RasStop {
+public:
+    RasStop();  // RasClientError "cannot make an eventfd: ..." when the system has none left
+    ~RasStop();
+    RasStop(const RasStop&) = delete;
+    RasStop& operator=(const RasStop&) = delete;
+
+    void stop() noexcept;  // any thread, any number of times; every wait from now on ends at once
+    [[nodiscard]] bool stopped() const noexcept;
+    // Waits until stop() or for `for_at_most`; true when stopped.
+    bool wait(std::chrono::milliseconds for_at_most) const noexcept;
+    [[nodiscard]] int fd() const noexcept { return fd_; }
+
+private:
+    int fd_ = -1;
+};
+
 struct RasReply {
     std::string bytes;
     bool json = false;  // SET FORMAT json was accepted (NCCL 2.28.7 and later); else the text form
@@ -30,8 +61,10 @@ class RasClient {
 public:
     using Clock = std::chrono::steady_clock;
     // host:port as the user wrote it, for messages; timeout bounds each exchange (connect + handshake, or one
-    // command and its whole reply).
-    RasClient(std::string host, std::string port, std::chrono::milliseconds timeout, std::size_t max_reply);
+    // command and its whole reply); stop, when given (it must outlive the client), ends any wait at once with
+    // RasClientStopped. The name lookup (getaddrinfo) is the one step neither bounds.
+    RasClient(std::string host, std::string port, std::chrono::milliseconds timeout, std::size_t max_reply,
+              const RasStop* stop = nullptr);
     ~RasClient();
     RasClient(const RasClient&) = delete;
     RasClient& operator=(const RasClient&) = delete;
@@ -46,9 +79,12 @@ public:
     // VERBOSE STATUS and its reply, read until the server closes the connection (RAS's end of a reply).
     std::string verbose_status();
 
-    // MONITOR, its OK, then each event as it comes (a text line, or a JSON object of several lines) until the
-    // server closes the connection; on_event returning false stops. No deadline between events.
-    void monitor(const std::function<bool(const std::string&)>& on_event);
+    // MONITOR, its OK (else RasMonitorRefused), then each event as it comes (a text line, or a JSON object of
+    // several lines) until the server closes the connection (closed), on_event returns false (stopped), or, when
+    // quiet is given, that long passes without a byte (quiet; none: no deadline between events).
+    enum class MonitorEnd { closed, stopped, quiet };
+    MonitorEnd monitor(const std::function<bool(const std::string&)>& on_event,
+                       std::optional<std::chrono::milliseconds> quiet = std::nullopt);
 
     void close();
 
@@ -58,11 +94,15 @@ private:
     std::string read_line(Clock::time_point deadline, const std::string& what);
     // Reads into buffer_ until the deadline; false at the end of the stream.
     bool fill(Clock::time_point deadline, const std::string& what, bool no_deadline = false);
+    // poll(2) for events on the socket until the deadline (none: -1), and on the stop's eventfd: RasClientStopped
+    // when it is set. Returns poll's result for the socket (0: the deadline passed).
+    int wait(short events, Clock::time_point deadline, bool no_deadline = false);
     [[noreturn]] void fail(const std::string& what) const;
 
     std::string host_, port_;
     std::chrono::milliseconds timeout_;
     std::size_t max_reply_;
+    const RasStop* stop_;
     int fd_ = -1;
     bool json_ = false;
     std::string buffer_;

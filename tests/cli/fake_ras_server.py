@@ -24,15 +24,23 @@ class FakeRas:
     (megabytes of status), "http" (answers the handshake like a web server), "garbage_status" (a status that is
     neither JSON nor text), "hangup" (closes on the handshake). protocol: the version in SERVER PROTOCOL. json_format / monitor: whether the server is
     new enough for SET FORMAT json / MONITOR. events: {"json": [bytes, ...], "text": [...]} sent after MONITOR's OK.
+    gate: a threading.Semaphore the server takes before each status it answers (the test releases one poll at a
+    time); None answers at once. hold_monitor: keep a MONITOR connection open after its events, as RAS does, for
+    push_event; else close it after them.
     """
 
-    def __init__(self, statuses, misbehave=None, protocol=2, json_format=True, monitor=True, events=None):
+    def __init__(self, statuses, misbehave=None, protocol=2, json_format=True, monitor=True, events=None, gate=None,
+                 hold_monitor=False):
         self.statuses = statuses
         self.misbehave = misbehave
         self.protocol = protocol
         self.json_format = json_format
         self.monitor = monitor
         self.events = events or {"json": [], "text": []}
+        self.gate = gate
+        self.hold_monitor = hold_monitor
+        self.monitors = []  # (connection, format) of each MONITOR connection held open
+        self.connections = []  # the command lines of each connection, in the order they were accepted
         self.commands = []  # every command line received, in order, over all connections
         self.lock = threading.Lock()
         self.served = {"json": 0, "text": 0}
@@ -48,11 +56,20 @@ class FakeRas:
         self.acceptor.start()
 
     def close(self):
+        """Stops listening first (a client connecting from now on is refused), then ends every connection."""
         self.stop.set()
+        self.listener.close()
         self.acceptor.join(10)
         for t in self.threads:
             t.join(10)
-        self.listener.close()
+
+    def push_event(self, events):
+        """Writes an event ({"json": bytes, "text": bytes}) to every MONITOR connection held open; returns how many."""
+        with self.lock:
+            monitors = list(self.monitors)
+        for conn, fmt in monitors:
+            conn.sendall(events[fmt])
+        return len(monitors)
 
     def __enter__(self):
         return self
@@ -101,10 +118,14 @@ class FakeRas:
 
     def _serve(self, conn):
         fmt = "text"
+        mine = []
+        with self.lock:
+            self.connections.append(mine)
         try:
             for line in self._lines(conn):
                 with self.lock:
                     self.commands.append(line)
+                    mine.append(line)
                 if self.misbehave == "silent":
                     continue
                 low = line.lower()
@@ -131,10 +152,15 @@ class FakeRas:
                     conn.sendall(b"OK\n")
                     for event in self.events[fmt]:
                         conn.sendall(event)
-                    return
+                    if not self.hold_monitor:
+                        return
+                    with self.lock:
+                        self.monitors.append((conn, fmt))
                 else:
                     conn.sendall(b"ERROR: Unknown command " + line.encode() + b"\n")
         finally:
+            with self.lock:
+                self.monitors = [(c, f) for c, f in self.monitors if c is not conn]
             conn.close()
 
     def _reply(self, conn, fmt):
@@ -152,6 +178,10 @@ class FakeRas:
         if self.misbehave == "garbage_status":
             conn.sendall(b"hello}\n")
             return
+        if self.gate is not None:
+            while not self.gate.acquire(timeout=0.05):
+                if self.stop.is_set():
+                    return
         body = self._status(fmt)
         if self.misbehave == "close_mid_reply":
             body = body[: len(body) // 2]

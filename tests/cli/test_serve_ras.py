@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 import urllib.error
@@ -74,6 +75,43 @@ class Serve:
             self.stop()
 
 
+def status_with(ep_counts, dead_pid):
+    """The committed status (STATUS_JSON) with the ep group 1 communicator's AllReduce counts (comm ranks 0, 1, 3:
+    global ranks 4, 5, 7) and the pid of the missing rank 6 in every communicator."""
+    status = json.loads(STATUS_JSON)
+    for comm in status["communicators"]:
+        for missing in comm["missing_ranks"]:
+            missing["pid"] = dead_pid
+        if comm["hash"] == "0x2b1d5e7f9a3c4e60":
+            for rank, count in zip(comm["ranks"], ep_counts):
+                rank["collective_counts"]["AllReduce"] = count
+    return json.dumps(status, indent=2).encode() + b"\n"
+
+
+def alive_status():
+    """The committed status with rank 6 (node1 pid 41006) alive: a rank of each of its communicators, counting as
+    rank 5 does, where RAS has it missing."""
+    status = json.loads(STATUS_JSON)
+    for comm in status["communicators"]:
+        for missing in comm.pop("missing_ranks"):
+            rank = json.loads(json.dumps(comm["ranks"][-1]))
+            rank.update({"rank": missing["rank"], "host": "node1", "pid": 41006, "cuda_dev": 2, "nvml_dev": 2})
+            rank["status"]["init_state"] = 0
+            if comm["size"] == 4:
+                rank["collective_counts"]["AllReduce"] = 57
+            comm["ranks"].append(rank)
+        comm["ranks"].sort(key=lambda r: r["rank"])
+        comm["missing_ranks"] = []
+        comm["missing_ranks_count"] = 0
+        comm["ranks_count"] = comm["size"]
+    return json.dumps(status, indent=2).encode() + b"\n"
+
+
+# RAS's PEER_DEAD event in its JSON form (rasClientsNotifyEvent), as tests/cli/test_ras_cli.py has it.
+PEER_DEAD = (b'{\n  "timestamp": "2026-12-03 14:06:11",\n  "group": "LIFECYCLE",\n  "event": "PEER_DEAD",\n'
+             b'  "peer": {\n    "addr": "10.1.0.2:45011"\n  },\n  "details": ""\n}\n')
+
+
 def summary(findings):
     return [(f["id"], f["kind"], f["ranks"], f["message"], f.get("sources")) for f in findings]
 
@@ -89,20 +127,27 @@ class ServeRasTest(unittest.TestCase):
                                              "--ras-interval", "0.2", "--dp", "8", "--ep", "4") as serve:
             where = "127.0.0.1:%d" % ras.port
             self.assertEqual(serve.started["ras"], [{"address": where, "job": "live"}])
-            findings = serve.wait_for("the RAS diagnosis in job live", lambda: serve.findings("live"))
+            # The same status at every poll: from the second on, the ep group's counts stalled (the stall rule).
+            findings = serve.wait_for("the RAS diagnosis of two polls in job live",
+                                      lambda: (lambda f: len(f) == 3 and f)(serve.findings("live")))
             self.assertEqual(summary(findings), [
                 ("records/1", "communicator_not_formed", [2],
                  "the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)", [where]),
                 ("records/2", "collective_stuck", [7],
                  "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, 5 launched 57; "
-                 "rank 7 is behind (NCCL RAS)", [where]),
+                 "rank 7 is behind, and no count changed since the previous poll (NCCL RAS)", [where]),
                 ("records/3", "peer_unreachable", [6],
                  findings[2]["message"], [where]),
             ])
             self.assertTrue(findings[2]["message"].startswith("rank 6 (node1 pid 41006) is dead"), findings[2])
-            # Polled again and again, each time as ncclras asks.
-            serve.wait_for("three polls", lambda: len(ras.commands) >= 9)
-            self.assertEqual(ras.commands[:6], ["CLIENT PROTOCOL 2", "SET FORMAT json", "VERBOSE STATUS"] * 2)
+            # Polled again and again, each time as ncclras asks; beside the polls, a MONITOR connection (this
+            # server closes it after its events, so it is opened again each interval).
+            status = ["CLIENT PROTOCOL 2", "SET FORMAT json", "VERBOSE STATUS"]
+            serve.wait_for("three polls", lambda: ras.connections.count(status) >= 3)
+            monitor = status[:2] + ["MONITOR"]
+            self.assertIn(monitor, ras.connections)
+            # each connection one of the two exchanges, or the start of one (a poll under way)
+            self.assertEqual([c for c in list(ras.connections) if c not in (status[:len(c)], monitor[:len(c)])], [])
             # No hook ran: the world is the plan's, every rank named by RAS, none of them in a state the hook tells.
             job = serve.get("/api/v1/jobs/live")
             self.assertEqual((job["world_size"], job["ranks_seen"], job["events"]), (8, 8, 0))
@@ -119,7 +164,84 @@ class ServeRasTest(unittest.TestCase):
             job = serve.get("/api/v1/jobs/live")
             self.assertEqual((job["world_size"], job["ranks_seen"], job["states"]["pending"]), (8, 8, 8))
             err = serve.stop()
-        self.assertEqual(err, 'meshscope serve: cannot read NCCL RAS at %s for job "live": %s\n' % (where, reason))
+        # Told once per change: the last, the refusal that stays. A poll (or the MONITOR connection) caught in the
+        # middle of the server's closing may have been told something else just before.
+        told = 'meshscope serve: cannot read NCCL RAS at %s for job "live": ' % where
+        self.assertEqual(err.splitlines()[-1], told + reason)
+        self.assertEqual([line for line in err.splitlines() if not line.startswith(told)], [])
+
+    def test_a_stalled_communicator_is_a_finding_and_a_moving_one_is_not(self):
+        # One status per poll, released one at a time: the ep group 1's AllReduce counts (global ranks 4, 5, 7;
+        # rank 6 is missing) and, to tell the polls apart, the pid RAS gives the dead rank 6.
+        polls = [((57, 57, 56), 50001), ((60, 60, 59), 50002), ((60, 60, 59), 50003), ((60, 60, 59), 50004),
+                 ((61, 61, 61), 50005)]
+        stalled = ("collective_stuck", [7], "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 59 "
+                   "collectives, ranks 4, 5 launched 60; rank 7 is behind, and no count changed since the previous "
+                   "poll (NCCL RAS)")
+        # What the job shows after each poll, worked by hand: behind at the first poll, moved at the second, the
+        # same counts at the third and fourth, in step at the fifth.
+        expected_stuck = [None, None, stalled, stalled, None]
+        gate = threading.Semaphore(0)
+        statuses = {"json": [status_with(counts, pid) for counts, pid in polls], "text": [b""]}
+        with FakeRas(statuses, gate=gate) as ras, Serve("--ras", "127.0.0.1:%d" % ras.port, "--ras-job", "live",
+                                                        "--ras-interval", "0.05", "--ras-timeout", "60", "--dp", "8",
+                                                        "--ep", "4") as serve:
+            for n, ((_, pid), stuck) in enumerate(zip(polls, expected_stuck), 1):
+                gate.release()
+                dead = "rank 6 (node1 pid %d) is dead" % pid
+                findings = serve.wait_for("poll %d in job live" % n, lambda: (lambda f: any(
+                    x["message"].startswith(dead) for x in f) and f)(serve.findings("live")))
+                with self.subTest(poll=n):
+                    self.assertEqual([(f["kind"], f["ranks"], f["message"]) for f in findings
+                                      if f["kind"] == "collective_stuck"], [stuck] if stuck else [])
+                    self.assertEqual([f["kind"] for f in findings if f["kind"] != "collective_stuck"],
+                                     ["communicator_not_formed", "peer_unreachable"])
+            ras.close()  # the poll waiting at the gate ends now
+            serve.stop()
+
+    def test_a_monitor_event_polls_at_once(self):
+        # Rank 6 alive at the first poll, dead at the next; the interval is an hour: only RAS's PEER_DEAD event,
+        # on the MONITOR connection the collector keeps open, can have the job read RAS again.
+        statuses = {"json": [alive_status(), STATUS_JSON], "text": [b""]}
+        with FakeRas(statuses, hold_monitor=True) as ras, Serve("--ras", "127.0.0.1:%d" % ras.port, "--ras-job",
+                                                                "live", "--ras-interval", "3600", "--dp", "8",
+                                                                "--ep", "4") as serve:
+            findings = serve.wait_for("the first poll", lambda: serve.findings("live"))
+            self.assertEqual([(f["kind"], f["ranks"]) for f in findings], [("communicator_not_formed", [2])])
+            serve.wait_for("the MONITOR connection", lambda: len(ras.monitors) == 1)
+            self.assertEqual(ras.push_event({"json": PEER_DEAD, "text": b""}), 1)
+            findings = serve.wait_for("the poll after PEER_DEAD", lambda: (lambda f: len(f) == 2 and f)(
+                serve.findings("live")))
+            self.assertEqual([(f["kind"], f["ranks"], f["message"]) for f in findings], [
+                ("communicator_not_formed", [2], "the efsdp group 2 [2, 6] communicator never formed: rank 2 is "
+                 "still in init (NCCL RAS)"),
+                ("peer_unreachable", [6], "rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s "
+                 "or more)")])
+            self.assertEqual(sorted(ras.connections), sorted([["CLIENT PROTOCOL 2", "SET FORMAT json", "MONITOR"]] +
+                                                             [["CLIENT PROTOCOL 2", "SET FORMAT json",
+                                                               "VERBOSE STATUS"]] * 2))
+            self.assertEqual(serve.stop(), "")
+
+    def test_stopping_the_collector_ends_its_ras_waits_at_once(self):
+        # A status that never comes (the gate stays shut) and a MONITOR connection with no event: with a
+        # --ras-timeout of a minute, the collector still stops at once, and tells the job nothing of it.
+        with FakeRas(STATUSES, gate=threading.Semaphore(0), hold_monitor=True) as ras:
+            serve = Serve("--ras", "127.0.0.1:%d" % ras.port, "--ras-timeout", "60")
+            serve.wait_for("a poll waiting for its status and the MONITOR connection", lambda: len(ras.monitors) == 1
+                           and ["CLIENT PROTOCOL 2", "SET FORMAT json", "VERBOSE STATUS"] in ras.connections)
+            started = time.monotonic()
+            err = serve.stop()
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertEqual(err, "")
+
+    def test_a_ras_without_monitor_is_polled(self):
+        with FakeRas(STATUSES, json_format=False, monitor=False) as ras:
+            where = "127.0.0.1:%d" % ras.port
+            with Serve("--ras", where, "--ras-job", "old", "--ras-interval", "0.2", "--dp", "8", "--ep", "4") as serve:
+                serve.wait_for("the polls' findings", lambda: len(serve.findings("old")) == 3)
+                err = serve.stop()
+        self.assertEqual(err, 'meshscope serve: %s refused MONITOR (NCCL 2.29 and later have it): "ERROR: Unknown '
+                              'command MONITOR"; job "old" follows its polls only\n' % where)
 
     def test_an_unreadable_ras_is_a_finding_and_the_collector_answers(self):
         port = closed_port()

@@ -64,6 +64,45 @@ QString ids(const Diagnosis& d) {
     for (const auto& f : d.findings) out << QString::fromStdString(f.finding.id);
     return out.join(" ");
 }
+
+// A RAS status (JSON form) of a job dp 8, ep 4 at one poll: the world communicator in step (3 AllReduce each) and
+// the ep group 1 communicator, whose comm ranks 0-3 are the global ranks 4-7 (node1, pids 41004-41007), with the
+// AllReduce counts of `counts` ("57 57 57 56": global rank 7 launched 56).
+RasStatus ep1_status(const QString& counts) {
+    RasStatus status;
+    status.file = "127.0.0.1:28028";
+    RasCommunicator world;
+    world.hash = "0x7c0ffee0d15ea5e1";
+    world.size = 8;
+    for (std::int64_t r = 0; r < 8; ++r) {
+        RasRank rank;
+        rank.rank = r;
+        rank.host = r < 4 ? "node0" : "node1";
+        rank.pid = 41000 + r;
+        rank.collective_counts = {{"AllReduce", 3}};
+        world.ranks.push_back(rank);
+    }
+    RasCommunicator ep;
+    ep.hash = "0x2b1d5e7f9a3c4e60";
+    ep.size = 4;
+    const QStringList each = counts.split(' ');
+    for (std::int64_t k = 0; k < 4; ++k) {
+        RasRank rank;
+        rank.rank = k;
+        rank.host = "node1";
+        rank.pid = 41004 + k;
+        rank.collective_counts = {{"AllReduce", each[static_cast<int>(k)].toULongLong()}};
+        ep.ranks.push_back(rank);
+    }
+    status.communicators = {world, ep};
+    return status;
+}
+
+QString messages(const Diagnosis& d) {
+    QStringList out;
+    for (const auto& f : d.findings) out << QString::fromStdString(f.finding.message);
+    return out.join("\n");
+}
 }  // namespace
 
 Q_DECLARE_METATYPE(std::vector<std::int64_t>)
@@ -300,6 +339,88 @@ private slots:
         QCOMPARE(d.findings[2].finding.message,
                  std::string("rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
         QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.json"}));
+    }
+
+    // serve --ras's stall rule, poll by poll (RasPollDiagnosis): the ep group 1's ranks behind are a finding only
+    // at a poll whose differing counts are those of the poll before; each row's findings worked by hand.
+    void ras_stall_rule_data() {
+        // the ep group 1's AllReduce counts, global ranks 4-7; "*" first: a poll out of turn (a MONITOR event's)
+        QTest::addColumn<QStringList>("polls");
+        QTest::addColumn<QStringList>("findings");  // each poll's finding messages ("" for none)
+        const QString stalled7 =
+            "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4-6 launched 57; "
+            "rank 7 is behind, and no count changed since the previous poll (NCCL RAS)";
+        QTest::newRow("in step") << QStringList{"57 57 57 57", "57 57 57 57"} << QStringList{"", ""};
+        QTest::newRow("behind once, then in step") << QStringList{"57 57 57 56", "60 60 60 60"} << QStringList{"", ""};
+        // A healthy job polled while its ranks run ahead of each other: out of step at every poll, never stalled.
+        QTest::newRow("out of step at every poll, moving")
+            << QStringList{"57 57 57 56", "60 59 60 60", "63 63 62 63", "66 66 66 65"} << QStringList{"", "", "", ""};
+        QTest::newRow("stalled") << QStringList{"57 57 57 56", "57 57 57 56", "57 57 57 56"}
+                                 << QStringList{"", stalled7, stalled7};
+        QTest::newRow("stalled, then moves again")
+            << QStringList{"57 57 57 56", "57 57 57 56", "58 58 58 58", "58 58 58 57"}
+            << QStringList{"", stalled7, "", ""};
+        QTest::newRow("moves, then stalls at other counts")
+            << QStringList{"57 57 57 56", "58 58 57 58", "58 58 57 58"}
+            << QStringList{"", "",
+                           "the ep group 1 [4, 5, 6, 7] communicator: rank 6 launched 57 collectives, ranks 4, 5, 7 "
+                           "launched 58; rank 6 is behind, and no count changed since the previous poll (NCCL RAS)"};
+        QTest::newRow("two behind, stalled")
+            << QStringList{"57 56 57 56", "57 56 57 56"}
+            << QStringList{"",
+                           "the ep group 1 [4, 5, 6, 7] communicator: ranks 5, 7 launched 56 collectives, ranks "
+                           "4, 6 launched 57; ranks 5, 7 are behind, and no count changed since the previous "
+                           "poll (NCCL RAS)"};
+        // An event's poll moments after a poll finds the same counts: no evidence that they stopped moving.
+        QTest::newRow("out of step, then a poll out of turn")
+            << QStringList{"57 57 57 56", "*57 57 57 56", "60 60 60 59"} << QStringList{"", "", ""};
+        QTest::newRow("stalled, then a poll out of turn")
+            << QStringList{"57 57 57 56", "57 57 57 56", "*57 57 57 56", "57 57 57 56"}
+            << QStringList{"", stalled7, stalled7, stalled7};
+        // The poll in turn after it compares with the one before it: moved.
+        QTest::newRow("stalled, then moved, seen out of turn")
+            << QStringList{"57 57 57 56", "57 57 57 56", "*58 58 58 57", "58 58 58 57"}
+            << QStringList{"", stalled7, "", ""};
+    }
+    void ras_stall_rule() {
+        QFETCH(QStringList, polls);
+        QFETCH(QStringList, findings);
+        const Plan plan = plan_8_1_4();
+        RasPollDiagnosis watched;
+        for (int i = 0; i < polls.size(); ++i) {
+            const bool in_turn = !polls[i].startsWith('*');
+            const Diagnosis d = watched.next(ep1_status(polls[i].mid(in_turn ? 0 : 1)), &plan, in_turn);
+            QVERIFY2(messages(d) == findings[i], qPrintable(QString("poll %1: %2").arg(i + 1).arg(messages(d))));
+            for (const auto& f : d.findings) QCOMPARE(f.finding.id, std::string("collective_stuck/ep/1"));
+        }
+    }
+
+    // The committed status (both forms), polled twice unchanged: its three findings at the second poll, the ranks
+    // behind in the stall's words; at the first, the other two only.
+    void ras_stall_rule_fixtures_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("behind");
+        QTest::newRow("json") << "status.json"
+                              << "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, "
+                                 "5 launched 57; rank 7 is behind, and no count changed since the previous poll "
+                                 "(NCCL RAS)";
+        QTest::newRow("text") << "status.txt"
+                              << "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 AllReduce, 2 unnamed "
+                                 "ranks launched 57; rank 7 is behind, and no count changed since the previous poll "
+                                 "(NCCL RAS)";
+    }
+    void ras_stall_rule_fixtures() {
+        QFETCH(QString, file);
+        const Plan plan = plan_8_1_4();
+        const RecordSet set = load(fixtures() + "/ras/" + file);
+        QCOMPARE(set.ras.size(), std::size_t{1});
+        RasPollDiagnosis watched;
+        const Diagnosis first = watched.next(set.ras.front(), &plan);
+        QCOMPARE(ids(first), QString("communicator_not_formed/efsdp/2 peer_unreachable/6"));
+        const Diagnosis second = watched.next(set.ras.front(), &plan);
+        QCOMPARE(ids(second), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QTEST(QString::fromStdString(second.findings[1].finding.message), "behind");
+        QCOMPARE(second.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
     }
 
     // The same job as status.json in RAS's text form (fixtures/ras/README.md): the same three findings, though

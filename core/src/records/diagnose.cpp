@@ -28,11 +28,12 @@ std::string printable(std::string text) {
     return text;
 }
 
-Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
+namespace {
+Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::vector<RasStall>* ras_stalls) {
     Diagnosis out;
     out.problems = records.problems;
     out.problems.insert(out.problems.end(), records.nccl.problems.begin(), records.nccl.problems.end());
-    detail::Context context{records, nullptr, 0, {}, out};
+    detail::Context context{records, nullptr, 0, {}, out, ras_stalls};
     detail::find_process_ranks(context);
     for (const auto& d : records.dumps) context.world = std::max(context.world, d.rank + 1);
 
@@ -91,6 +92,18 @@ Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
         return a.finding.id < b.finding.id;
     });
     return out;
+}
+}  // namespace
+
+Diagnosis diagnose(const RecordSet& records, const Plan* plan) {
+    return diagnose_with(records, plan, nullptr);
+}
+
+Diagnosis RasPollDiagnosis::next(const RasStatus& status, const Plan* plan, bool in_turn) {
+    const auto stalls = in_turn ? watch_.observe(status) : watch_.still(status);
+    RecordSet set;
+    set.ras.push_back(status);
+    return diagnose_with(set, plan, &stalls);
 }
 
 RecordsImport to_records_import(const Diagnosis& d) {

@@ -74,6 +74,9 @@ struct Context {
     std::int64_t world = 0;
     std::vector<std::pair<NcclProcess, std::int64_t>> process_ranks;  // sorted by process
     Diagnosis& out;
+    // RAS polled by `serve --ras` (RasPollDiagnosis): the communicators stalled at this poll. Then a communicator's
+    // ranks behind are a finding only when it is among them; null for one status read alone.
+    const std::vector<RasStall>* ras_stalls = nullptr;
     [[nodiscard]] std::optional<std::int64_t> rank_of(const NcclProcess& p) const;
 };
 

@@ -17,6 +17,15 @@ std::string who(const std::vector<std::int64_t>& named, std::int64_t unnamed) {
     return out;
 }
 
+// Polled by `serve --ras` (Context::ras_stalls): whether c's ranks behind are a finding, and the words that say
+// it stalled. Read alone, a status's ranks behind always are, in their plain words.
+std::optional<std::string> behind_words(const Context& context, const RasCommunicator& c) {
+    if (!context.ras_stalls) return std::string();
+    for (const auto& s : *context.ras_stalls)
+        if (s.hash == c.hash) return std::string(", and no count changed since the previous poll");
+    return std::nullopt;
+}
+
 // The text form's communicator, placed: its named ranks' global ranks from the plan's group where the NCCL log or
 // the world communicator did not give them, the ranks still in init (a communicator whose highest status is INIT
 // has every rank that answered in init), and the ranks behind in the first operation whose counts differ.
@@ -42,7 +51,8 @@ void text_findings(Context& context, const RasStatus& status, const RasCommunica
         if (r.init_state == 7)
             if (const auto g = global(r.rank, r.host, r.pid))
                 if (std::find(in_init.begin(), in_init.end(), *g) == in_init.end()) in_init.push_back(*g);
-    if (c.mismatched_ops.empty()) return;
+    const auto stalled = behind_words(context, c);
+    if (c.mismatched_ops.empty() || !stalled) return;
     const std::string& op = c.mismatched_ops.front();
     std::map<std::uint64_t, std::pair<std::vector<std::int64_t>, std::int64_t>> by_count;  // named, unnamed
     for (const auto& r : c.ranks) {
@@ -71,7 +81,7 @@ void text_findings(Context& context, const RasStatus& status, const RasCommunica
     const std::string what = op == "collective" ? "collectives" : op;
     f.message = "the " + group.label() + " communicator: " + behind + " launched " + std::to_string(low) + " " + what +
                 ", " + who(high_ranks.first, high_ranks.second) + " launched " + std::to_string(high) + "; " + behind +
-                (one ? " is" : " are") + " behind (NCCL RAS)";
+                (one ? " is" : " are") + " behind" + *stalled + " (NCCL RAS)";
     f.fix = "Look at what " + behind + (one ? " is" : " are") +
             " doing instead (py-spy dump --pid, its log, Flight Recorder): every member of the group waits for the "
             "ranks that are behind.";
@@ -173,7 +183,8 @@ void diagnose_ras(Context& context) {
                     "init lines, the network between their hosts); a communicator waits for every member.";
                 context.out.findings.push_back({std::move(f), {status.file}});
             }
-            if (!in_init_text && by_total.size() > 1) {
+            const auto stalled = behind_words(context, c);
+            if (!in_init_text && by_total.size() > 1 && stalled) {
                 const auto& [low, low_ranks] = *by_total.begin();
                 const auto& [high, high_ranks] = *by_total.rbegin();
                 Finding f;
@@ -184,7 +195,7 @@ void diagnose_ras(Context& context) {
                 f.message = "the " + group.label() + " communicator: " + ranks_words(f.ranks) + " launched " +
                             std::to_string(low) + " collectives, " + ranks_words(high_ranks) + " launched " +
                             std::to_string(high) + "; " + ranks_words(f.ranks) +
-                            (f.ranks.size() == 1 ? " is" : " are") + " behind (NCCL RAS)";
+                            (f.ranks.size() == 1 ? " is" : " are") + " behind" + *stalled + " (NCCL RAS)";
                 f.fix = "Look at what " + ranks_words(f.ranks) + (f.ranks.size() == 1 ? " is" : " are") +
                         " doing instead (py-spy dump --pid, its log, Flight Recorder): every member of the group "
                         "waits for the ranks that are behind.";

@@ -47,6 +47,15 @@ std::vector<RasStall> RasStallWatch::observe(const RasStatus& status) {
     return out;
 }
 
+std::vector<RasStall> RasStallWatch::still(const RasStatus& status) const {
+    std::vector<RasStall> out;
+    for (const auto& c : status.communicators)
+        if (const auto it = last_.find(c.hash);
+            it != last_.end() && it->second.second >= 2 && it->second.first == differing_counts(c, status.text_form))
+            out.push_back({c.hash, it->second.second});
+    return out;
+}
+
 std::optional<long> ras_server_protocol(std::string_view line) {
     // client.cc compares the prefix without case and reads the number with strtol.
     constexpr std::string_view prefix = "SERVER PROTOCOL ";

@@ -74,6 +74,22 @@ struct Diagnosis {
 // plan may be null: then a layout is proposed from the groups seen.
 [[nodiscard]] Diagnosis diagnose(const RecordSet& records, const Plan* plan);
 
+// `meshscope serve --ras`'s diagnosis of one RAS server, poll after poll (the stall rule, docs/records.md): as
+// diagnose of the one status, except that a communicator's ranks behind in operation counts (collective_stuck)
+// are a finding only once RasStallWatch names the communicator stalled, its same differing counts at two
+// successive polls, and then read "...; rank 7 is behind, and no count changed since the previous poll (NCCL
+// RAS)". Counts that differ but move between polls (ranks running ahead of each other) are no finding. A poll
+// that could not be read is not given to next: the polls around it count as successive. A poll out of turn
+// (in_turn false: one a MONITOR event asked for) is not counted: it shows stalled only what the last poll in turn
+// found stalled and it still shows with the same counts.
+class RasPollDiagnosis {
+public:
+    [[nodiscard]] Diagnosis next(const RasStatus& status, const Plan* plan, bool in_turn = true);
+
+private:
+    RasStallWatch watch_;
+};
+
 // Control characters (escape sequences, line breaks) of text read from records, as '?': what a terminal is shown.
 [[nodiscard]] std::string printable(std::string text);
 

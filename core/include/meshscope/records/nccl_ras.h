@@ -112,6 +112,9 @@ class RasStallWatch {
 public:
     // The communicators of status that have stalled, in status's order.
     [[nodiscard]] std::vector<RasStall> observe(const RasStatus& status);
+    // The communicators the last observe found stalled that status shows with the same counts, without counting
+    // status as a poll (a poll out of turn, moments after the last, is no evidence that counts stopped moving).
+    [[nodiscard]] std::vector<RasStall> still(const RasStatus& status) const;
 
 private:
     std::map<std::string, std::pair<std::string, int>> last_;  // hash -> (counts, polls in a row)
