@@ -341,6 +341,21 @@ private slots:
         QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.json"}));
     }
 
+    // A plan smaller than the job: the RAS status names ranks 0-7 (fixtures/ras/README.md), the plan dp 4 has 0-3.
+    void ranks_beyond_the_plan() {
+        const Plan plan = Plan::make(Topology::make(4, 1, 2).value(), 8).value();
+        const Diagnosis d = diagnose(load(fixtures() + "/ras/status.json"), &plan);
+        const SourcedFinding* f = find(d, "topology_mismatch/world");
+        QVERIFY2(f, qPrintable(ids(d)));
+        QCOMPARE(f->finding.message,
+                 std::string("the records name ranks 4-7, beyond the plan's world of 4 (dp 4, cp 1, "
+                             "ep 2): the job runs another layout than the plan"));
+        QCOMPARE(f->finding.ranks, (std::vector<std::int64_t>{4, 5, 6, 7}));
+        QCOMPARE(f->sources, (std::vector<std::string>{"status.json"}));
+        const Plan fits = plan_8_1_4();
+        QVERIFY(!find(diagnose(load(fixtures() + "/ras/status.json"), &fits), "topology_mismatch/world"));
+    }
+
     // serve --ras's stall rule, poll by poll (RasPollDiagnosis): the ep group 1's ranks behind are a finding only
     // at a poll whose differing counts are those of the poll before; each row's findings worked by hand.
     void ras_stall_rule_data() {

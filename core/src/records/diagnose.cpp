@@ -29,6 +29,34 @@ std::string printable(std::string text) {
 }
 
 namespace {
+// Records that name ranks the plan has not: the job runs with another world than the plan given, so every group
+// placed on the plan is suspect. Sources: the dumps of those ranks and every RAS status (NCCL's logs name a rank
+// per process, not per file).
+void note_ranks_beyond_plan(const RecordSet& records, const Plan& plan, Diagnosis& out) {
+    const std::int64_t world = plan.topology().world();
+    std::vector<std::int64_t> beyond;
+    for (const auto& r : out.ranks)
+        if (r.rank >= world) beyond.push_back(r.rank);
+    if (beyond.empty()) return;
+    const Topology& t = plan.topology();
+    Finding f;
+    f.kind = FindingKind::topology_mismatch;
+    f.id = "topology_mismatch/world";
+    f.ranks = beyond;
+    f.message = "the records name " + detail::ranks_words(beyond) + ", beyond the plan's world of " +
+                std::to_string(world) + " (dp " + std::to_string(t.dp) + ", cp " + std::to_string(t.cp) + ", ep " +
+                std::to_string(t.ep) + "): the job runs another layout than the plan";
+    f.fix =
+        "Give the layout the job was launched with (--plan, or --dp --cp --ep with dp x cp = the job's world "
+        "size), or check the launcher's world size (nnodes x nproc-per-node).";
+    std::vector<std::string> sources;
+    for (const auto& d : records.dumps)
+        if (d.rank >= world && sources.size() < 8) sources.push_back(d.file);
+    for (const auto& s : records.ras)
+        if (sources.size() < 8) sources.push_back(s.file);
+    out.findings.push_back({std::move(f), std::move(sources)});
+}
+
 Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::vector<RasStall>* ras_stalls) {
     Diagnosis out;
     out.problems = records.problems;
@@ -83,6 +111,7 @@ Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::v
         detail::note_rank(out, rank, process.host, process.pid ? std::optional(process.pid) : std::nullopt);
     for (const auto& d : records.dumps)
         if (d.rank >= 0) detail::note_rank(out, d.rank, {}, std::nullopt);
+    if (plan) note_ranks_beyond_plan(records, *plan, out);
     // The collector's order: kind, then first rank, then id.
     std::stable_sort(out.findings.begin(), out.findings.end(), [](const SourcedFinding& a, const SourcedFinding& b) {
         if (a.finding.kind != b.finding.kind) return a.finding.kind < b.finding.kind;
