@@ -57,23 +57,6 @@ std::int64_t batch_body_limit(const RelayOptions& o) {
     return 2 * std::max(o.max_body_bytes, o.batch_bytes);
 }
 
-// The rank connections' limits: the collector's header bound and error texts; the request line and headers fill
-// at most the read buffer.
-meshscope::net::EngineSettings engine_settings(const RelayOptions& o) {
-    meshscope::net::EngineSettings settings;
-    settings.max_connections = static_cast<std::size_t>(std::max(0, o.max_connections));
-    settings.max_header_bytes = meshscope::net::read_buffer_bytes;
-    settings.max_body_bytes = static_cast<std::size_t>(std::max(o.max_body_bytes, batch_body_limit(o)));
-    settings.read_buffer_bytes = meshscope::net::read_buffer_bytes;
-    settings.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
-    settings.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
-    settings.write_timeout = std::chrono::milliseconds(o.read_timeout_ms);
-    // Deadlines are seconds long (idle 60 s, request 10 s) except a refused request's drain reads (300 ms), which
-    // this may stretch to 550 ms.
-    settings.sweep_every = 250ms;
-    return settings;
-}
-
 // The "error" of a {"error": ...} body, or "".
 std::string error_text(const std::string& body) {
     const auto value = parse_json_bounded(body);
@@ -121,6 +104,7 @@ struct Relay::Impl {
     // A rank's body is refused past max_body_bytes from its Content-Length, before it is read; a lower relay's
     // batch may be larger.
     [[nodiscard]] std::uint64_t body_limit(const meshscope::net::Request& header) const;
+    [[nodiscard]] static meshscope::net::EngineSettings engine_settings(const RelayOptions& o);
 
     // Called on the network thread.
     // `timeout_s`: how long the sender waits for this answer (its MeshScope-Timeout, else --rank-timeout).
@@ -329,6 +313,23 @@ Relay::Impl::Reply Relay::Impl::error_reply(int status, std::string_view message
     reply.body = error_json(message);
     reply.headers = std::move(headers);
     return reply;
+}
+
+// The rank connections' limits: the collector's header bound and error texts; the request line and headers fill
+// at most the read buffer.
+meshscope::net::EngineSettings Relay::Impl::engine_settings(const RelayOptions& o) {
+    meshscope::net::EngineSettings settings;
+    settings.max_connections = static_cast<std::size_t>(std::max(0, o.max_connections));
+    settings.max_header_bytes = meshscope::net::read_buffer_bytes;
+    settings.max_body_bytes = static_cast<std::size_t>(std::max(o.max_body_bytes, batch_body_limit(o)));
+    settings.read_buffer_bytes = meshscope::net::read_buffer_bytes;
+    settings.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+    settings.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
+    settings.write_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+    // Deadlines are seconds long (idle 60 s, request 10 s) except a refused request's drain reads (300 ms), which
+    // this may stretch to 550 ms.
+    settings.sweep_every = 250ms;
+    return settings;
 }
 
 std::uint64_t Relay::Impl::body_limit(const meshscope::net::Request& header) const {
