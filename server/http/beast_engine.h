@@ -1,5 +1,5 @@
-// What the two Beast translation units (http_server.cpp: listener and HTTP sessions; stream_session.cpp:
-// WebSocket subscribers) share. Only they include it: Beast is slow to compile.
+// What the two Beast translation units (http_server.cpp: the collector's handler of the HTTP engine,
+// net/http_engine.h; stream_session.cpp: WebSocket subscribers) share. Only they include it: Beast is slow to compile.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "change_batch.h"
+#include "http_engine.h"
 #include "http_exchange.h"
 #include "meshscope/monitor.h"
 #include "stream_protocol.h"
@@ -31,6 +32,22 @@ using tcp = boost::asio::ip::tcp;
 // sessions are templates over it, so the plain path has no indirection per byte.
 using PlainStream = beast::tcp_stream;
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+}  // namespace meshscope::server
+
+namespace meshscope::net {
+// A TLS connection's session starts with the server handshake (net/http_engine.h).
+template <>
+struct StreamHandshake<server::TlsStream> {
+    static constexpr bool needed = true;
+    template <typename Done>
+    static void start(server::TlsStream& stream, Done done) {
+        stream.async_handshake(boost::asio::ssl::stream_base::server, std::move(done));
+    }
+};
+}  // namespace meshscope::net
+
+namespace meshscope::server {
 
 // Hands work from the collector's threads to the network thread while it runs, and drops it once the
 // server is gone (the collector outlives the server and still finishes what was in flight).
@@ -52,18 +69,7 @@ private:
     asio::io_context* io_;
 };
 
-// One open connection, counted against max_connections for as long as something (an HTTP session, then
-// maybe a WebSocket subscriber) holds it.
-class ConnectionSlot {
-public:
-    explicit ConnectionSlot(std::shared_ptr<std::atomic<std::size_t>> open) : open_(std::move(open)) { ++*open_; }
-    ~ConnectionSlot() { --*open_; }
-    ConnectionSlot(const ConnectionSlot&) = delete;
-    ConnectionSlot& operator=(const ConnectionSlot&) = delete;
-
-private:
-    std::shared_ptr<std::atomic<std::size_t>> open_;
-};
+using net::ConnectionSlot;
 
 // One WebSocket subscriber as the hub sees it (StreamSession<PlainStream or TlsStream>): one virtual call
 // per message, not per byte.

@@ -1,7 +1,7 @@
-// The Beast side of one request, shared by HttpSession (http_server.cpp) and the fuzz target
-// (fuzz/fuzz_http_request.cpp), so that both read and answer requests with the same code: the parser's
-// limits, the request the router sees, the answer to a request that could not be read, and the bytes
-// written for a reply. Only Beast translation units include it: Beast is slow to compile.
+// The Beast side of one collector request, shared by the collector's handler of the HTTP engine (http_server.cpp,
+// net/http_engine.h) and the fuzz target (fuzz/fuzz_http_request.cpp), so that both read and answer requests with
+// the same code: the parser's limits, the request the router sees, the answer to a request that could not be read,
+// and the bytes written for a reply. Only Beast translation units include it: Beast is slow to compile.
 #pragma once
 
 #include <boost/beast/http.hpp>
@@ -12,24 +12,23 @@
 #include <optional>
 #include <string>
 
+#include "http_engine.h"
 #include "http_exchange.h"
 #include "http_options.h"
-#include "http_wire.h"
 
 namespace meshscope::server {
 
-using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+using RequestParser = net::RequestParser;
 
 // The server's limits on a fresh parser: Beast checks Content-Length against the body limit before the body.
 inline void limit_parser(RequestParser& parser, const ConnectionLimits& limits) {
-    parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_header_bytes, UINT32_MAX)));
-    parser.body_limit(limits.max_body_bytes);
+    net::limit_parser(parser, limits.max_header_bytes, limits.max_body_bytes);
 }
 
 // The most bytes a session's read buffer holds (ConnectionLimits::read_buffer_bytes, http_wire.h): past it, a
 // chunk-size line or the trailers still incomplete are refused (buffer_overflow) instead of buffered without end.
 inline std::size_t read_buffer_limit(const ConnectionLimits& limits) {
-    return std::max(limits.max_header_bytes, limits.read_buffer_bytes);
+    return net::read_buffer_limit(limits.max_header_bytes, limits.read_buffer_bytes);
 }
 
 // The answer to a request whose header was read but whose body must not be (501 for a Transfer-Encoding other
@@ -59,27 +58,21 @@ inline HttpRequest router_request(boost::beast::http::request<boost::beast::http
 // The answer to a request the parser refused (not a timeout): 413, 431 or 400; nullopt when the client went
 // away or the read was cancelled (nobody to tell: close).
 inline std::optional<HttpReply> refusal_reply(boost::beast::error_code error, const ConnectionLimits& limits) {
-    namespace http = boost::beast::http;
-    namespace asio = boost::asio;
-    if (error == http::error::body_limit)
-        return error_reply(413, "request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
-    if (error == http::error::header_limit) return error_reply(431, net::header_overflow_text(limits.max_header_bytes));
-    if (error == http::error::buffer_overflow)
-        return error_reply(400, net::chunk_overflow_text(read_buffer_limit(limits)));
-    if (error == http::error::end_of_stream || error == asio::error::eof || error == asio::error::connection_reset ||
-        error == asio::error::operation_aborted)
-        return std::nullopt;
-    return error_reply(400, "bad HTTP request: " + error.message());
+    auto refusal = net::read_refusal(error, limits.max_body_bytes, limits.max_header_bytes, read_buffer_limit(limits));
+    if (!refusal) return std::nullopt;
+    return error_reply(refusal->status, refusal->message);
+}
+
+// The headers every answer of the collector carries after its Content-Type (http_exchange.h).
+inline const net::Headers& security_headers() {
+    static const net::Headers headers = {{"Content-Security-Policy", std::string(content_security_policy)},
+                                         {"X-Content-Type-Options", std::string(content_type_options)}};
+    return headers;
 }
 
 // The HTTP/1.1 response written for a reply (not for accept_stream), as the bytes that go on the wire.
 inline std::string wire_response(const HttpReply& reply) {
-    net::WireResponse out(reply.status, reply.body.size());
-    out.header("Content-Type", reply.content_type)
-        .header("Content-Security-Policy", content_security_policy)
-        .header("X-Content-Type-Options", content_type_options);
-    for (const auto& [name, value] : reply.headers) out.header(name, value);
-    return std::move(out).finish(reply.close, reply.body, reply.head);
+    return net::wire_reply(reply, security_headers());
 }
 
 }  // namespace meshscope::server

@@ -1,11 +1,12 @@
 // HttpServer: the collector's network side on Boost.Beast / Asio (epoll): one network thread (an
-// io_context on a std::thread) runs the listening socket, every HTTP/1.1 keep-alive connection and every
-// WebSocket subscriber (docs/collector.md, docs/live-at-scale.md). Limits per connection: header and body
-// size (431 / 413 from Content-Length, before the body is read), a started request must arrive within
-// read_timeout_ms (408), idle keep-alive connections close after idle_timeout_ms, connections beyond
-// max_connections get 503 + Retry-After and are closed. With options.tls_cert/tls_key every connection is
-// TLS (https, wss) and nothing else is spoken on the port. What a request asks is decided by ApiRouter;
-// answers from the collector's threads are posted back here, so this thread never waits on the disk.
+// io_context on a std::thread) runs the HTTP engine (net/http_engine.h: the listening socket and every
+// HTTP/1.1 keep-alive connection) and every WebSocket subscriber (docs/collector.md, docs/live-at-scale.md).
+// Limits per connection: header and body size (431 / 413 from Content-Length, before the body is read), a
+// started request must arrive within read_timeout_ms (408), idle keep-alive connections close after
+// idle_timeout_ms, connections beyond max_connections get 503 + Retry-After and are closed. With
+// options.tls_cert/tls_key every connection is TLS (https, wss) and nothing else is spoken on the port. What a
+// request asks is decided by ApiRouter; answers from the collector's threads are posted back here, so this
+// thread never waits on the disk.
 #pragma once
 
 #include <cstdint>

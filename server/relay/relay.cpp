@@ -1,6 +1,6 @@
-// The relay's network side: rank connections (HTTP/1.1 keep-alive, the collector's limits and error
-// texts), the batch queue and the kept-alive upstream connections. Everything here runs on the relay's
-// one network thread, so the queue and the counters of waiting bodies need no lock.
+// The relay's network side: its handler of the HTTP engine (net/http_engine.h: the rank connections, with the
+// collector's limits and error texts), the batch queue and the kept-alive upstream connections. Everything here
+// runs on the relay's one network thread, so the queue and the counters of waiting bodies need no lock.
 #include "relay.h"
 
 #include <boost/asio.hpp>
@@ -20,7 +20,7 @@
 #include "admission.h"
 #include "batch_codec.h"
 #include "browser_guard.h"
-#include "http_wire.h"
+#include "http_engine.h"
 #include "meshscope/json_limits.h"
 #include "seen_digest.h"
 #include "thread_name.h"
@@ -87,7 +87,6 @@ struct Batch {
 };
 }  // namespace
 
-class Session;
 class Upstream;
 
 struct Relay::Impl {
@@ -95,8 +94,19 @@ struct Relay::Impl {
         : options(std::move(o)), admission(options.max_in_flight, options.max_retry_after_s) {}
     ~Impl();
 
+    // The HTTP engine's handler (net/http_engine.h): the ranks' requests, on the network thread.
+    using Reply = meshscope::net::Answer;
+    struct Connection {
+        Senders held_senders;  // the ranks of this connection's last body held back here
+    };
+    [[nodiscard]] static Reply error_reply(int status, std::string_view message, meshscope::net::Headers headers = {});
+    void handle(meshscope::net::Request& request, meshscope::net::Respond<Reply> respond, Connection& connection);
+    // A rank's body is refused past max_body_bytes from its Content-Length, before it is read; a lower relay's
+    // batch may be larger.
+    [[nodiscard]] std::uint64_t body_limit(const meshscope::net::Request& header) const;
+    [[nodiscard]] static meshscope::net::EngineSettings engine_settings(const RelayOptions& o);
+
     // Called on the network thread.
-    void accept();
     // `timeout_s`: how long the sender waits for this answer (its MeshScope-Timeout, else --rank-timeout).
     // `senders`: the rank connection's cache of the ranks it last had held back (see held_back).
     void submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done,
@@ -111,7 +121,6 @@ struct Relay::Impl {
     void expire_queued();
     void arm_expiry();
     void arm_seen_digest();
-    void sweep_deadlines();
     // A body answered here with `result` (503 + retry_after), not by the upstream: its ranks are alive and
     // vouched for until they are due back, `held` when lifecycle events of theirs wait in their reporters. The
     // ranks go to `senders` too (a rank connection's cache: the rank is forgotten when it is taken again).
@@ -140,7 +149,6 @@ struct Relay::Impl {
     std::atomic<std::int64_t> bodies_refused_wait{0}, bodies_expired{0}, bodies_deduplicated{0}, heartbeats_shed{0},
         seen_ranks_forwarded{0};
     std::atomic<std::int64_t> waiting_bodies_seen{0};
-    std::atomic<int> connections{0};
 
     // Network thread only.
     Admission admission;
@@ -163,273 +171,15 @@ struct Relay::Impl {
     std::chrono::steady_clock::time_point earliest_deadline = std::chrono::steady_clock::time_point::max();
     bool stopping = false;
     int in_flight = 0;
-    std::unordered_set<Session*> sessions;
 
     // Declared last: destroyed first, with the handlers (and sessions) they still hold.
     net::io_context io{1};
-    tcp::acceptor acceptor{io};
+    meshscope::net::HttpEngine<Impl> engine{io, *this, engine_settings(options)};
     net::steady_timer batch_timer{io};
     net::steady_timer expiry_timer{io};
     net::steady_timer stop_timer{io};
     net::steady_timer seen_timer{io};
-    net::steady_timer deadline_timer{io};
     std::vector<std::shared_ptr<Upstream>> upstreams;
-};
-
-// One rank's (or one lower relay's) connection.
-class Session : public std::enable_shared_from_this<Session> {
-public:
-    Session(Relay::Impl& relay, tcp::socket socket, bool counted)
-        : relay_(relay), socket_(std::move(socket)), counted_(counted), buffer_(meshscope::net::read_buffer_bytes) {
-        relay_.sessions.insert(this);
-        if (counted_) ++relay_.connections;
-    }
-    ~Session() {
-        relay_.sessions.erase(this);
-        if (counted_) --relay_.connections;
-    }
-
-    void start() { read_request(); }
-
-    // Refused at accept: past --max-connections.
-    void refuse_connection() {
-        keep_alive_ = false;
-        refuse(503, "too many connections", 2);
-    }
-
-    // The relay's deadline sweep (sweep_deadlines): one timer looks at every session's deadline, instead of
-    // an Asio timer per session re-armed three or four times a request (the collector's HttpServer does the
-    // same; docs/benchmarks.md, "Steady state").
-    [[nodiscard]] bool past(std::chrono::steady_clock::time_point now) const {
-        return deadline_ != Deadline::none && now >= deadline_at_;
-    }
-    void on_deadline() {
-        const Deadline kind = deadline_;
-        deadline_ = Deadline::none;
-        if (kind == Deadline::request) {
-            // The started request did not arrive in time: cancel the read, and answer 408 (on_request).
-            timed_out_ = true;
-            beast::error_code ignored;
-            socket_.cancel(ignored);
-        } else {
-            close();
-        }
-    }
-
-    // At stop: a connection that waits for no answer is closed now.
-    void close_if_idle() {
-        if (state_ == State::reading) {
-            beast::error_code ec;
-            socket_.close(ec);
-        }
-    }
-
-private:
-    enum class State { reading, waiting, writing };
-    // idle: no request started (close quietly); request: a request started must arrive whole (408);
-    // write: the answer must be taken by the client; drain: the refused client goes quiet.
-    enum class Deadline { none, idle, request, write, drain };
-    void set_deadline(Deadline kind, std::chrono::milliseconds after) {
-        deadline_ = kind;
-        deadline_at_ = std::chrono::steady_clock::now() + after;
-    }
-
-    void read_request() {
-        state_ = State::reading;
-        head_ = false;
-        parser_.emplace();
-        // The collector's header bound: the request line and headers fill at most the read buffer.
-        parser_->header_limit(static_cast<std::uint32_t>(meshscope::net::read_buffer_bytes));
-        // The header decides which limit applies (read_body); until then the larger one.
-        body_limit_ = std::max(relay_.options.max_body_bytes, batch_body_limit(relay_.options));
-        parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
-        if (buffer_.size() > 0) return read_rest();
-        // Idle keep-alive: wait for the first byte of the next request under the idle timeout.
-        set_deadline(Deadline::idle, std::chrono::milliseconds(relay_.options.idle_timeout_ms));
-        socket_.async_read_some(buffer_.prepare(4096),
-                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                                    if (ec) return self->close();
-                                    self->buffer_.commit(n);
-                                    self->read_rest();
-                                });
-    }
-
-    // A request has started: all of it must arrive within the read timeout (a cancelled read, then 408: not
-    // the stream's own timeout, which would close the socket before the 408 is written).
-    void read_rest() {
-        timed_out_ = false;
-        set_deadline(Deadline::request, std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        http::async_read_header(socket_, buffer_, *parser_,
-                                [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                                    if (ec) return self->on_request(ec);
-                                    if (meshscope::net::unsupported_transfer_coding(self->parser_->get()))
-                                        return self->refuse(501, std::string(meshscope::net::transfer_coding_text));
-                                    self->read_body();
-                                });
-    }
-
-    // A rank's body is refused past max_body_bytes from its Content-Length, before it is read; a lower
-    // relay's batch may be larger.
-    void read_body() {
-        const bool batch = parser_->get().target().starts_with(api_batches);
-        body_limit_ = batch ? batch_body_limit(relay_.options) : relay_.options.max_body_bytes;
-        const auto length = parser_->content_length();
-        if (length && *length > static_cast<std::uint64_t>(body_limit_)) return on_request(http::error::body_limit);
-        parser_->body_limit(static_cast<std::uint64_t>(body_limit_));
-        http::async_read(socket_, buffer_, *parser_,
-                         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
-    }
-
-    void on_request(beast::error_code ec) {
-        deadline_ = Deadline::none;
-        if (ec == http::error::body_limit)
-            return refuse(413, "request body larger than " + std::to_string(body_limit_) + " bytes");
-        if (ec && timed_out_) return refuse(408, "request not received in time");
-        if (ec == http::error::header_limit)
-            return refuse(431, meshscope::net::header_overflow_text(meshscope::net::read_buffer_bytes));
-        if (ec == http::error::buffer_overflow)
-            return refuse(400, meshscope::net::chunk_overflow_text(meshscope::net::read_buffer_bytes));
-        if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
-            ec == net::error::connection_reset || ec == net::error::bad_descriptor)
-            return close();
-        if (ec) return refuse(400, "bad HTTP request: " + ec.message());
-        handle(parser_->release());
-    }
-
-    void handle(http::request<http::string_body> request) {
-        keep_alive_ = request.keep_alive() && !relay_.stopping;
-        head_ = request.method() == http::verb::head;  // answered as GET, without the body
-        const std::string& token = relay_.options.token;
-        if (!token.empty() && request[http::field::authorization] != "Bearer " + token)
-            return answer(401, error_json("missing or wrong bearer token"), {}, "Bearer");
-        if (token.empty()) {
-            // A web page must not post through the relay what the collector would refuse from it.
-            const auto header = [&](http::field name) -> std::optional<std::string> {
-                const auto it = request.find(name);
-                return it == request.end() ? std::nullopt : std::optional<std::string>(std::string(it->value()));
-            };
-            if (auto refused =
-                    meshscope::net::browser_refusal(header(http::field::host), header(http::field::origin),
-                                                    relay_.options.listen_host, relay_.options.allowed_hosts))
-                return answer(403, error_json(*refused));
-        }
-        std::string_view path = request.target();
-        if (const auto q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
-        const bool post = request.method() == http::verb::post;
-        if (path == api_events || path == api_batches) {
-            if (!post) return answer(405, error_json("use POST"), {}, {}, "POST");
-            state_ = State::waiting;
-            const auto given = parse_rank_timeout(request[rank_timeout_header]);
-            const double timeout_s = given.value_or(relay_.options.rank_timeout_ms / 1000.0);
-            if (path == api_events) {
-                relay_.submit(
-                    std::move(request.body()), timeout_s,
-                    [self = shared_from_this()](const BodyResult& result) {
-                        const RankAnswer a = rank_answer(result);
-                        self->answer(a.status, a.body, a.retry_after);
-                    },
-                    &held_senders_);
-                return;
-            }
-            auto batch = decode_batch(request.body());
-            if (!batch) return answer(400, error_json(batch.error().message()));
-            // A relay below names the ranks it vouches for: this one names them in its next round.
-            relay_.seen.add(batch->seen, batch->held,
-                            std::chrono::steady_clock::now() + std::chrono::milliseconds(relay_.options.seen_every_ms));
-            relay_.submit_batch(
-                std::move(batch).value().bodies, timeout_s,
-                [self = shared_from_this()](std::string results) { self->answer(200, std::move(results)); });
-            return;
-        }
-        // Records are imported once per job, not per rank: they go to the collector itself (docs/live-at-scale.md).
-        if (path.starts_with("/api/v1/jobs/") && path.ends_with("/records"))
-            return answer(404, error_json(std::string(relay_records_error)));
-        if (request.method() != http::verb::get && !head_) return answer(405, error_json("use GET"), {}, {}, "GET");
-        if (path == api_health) return answer(200, R"({"status":"ok"})");
-        if (path == api_relay) return answer(200, stats_json(relay_.stats()));
-        answer(404, error_json("no such endpoint: " + std::string(path)));
-    }
-
-    void answer(int status, std::string body, std::optional<int> retry_after = {}, std::string_view authenticate = {},
-                std::string_view allow = {}) {
-        state_ = State::writing;
-        const bool keep_alive = keep_alive_ && !relay_.stopping;
-        response_ = wire_answer(status, body, retry_after, authenticate, allow, keep_alive, head_);
-        set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        net::async_write(socket_, net::buffer(response_),
-                         [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
-                             self->response_ = std::string();
-                             if (ec || !keep_alive) return self->close();
-                             self->read_request();
-                         });
-    }
-
-    // An answer after which the connection closes; what the client still sends is read and dropped (closing
-    // while it sends would reset the connection before it reads the answer), within a bound.
-    void refuse(int status, const std::string& message, std::optional<int> retry_after = {}) {
-        state_ = State::writing;
-        response_ = wire_answer(status, error_json(message), retry_after, {}, {}, false);
-        set_deadline(Deadline::write, std::chrono::milliseconds(relay_.options.read_timeout_ms));
-        net::async_write(socket_, net::buffer(response_),
-                         [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                             self->response_ = std::string();
-                             if (ec) return self->close();
-                             beast::error_code ignored;
-                             self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
-                             self->drain();
-                         });
-    }
-
-    // The bytes of an answer (a relay answers every request of its ranks, most of them refused heartbeats in a
-    // storm).
-    static std::string wire_answer(int status, std::string_view body, std::optional<int> retry_after,
-                                   std::string_view authenticate, std::string_view allow, bool keep_alive,
-                                   bool head = false) {
-        meshscope::net::WireResponse out(status, body.size());
-        out.header("Content-Type", "application/json");
-        if (retry_after) out.header("Retry-After", std::to_string(*retry_after));
-        if (!authenticate.empty()) out.header("WWW-Authenticate", authenticate);
-        if (!allow.empty()) out.header("Allow", allow);
-        return std::move(out).finish(!keep_alive, body, head);
-    }
-
-    void drain() {
-        if (drained_ > 64 * relay_.options.max_body_bytes) return close();
-        buffer_.clear();
-        set_deadline(Deadline::drain, 300ms);
-        socket_.async_read_some(buffer_.prepare(65536),
-                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                                    if (ec) return self->close();
-                                    self->drained_ += static_cast<std::int64_t>(n);
-                                    self->drain();
-                                });
-    }
-
-    void close() {
-        state_ = State::writing;  // nothing more to close at stop
-        deadline_ = Deadline::none;
-        beast::error_code ignored;
-        socket_.shutdown(tcp::socket::shutdown_both, ignored);
-        socket_.close(ignored);
-    }
-
-    Relay::Impl& relay_;
-    // The socket itself, not a beast::tcp_stream: the deadline sweep keeps time, so the stream's per-operation
-    // timer bookkeeping would be pure cost.
-    tcp::socket socket_;
-    Deadline deadline_ = Deadline::none;
-    std::chrono::steady_clock::time_point deadline_at_{};
-    bool timed_out_ = false;
-    bool head_ = false;  // the request being answered is HEAD
-    std::int64_t body_limit_ = 0;
-    bool counted_;
-    beast::flat_buffer buffer_;
-    std::optional<http::request_parser<http::string_body>> parser_;
-    std::string response_;  // the answer being written
-    bool keep_alive_ = true;
-    State state_ = State::reading;
-    std::int64_t drained_ = 0;
-    Senders held_senders_;  // the ranks of this connection's last body held back here
 };
 
 // One kept-alive connection to the upstream (collector or relay), carrying one batch at a time.
@@ -557,18 +307,101 @@ Relay::Impl::~Impl() {
     upstreams.clear();
 }
 
-void Relay::Impl::accept() {
-    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
-        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-        if (!ec) {
-            if (connections.load() >= options.max_connections) {
-                std::make_shared<Session>(*this, std::move(socket), false)->refuse_connection();
-            } else {
-                std::make_shared<Session>(*this, std::move(socket), true)->start();
-            }
+Relay::Impl::Reply Relay::Impl::error_reply(int status, std::string_view message, meshscope::net::Headers headers) {
+    Reply reply;
+    reply.status = status;
+    reply.body = error_json(message);
+    reply.headers = std::move(headers);
+    return reply;
+}
+
+// The rank connections' limits: the collector's header bound and error texts; the request line and headers fill
+// at most the read buffer.
+meshscope::net::EngineSettings Relay::Impl::engine_settings(const RelayOptions& o) {
+    meshscope::net::EngineSettings settings;
+    settings.max_connections = static_cast<std::size_t>(std::max(0, o.max_connections));
+    settings.max_header_bytes = meshscope::net::read_buffer_bytes;
+    settings.max_body_bytes = static_cast<std::size_t>(std::max(o.max_body_bytes, batch_body_limit(o)));
+    settings.read_buffer_bytes = meshscope::net::read_buffer_bytes;
+    settings.read_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+    settings.idle_timeout = std::chrono::milliseconds(o.idle_timeout_ms);
+    settings.write_timeout = std::chrono::milliseconds(o.read_timeout_ms);
+    // Deadlines are seconds long (idle 60 s, request 10 s) except a refused request's drain reads (300 ms), which
+    // this may stretch to 550 ms.
+    settings.sweep_every = 250ms;
+    return settings;
+}
+
+std::uint64_t Relay::Impl::body_limit(const meshscope::net::Request& header) const {
+    const bool batch = header.target().starts_with(api_batches);
+    return static_cast<std::uint64_t>(batch ? batch_body_limit(options) : options.max_body_bytes);
+}
+
+namespace {
+// An answer with the headers the relay's answers carry.
+Relay::Impl::Reply relay_answer(int status, std::string body, std::optional<int> retry_after = {},
+                                std::string_view authenticate = {}, std::string_view allow = {}) {
+    Relay::Impl::Reply reply;
+    reply.status = status;
+    reply.body = std::move(body);
+    if (retry_after) reply.headers.emplace_back("Retry-After", std::to_string(*retry_after));
+    if (!authenticate.empty()) reply.headers.emplace_back("WWW-Authenticate", std::string(authenticate));
+    if (!allow.empty()) reply.headers.emplace_back("Allow", std::string(allow));
+    return reply;
+}
+}  // namespace
+
+void Relay::Impl::handle(meshscope::net::Request& request, meshscope::net::Respond<Reply> respond,
+                         Connection& connection) {
+    const bool head = request.method() == http::verb::head;  // answered as GET, without the body
+    const std::string& token = options.token;
+    if (!token.empty() && request[http::field::authorization] != "Bearer " + token)
+        return respond(relay_answer(401, error_json("missing or wrong bearer token"), {}, "Bearer"));
+    if (token.empty()) {
+        // A web page must not post through the relay what the collector would refuse from it.
+        const auto header = [&](http::field name) -> std::optional<std::string> {
+            const auto it = request.find(name);
+            return it == request.end() ? std::nullopt : std::optional<std::string>(std::string(it->value()));
+        };
+        if (auto refused = meshscope::net::browser_refusal(header(http::field::host), header(http::field::origin),
+                                                           options.listen_host, options.allowed_hosts))
+            return respond(relay_answer(403, error_json(*refused)));
+    }
+    std::string_view path = request.target();
+    if (const auto q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
+    const bool post = request.method() == http::verb::post;
+    if (path == api_events || path == api_batches) {
+        if (!post) return respond(relay_answer(405, error_json("use POST"), {}, {}, "POST"));
+        const auto given = parse_rank_timeout(request[rank_timeout_header]);
+        const double timeout_s = given.value_or(options.rank_timeout_ms / 1000.0);
+        if (path == api_events) {
+            submit(
+                std::move(request.body()), timeout_s,
+                [respond = std::move(respond)](const BodyResult& result) {
+                    const RankAnswer a = rank_answer(result);
+                    respond(relay_answer(a.status, a.body, a.retry_after));
+                },
+                &connection.held_senders);
+            return;
         }
-        accept();  // an error (out of descriptors) refuses one connection, never the listener
-    });
+        auto batch = decode_batch(request.body());
+        if (!batch) return respond(relay_answer(400, error_json(batch.error().message())));
+        // A relay below names the ranks it vouches for: this one names them in its next round.
+        seen.add(batch->seen, batch->held,
+                 std::chrono::steady_clock::now() + std::chrono::milliseconds(options.seen_every_ms));
+        submit_batch(std::move(batch).value().bodies, timeout_s, [respond = std::move(respond)](std::string results) {
+            respond(relay_answer(200, std::move(results)));
+        });
+        return;
+    }
+    // Records are imported once per job, not per rank: they go to the collector itself (docs/live-at-scale.md).
+    if (path.starts_with("/api/v1/jobs/") && path.ends_with("/records"))
+        return respond(relay_answer(404, error_json(std::string(relay_records_error))));
+    if (request.method() != http::verb::get && !head)
+        return respond(relay_answer(405, error_json("use GET"), {}, {}, "GET"));
+    if (path == api_health) return respond(relay_answer(200, R"({"status":"ok"})"));
+    if (path == api_relay) return respond(relay_answer(200, stats_json(stats())));
+    respond(relay_answer(404, error_json("no such endpoint: " + std::string(path))));
 }
 
 void Relay::Impl::submit(std::string body, double timeout_s, std::function<void(const BodyResult&)> done,
@@ -755,21 +588,6 @@ void Relay::Impl::arm_seen_digest() {
     });
 }
 
-// Every 250 ms: the sessions past their deadline (idle 60 s, request 10 s, drain 300 ms, which this may stretch
-// to 550 ms).
-void Relay::Impl::sweep_deadlines() {
-    deadline_timer.expires_after(250ms);
-    deadline_timer.async_wait([this](beast::error_code ec) {
-        if (ec) return;
-        const auto now = std::chrono::steady_clock::now();
-        std::vector<std::shared_ptr<Session>> due;  // held: a closing session may end while others fire
-        for (Session* session : sessions)
-            if (session->past(now)) due.push_back(session->shared_from_this());
-        for (const auto& session : due) session->on_deadline();
-        sweep_deadlines();
-    });
-}
-
 void Relay::Impl::arm_expiry() {
     if (queue.empty()) return;
     const auto at = std::max(earliest_deadline, std::chrono::steady_clock::now() + 10ms);
@@ -918,19 +736,18 @@ void Relay::Impl::begin_stop() {
     stopping = true;
     seen.clear();
     seen_timer.cancel();
-    beast::error_code ignored;
-    acceptor.close(ignored);
+    engine.begin_drain();
     send_due_batches();
-    for (Session* s : std::vector<Session*>(sessions.begin(), sessions.end())) s->close_if_idle();
     watch_stop(std::chrono::steady_clock::now() + std::chrono::milliseconds(options.upstream_timeout_ms) + 2s);
 }
 
 // The network thread ends once every waiting body is answered and written, or at the deadline.
 void Relay::Impl::watch_stop(std::chrono::steady_clock::time_point deadline) {
     send_due_batches();
-    for (Session* s : std::vector<Session*>(sessions.begin(), sessions.end())) s->close_if_idle();
-    if ((queue.empty() && in_flight == 0 && sessions.empty()) || std::chrono::steady_clock::now() >= deadline) {
+    engine.close_idle();
+    if ((queue.empty() && in_flight == 0 && engine.sessions() == 0) || std::chrono::steady_clock::now() >= deadline) {
         for (auto& upstream : upstreams) upstream->close();
+        engine.close();
         io.stop();
         return;
     }
@@ -952,17 +769,11 @@ Expected<std::unique_ptr<Relay>> Relay::start(RelayOptions options) {
     beast::error_code ec;
     const auto address = net::ip::make_address(impl->options.listen_host, ec);
     if (ec) return RuntimeError("cannot listen on " + where + ": " + ec.message());
-    const tcp::endpoint endpoint(address, impl->options.listen_port);
-    auto& acceptor = impl->acceptor;
-    acceptor.open(endpoint.protocol(), ec);
-    if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor.bind(endpoint, ec);
-    if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+    ec = impl->engine.listen(address, impl->options.listen_port);
     if (ec) return RuntimeError("cannot listen on " + where + ": " + ec.message());
-    impl->port = acceptor.local_endpoint().port();
-    impl->accept();
+    impl->port = impl->engine.port();
+    impl->engine.start();
     impl->arm_seen_digest();
-    impl->sweep_deadlines();
     Impl* raw = impl.get();
     impl->thread = std::thread([raw] {
         meshscope::net::name_this_thread("ms-relay");
@@ -1003,7 +814,7 @@ RelayStats Relay::Impl::stats() const {
     s.heartbeats_shed = heartbeats_shed;
     s.seen_ranks_forwarded = seen_ranks_forwarded;
     s.waiting_bodies = waiting_bodies_seen;
-    s.connections = connections;
+    s.connections = static_cast<int>(engine.open_connections());
     return s;
 }
 
