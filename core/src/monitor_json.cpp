@@ -296,10 +296,12 @@ Expected<Change> change_from_json(const json& value, UnknownNames* unknown) {
                                       unknown ? &unknown->type : nullptr);
     if (!kind) return kind.error();
     const json* job = member(value, "job");
-    if (!job) return field_error("job", "is required");
-    auto job_name = read_text(*job, "job");
-    if (!job_name) return job_name.error();
-    c.job = std::move(job_name).value();
+    if (!job && *kind) return field_error("job", "is required");
+    if (job) {
+        auto job_name = read_text(*job, "job");
+        if (!job_name) return job_name.error();
+        c.job = std::move(job_name).value();
+    }
     if (!*kind) return c;
     c.kind = **kind;
     switch (c.kind) {

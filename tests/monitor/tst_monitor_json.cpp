@@ -311,7 +311,7 @@ private slots:
         kind.kind = "gpu_throttled";
         QTest::addRow("a finding of an unknown kind: kept, its kind left at the default")
             << "finding" << R"({"id": "gpu_throttled/3", "kind": "gpu_throttled", "ranks": [3], "message": "hot"})"
-            << R"({"id": "gpu_throttled/3", "kind": "topology_mismatch", "ranks": [3], "message": "hot", "fix": ""})"
+            << R"({"id": "gpu_throttled/3", "kind": "rank_error", "ranks": [3], "message": "hot", "fix": ""})"
             << kind;
         UnknownNames rank;
         rank.state = "draining";
@@ -336,6 +336,13 @@ private slots:
         QTest::addRow("a change of an unknown type: only its job")
             << "change" << R"({"type": "job_removed", "job": "j", "reason": "done"})"
             << R"({"type": "rank_changed", "job": "j", "rank": -1, "state": "pending"})" << type;
+        QTest::addRow("a change of an unknown type without a job")
+            << "change" << R"({"type": "stats", "bodies": 3})"
+            << R"({"type": "rank_changed", "job": "", "rank": -1, "state": "pending"})" << [] {
+                   UnknownNames u;
+                   u.type = "stats";
+                   return u;
+               }();
         UnknownNames state;
         state.state = "draining";
         state.phase = "checkpoint";
@@ -344,12 +351,12 @@ private slots:
             << R"({"type": "rank_changed", "job": "j", "rank": 4, "state": "pending"})" << state;
         QTest::addRow("a finding of an unknown kind in a change")
             << "change" << R"({"type": "finding_added", "job": "j", "finding": {"id": "g", "kind": "gpu_throttled"}})"
-            << R"({"type": "finding_added", "job": "j", "finding": {"id": "g", "kind": "topology_mismatch",
+            << R"({"type": "finding_added", "job": "j", "finding": {"id": "g", "kind": "rank_error",
                    "ranks": [], "message": "", "fix": ""}})"
             << kind;
         QTest::addRow("a removed finding of an unknown kind")
             << "change" << R"({"type": "finding_removed", "job": "j", "id": "g", "kind": "gpu_throttled"})"
-            << R"({"type": "finding_removed", "job": "j", "id": "g", "kind": "topology_mismatch"})" << kind;
+            << R"({"type": "finding_removed", "job": "j", "id": "g", "kind": "rank_error"})" << kind;
     }
     void keeps_unknown_names() {
         QFETCH(QString, reader);
