@@ -2,11 +2,13 @@
 // (finding_from_json, rank_state_from_json, change_from_json). The JSON in every row is written by hand from
 // docs/collector.md's shapes, so each row checks both directions against an independent text; the refusals' texts are
 // written out; names a newer collector may write (a finding kind, a rank state, a phase, a change type this build
-// does not know) are kept and listed, or refused without a place to list them.
+// does not know) are kept and listed, or refused without a place to list them. Also a batch's per-body result
+// (BodyResult), which the collector writes and a relay reads.
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/body_result.h"
 #include "meshscope/finding.h"
 #include "meshscope/monitor.h"
 #include "meshscope/rank_state.h"
@@ -18,6 +20,7 @@ Q_DECLARE_METATYPE(meshscope::Finding)
 Q_DECLARE_METATYPE(meshscope::RankState)
 Q_DECLARE_METATYPE(meshscope::Change)
 Q_DECLARE_METATYPE(meshscope::UnknownNames)
+Q_DECLARE_METATYPE(meshscope::BodyResult)
 
 namespace {
 json parsed(const QString& text) {
@@ -371,6 +374,55 @@ private slots:
         QCOMPARE(QString::fromStdString(met.state), QString::fromStdString(unknown.state));
         QVERIFY(met == unknown);
         QCOMPARE(met.empty(), unknown == UnknownNames{});
+    }
+
+    // One body's result in a batch (body_result.h), as the collector writes it and a relay reads it. `writes`:
+    // to_json of the value read (empty: the text itself).
+    void body_result_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<BodyResult>("value");
+        QTest::addColumn<QString>("writes");
+        QTest::addRow("stored") << R"({"status": 200, "accepted": 3})" << BodyResult{200, 3, "", std::nullopt}
+                                << QString();
+        QTest::addRow("refused") << R"({"status": 400, "error": "event 1: bad"})"
+                                 << BodyResult{400, 0, "event 1: bad", std::nullopt} << QString();
+        QTest::addRow("shed") << R"({"status": 503, "error": "collector busy: heartbeat not stored", "retry_after": 5})"
+                              << BodyResult{503, 0, "collector busy: heartbeat not stored", 5} << QString();
+        QTest::addRow("retry_after rounded up") << R"({"status": 503, "error": "x", "retry_after": 1.5})"
+                                                << BodyResult{503, 0, "x", 2}
+                                                << R"({"status": 503, "error": "x", "retry_after": 2})";
+        QTest::addRow("retry_after at least 1") << R"({"status": 503, "error": "x", "retry_after": 0})"
+                                                << BodyResult{503, 0, "x", 1}
+                                                << R"({"status": 503, "error": "x", "retry_after": 1})";
+        QTest::addRow("other types read as absent")
+            << R"({"status": 503, "error": 7, "retry_after": "soon", "accepted": "3"})" << BodyResult{503, 0, "", std::nullopt}
+            << R"({"status": 503, "error": ""})";
+        QTest::addRow("a 200 writes only what it stored")
+            << R"({"status": 200, "accepted": 2, "error": "none", "retry_after": 3})" << BodyResult{200, 2, "none", 3}
+            << R"({"status": 200, "accepted": 2})";
+    }
+    void body_result() {
+        QFETCH(QString, text);
+        QFETCH(BodyResult, value);
+        QFETCH(QString, writes);
+        const auto read = body_result_from_json(parsed(text));
+        QVERIFY2(read, read ? "" : read.error().what());
+        QVERIFY(*read == value);
+        QCOMPARE(QString::fromStdString(to_json(value).dump()),
+                 QString::fromStdString(parsed(writes.isEmpty() ? text : writes).dump()));
+    }
+    void body_result_needs_a_status_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addRow("none") << R"({"accepted": 3})";
+        QTest::addRow("a string") << R"({"status": "200"})";
+        QTest::addRow("a fraction") << R"({"status": 200.5})";
+        QTest::addRow("not an object") << R"([200])";
+    }
+    void body_result_needs_a_status() {
+        QFETCH(QString, text);
+        const auto read = body_result_from_json(parsed(text));
+        QVERIFY(!read);
+        QCOMPARE(QString::fromStdString(read.error().message()), QStringLiteral(R"(field "status" must be an integer)"));
     }
 };
 
