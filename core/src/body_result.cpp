@@ -19,7 +19,8 @@ Expected<BodyResult> body_result_from_json(const nlohmann::json& value) {
     result.status = status->get<int>();
     if (const auto it = value.find("accepted"); it != value.end() && it->is_number_integer())
         result.accepted = it->get<std::int64_t>();
-    if (const auto it = value.find("error"); it != value.end() && it->is_string()) result.error = it->get<std::string>();
+    if (const auto it = value.find("error"); it != value.end() && it->is_string())
+        result.error = it->get<std::string>();
     if (const auto it = value.find("retry_after"); it != value.end() && it->is_number())
         result.retry_after = std::max(1, static_cast<int>(std::clamp(it->get<double>(), 0.0, 1e9) + 0.999));
     return result;

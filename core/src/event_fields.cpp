@@ -27,7 +27,8 @@ const nlohmann::json* member(const nlohmann::json& object, const char* key) {
 }
 
 // Reads the member `key` of `object` as a bounded integer; `name` is the dotted field name for messages.
-Expected<std::int64_t> read_int(const nlohmann::json& value, std::string_view name, std::int64_t min, std::int64_t max) {
+Expected<std::int64_t> read_int(const nlohmann::json& value, std::string_view name, std::int64_t min,
+                                std::int64_t max) {
     const auto v = as_int(value);
     if (!v || *v < min)
         return field_error(name, min > 0 ? "must be a positive integer" : "must be a non-negative integer");

@@ -169,15 +169,16 @@ std::optional<Error> read_timings(const json& value, RankState& s, UnknownNames*
     for (const auto& [key, entry] : value.items()) {
         const std::optional<Phase> phase = parse_phase(key);
         if (!phase) {
-            if (!unknown) return field_error("timings", "must have phases as keys (" + names_of<Phase>(phase_count) + ")");
+            if (!unknown)
+                return field_error("timings", "must have phases as keys (" + names_of<Phase>(phase_count) + ")");
             unknown->timings.push_back(key);
             continue;
         }
         const std::string name = "timings." + key;
         if (!entry.is_object()) return field_error(name, "must be an object");
         PhaseTiming& t = s.timings[index_of(*phase)];
-        for (auto [field, slot] : {std::pair{"started", &t.started}, std::pair{"done", &t.done},
-                                   std::pair{"failed", &t.failed}})
+        for (auto [field, slot] :
+             {std::pair{"started", &t.started}, std::pair{"done", &t.done}, std::pair{"failed", &t.failed}})
             if (auto error = optional_field(entry, name + ".", field, *slot, read_number)) return error;
     }
     return std::nullopt;
@@ -185,8 +186,8 @@ std::optional<Error> read_timings(const json& value, RankState& s, UnknownNames*
 
 // Every optional field of a rank state but its names (phase, status, findings, timings).
 std::optional<Error> read_rank_fields(const json& value, RankState& s) {
-    for (auto [key, slot] : {std::pair{"host", &s.host}, std::pair{"device", &s.device},
-                             std::pair{"device_uuid", &s.device_uuid}})
+    for (auto [key, slot] :
+         {std::pair{"host", &s.host}, std::pair{"device", &s.device}, std::pair{"device_uuid", &s.device_uuid}})
         if (auto error = optional_field(value, "", key, *slot, read_text)) return error;
     for (auto [key, slot] : {std::pair{"pid", &s.pid}, std::pair{"local_rank", &s.local_rank}})
         if (auto error = optional_field(value, "", key, *slot, read_count)) return error;
@@ -274,8 +275,8 @@ Expected<RankState> rank_state_from_json(const json& value, UnknownNames* unknow
     if (!phase) return phase.error();
     s.phase = *phase;
     if (const json* status = member(value, "status")) {
-        auto st = read_name<Status>(*status, "status", one_of<Status>(3), parse_status,
-                                    unknown ? &unknown->status : nullptr);
+        auto st =
+            read_name<Status>(*status, "status", one_of<Status>(3), parse_status, unknown ? &unknown->status : nullptr);
         if (!st) return st.error();
         s.status = *st;
     }

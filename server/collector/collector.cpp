@@ -52,7 +52,8 @@ SubmitResult SubmitResult::refused(int status, std::string message, int retry_af
 std::string answer_body(const SubmitResult& result) {
     if (result.status != 200) return error_body(result.error);
     if (result.records)
-        return nlohmann::json{{"job", result.records->job}, {"findings", result.accepted}, {"ranks", result.records->ranks}}
+        return nlohmann::json{
+            {"job", result.records->job}, {"findings", result.accepted}, {"ranks", result.records->ranks}}
             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return "{\"accepted\":" + std::to_string(result.accepted) + "}";
 }

@@ -56,8 +56,8 @@ void Collector::submit_bodies(std::vector<std::string> bodies, BatchDone done) {
         try {
             judge_bodies(std::move(bodies), std::move(done));
         } catch (const std::exception& e) {
-            std::vector<SubmitResult> busy(
-                bodies.size(), SubmitResult::refused(503, std::string("collector busy: ") + e.what(), 1));
+            std::vector<SubmitResult> busy(bodies.size(),
+                                           SubmitResult::refused(503, std::string("collector busy: ") + e.what(), 1));
             done(std::move(busy));
         }
     });

@@ -243,7 +243,7 @@ void ApiRouter::answer_batches(const std::string& body, Reply reply) {
     collector_.seen(std::move(named[0]), std::move(named[1]));
     collector_.submit_bodies(std::move(bodies), [reply = std::move(reply)](std::vector<SubmitResult> results) {
         auto list = nlohmann::json::array();
-        for (const SubmitResult& r : results) list.push_back(to_json(static_cast<const BodyResult&>(r)));
+        for (const SubmitResult& r : results) list.push_back(to_json(r));  // the entry of one body: its BodyResult
         reply(json_reply(dump(nlohmann::json{{"results", std::move(list)}})));
     });
 }

@@ -39,10 +39,10 @@ private slots:
         QCOMPARE(ep_of(1)["groups"].toArray()[1].toArray(), (QJsonArray{2, 3}));
         QCOMPARE(ep_of(2)["groups"].toArray()[1].toArray(), (QJsonArray{2, 3}));
         // world 64, cp 2, ep 8: FSDPTurbo's ep [0, 2, ..., 14] leaves its node; the peers' [0..7] stays.
-        const auto wide =
-            QJsonDocument::fromJson(run_peers({"--world", "64", "--cp", "2", "--ep", "8", "--format", "json"}).out.toUtf8())
-                .object()["frameworks"]
-                .toArray();
+        const auto wide = QJsonDocument::fromJson(
+                              run_peers({"--world", "64", "--cp", "2", "--ep", "8", "--format", "json"}).out.toUtf8())
+                              .object()["frameworks"]
+                              .toArray();
         const auto ep64 = [&](int i) { return wide[i].toObject()["dims"].toArray()[0].toObject(); };
         QCOMPARE(ep64(0)["groups"].toArray()[0].toArray(), range(0, 16, 2));
         QCOMPARE(ep64(0)["cross_node_groups"].toInt(), 8);
@@ -66,8 +66,7 @@ private slots:
         QVERIFY2(out.endsWith("\nep groups inside one node: fsdpturbo, torchtitan, megatron\n"
                               "ep groups across nodes: none\n"),
                  qPrintable(out));
-        const auto four =
-            run_peers({"--world", "16", "--cp", "2", "--ep", "4", "--gpus-per-node", "4"}).out;
+        const auto four = run_peers({"--world", "16", "--cp", "2", "--ep", "4", "--gpus-per-node", "4"}).out;
         QVERIFY2(four.endsWith("\nep groups inside one node: torchtitan, megatron\n"
                                "ep groups across nodes: fsdpturbo (4 of 4)\n"),
                  qPrintable(four));
@@ -87,9 +86,8 @@ private slots:
         QCOMPARE(frameworks[1].toObject()["error"].toObject()["message"].toString(),
                  QStringLiteral("Invalid parallel dims: dp_replicate(1) * dp_shard(5) * cp(3) * tp(1) * pp(1) != "
                                 "WORLD_SIZE(16)"));
-        QCOMPARE(none.err,
-                 QString("no framework lays out world 16 with cp 3 and ep 1\n"
-                            "hint: cp must divide world, and ep must divide world (FSDPTurbo: world / cp)\n"));
+        QCOMPARE(none.err, QString("no framework lays out world 16 with cp 3 and ep 1\n"
+                                   "hint: cp must divide world, and ep must divide world (FSDPTurbo: world / cp)\n"));
     }
 
     void bad_input_data() {

@@ -38,8 +38,8 @@ std::pair<json, QString> read_back(const QString& reader, const json& value, Unk
     return answer(change_from_json(value, unknown));
 }
 
-Finding finding(std::string id, FindingKind kind, std::vector<std::int64_t> ranks, std::string message,
-                std::string fix, std::vector<std::string> sources = {}) {
+Finding finding(std::string id, FindingKind kind, std::vector<std::int64_t> ranks, std::string message, std::string fix,
+                std::vector<std::string> sources = {}) {
     return Finding{std::move(id), kind, std::move(ranks), std::move(message), std::move(fix), std::move(sources)};
 }
 
@@ -87,7 +87,8 @@ private slots:
         const auto read = finding_from_json(parsed(text));
         QVERIFY2(read, read ? "" : read.error().what());
         QVERIFY(*read == value);
-        if (canonical) QCOMPARE(QString::fromStdString(to_json(value).dump()), QString::fromStdString(parsed(text).dump()));
+        if (canonical)
+            QCOMPARE(QString::fromStdString(to_json(value).dump()), QString::fromStdString(parsed(text).dump()));
         QVERIFY(*finding_from_json(to_json(value)) == value);
     }
 
@@ -152,7 +153,8 @@ private slots:
         const auto read = rank_state_from_json(parsed(text));
         QVERIFY2(read, read ? "" : read.error().what());
         QVERIFY(*read == value);
-        if (canonical) QCOMPARE(QString::fromStdString(to_json(value).dump()), QString::fromStdString(parsed(text).dump()));
+        if (canonical)
+            QCOMPARE(QString::fromStdString(to_json(value).dump()), QString::fromStdString(parsed(text).dump()));
         QVERIFY(*rank_state_from_json(to_json(value)) == value);
     }
 
@@ -168,7 +170,11 @@ private slots:
         Change no_phase{ChangeKind::rank_changed, "j", 0, RankStateKind::stale, std::nullopt, std::nullopt};
         QTest::addRow("rank_changed without a phase")
             << R"({"type": "rank_changed", "job": "j", "rank": 0, "state": "stale"})" << no_phase << true;
-        Change found{ChangeKind::finding_added, "j", -1, RankStateKind::pending, std::nullopt,
+        Change found{ChangeKind::finding_added,
+                     "j",
+                     -1,
+                     RankStateKind::pending,
+                     std::nullopt,
                      finding("straggler/communicator", FindingKind::straggler, {4}, "m", "f")};
         QTest::addRow("finding_added")
             << R"({"type": "finding_added", "job": "j", "finding": {"id": "straggler/communicator",
@@ -181,8 +187,9 @@ private slots:
             << R"({"type": "finding_updated", "job": "j", "finding": {"id": "records/1", "kind": "collective_stuck",
                   "ranks": [6], "message": "stuck", "fix": "look", "sources": ["a.json"], "from": "From: a.json"}})"
             << updated << true;
-        Change removed{ChangeKind::finding_removed, "j", -1, RankStateKind::pending, std::nullopt,
-                       finding("missing_rank", FindingKind::missing_rank, {}, "", "")};
+        Change removed{
+            ChangeKind::finding_removed, "j",          -1,
+            RankStateKind::pending,      std::nullopt, finding("missing_rank", FindingKind::missing_rank, {}, "", "")};
         QTest::addRow("finding_removed")
             << R"({"type": "finding_removed", "job": "j", "id": "missing_rank", "kind": "missing_rank"})" << removed
             << true;
@@ -194,7 +201,8 @@ private slots:
         const auto read = change_from_json(parsed(text));
         QVERIFY2(read, read ? "" : read.error().what());
         QVERIFY(*read == value);
-        if (canonical) QCOMPARE(QString::fromStdString(to_json(value).dump()), QString::fromStdString(parsed(text).dump()));
+        if (canonical)
+            QCOMPARE(QString::fromStdString(to_json(value).dump()), QString::fromStdString(parsed(text).dump()));
         QVERIFY(*change_from_json(to_json(value)) == value);
     }
 
@@ -203,98 +211,148 @@ private slots:
         QTest::addColumn<QString>("reader");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("error");
-        QTest::addRow("finding not an object") << "finding" << "[]" << "a finding must be a JSON object";
-        QTest::addRow("finding without id") << "finding" << R"({"kind": "straggler"})" << R"(field "id" is required)";
-        QTest::addRow("finding id a number") << "finding" << R"({"id": 3, "kind": "straggler"})"
+        QTest::addRow("finding not an object") << "finding"
+                                               << "[]"
+                                               << "a finding must be a JSON object";
+        QTest::addRow("finding without id") << "finding"
+                                            << R"({"kind": "straggler"})"
+                                            << R"(field "id" is required)";
+        QTest::addRow("finding id a number") << "finding"
+                                             << R"({"id": 3, "kind": "straggler"})"
                                              << R"(field "id" must be a string)";
-        QTest::addRow("finding without kind") << "finding" << R"({"id": "x"})" << R"(field "kind" is required)";
-        QTest::addRow("finding kind unknown") << "finding" << R"({"id": "x", "kind": "gpu_throttled"})"
+        QTest::addRow("finding without kind") << "finding"
+                                              << R"({"id": "x"})"
+                                              << R"(field "kind" is required)";
+        QTest::addRow("finding kind unknown") << "finding"
+                                              << R"({"id": "x", "kind": "gpu_throttled"})"
                                               << R"(field "kind" must be a finding kind ()" + kinds + ")";
-        QTest::addRow("finding kind a number") << "finding" << R"({"id": "x", "kind": 4})"
+        QTest::addRow("finding kind a number") << "finding"
+                                               << R"({"id": "x", "kind": 4})"
                                                << R"(field "kind" must be a finding kind ()" + kinds + ")";
-        QTest::addRow("finding ranks negative") << "finding" << R"({"id": "x", "kind": "straggler", "ranks": [1, -1]})"
+        QTest::addRow("finding ranks negative") << "finding"
+                                                << R"({"id": "x", "kind": "straggler", "ranks": [1, -1]})"
                                                 << R"(field "ranks" must be an array of non-negative integers)";
-        QTest::addRow("finding ranks an object") << "finding" << R"({"id": "x", "kind": "straggler", "ranks": {}})"
+        QTest::addRow("finding ranks an object") << "finding"
+                                                 << R"({"id": "x", "kind": "straggler", "ranks": {}})"
                                                  << R"(field "ranks" must be an array of non-negative integers)";
-        QTest::addRow("finding message a list") << "finding" << R"({"id": "x", "kind": "straggler", "message": []})"
+        QTest::addRow("finding message a list") << "finding"
+                                                << R"({"id": "x", "kind": "straggler", "message": []})"
                                                 << R"(field "message" must be a string)";
-        QTest::addRow("finding fix a number") << "finding" << R"({"id": "x", "kind": "straggler", "fix": 1})"
+        QTest::addRow("finding fix a number") << "finding"
+                                              << R"({"id": "x", "kind": "straggler", "fix": 1})"
                                               << R"(field "fix" must be a string)";
-        QTest::addRow("finding sources of numbers")
-            << "finding" << R"({"id": "x", "kind": "straggler", "sources": [1]})"
-            << R"(field "sources" must be an array of strings)";
+        QTest::addRow("finding sources of numbers") << "finding"
+                                                    << R"({"id": "x", "kind": "straggler", "sources": [1]})"
+                                                    << R"(field "sources" must be an array of strings)";
 
-        QTest::addRow("rank not an object") << "rank" << "3" << "a rank state must be a JSON object";
-        QTest::addRow("rank without rank") << "rank" << R"({"state": "ready"})" << R"(field "rank" is required)";
-        QTest::addRow("rank a string") << "rank" << R"({"rank": "5", "state": "ready"})"
+        QTest::addRow("rank not an object") << "rank"
+                                            << "3"
+                                            << "a rank state must be a JSON object";
+        QTest::addRow("rank without rank") << "rank"
+                                           << R"({"state": "ready"})"
+                                           << R"(field "rank" is required)";
+        QTest::addRow("rank a string") << "rank"
+                                       << R"({"rank": "5", "state": "ready"})"
                                        << R"(field "rank" must be a non-negative integer)";
-        QTest::addRow("rank negative") << "rank" << R"({"rank": -1, "state": "ready"})"
+        QTest::addRow("rank negative") << "rank"
+                                       << R"({"rank": -1, "state": "ready"})"
                                        << R"(field "rank" must be a non-negative integer)";
-        QTest::addRow("rank without state") << "rank" << R"({"rank": 1})" << R"(field "state" is required)";
+        QTest::addRow("rank without state") << "rank"
+                                            << R"({"rank": 1})"
+                                            << R"(field "state" is required)";
         QTest::addRow("rank state unknown")
-            << "rank" << R"({"rank": 1, "state": "draining"})"
+            << "rank"
+            << R"({"rank": 1, "state": "draining"})"
             << R"(field "state" must be one of pending, initializing, ready, failed, stale, exited)";
         QTest::addRow("rank phase unknown")
-            << "rank" << R"({"rank": 1, "state": "ready", "phase": "checkpoint"})"
+            << "rank"
+            << R"({"rank": 1, "state": "ready", "phase": "checkpoint"})"
             << R"(field "phase" must be one of launch, process_group, device_mesh, parallel_state, communicator, )"
                R"(ready, heartbeat, error, exit)";
-        QTest::addRow("rank status unknown") << "rank" << R"({"rank": 1, "state": "ready", "status": "paused"})"
+        QTest::addRow("rank status unknown") << "rank"
+                                             << R"({"rank": 1, "state": "ready", "status": "paused"})"
                                              << R"(field "status" must be one of started, done, failed)";
-        QTest::addRow("rank host a number") << "rank" << R"({"rank": 1, "state": "ready", "host": 7})"
+        QTest::addRow("rank host a number") << "rank"
+                                            << R"({"rank": 1, "state": "ready", "host": 7})"
                                             << R"(field "host" must be a string)";
-        QTest::addRow("rank pid negative") << "rank" << R"({"rank": 1, "state": "ready", "pid": -4})"
+        QTest::addRow("rank pid negative") << "rank"
+                                           << R"({"rank": 1, "state": "ready", "pid": -4})"
                                            << R"(field "pid" must be a non-negative integer)";
-        QTest::addRow("rank world_size zero") << "rank" << R"({"rank": 1, "state": "ready", "world_size": 0})"
+        QTest::addRow("rank world_size zero") << "rank"
+                                              << R"({"rank": 1, "state": "ready", "world_size": 0})"
                                               << R"(field "world_size" must be a positive integer)";
-        QTest::addRow("rank topology without ep")
-            << "rank" << R"({"rank": 1, "state": "ready", "topology": {"dp": 1, "cp": 1}})"
-            << R"(field "topology.ep" is required)";
-        QTest::addRow("rank meshes an object") << "rank" << R"({"rank": 1, "state": "ready", "meshes": {}})"
+        QTest::addRow("rank topology without ep") << "rank"
+                                                  << R"({"rank": 1, "state": "ready", "topology": {"dp": 1, "cp": 1}})"
+                                                  << R"(field "topology.ep" is required)";
+        QTest::addRow("rank meshes an object") << "rank"
+                                               << R"({"rank": 1, "state": "ready", "meshes": {}})"
                                                << R"(field "meshes" must be an array of objects)";
-        QTest::addRow("rank mesh without name") << "rank" << R"({"rank": 1, "state": "ready", "meshes": [{}]})"
+        QTest::addRow("rank mesh without name") << "rank"
+                                                << R"({"rank": 1, "state": "ready", "meshes": [{}]})"
                                                 << R"(field "meshes[0].name" is required)";
         QTest::addRow("rank mesh shape of zeros")
-            << "rank" << R"({"rank": 1, "state": "ready", "meshes": [{"name": "m", "shape": [0]}]})"
+            << "rank"
+            << R"({"rank": 1, "state": "ready", "meshes": [{"name": "m", "shape": [0]}]})"
             << R"(field "meshes[0].shape" must be an array of positive integers)";
-        QTest::addRow("rank group of strings") << "rank" << R"({"rank": 1, "state": "ready", "groups": {"ep": ["1"]}})"
+        QTest::addRow("rank group of strings") << "rank"
+                                               << R"({"rank": 1, "state": "ready", "groups": {"ep": ["1"]}})"
                                                << R"(field "groups.ep" must be an array of non-negative integers)";
-        QTest::addRow("rank error type a number")
-            << "rank" << R"({"rank": 1, "state": "ready", "error": {"type": 1}})" << R"(field "error.type" must be a string)";
+        QTest::addRow("rank error type a number") << "rank"
+                                                  << R"({"rank": 1, "state": "ready", "error": {"type": 1}})"
+                                                  << R"(field "error.type" must be a string)";
         QTest::addRow("rank timing not a number")
-            << "rank" << R"({"rank": 1, "state": "ready", "timings": {"launch": {"done": "soon"}}})"
+            << "rank"
+            << R"({"rank": 1, "state": "ready", "timings": {"launch": {"done": "soon"}}})"
             << R"(field "timings.launch.done" must be a number)";
         QTest::addRow("rank timing of an unknown phase")
-            << "rank" << R"({"rank": 1, "state": "ready", "timings": {"checkpoint": {"done": 1}}})"
+            << "rank"
+            << R"({"rank": 1, "state": "ready", "timings": {"checkpoint": {"done": 1}}})"
             << R"(field "timings" must have phases as keys (launch, process_group, device_mesh, parallel_state, )"
                R"(communicator, ready, heartbeat, error, exit))";
-        QTest::addRow("rank events negative") << "rank" << R"({"rank": 1, "state": "ready", "events": -1})"
+        QTest::addRow("rank events negative") << "rank"
+                                              << R"({"rank": 1, "state": "ready", "events": -1})"
                                               << R"(field "events" must be a non-negative integer)";
-        QTest::addRow("rank last_seen a string") << "rank" << R"({"rank": 1, "state": "ready", "last_seen": "now"})"
+        QTest::addRow("rank last_seen a string") << "rank"
+                                                 << R"({"rank": 1, "state": "ready", "last_seen": "now"})"
                                                  << R"(field "last_seen" must be a number)";
         QTest::addRow("rank finding kind unknown")
-            << "rank" << R"({"rank": 1, "state": "ready", "findings": ["straggler", "gpu_throttled"]})"
+            << "rank"
+            << R"({"rank": 1, "state": "ready", "findings": ["straggler", "gpu_throttled"]})"
             << R"(field "findings" must be an array of finding kinds ()" + kinds + ")";
 
-        QTest::addRow("change not an object") << "change" << "null" << "a change must be a JSON object";
-        QTest::addRow("change without type") << "change" << R"({"job": "j"})" << R"(field "type" is required)";
+        QTest::addRow("change not an object") << "change"
+                                              << "null"
+                                              << "a change must be a JSON object";
+        QTest::addRow("change without type") << "change"
+                                             << R"({"job": "j"})"
+                                             << R"(field "type" is required)";
         QTest::addRow("change type unknown")
-            << "change" << R"({"type": "job_removed", "job": "j"})"
+            << "change"
+            << R"({"type": "job_removed", "job": "j"})"
             << R"(field "type" must be one of job_added, rank_changed, finding_added, finding_updated, finding_removed)";
-        QTest::addRow("change without job") << "change" << R"({"type": "job_added"})" << R"(field "job" is required)";
-        QTest::addRow("change rank a string") << "change" << R"({"type": "rank_changed", "job": "j", "rank": "5"})"
+        QTest::addRow("change without job") << "change"
+                                            << R"({"type": "job_added"})"
+                                            << R"(field "job" is required)";
+        QTest::addRow("change rank a string") << "change"
+                                              << R"({"type": "rank_changed", "job": "j", "rank": "5"})"
                                               << R"(field "rank" must be a non-negative integer)";
-        QTest::addRow("change without state") << "change" << R"({"type": "rank_changed", "job": "j", "rank": 5})"
+        QTest::addRow("change without state") << "change"
+                                              << R"({"type": "rank_changed", "job": "j", "rank": 5})"
                                               << R"(field "state" is required)";
         QTest::addRow("change state a number")
-            << "change" << R"({"type": "rank_changed", "job": "j", "rank": 5, "state": 3})"
+            << "change"
+            << R"({"type": "rank_changed", "job": "j", "rank": 5, "state": 3})"
             << R"(field "state" must be one of pending, initializing, ready, failed, stale, exited)";
-        QTest::addRow("change finding not an object") << "change" << R"({"type": "finding_added", "job": "j", "finding": 1})"
+        QTest::addRow("change finding not an object") << "change"
+                                                      << R"({"type": "finding_added", "job": "j", "finding": 1})"
                                                       << R"(field "finding" must be an object)";
         QTest::addRow("change finding without id")
-            << "change" << R"({"type": "finding_added", "job": "j", "finding": {"kind": "straggler"}})"
+            << "change"
+            << R"({"type": "finding_added", "job": "j", "finding": {"kind": "straggler"}})"
             << R"(field "finding.id" is required)";
-        QTest::addRow("change removed finding without kind")
-            << "change" << R"({"type": "finding_removed", "job": "j", "id": "x"})" << R"(field "kind" is required)";
+        QTest::addRow("change removed finding without kind") << "change"
+                                                             << R"({"type": "finding_removed", "job": "j", "id": "x"})"
+                                                             << R"(field "kind" is required)";
     }
     void refuses() {
         QFETCH(QString, reader);
@@ -313,9 +371,9 @@ private slots:
         UnknownNames kind;
         kind.kind = "gpu_throttled";
         QTest::addRow("a finding of an unknown kind: kept, its kind left at the default")
-            << "finding" << R"({"id": "gpu_throttled/3", "kind": "gpu_throttled", "ranks": [3], "message": "hot"})"
-            << R"({"id": "gpu_throttled/3", "kind": "rank_error", "ranks": [3], "message": "hot", "fix": ""})"
-            << kind;
+            << "finding"
+            << R"({"id": "gpu_throttled/3", "kind": "gpu_throttled", "ranks": [3], "message": "hot"})"
+            << R"({"id": "gpu_throttled/3", "kind": "rank_error", "ranks": [3], "message": "hot", "fix": ""})" << kind;
         UnknownNames rank;
         rank.state = "draining";
         rank.phase = "checkpoint";
@@ -330,17 +388,20 @@ private slots:
             << R"({"rank": 2, "state": "pending", "host": "h", "timings": {"launch": {"started": 1.0}}, "events": 3,
                   "findings": ["straggler"]})"
             << rank;
-        QTest::addRow("a rank with known names only") << "rank" << R"({"rank": 2, "state": "ready"})"
+        QTest::addRow("a rank with known names only") << "rank"
+                                                      << R"({"rank": 2, "state": "ready"})"
                                                       << R"({"rank": 2, "state": "ready", "timings": {}, "events": 0,
                                                             "findings": []})"
                                                       << UnknownNames{};
         UnknownNames type;
         type.type = "job_removed";
         QTest::addRow("a change of an unknown type: only its job")
-            << "change" << R"({"type": "job_removed", "job": "j", "reason": "done"})"
+            << "change"
+            << R"({"type": "job_removed", "job": "j", "reason": "done"})"
             << R"({"type": "rank_changed", "job": "j", "rank": -1, "state": "pending"})" << type;
         QTest::addRow("a change of an unknown type without a job")
-            << "change" << R"({"type": "stats", "bodies": 3})"
+            << "change"
+            << R"({"type": "stats", "bodies": 3})"
             << R"({"type": "rank_changed", "job": "", "rank": -1, "state": "pending"})" << [] {
                    UnknownNames u;
                    u.type = "stats";
@@ -350,15 +411,18 @@ private slots:
         state.state = "draining";
         state.phase = "checkpoint";
         QTest::addRow("a rank change to an unknown state and phase")
-            << "change" << R"({"type": "rank_changed", "job": "j", "rank": 4, "state": "draining", "phase": "checkpoint"})"
+            << "change"
+            << R"({"type": "rank_changed", "job": "j", "rank": 4, "state": "draining", "phase": "checkpoint"})"
             << R"({"type": "rank_changed", "job": "j", "rank": 4, "state": "pending"})" << state;
         QTest::addRow("a finding of an unknown kind in a change")
-            << "change" << R"({"type": "finding_added", "job": "j", "finding": {"id": "g", "kind": "gpu_throttled"}})"
+            << "change"
+            << R"({"type": "finding_added", "job": "j", "finding": {"id": "g", "kind": "gpu_throttled"}})"
             << R"({"type": "finding_added", "job": "j", "finding": {"id": "g", "kind": "rank_error",
                    "ranks": [], "message": "", "fix": ""}})"
             << kind;
         QTest::addRow("a removed finding of an unknown kind")
-            << "change" << R"({"type": "finding_removed", "job": "j", "id": "g", "kind": "gpu_throttled"})"
+            << "change"
+            << R"({"type": "finding_removed", "job": "j", "id": "g", "kind": "gpu_throttled"})"
             << R"({"type": "finding_removed", "job": "j", "id": "g", "kind": "rank_error"})" << kind;
     }
     void keeps_unknown_names() {
@@ -388,15 +452,15 @@ private slots:
                                  << BodyResult{400, 0, "event 1: bad", std::nullopt} << QString();
         QTest::addRow("shed") << R"({"status": 503, "error": "collector busy: heartbeat not stored", "retry_after": 5})"
                               << BodyResult{503, 0, "collector busy: heartbeat not stored", 5} << QString();
-        QTest::addRow("retry_after rounded up") << R"({"status": 503, "error": "x", "retry_after": 1.5})"
-                                                << BodyResult{503, 0, "x", 2}
-                                                << R"({"status": 503, "error": "x", "retry_after": 2})";
-        QTest::addRow("retry_after at least 1") << R"({"status": 503, "error": "x", "retry_after": 0})"
-                                                << BodyResult{503, 0, "x", 1}
-                                                << R"({"status": 503, "error": "x", "retry_after": 1})";
+        QTest::addRow("retry_after rounded up")
+            << R"({"status": 503, "error": "x", "retry_after": 1.5})" << BodyResult{503, 0, "x", 2}
+            << R"({"status": 503, "error": "x", "retry_after": 2})";
+        QTest::addRow("retry_after at least 1")
+            << R"({"status": 503, "error": "x", "retry_after": 0})" << BodyResult{503, 0, "x", 1}
+            << R"({"status": 503, "error": "x", "retry_after": 1})";
         QTest::addRow("other types read as absent")
-            << R"({"status": 503, "error": 7, "retry_after": "soon", "accepted": "3"})" << BodyResult{503, 0, "", std::nullopt}
-            << R"({"status": 503, "error": ""})";
+            << R"({"status": 503, "error": 7, "retry_after": "soon", "accepted": "3"})"
+            << BodyResult{503, 0, "", std::nullopt} << R"({"status": 503, "error": ""})";
         QTest::addRow("a 200 writes only what it stored")
             << R"({"status": 200, "accepted": 2, "error": "none", "retry_after": 3})" << BodyResult{200, 2, "none", 3}
             << R"({"status": 200, "accepted": 2})";
@@ -422,7 +486,8 @@ private slots:
         QFETCH(QString, text);
         const auto read = body_result_from_json(parsed(text));
         QVERIFY(!read);
-        QCOMPARE(QString::fromStdString(read.error().message()), QStringLiteral(R"(field "status" must be an integer)"));
+        QCOMPARE(QString::fromStdString(read.error().message()),
+                 QStringLiteral(R"(field "status" must be an integer)"));
     }
 };
 

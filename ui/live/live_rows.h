@@ -74,10 +74,10 @@ struct LiveChange {
     FindingRow finding;                  // finding_added/updated: all of it; finding_removed: id and kind
 };
 
-[[nodiscard]] std::vector<JobRow> parse_jobs(const nlohmann::json& body);          // {"jobs": [...]}
-[[nodiscard]] std::optional<JobRow> parse_job(const nlohmann::json& value);        // one summary
-[[nodiscard]] std::vector<RankRow> parse_ranks(const nlohmann::json& body);        // {"ranks": [...]}
-[[nodiscard]] std::vector<FindingRow> parse_findings(const nlohmann::json& body);  // {"findings": [...]}
+[[nodiscard]] std::vector<JobRow> parse_jobs(const nlohmann::json& body);            // {"jobs": [...]}
+[[nodiscard]] std::optional<JobRow> parse_job(const nlohmann::json& value);          // one summary
+[[nodiscard]] std::vector<RankRow> parse_ranks(const nlohmann::json& body);          // {"ranks": [...]}
+[[nodiscard]] std::vector<FindingRow> parse_findings(const nlohmann::json& body);    // {"findings": [...]}
 [[nodiscard]] std::optional<FindingRow> parse_finding(const nlohmann::json& value);  // nullopt: left out
 [[nodiscard]] LiveChange parse_change(const nlohmann::json& value);
 

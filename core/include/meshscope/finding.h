@@ -97,7 +97,7 @@ struct UnknownNames {
     std::string status;                 // RankState::status: read as absent
     std::vector<std::string> findings;  // kinds of RankState::findings, left out of it, in the order written
     std::vector<std::string> timings;   // phases of RankState::timings, left out of it
-    std::string type;                   // Change::kind, left at its default: of the change only "job" (optional) is read
+    std::string type;                   // Change::kind, left at its default: only "job" is read
     [[nodiscard]] bool empty() const noexcept {
         return kind.empty() && state.empty() && phase.empty() && status.empty() && findings.empty() &&
                timings.empty() && type.empty();
