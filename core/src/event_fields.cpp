@@ -43,28 +43,33 @@ Expected<std::string> read_string(const nlohmann::json& value, std::string_view 
     return text;
 }
 
+// Every event and every rank of a snapshot carries a topology: names are spelled out only for a message.
 Expected<ReportedTopology> read_topology(const nlohmann::json& value, const EventLimits& limits) {
     if (!value.is_object()) return field_error("topology", "must be an object");
+    const auto name = [](const char* key) { return std::string("topology.") + key; };
+    const auto size = [&](const nlohmann::json& v, const char* key) -> Expected<std::int64_t> {
+        const auto n = as_int(v);
+        if (n && *n >= 1 && *n <= limits.max_world_size) return *n;
+        return read_int(v, name(key), 1, limits.max_world_size).error();
+    };
     ReportedTopology t;
     for (auto [key, slot] : {std::pair{"dp", &t.dp}, std::pair{"cp", &t.cp}, std::pair{"ep", &t.ep}}) {
-        const std::string name = std::string("topology.") + key;
         const nlohmann::json* v = member(value, key);
-        if (!v) return field_error(name, "is required");
-        auto n = read_int(*v, name, 1, limits.max_world_size);
+        if (!v) return field_error(name(key), "is required");
+        auto n = size(*v, key);
         if (!n) return n.error();
         *slot = *n;
     }
     // LlamaFactory's model mesh: optional, but both sizes or neither (one alone describes no mesh).
     for (auto [key, other, slot] : {std::tuple{"mp_replicate", "mp_shard", &t.mp_replicate},
                                     std::tuple{"mp_shard", "mp_replicate", &t.mp_shard}}) {
-        const std::string name = std::string("topology.") + key;
         const nlohmann::json* v = member(value, key);
         if (!v) {
             if (member(value, other))
-                return field_error(name, std::string("is required with \"topology.") + other + "\"");
+                return field_error(name(key), std::string("is required with \"topology.") + other + "\"");
             continue;
         }
-        auto n = read_int(*v, name, 1, limits.max_world_size);
+        auto n = size(*v, key);
         if (!n) return n.error();
         *slot = *n;
     }

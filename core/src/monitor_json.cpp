@@ -1,8 +1,7 @@
 // The readers of what the monitor writes (finding.h, rank_state.h, monitor.h): a Finding, a RankState and a Change
 // read back from the JSON their to_json writes, for a front end that reads a collector's API (the desktop's Live
 // page). They check shapes and names, not the collector's input bounds: the JSON is what a collector wrote.
-#include <algorithm>
-#include <limits>
+#include <string_view>
 
 #include "event_fields.h"
 #include "meshscope/finding.h"
@@ -19,103 +18,133 @@ using event_fields::names_of;
 using event_fields::one_of;
 using nlohmann::json;
 
-constexpr std::int64_t no_bound = std::numeric_limits<std::int64_t>::max();
+// A field's name for messages (prefix + key: "finding." + "id"), spelled out only when a message is written: a
+// 16,384-rank snapshot reads each field of every rank, and almost never refuses one.
+struct Field {
+    std::string_view prefix;
+    std::string_view key;
+    [[nodiscard]] std::string name() const { return std::string(prefix) + std::string(key); }
+};
 
+// The rules of the names, spelled out only for a message.
 std::string finding_kind_rule() {
     return "must be a finding kind (" + names_of<FindingKind>(finding_kind_count) + ")";
+}
+std::string finding_kinds_rule() {
+    return "must be an array of finding kinds (" + names_of<FindingKind>(finding_kind_count) + ")";
+}
+std::string state_rule() {
+    return one_of<RankStateKind>(rank_state_kind_count);
+}
+std::string phase_rule() {
+    return one_of<Phase>(phase_count);
+}
+std::string status_rule() {
+    return one_of<Status>(3);
+}
+std::string change_rule() {
+    return one_of<ChangeKind>(change_kind_count);
 }
 
 // A name of `Enum` read by `parse`. Not a string: the rule's error. A string this build does not know: the rule's
 // error without `unknown`, else nullopt with the name written to *slot.
 template <typename Enum, typename Parse>
-Expected<std::optional<Enum>> read_name(const json& value, const std::string& name, const std::string& rule,
-                                        Parse parse, std::string* slot) {
-    if (!value.is_string()) return field_error(name, rule);
+Expected<std::optional<Enum>> read_name(const json& value, const Field& field, std::string (*rule)(), Parse parse,
+                                        std::string* slot) {
+    if (!value.is_string()) return field_error(field.name(), rule());
     const auto& text = value.get_ref<const std::string&>();
     if (const std::optional<Enum> known = parse(text)) return known;
-    if (!slot) return field_error(name, rule);
+    if (!slot) return field_error(field.name(), rule());
     *slot = text;
     return std::optional<Enum>();
 }
 
-Expected<std::int64_t> read_count(const json& value, const std::string& name) {
-    return event_fields::read_int(value, name, 0, no_bound);
+Expected<std::int64_t> read_count(const json& value, const Field& field) {
+    const auto n = as_int(value);
+    if (!n || *n < 0) return field_error(field.name(), "must be a non-negative integer");
+    return *n;
 }
 
-Expected<std::string> read_text(const json& value, const std::string& name) {
-    if (!value.is_string()) return field_error(name, "must be a string");
+Expected<std::int64_t> read_positive(const json& value, const Field& field) {
+    const auto n = as_int(value);
+    if (!n || *n < 1) return field_error(field.name(), "must be a positive integer");
+    return *n;
+}
+
+Expected<std::string> read_text(const json& value, const Field& field) {
+    if (!value.is_string()) return field_error(field.name(), "must be a string");
     return value.get<std::string>();
 }
 
-Expected<double> read_number(const json& value, const std::string& name) {
-    if (!value.is_number()) return field_error(name, "must be a number");
+Expected<double> read_number(const json& value, const Field& field) {
+    if (!value.is_number()) return field_error(field.name(), "must be a number");
     return value.get<double>();
 }
 
-Expected<std::vector<std::int64_t>> read_rank_list(const json& value, const std::string& name) {
-    const std::string rule = "must be an array of non-negative integers";
-    if (!value.is_array()) return field_error(name, rule);
+Expected<std::vector<std::int64_t>> read_rank_list(const json& value, const Field& field) {
+    constexpr std::string_view rule = "must be an array of non-negative integers";
+    if (!value.is_array()) return field_error(field.name(), rule);
     std::vector<std::int64_t> ranks;
     ranks.reserve(value.size());
     for (const json& item : value) {
         const auto r = as_int(item);
-        if (!r || *r < 0) return field_error(name, rule);
+        if (!r || *r < 0) return field_error(field.name(), rule);
         ranks.push_back(*r);
     }
     return ranks;
 }
 
-Expected<std::vector<std::string>> read_text_list(const json& value, const std::string& name) {
-    if (!value.is_array()) return field_error(name, "must be an array of strings");
+Expected<std::vector<std::string>> read_text_list(const json& value, const Field& field) {
+    if (!value.is_array()) return field_error(field.name(), "must be an array of strings");
     std::vector<std::string> out;
     out.reserve(value.size());
     for (const json& item : value) {
-        if (!item.is_string()) return field_error(name, "must be an array of strings");
+        if (!item.is_string()) return field_error(field.name(), "must be an array of strings");
         out.push_back(item.get<std::string>());
     }
     return out;
 }
 
-// Reads the optional member `key` into `slot` with `read(value, name)`; an error is returned, absence leaves `slot`.
+// Reads the optional member `key` into `slot` with `read(value, field)`; an error is returned, absence leaves `slot`.
 template <typename T, typename Read>
-std::optional<Error> optional_field(const json& object, const std::string& prefix, const char* key,
+std::optional<Error> optional_field(const json& object, std::string_view prefix, const char* key,
                                     std::optional<T>& slot, Read read) {
     const json* v = member(object, key);
     if (!v) return std::nullopt;
-    auto value = read(*v, prefix + key);
+    auto value = read(*v, Field{prefix, key});
     if (!value) return value.error();
     slot = std::move(value).value();
     return std::nullopt;
 }
 
 // The finding's fields, named prefix + key (prefix "finding." inside a change).
-Expected<Finding> read_finding(const json& value, const std::string& prefix, UnknownNames* unknown) {
+Expected<Finding> read_finding(const json& value, std::string_view prefix, UnknownNames* unknown) {
     Finding f;
     const json* id = member(value, "id");
-    if (!id) return field_error(prefix + "id", "is required");
-    auto id_text = read_text(*id, prefix + "id");
+    if (!id) return field_error(Field{prefix, "id"}.name(), "is required");
+    auto id_text = read_text(*id, Field{prefix, "id"});
     if (!id_text) return id_text.error();
     f.id = std::move(id_text).value();
     const json* kind = member(value, "kind");
-    if (!kind) return field_error(prefix + "kind", "is required");
-    auto k = read_name<FindingKind>(*kind, prefix + "kind", finding_kind_rule(), parse_finding_kind,
+    if (!kind) return field_error(Field{prefix, "kind"}.name(), "is required");
+    auto k = read_name<FindingKind>(*kind, Field{prefix, "kind"}, finding_kind_rule, parse_finding_kind,
                                     unknown ? &unknown->kind : nullptr);
     if (!k) return k.error();
     if (*k) f.kind = **k;
     if (const json* ranks = member(value, "ranks")) {
-        auto r = read_rank_list(*ranks, prefix + "ranks");
+        auto r = read_rank_list(*ranks, Field{prefix, "ranks"});
         if (!r) return r.error();
         f.ranks = std::move(r).value();
     }
     for (auto [key, slot] : {std::pair{"message", &f.message}, std::pair{"fix", &f.fix}}) {
         if (const json* text = member(value, key)) {
-            auto t = read_text(*text, prefix + key);
+            auto t = read_text(*text, Field{prefix, key});
             if (!t) return t.error();
             *slot = std::move(t).value();
         }
     }
     if (const json* sources = member(value, "sources")) {
-        auto s = read_text_list(*sources, prefix + "sources");
+        auto s = read_text_list(*sources, Field{prefix, "sources"});
         if (!s) return s.error();
         f.sources = std::move(s).value();
     }
@@ -132,11 +161,11 @@ Expected<std::map<std::string, ReportedMesh>> read_meshes(const json& value) {
         ReportedMesh mesh;
         const json* name = member(m, "name");
         if (!name) return field_error(at + "name", "is required");
-        auto n = read_text(*name, at + "name");
+        auto n = read_text(*name, Field{at, "name"});
         if (!n) return n.error();
         mesh.name = std::move(n).value();
         if (const json* dims = member(m, "dim_names")) {
-            auto d = read_text_list(*dims, at + "dim_names");
+            auto d = read_text_list(*dims, Field{at, "dim_names"});
             if (!d) return d.error();
             mesh.dim_names = std::move(d).value();
         }
@@ -157,7 +186,7 @@ Expected<std::map<std::string, std::vector<std::int64_t>>> read_groups(const jso
     if (!value.is_object()) return field_error("groups", "must be an object");
     std::map<std::string, std::vector<std::int64_t>> groups;
     for (const auto& [dim, members] : value.items()) {
-        auto ranks = read_rank_list(members, "groups." + dim);
+        auto ranks = read_rank_list(members, Field{"groups.", dim});
         if (!ranks) return ranks.error();
         groups.emplace(dim, std::move(ranks).value());
     }
@@ -174,12 +203,15 @@ std::optional<Error> read_timings(const json& value, RankState& s, UnknownNames*
             unknown->timings.push_back(key);
             continue;
         }
-        const std::string name = "timings." + key;
-        if (!entry.is_object()) return field_error(name, "must be an object");
+        if (!entry.is_object()) return field_error(Field{"timings.", key}.name(), "must be an object");
         PhaseTiming& t = s.timings[index_of(*phase)];
         for (auto [field, slot] :
-             {std::pair{"started", &t.started}, std::pair{"done", &t.done}, std::pair{"failed", &t.failed}})
-            if (auto error = optional_field(entry, name + ".", field, *slot, read_number)) return error;
+             {std::pair{"started", &t.started}, std::pair{"done", &t.done}, std::pair{"failed", &t.failed}}) {
+            const json* v = member(entry, field);
+            if (!v) continue;
+            if (!v->is_number()) return field_error("timings." + key + "." + field, "must be a number");
+            *slot = v->get<double>();
+        }
     }
     return std::nullopt;
 }
@@ -191,11 +223,8 @@ std::optional<Error> read_rank_fields(const json& value, RankState& s) {
         if (auto error = optional_field(value, "", key, *slot, read_text)) return error;
     for (auto [key, slot] : {std::pair{"pid", &s.pid}, std::pair{"local_rank", &s.local_rank}})
         if (auto error = optional_field(value, "", key, *slot, read_count)) return error;
-    const auto positive = [](const json& v, const std::string& name) {
-        return event_fields::read_int(v, name, 1, no_bound);
-    };
-    if (auto error = optional_field(value, "", "world_size", s.world_size, positive)) return error;
-    const auto topology = [](const json& v, const std::string&) { return event_fields::read_topology(v, {}); };
+    if (auto error = optional_field(value, "", "world_size", s.world_size, read_positive)) return error;
+    const auto topology = [](const json& v, const Field&) { return event_fields::read_topology(v, {}); };
     if (auto error = optional_field(value, "", "topology", s.topology, topology)) return error;
     if (const json* meshes = member(value, "meshes")) {
         auto m = read_meshes(*meshes);
@@ -207,7 +236,7 @@ std::optional<Error> read_rank_fields(const json& value, RankState& s) {
         if (!g) return g.error();
         s.groups = std::move(g).value();
     }
-    const auto error_of = [](const json& v, const std::string&) { return event_fields::read_error(v, {}); };
+    const auto error_of = [](const json& v, const Field&) { return event_fields::read_error(v, {}); };
     if (auto error = optional_field(value, "", "error", s.error, error_of)) return error;
     for (auto [key, slot] : {std::pair{"first_seen", &s.first_seen}, std::pair{"last_seen", &s.last_seen},
                              std::pair{"last_ts", &s.last_ts}})
@@ -219,15 +248,14 @@ std::optional<Error> read_rank_fields(const json& value, RankState& s) {
 }
 
 std::optional<Error> read_rank_findings(const json& value, RankState& s, UnknownNames* unknown) {
-    const std::string rule = "must be an array of finding kinds (" + names_of<FindingKind>(finding_kind_count) + ")";
-    if (!value.is_array()) return field_error("findings", rule);
+    if (!value.is_array()) return field_error("findings", finding_kinds_rule());
     for (const json& item : value) {
-        if (!item.is_string()) return field_error("findings", rule);
+        if (!item.is_string()) return field_error("findings", finding_kinds_rule());
         const auto& text = item.get_ref<const std::string&>();
         if (const auto kind = parse_finding_kind(text)) {
             s.findings.push_back(*kind);
         } else {
-            if (!unknown) return field_error("findings", rule);
+            if (!unknown) return field_error("findings", finding_kinds_rule());
             unknown->findings.push_back(text);
         }
     }
@@ -237,8 +265,8 @@ std::optional<Error> read_rank_findings(const json& value, RankState& s, Unknown
 Expected<RankStateKind> read_state(const json& value, UnknownNames* unknown) {
     const json* state = member(value, "state");
     if (!state) return field_error("state", "is required");
-    auto s = read_name<RankStateKind>(*state, "state", one_of<RankStateKind>(rank_state_kind_count),
-                                      parse_rank_state_kind, unknown ? &unknown->state : nullptr);
+    auto s = read_name<RankStateKind>(*state, Field{"", "state"}, state_rule, parse_rank_state_kind,
+                                      unknown ? &unknown->state : nullptr);
     if (!s) return s.error();
     return s->value_or(RankStateKind::pending);
 }
@@ -246,14 +274,13 @@ Expected<RankStateKind> read_state(const json& value, UnknownNames* unknown) {
 Expected<std::optional<Phase>> read_phase(const json& value, UnknownNames* unknown) {
     const json* phase = member(value, "phase");
     if (!phase) return std::optional<Phase>();
-    return read_name<Phase>(*phase, "phase", one_of<Phase>(phase_count), parse_phase,
-                            unknown ? &unknown->phase : nullptr);
+    return read_name<Phase>(*phase, Field{"", "phase"}, phase_rule, parse_phase, unknown ? &unknown->phase : nullptr);
 }
 
 Expected<std::int64_t> read_rank(const json& value) {
     const json* rank = member(value, "rank");
     if (!rank) return field_error("rank", "is required");
-    return read_count(*rank, "rank");
+    return read_count(*rank, Field{"", "rank"});
 }
 }  // namespace
 
@@ -275,8 +302,8 @@ Expected<RankState> rank_state_from_json(const json& value, UnknownNames* unknow
     if (!phase) return phase.error();
     s.phase = *phase;
     if (const json* status = member(value, "status")) {
-        auto st =
-            read_name<Status>(*status, "status", one_of<Status>(3), parse_status, unknown ? &unknown->status : nullptr);
+        auto st = read_name<Status>(*status, Field{"", "status"}, status_rule, parse_status,
+                                    unknown ? &unknown->status : nullptr);
         if (!st) return st.error();
         s.status = *st;
     }
@@ -293,13 +320,13 @@ Expected<Change> change_from_json(const json& value, UnknownNames* unknown) {
     Change c;
     const json* type = member(value, "type");
     if (!type) return field_error("type", "is required");
-    auto kind = read_name<ChangeKind>(*type, "type", one_of<ChangeKind>(change_kind_count), parse_change_kind,
+    auto kind = read_name<ChangeKind>(*type, Field{"", "type"}, change_rule, parse_change_kind,
                                       unknown ? &unknown->type : nullptr);
     if (!kind) return kind.error();
     const json* job = member(value, "job");
     if (!job && *kind) return field_error("job", "is required");
     if (job) {
-        auto job_name = read_text(*job, "job");
+        auto job_name = read_text(*job, Field{"", "job"});
         if (!job_name) return job_name.error();
         c.job = std::move(job_name).value();
     }
