@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "commands.h"
+#include "demo_startup.h"
+#include "demo_tour_jobs.h"
 #include "live_session.h"
 #include "live_startup.h"
 #include "meshscope/cost/cluster.h"
@@ -342,13 +344,13 @@ std::optional<int> set_up_plan(const GuiOptions& options, QSettings& settings, P
     return std::nullopt;
 }
 
-// One LiveSession, fed by a remote collector or the embedded demo. A Planner screenshot starts no demo, nor
-// does a tour's (a live step's job runs in a collector of the tour's own).
-ui::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live) {
+// One LiveSession, fed by a remote collector or the embedded demo (app/demo). A Planner screenshot starts no demo,
+// nor does a tour's (a live step's job runs in a collector of the tour's own).
+demo::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live) {
     const bool live_page = options.start_page() == QLatin1String("live") && !options.tour;
-    ui::LiveStartup startup =
-        ui::start_live(live, QString::fromStdString(options.connect.value_or("")),
-                       QString::fromStdString(options.token.value_or("")), !options.screenshot || live_page);
+    demo::LiveStartup startup =
+        demo::start_live(live, QString::fromStdString(options.connect.value_or("")),
+                         QString::fromStdString(options.token.value_or("")), !options.screenshot || live_page);
     if (!startup.error.isEmpty())
         std::cerr << "meshscope: the live demo did not start: " << startup.error.toStdString() << "\n";
     return startup;
@@ -356,10 +358,11 @@ ui::LiveStartup start_live_page(const GuiOptions& options, ui::LiveSession& live
 
 // The tours drive the real planner and Live page; progress is remembered, but never for a screenshot.
 void set_up_tours(const GuiOptions& options, ui::TourController& tours, QSettings& settings, PlanController& controller,
-                  ui::LiveSession& live, const ui::LiveStartup& startup) {
+                  ui::LiveSession& live, demo::DemoTourJobs& jobs, const demo::LiveStartup& startup) {
     tours.setPlanner(&controller);
     tours.setLiveSession(&live);
-    tours.set_demo(startup.demo.get());
+    jobs.set_demo(startup.demo.get());
+    tours.setJobs(&jobs);
     if (!options.screenshot) tours.set_settings(&settings);
     for (const QString& error : tours.catalog().errors) std::cerr << "meshscope: tour " << error.toStdString() << "\n";
     if (options.tour) (void)tours.start(QString::fromStdString(*options.tour), options.step.value_or(1));
@@ -390,7 +393,7 @@ void report_first_frame(QQuickWindow& window, const QElapsedTimer& started) {
 }
 
 int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& options, ui::LiveSession& live,
-                    const ui::LiveStartup& startup, const ui::TourController& tours) {
+                    const demo::LiveStartup& startup, const ui::TourController& tours) {
     const bool live_page = options.start_page() == QLatin1String("live");
     const QString file = QString::fromStdString(*options.screenshot);
     window.resize(options.window_size);
@@ -405,7 +408,7 @@ int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& o
                 if (!tours.current_job().isEmpty())
                     ui::when_job_settled(live, tours.current_job(), tours.current_job_kinds(), 20000, &app, then);
                 else
-                    ui::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, then);
+                    demo::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, then);
             };
             settled([&] {
                 QTimer::singleShot(50, &app, [&] {
@@ -460,9 +463,10 @@ int run_gui(int argc, char** argv) {
     QSettings settings;
     if (const auto status = set_up_plan(options, settings, controller, preferences)) return *status;
     ui::LiveSession live;
-    const ui::LiveStartup startup = start_live_page(options, live);
+    const demo::LiveStartup startup = start_live_page(options, live);
+    demo::DemoTourJobs tour_jobs;  // the tours' jobs: in the demo's collector, or one of their own
     ui::TourController tours;
-    set_up_tours(options, tours, settings, controller, live, startup);
+    set_up_tours(options, tours, settings, controller, live, tour_jobs, startup);
 
     QQmlApplicationEngine engine;
     QQuickWindow* window = load_window(engine, controller, preferences, live, tours, options.start_page());

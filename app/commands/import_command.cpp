@@ -2,15 +2,18 @@
 // status, placed on a plan), put into a running collector as a job (POST /api/v1/jobs/{job}/records,
 // meshscope.records/1), where the Live pages show it beside the hook's events. Exit 0 when the collector took the
 // records, 1 when it could not be reached or refused them (its message on stderr), 2 for bad input: flags, a plan
-// that cannot be read, or no record read.
+// that cannot be read, or no record read. A collector that sheds load (503, or 429) is asked again after its
+// Retry-After (at most --retry-wait-max), --retries times at most, each wait told on stderr.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "commands.h"
 #include "http_post.h"
@@ -22,8 +25,8 @@ namespace meshscope::app {
 
 namespace {
 constexpr const char* usage_hint =
-    "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] "
-    "[--plan FILE | --dp D [--cp C] [--ep E]]";
+    "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] [--retries N] "
+    "[--retry-wait-max S] [--plan FILE | --dp D [--cp C] [--ep E]]";
 
 int usage_error(const std::string& message) {
     std::cerr << "meshscope import: " << message << "\n" << usage_hint << "\n";
@@ -54,6 +57,19 @@ std::string answer_text(const std::string& body) {
         if (c == '\n' || c == '\r') c = ' ';
     return text;
 }
+
+// "30 s", "0.5 s": seconds as the messages write them (to the millisecond).
+std::string seconds_text(double seconds) {
+    const auto ms = static_cast<std::int64_t>(std::llround(seconds * 1000));
+    std::string text = std::to_string(ms / 1000);
+    if (const auto frac = ms % 1000; frac != 0) {
+        std::string f = std::to_string(frac);
+        f = std::string(3 - f.size(), '0') + f;
+        while (f.ends_with('0')) f.pop_back();
+        text += "." + f;
+    }
+    return text + " s";
+}
 }  // namespace
 
 int run_import(int argc, char** argv) {
@@ -61,12 +77,20 @@ int run_import(int argc, char** argv) {
                  "meshscope import"};
     std::vector<std::string> paths;
     std::string target, job, token, plan_file, dp_text, cp_text = "1", ep_text = "1";
-    double timeout = 30;
+    double timeout = 30, retry_wait_max = 60;
+    int retries = 5;
     cli.add_option("paths", paths, "files or directories (plain or gzip)")->required()->type_name("PATH...");
     cli.add_option("--target", target, "the collector: http://HOST:PORT (meshscope serve)")->required();
     cli.add_option("--job", job, "the job's name in the collector (default: the first PATH's last name)");
     cli.add_option("--token", token, "bearer token of the collector");
     cli.add_option("--timeout", timeout, "seconds to wait for the collector")->capture_default_str();
+    cli.add_option("--retries", retries,
+                   "times to send again when the collector sheds load (503 or 429, after its Retry-After)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100));
+    cli.add_option("--retry-wait-max", retry_wait_max,
+                   "seconds waited at most before sending again, whatever Retry-After asks (without one: 1 s)")
+        ->capture_default_str();
     auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
     auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
     auto* cp_opt = cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT");
@@ -86,6 +110,8 @@ int run_import(int argc, char** argv) {
         return usage_error("--target must be an http:// or https:// URL, got '" + target + "'");
     if (!std::isfinite(timeout) || timeout < 0.1 || timeout > 3600)
         return usage_error("--timeout must be from 0.1 to 3600 seconds");
+    if (!std::isfinite(retry_wait_max) || retry_wait_max < 0 || retry_wait_max > 3600)
+        return usage_error("--retry-wait-max must be from 0 to 3600 seconds");
     if (job.empty()) job = default_job(paths.front());
     if (!valid_job_name(job))
         return usage_error("--job must be 1 to " + std::to_string(EventLimits{}.max_job_length) +
@@ -104,7 +130,15 @@ int run_import(int argc, char** argv) {
     const std::atomic<bool> abort{false};
     const auto wait = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
     client::HttpPost post(target + "/api/v1/jobs/" + job + "/records", token, {}, wait, wait, abort);
-    const client::PostResult answer = post.post(body);
+    client::PostResult answer = post.post(body);
+    for (int retry = 1; retry <= retries && (answer.status == 503 || answer.status == 429); ++retry) {
+        const double wait = std::min(answer.retry_after >= 0 ? answer.retry_after : 1.0, retry_wait_max);
+        std::cerr << "meshscope import: the collector at " << target << " is busy (HTTP " << answer.status
+                  << "): " << records::printable(answer_text(answer.error)) << "; sending again in "
+                  << seconds_text(wait) << " (retry " << retry << " of " << retries << ")\n";
+        std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+        answer = post.post(body);
+    }
     if (answer.status == 0) {
         std::cerr << "meshscope import: cannot reach the collector at " << target << ": " << answer.error << "\n";
         return exit_failure;
@@ -112,7 +146,9 @@ int run_import(int argc, char** argv) {
     if (answer.status != 200) {
         std::cerr << "meshscope import: the collector at " << target << " refused the records (HTTP " << answer.status
                   << "): " << records::printable(answer_text(answer.error));
-        if (answer.retry_after >= 0)
+        if ((answer.status == 503 || answer.status == 429) && retries > 0)
+            std::cerr << "; gave up after " << retries << (retries == 1 ? " retry" : " retries");
+        else if (answer.retry_after >= 0)
             std::cerr << "; try again in " << static_cast<long>(std::ceil(answer.retry_after)) << " s";
         std::cerr << "\n";
         return exit_failure;

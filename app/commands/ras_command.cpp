@@ -17,10 +17,13 @@
 #include "meshscope/json_limits.h"
 #include "meshscope/records/diagnose.h"
 #include "meshscope/records/nccl_ras.h"
-#include "ras_client.h"
+#include "ras/ras_client.h"
 #include "record_files.h"
 
 namespace meshscope::app {
+
+using ras::RasClient;
+using ras::RasClientError;
 
 namespace {
 constexpr const char* usage_hint =
@@ -32,52 +35,12 @@ int usage_error(const std::string& message) {
     return exit_usage;
 }
 
-// "host:port", "[::1]:port" or "host" (RAS's default port 28028, NCCL_RAS_ADDR's form).
-std::optional<std::string> split_address(const std::string& text, std::string& host, std::string& port) {
-    std::string rest;
-    if (text.starts_with('[')) {
-        const auto close = text.find(']');
-        if (close == std::string::npos) return "\"" + text + "\": no closing ] after the IPv6 address";
-        host = text.substr(1, close - 1);
-        rest = text.substr(close + 1);
-        if (!rest.empty() && !rest.starts_with(':')) return "\"" + text + "\": expected :PORT after ]";
-        if (!rest.empty()) rest.erase(0, 1);
-    } else if (const auto colon = text.rfind(':'); colon != std::string::npos) {
-        host = text.substr(0, colon);
-        rest = text.substr(colon + 1);
-    } else {
-        host = text;
-    }
-    port = rest.empty() ? "28028" : rest;
-    int value = 0;
-    const auto r = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (host.empty()) return "\"" + text + "\": no host";
-    if (r.ec != std::errc() || r.ptr != port.data() + port.size() || value < 1 || value > 65535)
-        return "\"" + text + "\": the port must be 1-65535";
-    return std::nullopt;
-}
-
 std::optional<double> positive_seconds(const std::string& text) {
     double v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v <= 0 || v > 86400)
         return std::nullopt;
     return v;
-}
-
-// A reply read into a RasStatus, or the one-line reason it is not one.
-records::RasStatus parse_reply(const RasClient& client, const std::string& bytes, bool json) {
-    auto status = json ? records::read_ras_json(bytes, client.where()) : records::read_ras_text(bytes, client.where());
-    if (status) return std::move(status).value();
-    if (json) {
-        // RAS ends its JSON with "}\n"; anything else ended early.
-        std::string_view end(bytes);
-        while (!end.empty() && (end.back() == '\n' || end.back() == ' ')) end.remove_suffix(1);
-        if (!end.ends_with('}'))
-            throw RasClientError(client.where() + " closed the connection mid-reply (after " +
-                                 std::to_string(bytes.size()) + " bytes of JSON status)");
-    }
-    throw RasClientError(status.error().message());
 }
 
 std::string event_text(const std::string& event, bool json, const std::string& where) {
@@ -157,7 +120,7 @@ int run_ras(int argc, char** argv) {
         return usage_error(e.what());
     }
     std::string host, port;
-    if (auto error = split_address(address, host, port)) return usage_error(*error);
+    if (auto error = ras::split_address(address, host, port)) return usage_error(*error);
     const auto timeout = positive_seconds(timeout_text);
     if (!timeout) return usage_error("--timeout " + timeout_text + ": a number of seconds above 0, at most 86400");
     std::optional<double> interval;
@@ -208,7 +171,7 @@ int run_ras(int argc, char** argv) {
             const bool json = client.json();
             const std::string reply = client.verbose_status();
             records::RecordSet set;
-            set.ras.push_back(parse_reply(client, reply, json));
+            set.ras.push_back(ras::read_status(client, reply));
             const auto& status = set.ras.front();
             const auto stalls = watch.observe(status);
             const auto diagnosis = records::diagnose(set, plan ? &*plan : nullptr);

@@ -1,18 +1,32 @@
 // meshscope serve: the collector. Events in over HTTP, durably stored (SQLite WAL), watched by the
-// monitor; jobs, ranks and findings out over HTTP, a WebSocket stream and /metrics (docs/collector.md).
+// monitor; jobs, ranks and findings out over HTTP, a WebSocket stream and /metrics (docs/collector.md). With
+// --ras it also reads running jobs' NCCL RAS itself, each into a job (hook-free live mode, docs/records.md).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "collector_tour_jobs.h"
 #include "commands.h"
 #include "http/collector_service.h"
 #include "listen_address.h"
+#include "meshscope/event.h"
+#include "ras/ras_client.h"
+#include "ras/ras_poller.h"
+#include "record_files.h"
 
 namespace meshscope::app {
+
+namespace {
+constexpr const char* ras_hint =
+    "hint: meshscope serve --ras HOST[:PORT] [--ras-job NAME] [--ras-interval S] [--ras-timeout S] "
+    "[--plan FILE | --dp D [--cp C] [--ep E]]";
+}  // namespace
 
 int run_serve(int argc, char** argv) {
     CLI::App cli{"Collect live events from training ranks, keep their history and report findings.", "meshscope serve"};
@@ -63,6 +77,35 @@ int run_serve(int argc, char** argv) {
                    "else 503")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    std::vector<std::string> ras_addresses, ras_jobs;
+    double ras_interval = 5, ras_timeout = 10;
+    std::string plan_file, dp_text, cp_text = "1", ep_text = "1";
+    auto* ras_opt = cli.add_option("--ras", ras_addresses,
+                                   "read a running job's NCCL RAS at HOST[:PORT] (its NCCL_RAS_ADDR; port 28028 by "
+                                   "default) every --ras-interval into a job, as `meshscope import` puts records "
+                                   "(repeatable: one job each)")
+                        ->type_name("HOST[:PORT]");
+    cli.add_option("--ras-job", ras_jobs, "the job of the n-th --ras (repeatable; default ras@HOST:PORT)")
+        ->type_name("NAME")
+        ->needs(ras_opt);
+    cli.add_option("--ras-interval", ras_interval, "seconds between two reads of each --ras")
+        ->capture_default_str()
+        ->needs(ras_opt);
+    cli.add_option("--ras-timeout", ras_timeout,
+                   "seconds for a --ras connection and handshake, then for its whole status")
+        ->capture_default_str()
+        ->needs(ras_opt);
+    auto* plan_opt =
+        cli.add_option("--plan", plan_file, "with --ras: a plan as `meshscope plan --format json` writes it")
+            ->needs(ras_opt);
+    auto* dp_opt = cli.add_option("--dp", dp_text, "with --ras: data-parallel size (world = dp * cp)")
+                       ->type_name("INT")
+                       ->needs(ras_opt);
+    auto* cp_opt = cli.add_option("--cp", cp_text, "with --ras: context-parallel size")->type_name("INT");
+    auto* ep_opt = cli.add_option("--ep", ep_text, "with --ras: expert-parallel size")->type_name("INT");
+    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
+    cp_opt->needs(dp_opt);
+    ep_opt->needs(dp_opt);
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -70,6 +113,42 @@ int run_serve(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         std::cerr << "meshscope serve: " << e.what() << "\nRun 'meshscope serve --help' for usage.\n";
         return exit_usage;
+    }
+
+    std::vector<server::RasPollerOptions> ras_polls;
+    if (!ras_addresses.empty()) {
+        const auto ras_usage = [](const std::string& message) {
+            std::cerr << "meshscope serve: " << message << "\n" << ras_hint << "\n";
+            return exit_usage;
+        };
+        if (ras_jobs.size() > ras_addresses.size())
+            return ras_usage(std::to_string(ras_jobs.size()) + " --ras-job for " +
+                             std::to_string(ras_addresses.size()) + " --ras: give one job name per --ras at most");
+        for (const auto& [name, value] : {std::pair{"--ras-interval", ras_interval}, {"--ras-timeout", ras_timeout}})
+            if (!std::isfinite(value) || value < 0.05 || value > 86400)
+                return ras_usage(std::string(name) + " must be from 0.05 to 86400 seconds");
+        std::optional<Plan> plan;
+        if (const auto failed = plan_from_options("serve", ras_hint, plan_file, dp_text, cp_text, ep_text, plan))
+            return *failed;
+        std::vector<std::string> jobs;
+        for (std::size_t i = 0; i < ras_addresses.size(); ++i) {
+            server::RasPollerOptions poll;
+            poll.address = ras_addresses[i];
+            std::string host, port;
+            if (auto error = ras::split_address(poll.address, host, port)) return ras_usage("--ras " + *error);
+            poll.job = i < ras_jobs.size() ? ras_jobs[i] : server::default_ras_job(poll.address);
+            if (!valid_job_name(poll.job))
+                return ras_usage("--ras-job must be 1 to " + std::to_string(EventLimits{}.max_job_length) +
+                                 " characters of A-Z, a-z, 0-9 and ._-:@+=, got '" + records::printable(poll.job) +
+                                 "'");
+            if (std::find(jobs.begin(), jobs.end(), poll.job) != jobs.end())
+                return ras_usage("two --ras put their status into job '" + poll.job + "': give each its --ras-job");
+            jobs.push_back(poll.job);
+            poll.interval = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(ras_interval * 1000)));
+            poll.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(ras_timeout * 1000)));
+            poll.plan = plan;
+            ras_polls.push_back(std::move(poll));
+        }
     }
 
     const auto address = parse_listen_address(listen);
@@ -125,6 +204,7 @@ int run_serve(int argc, char** argv) {
     http.tls_key = tls_key;
     http.limits.max_body_bytes = max_body;
     http.limits.max_connections = max_connections;
+    http.tour_jobs = demo::CollectorTourJobs::factory();
 
     auto service = server::CollectorService::start(collector, http);
     if (!service) {
@@ -133,15 +213,21 @@ int run_serve(int argc, char** argv) {
     }
     const auto stats = (*service)->collector().stats();
     // One line for scripts and tests: where to reach it and what it rebuilt.
-    std::cout << nlohmann::json{{"listening", (*service)->url()},
-                                {"port", (*service)->port()},
-                                {"db", (*service)->collector().database_path()},
-                                {"events_rebuilt", stats.events_rebuilt}}
-                     .dump()
-              << std::endl;
+    nlohmann::json started = {{"listening", (*service)->url()},
+                              {"port", (*service)->port()},
+                              {"db", (*service)->collector().database_path()},
+                              {"events_rebuilt", stats.events_rebuilt}};
+    // Each --ras read on its own thread from now on; its job is named here for scripts.
+    std::vector<std::unique_ptr<server::RasPoller>> pollers;
+    for (auto& poll : ras_polls) {
+        started["ras"].push_back({{"address", poll.address}, {"job", poll.job}});
+        pollers.push_back(std::make_unique<server::RasPoller>((*service)->collector(), std::move(poll)));
+    }
+    std::cout << started.dump() << std::endl;
 
     int signal = 0;
     sigwait(&stop_signals, &signal);
+    pollers.clear();                     // no more reads of RAS (one in progress ends within 2 --ras-timeout)
     std::move(service).value().reset();  // stop listening, commit what is in flight
     return exit_ok;
 }

@@ -490,7 +490,7 @@ void BM_DiagnoseFr(benchmark::State& state) {
         benchmark::DoNotOptimize(diagnosis.groups.data());
     }
 }
-BENCHMARK(BM_DiagnoseFr)->Args({1024, 200})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DiagnoseFr)->Args({1024, 200})->Args({1024, 2000})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Writes a job's dumps as torch names them (TORCH_FR_DUMP_TEMP_FILE's default prefix + rank).
 int write_fr_job(const std::string& dir, int world, int entries, bool json) {

@@ -41,8 +41,9 @@ JobSummary summarize(const monitor::Job& job) {
     seen_in_world = s.ranks_seen;
     for (std::int64_t r = limit; r < static_cast<std::int64_t>(job.slots.size()); ++r)
         if (job.slots[static_cast<std::size_t>(r)] >= 0) --seen_in_world;
+    // Never seen, or seen only in imported records (no hook event says its state).
     s.states[static_cast<std::size_t>(RankStateKind::pending)] =
-        std::max<std::int64_t>(0, s.world_size - seen_in_world);
+        std::clamp<std::int64_t>(s.world_size - seen_in_world + job.records_only_ranks, 0, s.world_size);
     s.ranks_ready = s.states[static_cast<std::size_t>(RankStateKind::ready)];
     s.findings = static_cast<std::int64_t>(job.findings.size());
     for (const auto& [id, f] : job.findings) ++s.findings_by_kind[static_cast<std::size_t>(f.kind)];
@@ -183,6 +184,10 @@ void Monitor::Impl::drop_finding(monitor::Job& job, const std::string& id) {
 void Monitor::Impl::update_state(monitor::Job& job, monitor::RankRecord& record, std::optional<Phase> previous_phase) {
     const RankStateKind before = record.state.state;
     const RankStateKind after = state_of(record);
+    if (record.records_only && after != RankStateKind::pending) {  // the hook reports it now
+        record.records_only = false;
+        --job.records_only_ranks;
+    }
     if (before == after && previous_phase == record.state.phase) return;
     if (before != after) {
         if (before != RankStateKind::pending) --job.state_counts[static_cast<std::size_t>(before)];

@@ -123,6 +123,7 @@ json to_json(const RecordsImport& records) {
         if (r.pid) o["pid"] = *r.pid;
         j["ranks"].push_back(std::move(o));
     }
+    if (records.world_size > 0) j["world_size"] = records.world_size;
     return j;
 }
 
@@ -153,6 +154,12 @@ Expected<RecordsImport> records_import_from_json(const json& document, const Rec
             if (!r) return r.error();
             out.ranks.push_back(std::move(r).value());
         }
+    }
+    if (const json* world = member(document, "world_size")) {
+        const auto n = as_int(*world);
+        if (!n || *n < 1 || *n > static_cast<std::int64_t>(limits.max_ranks))
+            return field_error("world_size", "must be an integer from 1 to " + std::to_string(limits.max_ranks));
+        out.world_size = *n;
     }
     return out;
 }

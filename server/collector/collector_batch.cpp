@@ -130,7 +130,7 @@ void Collector::judge_records(std::string job, std::string_view body, Done done)
         ++bodies_refused_;
         return done(SubmitResult::refused(400, records.error().message()));
     }
-    std::int64_t world = 0;
+    std::int64_t world = records->world_size;
     for (const RecordsRank& r : records->ranks) world = std::max(world, r.rank + 1);
     for (const Finding& f : records->findings)
         if (!f.ranks.empty()) world = std::max(world, f.ranks.back() + 1);

@@ -67,7 +67,7 @@ ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
       ranks_cache_(std::make_shared<RanksCache>()),
       plan_worker_(std::make_unique<PlanWorker>()),
       kv_(std::make_unique<JobKv>()),
-      tours_(std::make_unique<TourApi>(collector)) {}
+      tours_(std::make_unique<TourApi>(collector, options_.tour_jobs ? options_.tour_jobs(collector) : nullptr)) {}
 
 ApiRouter::~ApiRouter() = default;
 

@@ -4,10 +4,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace meshscope::server {
+
+class Collector;
+class TourJobRunner;
+
+// Makes the runner of the tours' simulated jobs (POST /api/v1/tours/NAME/job, tour_api.h) for the collector it is
+// given. The collector links no simulator: whoever embeds it (app/demo, for `meshscope serve` and the dashboard)
+// gives one. Empty: that route answers 501.
+using TourJobRunnerFactory = std::function<std::unique_ptr<TourJobRunner>(Collector&)>;
 
 struct ConnectionLimits {
     // Open connections (HTTP and WebSocket) beyond this are answered 503 + Retry-After and closed.
@@ -40,6 +50,7 @@ struct HttpOptions {
     // PEM files: with both set the collector speaks only TLS (https:// and wss://).
     std::string tls_cert;
     std::string tls_key;
+    TourJobRunnerFactory tour_jobs;
 };
 
 // File descriptors kept back from connections: the database, its WAL, the listening socket, logs.

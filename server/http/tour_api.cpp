@@ -11,8 +11,6 @@
 #include "meshscope/json_limits.h"
 #include "meshscope/tour.h"
 #include "shipped_tours.h"
-#include "simulation.h"
-#include "tour_jobs.h"
 
 namespace meshscope::server {
 
@@ -122,7 +120,8 @@ HttpReply answer_sandbox(const std::string& body) {
 }
 }  // namespace
 
-TourApi::TourApi(Collector& collector) : collector_(collector), jobs_(std::make_unique<TourJobs>(collector)) {}
+TourApi::TourApi(Collector& collector, std::unique_ptr<TourJobRunner> jobs)
+    : collector_(collector), jobs_(std::move(jobs)) {}
 
 TourApi::~TourApi() = default;
 
@@ -179,18 +178,8 @@ void TourApi::handle(const std::string& method, const std::vector<std::string>& 
                 if (s.job && !step) step = &s;
             if (!step) return reply(error_reply(400, "tour " + in_quotes(tour.name) + " runs no job"));
         }
-        sim::ScenarioOptions options;
-        options.dp = step->job->dp;
-        options.cp = step->job->cp;
-        options.ep = step->job->ep;
-        options.gpus_per_node = step->job->gpus_per_node;
-        options.job = tour_job_name(tour);
-        if (!step->job->faults.empty()) {
-            auto faults = sim::parse_faults(step->job->faults);
-            if (!faults) return reply(error_reply(400, faults.error().message()));
-            options.faults = *faults;
-        }
-        auto started = jobs_->start(options);
+        if (!jobs_) return reply(error_reply(404, no_tour_jobs_error));
+        auto started = jobs_->start(*step->job, tour_job_name(tour));
         if (!started) return reply(error_reply(400, started.error().message()));
         return reply(json_reply(*started));
     }

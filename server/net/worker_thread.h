@@ -1,5 +1,5 @@
 // WorkerThread: one named thread that runs the items posted to it in the order they were posted. The
-// collector's parse, monitor, store, plan and tour threads are each one of these, set up by its Options:
+// collector's parse, monitor, store, plan, tour and ras threads are each one of these, set up by its Options:
 //   name       what `top -H`, `perf` and /proc/PID/task/*/comm show (ms-parse, ms-monitor, ms-store, ...)
 //   bound      how many items may wait (the one a turn runs no longer waits); a post beyond it is refused, or
 //              replaces the oldest waiting item (a newer request makes the waiting one moot: the tour's job)

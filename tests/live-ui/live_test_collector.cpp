@@ -38,7 +38,7 @@ bool LiveTestCollector::start(double missingAfter) {
 }
 
 bool LiveTestCollector::startDemo() {
-    auto demo = ui::LiveDemo::start();
+    auto demo = demo::LiveDemo::start();
     if (!demo) {
         qWarning("LiveTestCollector: %s", demo.error().what());
         return false;
@@ -67,6 +67,35 @@ int LiveTestCollector::postRecords(const QString& job, const QString& body) {
 
 int LiveTestCollector::postStandardJob(const QString& job) {
     return post(QString::fromStdString(standard_job_ndjson(job.toStdString())));
+}
+
+QString LiveTestCollector::pollFakeRas(const QString& job) {
+    if (!service_) return {};
+    fake_ras_.setProgram(QStringLiteral("python3"));
+    fake_ras_.setArguments({QStringLiteral(FAKE_RAS_SERVER), QStringLiteral("--json"), QStringLiteral(RAS_STATUS)});
+    fake_ras_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    fake_ras_.start();
+    // It prints its port once it listens.
+    for (int i = 0; i < 100 && !fake_ras_.canReadLine() && fake_ras_.state() != QProcess::NotRunning; ++i)
+        fake_ras_.waitForReadyRead(100);
+    bool ok = false;
+    const int port = fake_ras_.readLine().trimmed().toInt(&ok);
+    if (!ok || port <= 0) {
+        qWarning("LiveTestCollector: the fake RAS server did not start");
+        return {};
+    }
+    server::RasPollerOptions options;
+    options.address = "127.0.0.1:" + std::to_string(port);
+    options.job = job.toStdString();
+    options.interval = std::chrono::milliseconds(100);
+    options.timeout = std::chrono::milliseconds(5000);
+    ras_ = std::make_unique<server::RasPoller>(service_->collector(), options);
+    return QString::fromStdString(options.address);
+}
+
+void LiveTestCollector::stopFakeRas() {
+    fake_ras_.kill();
+    fake_ras_.waitForFinished(5000);
 }
 
 }  // namespace meshscope::test

@@ -4,12 +4,14 @@
 
 #include <QtQml/qqmlregistration.h>
 #include <QObject>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include <memory>
 
 #include "http/collector_service.h"
 #include "live_demo.h"
+#include "ras/ras_poller.h"
 
 namespace meshscope::test {
 
@@ -36,6 +38,11 @@ public:
     Q_INVOKABLE int postRecords(const QString& job, const QString& body);
     // The 16-rank job of live_test_support.h, under `job`.
     Q_INVOKABLE int postStandardJob(const QString& job);
+    // tests/cli's fake NCCL RAS server (python3), answering with the committed status (tests/records/fixtures/ras),
+    // read by the collector itself into `job` every 0.1 s as `meshscope serve --ras` reads it; returns the fake's
+    // address ("127.0.0.1:PORT"), empty (with a warning) on failure. stopFakeRas(): the job's RAS goes away.
+    Q_INVOKABLE QString pollFakeRas(const QString& job);
+    Q_INVOKABLE void stopFakeRas();
 
 signals:
     void urlChanged();
@@ -43,7 +50,9 @@ signals:
 private:
     QTemporaryDir folder_;
     std::unique_ptr<server::CollectorService> service_;
-    std::unique_ptr<ui::LiveDemo> demo_;
+    std::unique_ptr<demo::LiveDemo> demo_;
+    QProcess fake_ras_;
+    std::unique_ptr<server::RasPoller> ras_;  // after service_: stopped before the collector it feeds
 };
 
 }  // namespace meshscope::test

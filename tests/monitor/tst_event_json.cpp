@@ -223,14 +223,17 @@ void TestEventJson::refuses_data() {
                                              << QString("event 1: invalid JSON: nested deeper than 64 levels");
     // nlohmann reads a NUL as the end of the input: refused wherever it stands, so nothing after it goes unread.
     QTest::addRow("NUL after an event") << q(std::string("{}\0{\"junk\"", 10))
-                                        << QString("invalid JSON: parse error at byte 3: a NUL byte, which JSON text "
-                                                   "never holds");
+                                        << QString(
+                                               "invalid JSON: parse error at byte 3: a NUL byte, which JSON text "
+                                               "never holds");
     QTest::addRow("NUL on a later NDJSON line") << q(std::string("{}\n{}\n\0", 7))
-                                                << QString("invalid JSON: parse error at byte 7: a NUL byte, which JSON "
-                                                           "text never holds");
+                                                << QString(
+                                                       "invalid JSON: parse error at byte 7: a NUL byte, which JSON "
+                                                       "text never holds");
     QTest::addRow("NUL inside a string") << q(std::string("{\"job\": \"a\0b\"}", 14))
-                                         << QString("invalid JSON: parse error at byte 11: a NUL byte, which JSON "
-                                                    "text never holds");
+                                         << QString(
+                                                "invalid JSON: parse error at byte 11: a NUL byte, which JSON "
+                                                "text never holds");
     QTest::addRow("brackets in a string do not nest") << q(with("\"host\": \"" + std::string(300, '[') + "\""))
                                                       << QString("event 0: field \"host\" must be at most 256 bytes");
     for (const char* key : {"job", "rank", "world_size", "phase", "status"})

@@ -127,6 +127,18 @@ private slots:
         unsorted["findings"][1]["ranks"] = {5, 5};
         QCOMPARE(q(meshscope::records_import_from_json(unsorted).error().message()),
                  QString(R"(field "findings[1].ranks" must be an array of distinct ranks from 0 to 1048575)"));
+        // The world: written when known, read back; outside 1 to 1048576 refused.
+        RecordsImport sized = r;
+        sized.world_size = 16;
+        QCOMPARE(meshscope::to_json(sized)["world_size"].get<std::int64_t>(), std::int64_t{16});
+        QVERIFY(!json.contains("world_size"));
+        QVERIFY(*meshscope::records_import_from_json(meshscope::to_json(sized)) == sized);
+        for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1048577), nlohmann::json("8")}) {
+            auto doc = json;
+            doc["world_size"] = bad;
+            QCOMPARE(q(meshscope::records_import_from_json(doc).error().message()),
+                     QString(R"(field "world_size" must be an integer from 1 to 1048576)"));
+        }
     }
 };
 

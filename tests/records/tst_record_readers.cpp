@@ -406,8 +406,8 @@ private slots:
         QTest::addRow("no version") << QByteArray("{\"entries\": []}") << "f_3: version is missing";
         // JSON's one depth bound (json_limits.h): 65 levels are refused before the rest is read; 64 are read.
         // A NUL ends nlohmann's input: what follows it would go unread, so the dump is refused at that byte.
-        QTest::addRow("NUL after the dump") << QByteArray("{\"version\": \"2.9\"}\0{", 20)
-                                            << "f_3 at byte 18: not valid JSON";
+        QTest::addRow("NUL after the dump")
+            << QByteArray("{\"version\": \"2.9\"}\0{", 20) << "f_3 at byte 18: not valid JSON";
         QTest::addRow("nested 65 deep") << "{\"version\": " + QByteArray(64, '[') + QByteArray(64, ']') + "}"
                                         << "f_3: invalid JSON: nested deeper than 64 levels";
         QTest::addRow("nested 60000 deep") << "{\"entries\": " + QByteArray(60000, '[') + QByteArray(60000, ']') + "}"

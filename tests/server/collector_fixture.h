@@ -23,6 +23,8 @@ struct CollectorConfig {
     int stream_auth_timeout_ms = 10000;
     QString tls_cert, tls_key;  // PEM files: https and wss
     QString database;           // empty: a fresh one in the fixture's temporary directory
+    // The tours' jobs (app/demo's CollectorTourJobs::factory(), as `meshscope serve` gives it); empty: none.
+    meshscope::server::TourJobRunnerFactory tour_jobs;
 };
 
 struct RunningCollector {
@@ -56,6 +58,7 @@ inline std::unique_ptr<RunningCollector> start_collector(const CollectorConfig& 
     http.stream_auth_timeout_ms = config.stream_auth_timeout_ms;
     http.tls_cert = config.tls_cert.toStdString();
     http.tls_key = config.tls_key.toStdString();
+    http.tour_jobs = config.tour_jobs;
     auto service = meshscope::server::CollectorService::start(collector, http);
     if (!service) return nullptr;
     running->service = std::move(service).value();

@@ -5,6 +5,7 @@
 // fixtures' injected faults as tests/records/fixtures/*/README.md describe them, worked out by hand.
 #include <QDir>
 #include <QJsonArray>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include "server_test_support.h"
@@ -138,13 +139,152 @@ private slots:
                  QString("node0"));
     }
 
+    // A job with only records has the world its records (or the plan they were diagnosed on) establish; the ranks
+    // they name are seen but in no state a hook told, so they count as pending beside the ranks never seen, and
+    // the states add up to the world. Worked out by hand from each body.
+    void records_only_job_world_data() {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<int>("world_size");
+        QTest::addColumn<int>("ranks_seen");
+        QTest::addColumn<int>("pending");
+        QTest::addRow("world_size given") << QByteArray(R"({"format":"meshscope.records/1","findings":[],)"
+                                                        R"("ranks":[{"rank":3},{"rank":5}],"world_size":16})")
+                                          << 16 << 2 << 16;
+        QTest::addRow("ranks only") << QByteArray(R"({"format":"meshscope.records/1","findings":[],)"
+                                                  R"("ranks":[{"rank":3},{"rank":5}]})")
+                                    << 6 << 2 << 6;
+        QTest::addRow("a finding names a higher rank")
+            << QByteArray(R"({"format":"meshscope.records/1","findings":[{"kind":"rank_error","message":"m",)"
+                          R"("ranks":[9]}],"ranks":[{"rank":3}]})")
+            << 10 << 1 << 10;
+    }
+    void records_only_job_world() {
+        QFETCH(QByteArray, body);
+        QTemporaryDir dir;
+        test::ServeProcess serve({"--db", dir.filePath("h.db")});
+        QVERIFY(serve.port());
+        QNetworkAccessManager nam;
+        QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/jobs/r/records", body).status, 200);
+        const auto check = [&](const QString& url) {
+            const auto job = test::http(nam, "GET", url + "/api/v1/jobs").json().value("jobs").toArray()[0].toObject();
+            QTEST(job.value("world_size").toInt(), "world_size");
+            QTEST(job.value("ranks_seen").toInt(), "ranks_seen");
+            const QJsonObject states = job.value("states").toObject();
+            QTEST(states.value("pending").toInt(), "pending");
+            for (const char* state : {"initializing", "ready", "failed", "stale", "exited"})
+                QCOMPARE(states.value(state).toInt(), 0);
+            QCOMPARE(job.value("findings_by_kind").toObject().value("missing_rank").toInt(), 0);
+        };
+        check(serve.url());
+        if (QTest::currentTestFailed()) return;
+        serve.stop();
+        test::ServeProcess again({"--db", dir.filePath("h.db")});  // the same when replayed
+        check(again.url());
+    }
+
+    void records_world_until_the_hook_reports() {
+        QTemporaryDir dir;
+        test::ServeProcess serve({"--db", dir.filePath("h.db")});
+        QVERIFY(serve.port());
+        QNetworkAccessManager nam;
+        // Records of ranks 4-7 of a world of 8 (as diagnosed on a plan): ranks 0-3 never seen, 4-7 seen by the
+        // records only, all eight pending, none missing.
+        const QByteArray records = R"({"format":"meshscope.records/1","findings":[],"world_size":8,)"
+                                   R"("ranks":[{"rank":4},{"rank":5},{"rank":6},{"rank":7}]})";
+        QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/jobs/w/records", records).status, 200);
+        const auto counts = [&] {
+            const auto job = test::http(nam, "GET", serve.url() + "/api/v1/jobs/w").json();
+            const auto states = job.value("states").toObject();
+            return QList<int>{job.value("world_size").toInt(), job.value("ranks_seen").toInt(),
+                              states.value("pending").toInt(), states.value("initializing").toInt()};
+        };
+        QCOMPARE(counts(), (QList<int>{8, 4, 8, 0}));
+        // The hook reports rank 0 (never seen) and rank 4 (seen in the records): their states are the hook's.
+        for (const int rank : {0, 4}) {
+            const QByteArray event = QJsonDocument(QJsonObject{{"schema", "meshscope.event/1"},
+                                                               {"job", "w"},
+                                                               {"rank", rank},
+                                                               {"world_size", 8},
+                                                               {"phase", "launch"},
+                                                               {"status", "started"}})
+                                         .toJson(QJsonDocument::Compact);
+            QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/events", event).status, 200);
+        }
+        QCOMPARE(counts(), (QList<int>{8, 5, 6, 2}));
+    }
+
+    // A collector that sheds load is asked again after its Retry-After, at most --retry-wait-max, --retries times.
+    void import_gives_up_after_its_retries_data() {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QString>("err");
+        const QString busy =
+            "meshscope import: the collector at %URL% is busy (HTTP 503): collector busy: try again "
+            "later; sending again in ";
+        const QString refused =
+            "meshscope import: the collector at %URL% refused the records (HTTP 503): collector busy: try again later";
+        QTest::addRow("two retries, capped") << QStringList{"--retries", "2", "--retry-wait-max", "0.1"}
+                                             << busy + "0.1 s (retry 1 of 2)\n" + busy + "0.1 s (retry 2 of 2)\n" +
+                                                    refused + "; gave up after 2 retries\n";
+        QTest::addRow("one retry, Retry-After 1")
+            << QStringList{"--retries", "1"} << busy + "1 s (retry 1 of 1)\n" + refused + "; gave up after 1 retry\n";
+        QTest::addRow("no retry") << QStringList{"--retries", "0"} << refused + "; try again in 1 s\n";
+    }
+    void import_gives_up_after_its_retries() {
+        QFETCH(QStringList, flags);
+        QFETCH(QString, err);
+        QTemporaryDir dir;
+        test::ServeProcess serve({"--db", dir.filePath("h.db"), "--shed-all-at", "0"});
+        QVERIFY(serve.port());
+        const auto run = run_in_fixtures(import_args + QStringList{"--target", serve.url(), "--job", "j"} + flags);
+        QCOMPARE(QString::fromUtf8(run.err), err.replace("%URL%", serve.url()));
+        QCOMPARE(run.out, QByteArray());
+        QCOMPARE(run.exit_code, 1);
+    }
+
+    void import_lands_once_the_collector_has_room() {
+        QTemporaryDir dir;
+        // --max-jobs 1 and a live job: the import's job is refused (Retry-After 30) until that job ends.
+        test::ServeProcess serve({"--db", dir.filePath("h.db"), "--max-jobs", "1"});
+        QVERIFY(serve.port());
+        QNetworkAccessManager nam;
+        const auto event = [](const QString& phase, const QString& status) {
+            return QJsonDocument(QJsonObject{{"schema", "meshscope.event/1"},
+                                             {"job", "live"},
+                                             {"rank", 0},
+                                             {"world_size", 1},
+                                             {"phase", phase},
+                                             {"status", status}})
+                .toJson(QJsonDocument::Compact);
+        };
+        QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/events", event("launch", "started")).status, 200);
+        QProcess import;
+        import.setWorkingDirectory(fixtures);
+        import.start(MESHSCOPE_BIN,
+                     import_args + QStringList{"--target", serve.url(), "--job", "later", "--retry-wait-max", "0.5"});
+        QByteArray err;
+        QVERIFY(test::eventually([&] {
+            err += import.readAllStandardError();
+            return err.contains("(retry 1 of 5)\n");
+        }));
+        QCOMPARE(QString::fromUtf8(err),
+                 "meshscope import: the collector at " + serve.url() +
+                     " is busy (HTTP 503): collector busy: 1 jobs are live and none has finished (--max-jobs); "
+                     "sending again in 0.5 s (retry 1 of 5)\n");
+        QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/events", event("exit", "done")).status, 200);
+        QVERIFY(import.waitForFinished(30000));
+        QCOMPARE(import.exitCode(), 0);
+        QCOMPARE(import.readAllStandardOutput(),
+                 "imported 4 findings and 8 ranks into job \"later\" at " + serve.url().toUtf8() + "\n");
+        QCOMPARE(findings_of(nam, serve.url(), "later").size(), 4);
+    }
+
     void command_errors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exit_code");
         QTest::addColumn<QString>("err");
         const QString hint =
-            "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] "
-            "[--plan FILE | --dp D [--cp C] [--ep E]]\n";
+            "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] [--retries N] "
+            "[--retry-wait-max S] [--plan FILE | --dp D [--cp C] [--ep E]]\n";
         QTest::addRow("unreachable") << QStringList{"import", "fr/skip/json", "--target", "http://127.0.0.1:1"} << 1
                                      << "meshscope import: cannot reach the collector at http://127.0.0.1:1: "
                                         "Couldn't connect to server\n";
@@ -169,6 +309,12 @@ private slots:
                                           << "meshscope import: --target must be an http:// or https:// URL, got "
                                              "'localhost:7077'\n" +
                                                  hint;
+        QTest::addRow("bad retry wait") << QStringList{"import", "fr/skip/json",     "--target",
+                                                       "%URL%",  "--retry-wait-max", "-1"}
+                                        << 2
+                                        << "meshscope import: --retry-wait-max must be from 0 to 3600 seconds\n" + hint;
+        QTest::addRow("bad retries") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--retries", "101"}
+                                     << 2 << "meshscope import: --retries: Value 101 not in range 0 to 100\n" + hint;
         QTest::addRow("bad job name") << QStringList{"import", "fr/skip/json", "--target", "%URL%", "--job", "a b"} << 2
                                       << "meshscope import: --job must be 1 to 128 characters of A-Z, a-z, 0-9 and "
                                          "._-:@+=, got 'a b'\n" +
@@ -232,6 +378,9 @@ private slots:
                                  << QByteArray(R"({"format":"meshscope.records/1","findings":[],"ranks":[{"rank":)"
                                                R"(0,"pid":-1}]})")
                                  << 400 << R"(field "ranks[0].pid" must be an integer from 0 to 2147483647)";
+        QTest::addRow("bad world") << QByteArray("POST") << records
+                                   << QByteArray(R"({"format":"meshscope.records/1","findings":[],"world_size":0})")
+                                   << 400 << R"(field "world_size" must be an integer from 1 to 1048576)";
         QTest::addRow("deep") << QByteArray("POST") << records << QByteArray(100, '[') << 400
                               << "invalid JSON: nested deeper than 64 levels";
     }

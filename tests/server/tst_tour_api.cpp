@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include "collector_fixture.h"
+#include "collector_tour_jobs.h"
 #include "server_test_support.h"
 
 namespace {
@@ -67,6 +68,7 @@ private slots:
     void initTestCase() {
         test::CollectorConfig config;
         config.token = token;
+        config.tour_jobs = meshscope::demo::CollectorTourJobs::factory();  // as `meshscope serve` gives it
         collector_ = test::start_collector(config);
         QVERIFY(collector_);
     }
@@ -292,6 +294,17 @@ private slots:
             QVERIFY(verdict.contains("correct"));
             QVERIFY(!verdict["message"].toString().isEmpty());
         }
+    }
+
+    // A collector embedded without a tour job runner (the collector has no simulator of its own) refuses the job
+    // route and answers the rest.
+    void a_collector_without_tour_jobs() {
+        const auto bare = test::start_collector({});
+        QVERIFY(bare);
+        const auto started = test::http(nam_, "POST", bare->url + "/api/v1/tours/live-job/job", {}, {});
+        QCOMPARE(started.status, 404);
+        QCOMPARE(parse(started.body)["error"].toString(), QString("this collector runs no tour jobs"));
+        QCOMPARE(test::http(nam_, "GET", bare->url + "/api/v1/tours/live-job", {}, {}).status, 200);
     }
 
     // The live tour's job runs inside this collector under "tour-live-job"; asking again leaves it running; a

@@ -194,6 +194,18 @@ private slots:
                      .toInt(),
                  1);
     }
+
+    // ui/ runs no collector: a live step's job runs where the app's TourJobs runs it, and without one the step
+    // says so instead of showing an empty Live page.
+    void a_live_step_without_tour_jobs_says_so() {
+        LiveSession live;
+        TourController tours;
+        tours.setLiveSession(&live);
+        QVERIFY(tours.start(QStringLiteral("live-job"), 1));
+        QCOMPARE(tours.current_job(), QStringLiteral("tour-live-job"));
+        QCOMPARE(tours.jobError(), QStringLiteral("this dashboard runs no tour jobs"));
+        QVERIFY(live.inputs()->url().isEmpty());
+    }
 };
 
 QTEST_MAIN(TestTeachModels)

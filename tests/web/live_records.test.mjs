@@ -1,11 +1,15 @@
 // `meshscope import` into a collector: the Live page lists the imported findings like the hook's, each with the
 // line "From: ..." naming the records it was read from, exactly as the collector's JSON gives it (core's words,
-// not retyped here); a hook finding in the same job has no such line; hostile text from a file stays text.
+// not retyped here); a hook finding in the same job has no such line; hostile text from a file stays text. A job the
+// collector reads from NCCL RAS itself (`meshscope serve --ras`, against tests/cli's fake RAS server) shows its
+// diagnosis live, with no hook, and then that its RAS went away.
 // LIVE_RECORDS_SCREENSHOT=FILE also saves a screenshot of the page.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {spawn} from 'node:child_process';
+import {createInterface} from 'node:readline';
 import {eventually, getJson, launchBrowser, meshscope, postEvents, spawnSync, startServe, tempDir}
   from './harness.mjs';
 
@@ -70,4 +74,44 @@ test('hostile strings from records stay text', async () => {
   assert.equal(await page.textContent('.finding-message'), hostile);
   assert.equal(await page.$$eval('.finding img', (images) => images.length), 0);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
+});
+
+test('a job read from NCCL RAS by the collector is live on the page, with no hook', async () => {
+  const {page} = browser;
+  // The fake RAS server of tests/cli, answering VERBOSE STATUS with the committed status (it prints its port).
+  const ras = spawn('python3', [path.join(fixtures, '..', '..', 'cli', 'fake_ras_server.py'), '--json',
+    path.join(fixtures, 'ras', 'status.json')], {stdio: ['ignore', 'pipe', 'inherit']});
+  const port = Number(await new Promise((resolve) => createInterface({input: ras.stdout}).once('line', resolve)));
+  const where = `127.0.0.1:${port}`;
+  const polled = await startServe({db: dir.file('ras.db'), args: ['--ras', where, '--ras-job', 'rasjob',
+    '--ras-interval', '0.2', '--dp', '8', '--ep', '4']});
+  try {
+    await page.goto(`${polled.url}/#/live/rasjob`);
+    const shown = () => page.$$eval('.finding', (buttons) => buttons.map((b) => ({
+      kind: b.dataset.kind,
+      message: b.querySelector('.finding-message').textContent,
+      from: b.querySelector('.finding-from')?.textContent ?? '',
+    })));
+    const collector = async () => (await getJson(polled.url, '/api/v1/jobs/rasjob/findings')).body.findings
+      .map((f) => ({kind: f.kind, message: f.message, from: f.from ?? ''}));
+    // RAS's three faults (tests/records/fixtures/ras/README.md), each from the RAS address.
+    await eventually(async () => {
+      const expected = await collector();
+      return expected.length === 3 && JSON.stringify(await shown()) === JSON.stringify(expected);
+    }, {describe: async () => `collector ${JSON.stringify(await collector())}, page ${JSON.stringify(await shown())}`});
+    assert.deepEqual((await shown()).map((f) => [f.kind, f.from]), [['communicator_not_formed', `From: ${where}`],
+      ['collective_stuck', `From: ${where}`], ['peer_unreachable', `From: ${where}`]]);
+    // The job's RAS goes away: the page shows the collector's finding about it in place of the diagnosis.
+    const gone = new Promise((resolve) => ras.once('exit', resolve));
+    ras.kill();
+    await gone;
+    const message = `the collector cannot read NCCL RAS at ${where}: cannot connect to ${where}: Connection refused`;
+    await eventually(async () => JSON.stringify(await shown()) ===
+      JSON.stringify([{kind: 'peer_unreachable', message, from: `From: ${where}`}]),
+    {describe: async () => JSON.stringify(await shown())});
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    ras.kill();
+    await polled.stop();
+  }
 });

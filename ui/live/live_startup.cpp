@@ -5,6 +5,8 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <memory>
+
 namespace meshscope::ui {
 
 QString check_connect_url(const QString& url) {
@@ -15,24 +17,6 @@ QString check_connect_url(const QString& url) {
               : QStringLiteral("--connect expects an http:// or https:// URL with a host, got '%1'").arg(url);
 }
 
-LiveStartup start_live(LiveSession& session, const QString& connect_url, const QString& token, bool start_demo) {
-    LiveStartup startup;
-    if (!connect_url.isEmpty()) {
-        session.inputs()->setToken(token);
-        session.inputs()->setUrl(connect_url);
-        return startup;
-    }
-    if (!start_demo) return startup;
-    auto demo = LiveDemo::start();
-    if (!demo) {
-        startup.error = QString::fromStdString(demo.error().what());
-        return startup;
-    }
-    startup.demo = std::move(demo).value();
-    session.inputs()->setUrl(startup.demo->url());
-    return startup;
-}
-
 namespace {
 bool shows_injected(LiveSession& session, const QString& job, int kinds) {
     if (session.inputs()->currentJob() != job) return false;
@@ -41,15 +25,6 @@ bool shows_injected(LiveSession& session, const QString& job, int kinds) {
     return seen.size() >= kinds && session.view()->seenCount() > 0;
 }
 }  // namespace
-
-void when_live_settled(LiveSession& session, const LiveDemo* demo, int timeout_ms, QObject* context,
-                       std::function<void()> then) {
-    if (!demo) {
-        when_job_settled(session, QString(), 0, timeout_ms, context, std::move(then));
-        return;
-    }
-    when_job_settled(session, demo->job(), demo->injectedKinds(), timeout_ms, context, std::move(then));
-}
 
 void when_job_settled(LiveSession& session, const QString& job, int kinds, int timeout_ms, QObject* context,
                       std::function<void()> then) {

@@ -1,37 +1,22 @@
-// How the dashboard starts live mode: `meshscope` embeds the demo (collector + simulated job) and watches it;
-// `meshscope --connect URL [--token T]` watches a remote `meshscope serve` instead. Either way the Live
-// page gets a LiveSession pointed at a collector URL: one data path.
+// What the dashboard's start-up needs of the Live page: a --connect URL checked, and a wait until the session
+// shows a job settled (for screenshots). The Live page always watches a collector URL: the demo's embedded one
+// (app/demo) or `meshscope --connect URL`'s.
 #pragma once
 
 #include <QObject>
 #include <QString>
 
 #include <functional>
-#include <memory>
 
-#include "live_demo.h"
 #include "live_session.h"
 
 namespace meshscope::ui {
 
-struct LiveStartup {
-    std::unique_ptr<LiveDemo> demo;  // null with --connect (or when the demo could not start)
-    QString error;                   // why the demo could not start (the window still opens)
-};
-
 // "--connect expects an http:// or https:// URL with a host, got 'x'" or empty when the URL is usable.
 [[nodiscard]] QString check_connect_url(const QString& url);
 
-// Points `session` at `connect_url` (with `token`), or when it is empty starts the demo and points the
-// session at it. Needs a Q(Gui)Application.
-[[nodiscard]] LiveStartup start_live(LiveSession& session, const QString& connect_url, const QString& token,
-                                     bool start_demo);
-
-// Calls `then` once the session has settled and, with a demo, shows every kind of finding the demo
-// injected — or after `timeout_ms`, whichever comes first (for screenshots of the Live page).
-void when_live_settled(LiveSession& session, const LiveDemo* demo, int timeout_ms, QObject* context,
-                       std::function<void()> then);
-// The same for one named job (a guided tour's): the session watches `job` and shows `kinds` kinds of finding.
+// Calls `then` once the session has settled, watches `job` and shows `kinds` kinds of finding (an empty job: any
+// job, settled is enough) — or after `timeout_ms`, whichever comes first.
 void when_job_settled(LiveSession& session, const QString& job, int kinds, int timeout_ms, QObject* context,
                       std::function<void()> then);
 

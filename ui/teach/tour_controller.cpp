@@ -30,6 +30,12 @@ void TourController::setLiveSession(LiveSession* session) {
     emit liveSessionChanged();
 }
 
+void TourController::setJobs(TourJobs* jobs) {
+    if (jobs == jobs_) return;
+    jobs_ = jobs;
+    emit jobsChanged();
+}
+
 void TourController::set_settings(QSettings* settings) {
     progress_.set_settings(settings);
     list_.refresh_progress();
@@ -134,10 +140,11 @@ void TourController::apply_planner_state(const TourPlannerState& state) {
 void TourController::apply_job(const TourJob& job) {
     if (!live_) return;
     current_job_ = QStringLiteral("tour-") + step_.tourName();
-    const nlohmann::json simulate{
-        {"dp", job.dp}, {"cp", job.cp}, {"ep", job.ep}, {"gpus_per_node", job.gpus_per_node}, {"faults", job.faults}};
-    if (const auto error = jobs_.show(current_job_, simulate, *live_))
-        set_job_error(QString::fromStdString(error->message()));
+    if (!jobs_) return set_job_error(QString::fromLatin1(no_tour_jobs_text));
+    const auto url = jobs_->start(job, current_job_);
+    if (!url) return set_job_error(QString::fromStdString(url.error().message()));
+    if (live_->inputs()->url() != *url) live_->inputs()->setUrl(*url);
+    live_->inputs()->setCurrentJob(current_job_);
 }
 
 void TourController::apply_peers_state(const TourPeersState& state) {

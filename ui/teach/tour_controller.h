@@ -1,11 +1,11 @@
 // TourController: the teaching mode. It loads the shipped tours (core's parse_tour), opens a tour at a step,
 // and applies each step's view to the REAL dashboard: the PlanController's inputs, mesh, order and selected
-// rank; for a live step the step's simulated job in the dashboard's collector (TourJobs), watched by the Live
+// rank; for a live step the step's simulated job, run where the app's TourJobs runs it and watched by the Live
 // page's session; a fresh sandbox; the peers view's shape. Every answer the learner gives (a rank clicked on a
 // grid, a number, a choice, the planner's layout, the sandbox's history) is judged by core's check_answer.
 // Progress per tour (TourProgress) is remembered in the app's settings when it gives them.
 //
-//   TourController { id: tours; planner: plannerController; liveSession: live }
+//   TourController { id: tours; planner: plannerController; liveSession: live; jobs: DemoTourJobs {} }
 //   tours.start("expert-mesh", 1); mesh grid clicked -> tours.submitRank(rank); tours.next()
 #pragma once
 
@@ -28,12 +28,17 @@ class QSettings;
 
 namespace meshscope::ui {
 
+// jobError of a live step when the controller was given no TourJobs.
+inline constexpr char no_tour_jobs_text[] = "this dashboard runs no tour jobs";
+
 class TourController : public QObject {
     Q_OBJECT
     QML_ELEMENT
     // What the tours drive: the planner and the Live page's session (both may be set later).
     Q_PROPERTY(meshscope::ui::PlanController* planner READ planner WRITE setPlanner NOTIFY plannerChanged)
     Q_PROPERTY(meshscope::ui::LiveSession* liveSession READ liveSession WRITE setLiveSession NOTIFY liveSessionChanged)
+    // Where a live step's job runs (the app's, app/demo); without one a live step shows no_tour_jobs_text.
+    Q_PROPERTY(meshscope::ui::TourJobs* jobs READ jobs WRITE setJobs NOTIFY jobsChanged)
     Q_PROPERTY(meshscope::ui::TourListModel* tours READ tours CONSTANT)
     Q_PROPERTY(meshscope::ui::TourStepView* step READ step CONSTANT)
     Q_PROPERTY(meshscope::ui::TourAnswer* answer READ answer CONSTANT)
@@ -49,6 +54,8 @@ public:
     void setPlanner(PlanController* planner);
     [[nodiscard]] LiveSession* liveSession() const { return live_; }
     void setLiveSession(LiveSession* session);
+    [[nodiscard]] TourJobs* jobs() const { return jobs_; }
+    void setJobs(TourJobs* jobs);
     [[nodiscard]] TourListModel* tours() { return &list_; }
     [[nodiscard]] TourStepView* step() { return &step_; }
     [[nodiscard]] TourAnswer* answer() { return &answer_; }
@@ -76,12 +83,11 @@ public:
     // The sandbox's history (also judged after each sandbox call while the task wants it).
     Q_INVOKABLE void submitSandbox();
 
-    // For the app: remember progress in these settings (never with --screenshot), and the embedded collector.
+    // For the app: remember progress in these settings (never with --screenshot).
     void set_settings(QSettings* settings);
-    void set_demo(LiveDemo* demo) { jobs_.set_demo(demo); }
     // The open live step's job ("tour-NAME"; "" for none) and how many finding kinds it shows once settled.
     [[nodiscard]] QString current_job() const { return current_job_; }
-    [[nodiscard]] int current_job_kinds() const { return jobs_.injected_kinds(current_job_); }
+    [[nodiscard]] int current_job_kinds() const { return jobs_ ? jobs_->injected_kinds(current_job_) : 0; }
     [[nodiscard]] const TourCatalog& catalog() const { return catalog_; }
     // The judged answer as JSON, for tests and the controller's own submits.
     void submit(const nlohmann::json& answer);
@@ -89,6 +95,7 @@ public:
 signals:
     void plannerChanged();
     void liveSessionChanged();
+    void jobsChanged();
     void jobErrorChanged();
     void stepOpened();  // a step opened (the window shows its page)
 
@@ -110,9 +117,9 @@ private:
     TourAnswer answer_;
     SandboxModel sandbox_;
     PeersModel peers_;
-    TourJobs jobs_;
     QPointer<PlanController> planner_;
     QPointer<LiveSession> live_;
+    QPointer<TourJobs> jobs_;
     const Tour* tour_ = nullptr;
     QString current_job_;
     QString job_error_;

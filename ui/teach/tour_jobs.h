@@ -1,38 +1,30 @@
-// TourJobs: the simulated jobs of a tour's live steps. A step's `simulate` (dp, cp, ep, gpus_per_node, faults in
-// `meshscope simulate --faults` form) runs as job `tour-NAME` in the dashboard's embedded collector (LiveDemo),
-// and the Live page's session watches it. Without an embedded collector (`--connect`, a Planner screenshot, a
-// test) TourJobs starts one of its own, with no demo job, and points the session at it.
+// TourJobs: where a tour's live step runs its simulated job. ui/ runs no collector and no simulator: the app gives
+// the dashboard's (app/demo's DemoTourJobs, which runs the job in the embedded collector) to the TourController,
+// and the Live page's session then watches the job at the URL it runs at.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
+#include <QObject>
 #include <QString>
 
-#include <memory>
-#include <optional>
-
-#include <nlohmann/json.hpp>
-
-#include "live_demo.h"
-#include "live_session.h"
 #include "meshscope/error.h"
+#include "meshscope/tour.h"
 
 namespace meshscope::ui {
 
-class TourJobs {
+class TourJobs : public QObject {
+    Q_OBJECT
+    QML_ANONYMOUS
+
 public:
-    // The app's embedded demo collector (may be null); it outlives this.
-    void set_demo(LiveDemo* demo) { demo_ = demo; }
+    using QObject::QObject;
 
-    // Starts `job` with the shape of `simulate` unless it already runs, and has `session` watch it. The
-    // simulator's or core's ValueError when the shape or the faults are refused.
-    [[nodiscard]] std::optional<Error> show(const QString& job, const nlohmann::json& simulate, LiveSession& session);
-    // How many finding kinds the simulator injected into `job` (0 for a job not started here).
-    [[nodiscard]] int injected_kinds(const QString& job) const;
-
-private:
-    [[nodiscard]] LiveDemo* collector();
-
-    LiveDemo* demo_ = nullptr;
-    std::unique_ptr<LiveDemo> own_;
+    // Starts `job` as job `name` unless a job of that name already runs; the URL of the collector it runs in. The
+    // simulator's or core's ValueError when the shape or the faults are refused, RuntimeError when no collector
+    // could start.
+    [[nodiscard]] virtual Expected<QString> start(const TourJob& job, const QString& name) = 0;
+    // How many finding kinds the simulator injected into `name` (0 for a job not started here).
+    [[nodiscard]] virtual int injected_kinds(const QString& name) const = 0;
 };
 
 }  // namespace meshscope::ui

@@ -7,7 +7,8 @@
 //   {"format": "meshscope.records/1",
 //    "findings": [{"kind": "collective_stuck", "ranks": [6], "message": "...", "fix": "...",
 //                  "sources": ["fr/nccl_trace_rank_6.json", "node0.41000:12"]}],
-//    "ranks": [{"rank": 0, "host": "node0", "pid": 41000}]}
+//    "ranks": [{"rank": 0, "host": "node0", "pid": 41000}],
+//    "world_size": 8}
 //
 // records_import_from_json is the one reader: every field is checked with an exact message (the collector's 400).
 #pragma once
@@ -39,6 +40,9 @@ struct RecordsRank {
 struct RecordsImport {
     std::vector<Finding> findings;  // id left empty: the monitor numbers them records/1, records/2, ...
     std::vector<RecordsRank> ranks;
+    // The job's world as the plan given, or the records, establish it (`meshscope diagnose`'s world_size); 0 when
+    // the document says none. A job that has only records takes it as its world (Monitor::import_records).
+    std::int64_t world_size = 0;
     friend bool operator==(const RecordsImport&, const RecordsImport&) = default;
 };
 

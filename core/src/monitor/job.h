@@ -58,6 +58,9 @@ struct RankRecord {
     // arrives, how long it seems to run a phase on the collector's clock says nothing, so it is not judged a
     // "still running" straggler.
     bool held = false;
+    // Named by imported records (Monitor::import_records) and not yet by a hook event: its state is pending, and
+    // the job's summary counts it so (its world's states add up).
+    bool records_only = false;
     std::optional<Phase> failed_phase;
     std::optional<double> failed_when;
     std::optional<ReportedError> failure;                       // the error that came with the failure
@@ -102,6 +105,10 @@ struct Job {
     std::int64_t events = 0;
     std::optional<double> first_event, last_event, first_ts, last_ts;
     std::array<std::int64_t, rank_state_kind_count> state_counts{};  // over seen ranks
+    std::int64_t records_only_ranks = 0;                             // seen ranks with records_only set
+    // The world the last import of records establishes (its world_size, else one past the highest rank it names):
+    // the job's world while no hook event says one.
+    std::int64_t records_world = 0;
 
     // Declared plan and the expected layout ranks are compared with.
     std::optional<nlohmann::json> plan_json;
@@ -116,7 +123,8 @@ struct Job {
     // used and model dims are judged by peers.
     std::optional<ModelMeshShape> reference_model;
     bool expected_has_model = false;
-    std::int64_t reference_world = 0;  // the declared plan's world, else the majority's (0 before any report)
+    // The declared plan's world, else the majority's, else the imported records' (0 before any report).
+    std::int64_t reference_world = 0;
 
     // Group reports.
     static constexpr std::size_t max_dims = 64;  // distinct dim names per job; further ones are ignored

@@ -309,7 +309,7 @@ void Monitor::Impl::refresh_aspect(monitor::Job& job, monitor::Aspect& aspect) {
         if (job.plan)
             job.reference_world = job.plan->topology().world();
         else
-            job.reference_world = reference.empty() ? 0 : std::stoll(reference);
+            job.reference_world = reference.empty() ? job.records_world : std::stoll(reference);
     }
     if (&aspect == &job.topology && reference_changed) {
         std::optional<ReportedTopology> topology;

@@ -29,6 +29,18 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
     for (const std::string& id : earlier)
         if (std::find(kept.begin(), kept.end(), id) == kept.end()) impl_->drop_finding(job, id);
 
+    // The world the records establish (else the ranks they and the job name); the job's while no hook event (nor
+    // a declared plan) says one.
+    std::int64_t world = records.world_size;
+    if (world <= 0) {
+        world = static_cast<std::int64_t>(job.slots.size());
+        for (const RecordsRank& r : records.ranks) world = std::max(world, r.rank + 1);
+        for (const Finding& f : records.findings)
+            if (!f.ranks.empty()) world = std::max(world, f.ranks.back() + 1);
+    }
+    job.records_world = world;
+    if (!job.plan && job.world.reference.empty()) job.reference_world = world;
+
     for (const RecordsRank& r : records.ranks) {
         if (r.rank < 0) continue;
         monitor::RankRecord* rec = job.find(r.rank);
@@ -39,6 +51,8 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
             job.slots[static_cast<std::size_t>(r.rank)] = static_cast<std::int32_t>(job.records.size());
             rec = &job.records.emplace_back();
             rec->state.rank = r.rank;
+            rec->records_only = true;
+            ++job.records_only_ranks;
         }
         // The hook's own report of its process wins over what the records say.
         bool changed = added;

@@ -102,6 +102,8 @@ RecordsImport to_records_import(const Diagnosis& d) {
         out.findings.push_back(std::move(finding));
     }
     out.ranks = d.ranks;
+    // A world the collector could not take (past its bound of a rank) is left unsaid.
+    if (d.world > 0 && d.world <= static_cast<std::int64_t>(RecordsLimits{}.max_ranks)) out.world_size = d.world;
     return out;
 }
 

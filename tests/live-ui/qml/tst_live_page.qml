@@ -132,6 +132,34 @@ TestCase {
         verify(!findChild(hooked, "findingFrom").visible);
     }
 
+    // A job the collector reads from NCCL RAS itself (meshscope serve --ras) is live with no hook: each of RAS's
+    // three faults (tests/records/fixtures/ras/README.md) shows "From: " and the RAS address; when the job's RAS
+    // goes away, the one finding that says so replaces them.
+    function test_ras_polled_job_is_live() {
+        const collector = createTemporaryObject(collectorComponent, testCase);
+        verify(collector.start(0.5));
+        const where = collector.pollFakeRas("rasjob");
+        verify(where !== "");
+        const session = createSession(collector.url);
+        const page = createTemporaryObject(pageComponent, testCase, {session: session});
+        tryVerify(() => session.view.findings.count === 3, 10000, "RAS's three findings");
+        const list = findChild(page, "liveFindingList");
+        const kinds = [];
+        for (let row = 0; row < 3; ++row) {
+            kinds.push(session.view.findings.kindAt(row));
+            list.positionViewAtIndex(row, ListView.Contain);
+            const item = list.itemAtIndex(row);
+            verify(item !== null);
+            compare(findChild(item, "findingFrom").text, "From: " + where);
+        }
+        compare(kinds.sort(), ["collective_stuck", "communicator_not_formed", "peer_unreachable"]);
+        collector.stopFakeRas();
+        tryVerify(() => session.view.findings.count === 1, 10000, "the finding that RAS cannot be read");
+        compare(session.view.findings.kindAt(0), "peer_unreachable");
+        list.positionViewAtIndex(0, ListView.Contain);
+        compare(findChild(list.itemAtIndex(0), "findingFrom").text, "From: " + where);
+    }
+
     function test_selecting_a_finding_highlights_its_ranks_data() {
         return [
             {tag: "topology_mismatch", kind: "topology_mismatch", ranks: [5]},

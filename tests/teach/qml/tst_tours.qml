@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtTest
 import MeshScope
+import MeshScope.Demo
 import MeshScope.Planner
 import MeshScope.Live
 import MeshScope.Teach
@@ -67,7 +68,9 @@ TestCase {
     Component {
         id: toursComponent
 
-        TourController {}
+        TourController {
+            jobs: DemoTourJobs {}  // a live step's job in a collector of its own, as the dashboard runs it
+        }
     }
 
     Component {

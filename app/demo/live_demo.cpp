@@ -1,22 +1,10 @@
 #include "live_demo.h"
 
+#include "collector_tour_jobs.h"
 #include "http/collector_service.h"
 #include "meshscope/client/reporter.h"
 
-namespace meshscope::ui {
-
-sim::ScenarioOptions demo_scenario() {
-    sim::ScenarioOptions scenario;
-    scenario.dp = 32;
-    scenario.cp = 2;
-    scenario.ep = 8;
-    scenario.gpus_per_node = 8;
-    scenario.job = "demo-dp32-cp2-ep8";
-    scenario.faults = {
-        {FindingKind::topology_mismatch, 1}, {FindingKind::straggler, 1}, {FindingKind::missing_rank, 1}};
-    scenario.seed = 7;
-    return scenario;
-}
+namespace meshscope::demo {
 
 Expected<std::unique_ptr<LiveDemo>> LiveDemo::start(LiveDemoOptions options) {
     std::optional<sim::Scenario> first;
@@ -35,6 +23,7 @@ Expected<std::unique_ptr<LiveDemo>> LiveDemo::start(LiveDemoOptions options) {
     collector.monitor.stale_after = options.stale_after;
     server::HttpOptions http;
     http.port = 0;  // any free loopback port
+    http.tour_jobs = CollectorTourJobs::factory();
     auto service = server::CollectorService::start(std::move(collector), http);
     if (!service) return service.error();
     demo->service_ = std::move(service).value();
@@ -92,4 +81,4 @@ QString LiveDemo::url() const {
     return service_ ? QString::fromStdString(service_->url()) : QString();
 }
 
-}  // namespace meshscope::ui
+}  // namespace meshscope::demo

@@ -1,15 +1,19 @@
 // A client of NCCL RAS's socket (`ncclras`'s protocol, src/ras/client.cc): plain POSIX sockets and poll(2), every
 // wait bounded by a deadline and every reply by a byte cap. Each failure is a RasClientError whose message names
-// host:port and says what happened, on one line.
+// host:port and says what happened, on one line. `meshscope ras` reads a job's RAS with it in the terminal, the
+// collector (`meshscope serve --ras`, RasPoller) into a job.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
-namespace meshscope::app {
+#include "meshscope/records/nccl_ras.h"
+
+namespace meshscope::ras {
 
 class RasClientError : public std::runtime_error {
 public:
@@ -64,4 +68,12 @@ private:
     std::string buffer_;
 };
 
-}  // namespace meshscope::app
+// "host:port", "[::1]:port" or "host" (RAS's default port 28028, NCCL_RAS_ADDR's form) into host and port; the
+// reason when it is none of these ("\"x:0\": the port must be 1-65535").
+[[nodiscard]] std::optional<std::string> split_address(const std::string& text, std::string& host, std::string& port);
+
+// A VERBOSE STATUS reply read into a RasStatus (JSON when the client's SET FORMAT json was taken, else the text
+// form); RasClientError with the one-line reason when it is not one (a JSON reply cut short says so).
+[[nodiscard]] records::RasStatus read_status(const RasClient& client, const std::string& bytes);
+
+}  // namespace meshscope::ras

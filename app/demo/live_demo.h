@@ -1,7 +1,8 @@
 // LiveDemo: what `meshscope` with no arguments shows a new user — a collector embedded in-process
 // (CollectorService on a random loopback port, a history database in a temporary folder) and a simulated
 // 64-GPU FSDPTurbo job with a few faults, whose ranks keep heartbeating (--hold) until the demo ends. The
-// Live page connects to it over loopback exactly as it would to a remote `meshscope serve`.
+// Live page connects to it over loopback exactly as it would to a remote `meshscope serve`, and the collector
+// runs the tours' jobs that a browser asks it for (CollectorTourJobs) as `meshscope serve` does.
 //
 //   auto demo = LiveDemo::start({}).value();   // needs a Q(Core|Gui)Application
 //   session.inputs()->setUrl(demo->url());             // then watch
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "meshscope/error.h"
+#include "scenarios.h"
 #include "simulation.h"
 
 namespace meshscope::server {
@@ -27,10 +29,7 @@ namespace meshscope::client {
 class Reporter;
 }
 
-namespace meshscope::ui {
-
-// The demo job: dp=32 cp=2 ep=8 with a topology mismatch, a straggler and a missing rank.
-[[nodiscard]] sim::ScenarioOptions demo_scenario();
+namespace meshscope::demo {
 
 struct LiveDemoOptions {
     // dp=32 cp=2 ep=8 on 8 GPUs per node: 64 ranks on 8 nodes, an expert mesh of 4 efsdp blocks.
@@ -82,4 +81,4 @@ private:
     std::atomic<bool> stop_{false};
 };
 
-}  // namespace meshscope::ui
+}  // namespace meshscope::demo

@@ -9,13 +9,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <memory>
 
 #include "meshscope/records/diagnose.h"
 #include "meshscope/records/nccl_ras.h"
 
-namespace meshscope::app {
+namespace meshscope::ras {
 
 namespace {
 std::string seconds(std::chrono::milliseconds ms) {
@@ -219,4 +220,43 @@ void RasClient::monitor(const std::function<bool(const std::string&)>& on_event)
     }
 }
 
-}  // namespace meshscope::app
+std::optional<std::string> split_address(const std::string& text, std::string& host, std::string& port) {
+    std::string rest;
+    if (text.starts_with('[')) {
+        const auto close = text.find(']');
+        if (close == std::string::npos) return "\"" + text + "\": no closing ] after the IPv6 address";
+        host = text.substr(1, close - 1);
+        rest = text.substr(close + 1);
+        if (!rest.empty() && !rest.starts_with(':')) return "\"" + text + "\": expected :PORT after ]";
+        if (!rest.empty()) rest.erase(0, 1);
+    } else if (const auto colon = text.rfind(':'); colon != std::string::npos) {
+        host = text.substr(0, colon);
+        rest = text.substr(colon + 1);
+    } else {
+        host = text;
+    }
+    port = rest.empty() ? "28028" : rest;
+    int value = 0;
+    const auto r = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (host.empty()) return "\"" + text + "\": no host";
+    if (r.ec != std::errc() || r.ptr != port.data() + port.size() || value < 1 || value > 65535)
+        return "\"" + text + "\": the port must be 1-65535";
+    return std::nullopt;
+}
+
+records::RasStatus read_status(const RasClient& client, const std::string& bytes) {
+    const bool json = client.json();
+    auto status = json ? records::read_ras_json(bytes, client.where()) : records::read_ras_text(bytes, client.where());
+    if (status) return std::move(status).value();
+    if (json) {
+        // RAS ends its JSON with "}\n"; anything else ended early.
+        std::string_view end(bytes);
+        while (!end.empty() && (end.back() == '\n' || end.back() == ' ')) end.remove_suffix(1);
+        if (!end.ends_with('}'))
+            throw RasClientError(client.where() + " closed the connection mid-reply (after " +
+                                 std::to_string(bytes.size()) + " bytes of JSON status)");
+    }
+    throw RasClientError(status.error().message());
+}
+
+}  // namespace meshscope::ras

@@ -1,12 +1,13 @@
-#include "tour_jobs.h"
+#include "collector_tour_jobs.h"
 
 #include <chrono>
 #include <optional>
 #include <vector>
 
 #include "collector/collector.h"
+#include "scenarios.h"
 
-namespace meshscope::server {
+namespace meshscope::demo {
 
 namespace {
 // Equal options give an equal key: a tab that opens the same step again watches the job already running.
@@ -19,7 +20,7 @@ std::string options_key(const sim::ScenarioOptions& o) {
 }
 }  // namespace
 
-TourJobs::TourJobs(Collector& collector, double max_hold_seconds, double time_scale)
+CollectorTourJobs::CollectorTourJobs(server::Collector& collector, double max_hold_seconds, double time_scale)
     : collector_(collector),
       max_hold_(max_hold_seconds),
       time_scale_(time_scale),
@@ -31,7 +32,7 @@ TourJobs::TourJobs(Collector& collector, double max_hold_seconds, double time_sc
                   for (Run& job : batch) play(job);
               }) {}
 
-TourJobs::~TourJobs() {
+CollectorTourJobs::~CollectorTourJobs() {
     {
         std::lock_guard lock(mutex_);
         stop_run_->store(true);
@@ -39,11 +40,17 @@ TourJobs::~TourJobs() {
     worker_.stop();
 }
 
-Expected<nlohmann::json> TourJobs::start(const sim::ScenarioOptions& options) {
-    auto scenario = sim::make_scenario(options);
+server::TourJobRunnerFactory CollectorTourJobs::factory() {
+    return [](server::Collector& collector) { return std::make_unique<CollectorTourJobs>(collector); };
+}
+
+Expected<nlohmann::json> CollectorTourJobs::start(const TourJob& job, const std::string& name) {
+    const auto options = scenario_for(job, name);
+    if (!options) return options.error();
+    auto scenario = sim::make_scenario(*options);
     if (!scenario) return scenario.error();
     nlohmann::json summary = sim::summary_json(*scenario);
-    const std::string key = options_key(options);
+    const std::string key = options_key(*options);
     std::optional<Run> replaced;  // destroyed after the lock
     std::lock_guard lock(mutex_);
     if (key == running_key_) {
@@ -58,12 +65,12 @@ Expected<nlohmann::json> TourJobs::start(const sim::ScenarioOptions& options) {
     return summary;
 }
 
-void TourJobs::play(Run& job) {
+void CollectorTourJobs::play(Run& job) {
     if (job.stop->load()) return;  // replaced (or stopping) before it began
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_hold_);
     std::atomic<bool>& stop = *job.stop;
     const sim::EventSink sink = [this, until, &stop](const Event& event) {
-        collector_.submit(std::vector<Event>{event}, [](const SubmitResult&) {});
+        collector_.submit(std::vector<Event>{event}, [](const server::SubmitResult&) {});
         if (std::chrono::steady_clock::now() > until) stop = true;
     };
     sim::RunOptions run;
@@ -75,4 +82,4 @@ void TourJobs::play(Run& job) {
     if (stop_run_ == job.stop) running_key_.clear();  // over (replaced runs leave the key to their successor)
 }
 
-}  // namespace meshscope::server
+}  // namespace meshscope::demo
