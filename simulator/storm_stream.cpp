@@ -2,14 +2,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/monitor.h"
+
 namespace meshscope::sim::storm {
 
 namespace {
-void add_if_ready(const nlohmann::json& change, std::string_view job, std::vector<std::int64_t>& out) {
-    if (!change.is_object() || change.value("type", "") != "rank_changed") return;
-    if (change.value("job", "") != job || change.value("state", "") != "ready") return;
-    const auto rank = change.find("rank");
-    if (rank != change.end() && rank->is_number_integer()) out.push_back(rank->get<std::int64_t>());
+// Core's reader: a change it refuses, or one of a newer collector's names (which reads as not ready), is no ready rank.
+void add_if_ready(const nlohmann::json& value, std::string_view job, std::vector<std::int64_t>& out) {
+    UnknownNames unknown;
+    const auto change = change_from_json(value, &unknown);
+    if (change && change->kind == ChangeKind::rank_changed && unknown.type.empty() && change->job == job &&
+        change->state == RankStateKind::ready)
+        out.push_back(change->rank);
 }
 }  // namespace
 

@@ -16,6 +16,11 @@ using event_fields::as_int;
 using event_fields::field_error;
 using event_fields::json_error_text;
 using event_fields::member;
+using event_fields::one_of;
+using event_fields::read_error;
+using event_fields::read_int;
+using event_fields::read_string;
+using event_fields::read_topology;
 using nlohmann::json;
 
 // "ts" is seconds on the sender's clock (time.time(): 1.8e9 in 2027); a rank's newest ts orders its events, so one
@@ -23,22 +28,6 @@ using nlohmann::json;
 constexpr std::int64_t max_ts = 10'000'000'000;
 // pid_t is a 32-bit int on every platform the reporters run on.
 constexpr std::int64_t max_pid = 2'147'483'647;
-
-// Reads the member `key` of `object` as a bounded integer; `name` is the dotted field name for messages.
-Expected<std::int64_t> read_int(const json& value, std::string_view name, std::int64_t min, std::int64_t max) {
-    const auto v = as_int(value);
-    if (!v || *v < min)
-        return field_error(name, min > 0 ? "must be a positive integer" : "must be a non-negative integer");
-    if (*v > max) return field_error(name, "must be at most " + std::to_string(max));
-    return *v;
-}
-
-Expected<std::string> read_string(const json& value, std::string_view name, std::size_t max_length) {
-    if (!value.is_string()) return field_error(name, "must be a string");
-    auto text = value.get<std::string>();
-    if (text.size() > max_length) return field_error(name, "must be at most " + std::to_string(max_length) + " bytes");
-    return text;
-}
 
 bool is_job_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -51,34 +40,6 @@ std::size_t depth_of(const json& value, std::size_t limit) {
     std::size_t deepest = 0;
     for (const auto& child : value) deepest = std::max(deepest, depth_of(child, limit - 1));
     return deepest + 1;
-}
-
-Expected<ReportedTopology> read_topology(const json& value, const EventLimits& limits) {
-    if (!value.is_object()) return field_error("topology", "must be an object");
-    ReportedTopology t;
-    for (auto [key, slot] : {std::pair{"dp", &t.dp}, std::pair{"cp", &t.cp}, std::pair{"ep", &t.ep}}) {
-        const std::string name = std::string("topology.") + key;
-        const json* v = member(value, key);
-        if (!v) return field_error(name, "is required");
-        auto n = read_int(*v, name, 1, limits.max_world_size);
-        if (!n) return n.error();
-        *slot = *n;
-    }
-    // LlamaFactory's model mesh: optional, but both sizes or neither (one alone describes no mesh).
-    for (auto [key, other, slot] : {std::tuple{"mp_replicate", "mp_shard", &t.mp_replicate},
-                                    std::tuple{"mp_shard", "mp_replicate", &t.mp_shard}}) {
-        const std::string name = std::string("topology.") + key;
-        const json* v = member(value, key);
-        if (!v) {
-            if (member(value, other))
-                return field_error(name, std::string("is required with \"topology.") + other + "\"");
-            continue;
-        }
-        auto n = read_int(*v, name, 1, limits.max_world_size);
-        if (!n) return n.error();
-        *slot = *n;
-    }
-    return t;
 }
 
 Expected<ReportedMesh> read_mesh(const json& value, const EventLimits& limits) {
@@ -185,22 +146,6 @@ Expected<std::map<std::string, std::int64_t>> read_creation_index(const json& va
     return indices;
 }
 
-Expected<ReportedError> read_error(const json& value, const EventLimits& limits) {
-    if (!value.is_object()) return field_error("error", "must be an object");
-    ReportedError error;
-    if (const json* type = member(value, "type")) {
-        auto t = read_string(*type, "error.type", limits.max_string_length);
-        if (!t) return t.error();
-        error.type = *t;
-    }
-    if (const json* message = member(value, "message")) {
-        auto m = read_string(*message, "error.message", limits.max_message_length);
-        if (!m) return m.error();
-        error.message = *m;
-    }
-    return error;
-}
-
 Expected<json> read_plan(const json& value) {
     if (!value.is_object()) return field_error("plan", "must be an object");
     if (depth_of(value, 33) > 32) return field_error("plan", "must not nest deeper than 32 levels");
@@ -212,14 +157,6 @@ Expected<json> read_plan(const json& value) {
         return field_error("plan", "must be a meshscope.plan/1 document: " + why);
     }
     return value;
-}
-
-// "must be one of launch, process_group, ..." listing every value of an enum in declaration order.
-template <typename Enum>
-std::string one_of(std::size_t count) {
-    std::string text = "must be one of";
-    for (std::size_t i = 0; i < count; ++i) text += (i ? ", " : " ") + std::string(to_string(static_cast<Enum>(i)));
-    return text;
 }
 
 Error indexed(std::size_t index, const Error& error) {

@@ -93,6 +93,12 @@ std::string_view to_string(ChangeKind kind) noexcept {
     return "rank_changed";
 }
 
+std::optional<ChangeKind> parse_change_kind(std::string_view text) noexcept {
+    for (std::size_t i = 0; i < change_kind_count; ++i)
+        if (to_string(static_cast<ChangeKind>(i)) == text) return static_cast<ChangeKind>(i);
+    return std::nullopt;
+}
+
 nlohmann::json to_json(const JobSummary& s) {
     nlohmann::json j = {{"job", s.job},
                         {"world_size", s.world_size},

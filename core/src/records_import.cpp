@@ -25,12 +25,6 @@ std::string at(std::string_view list, std::size_t i, std::string_view field = {}
     return name;
 }
 
-std::string kinds_list() {
-    std::string text;
-    for (const FindingKind k : all_finding_kinds) text += (text.empty() ? "" : ", ") + std::string(to_string(k));
-    return text;
-}
-
 Expected<std::string> read_text(const json& object, const std::string& name, const char* key, std::size_t max,
                                 bool required) {
     const json* value = member(object, key);
@@ -49,7 +43,9 @@ Expected<Finding> read_finding(const json& value, std::size_t i, const RecordsLi
     const json* kind = member(value, "kind");
     if (!kind) return field_error(at("findings", i, "kind"), "is required");
     const auto parsed = kind->is_string() ? parse_finding_kind(kind->get_ref<const std::string&>()) : std::nullopt;
-    if (!parsed) return field_error(at("findings", i, "kind"), "must be a finding kind (" + kinds_list() + ")");
+    if (!parsed)
+        return field_error(at("findings", i, "kind"),
+                           "must be a finding kind (" + event_fields::names_of<FindingKind>(finding_kind_count) + ")");
     f.kind = *parsed;
     auto message = read_text(value, at("findings", i, "message"), "message", limits.max_text, true);
     if (!message) return message.error();

@@ -35,6 +35,29 @@ std::string error_body(std::string_view message) {
     return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+SubmitResult SubmitResult::stored(std::int64_t events) {
+    SubmitResult result;
+    result.accepted = events;
+    return result;
+}
+
+SubmitResult SubmitResult::refused(int status, std::string message, int retry_after) {
+    SubmitResult result;
+    result.status = status;
+    result.error = std::move(message);
+    if (retry_after > 0) result.retry_after = retry_after;
+    return result;
+}
+
+std::string answer_body(const SubmitResult& result) {
+    if (result.status != 200) return error_body(result.error);
+    if (result.records)
+        return nlohmann::json{
+            {"job", result.records->job}, {"findings", result.accepted}, {"ranks", result.records->ranks}}
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return "{\"accepted\":" + std::to_string(result.accepted) + "}";
+}
+
 double Collector::now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -195,7 +218,7 @@ void Collector::submit(std::string body, Done done) {
         try {
             judge(body, std::move(done));
         } catch (const std::exception& e) {  // bad_alloc: the body is refused, the collector stays up
-            done({503, error_body(std::string("collector busy: ") + e.what()), 0, 1});
+            done(SubmitResult::refused(503, std::string("collector busy: ") + e.what(), 1));
         }
     });
 }
@@ -204,7 +227,7 @@ void Collector::judge(std::string_view body, Done done) {
     auto events = parse_events(body, options_.limits);
     if (!events) {
         ++bodies_refused_;
-        done({400, error_body(events.error().message()), 0});
+        done(SubmitResult::refused(400, events.error().message()));
         return;
     }
     if (auto shed = shed_heartbeats(*events, now())) return done(std::move(*shed));
@@ -214,7 +237,7 @@ void Collector::judge(std::string_view body, Done done) {
 
 void Collector::submit(std::vector<Event> events, Done done) {
     if (events.empty()) {
-        done({200, R"({"accepted":0})", 0});
+        done(SubmitResult::stored(0));
         return;
     }
     const double received = now();
@@ -236,7 +259,7 @@ void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEv
                         if (error) {
                             // A read-only or full disk: the reporters keep their events and come back.
                             log_store_failure(*error);
-                            done({503, error_body(error->message()), 0, store_failure_retry_after});
+                            done(SubmitResult::refused(503, error->message(), store_failure_retry_after));
                             return;
                         }
                         events_stored_ += static_cast<std::int64_t>(shared->size());
@@ -244,7 +267,7 @@ void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEv
                         monitor_->post([shared, received, done](Monitor& monitor) {
                             monitor.ingest(*shared, received);
                             const auto n = static_cast<std::int64_t>(shared->size());
-                            done({200, "{\"accepted\":" + std::to_string(n) + "}", n});
+                            done(SubmitResult::stored(n));
                         });
                     });
 }

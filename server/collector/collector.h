@@ -13,11 +13,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "meshscope/body_result.h"
 #include "meshscope/event.h"
 #include "meshscope/monitor.h"
 #include "meshscope/records_import.h"
@@ -52,12 +54,25 @@ struct CollectorOptions {
     std::int64_t max_ranks = std::int64_t{1} << 21;  // two jobs of the largest world, sixteen of 131,072
 };
 
-struct SubmitResult {
-    int status = 200;  // 200 stored; 400 refused (nothing stored); 503 shed or the store failed
-    std::string body;  // {"accepted": n} or {"error": "..."}
-    std::int64_t accepted = 0;
-    int retry_after = 0;  // seconds, for a 503 the sender should retry (the Retry-After header); 0: none
+// What the collector made of one request body, as data: status 200 stored; 400 refused (nothing stored); 503 shed or
+// the store failed, with retry_after, the seconds after which the sender tries again (the Retry-After header). The
+// JSON is written where it leaves the process: the HTTP answer (answer_body) and a batch's entry
+// (meshscope::to_json(BodyResult)).
+struct SubmitResult : BodyResult {
+    // POST /api/v1/jobs/{job}/records: the job and the ranks the document named; `accepted` counts its findings.
+    struct Records {
+        std::string job;
+        std::int64_t ranks = 0;
+    };
+    std::optional<Records> records;
+
+    [[nodiscard]] static SubmitResult stored(std::int64_t events);
+    // retry_after 0: none.
+    [[nodiscard]] static SubmitResult refused(int status, std::string message, int retry_after = 0);
 };
+
+// The body of the HTTP answer: {"accepted": n}, {"job", "findings", "ranks"} for records, or {"error": "..."}.
+[[nodiscard]] std::string answer_body(const SubmitResult& result);
 
 // The texts of the 503 answers that shed load.
 inline constexpr std::string_view heartbeat_shed_error = "collector busy: heartbeat not stored";

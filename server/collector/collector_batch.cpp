@@ -3,8 +3,6 @@
 // accepted one is stored in a single commit.
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
 #include "collector.h"
 
 namespace meshscope::server {
@@ -12,7 +10,7 @@ namespace meshscope::server {
 std::optional<SubmitResult> Collector::shed_all() {
     if (events_pending_.load(std::memory_order_relaxed) < options_.shedding.shed_all_at) return std::nullopt;
     ++bodies_shed_;
-    return SubmitResult{503, error_body(all_shed_error), 0, 1};
+    return SubmitResult::refused(503, std::string(all_shed_error), 1);
 }
 
 std::optional<SubmitResult> Collector::shed_heartbeats(const std::vector<Event>& events, double received) {
@@ -29,7 +27,7 @@ std::optional<SubmitResult> Collector::shed_heartbeats(const std::vector<Event>&
         for (const auto& [job, rank] : ranks) monitor.seen(job, rank, received);
     });
     ++bodies_shed_;
-    return SubmitResult{503, error_body(heartbeat_shed_error), 0, 5};
+    return SubmitResult::refused(503, std::string(heartbeat_shed_error), 5);
 }
 
 void Collector::seen(SeenRanks seen, SeenRanks held) {
@@ -58,8 +56,8 @@ void Collector::submit_bodies(std::vector<std::string> bodies, BatchDone done) {
         try {
             judge_bodies(std::move(bodies), std::move(done));
         } catch (const std::exception& e) {
-            std::vector<SubmitResult> busy(
-                bodies.size(), SubmitResult{503, error_body(std::string("collector busy: ") + e.what()), 0, 1});
+            std::vector<SubmitResult> busy(bodies.size(),
+                                           SubmitResult::refused(503, std::string("collector busy: ") + e.what(), 1));
             done(std::move(busy));
         }
     });
@@ -78,7 +76,7 @@ void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
         auto parsed = parse_events(bodies[i], options_.limits);
         if (!parsed) {
             ++bodies_refused_;
-            (*results)[i] = {400, error_body(parsed.error().message()), 0};
+            (*results)[i] = SubmitResult::refused(400, parsed.error().message());
             continue;
         }
         if (auto shed = shed_heartbeats(*parsed, received)) {
@@ -90,7 +88,7 @@ void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
             continue;
         }
         const auto n = static_cast<std::int64_t>(parsed->size());
-        (*results)[i] = {200, "{\"accepted\":" + std::to_string(n) + "}", n};
+        (*results)[i] = SubmitResult::stored(n);
         if (n == 0) continue;
         accepted.push_back(i);
         events.insert(events.end(), std::make_move_iterator(parsed->begin()), std::make_move_iterator(parsed->end()));
@@ -121,7 +119,7 @@ void Collector::submit_records(std::string job, std::string body, Done done) {
         try {
             judge_records(std::move(job), body, std::move(done));
         } catch (const std::exception& e) {
-            done({503, error_body(std::string("collector busy: ") + e.what()), 0, 1});
+            done(SubmitResult::refused(503, std::string("collector busy: ") + e.what(), 1));
         }
     });
 }
@@ -130,7 +128,7 @@ void Collector::judge_records(std::string job, std::string_view body, Done done)
     auto records = parse_records_import(body);
     if (!records) {
         ++bodies_refused_;
-        return done({400, error_body(records.error().message()), 0});
+        return done(SubmitResult::refused(400, records.error().message()));
     }
     std::int64_t world = records->world_size;
     for (const RecordsRank& r : records->ranks) world = std::max(world, r.rank + 1);
@@ -145,16 +143,14 @@ void Collector::judge_records(std::string job, std::string_view body, Done done)
         std::move(stored), [this, shared, job, received, done = std::move(done)](const std::optional<Error>& error) {
             if (error) {
                 log_store_failure(*error);
-                done({503, error_body(error->message()), 0, store_failure_retry_after});
+                done(SubmitResult::refused(503, error->message(), store_failure_retry_after));
                 return;
             }
             monitor_->post([shared, job, received, done](Monitor& monitor) {
                 monitor.import_records(job, *shared, received);
-                const auto findings = static_cast<std::int64_t>(shared->findings.size());
-                done({200,
-                      nlohmann::json{{"job", job}, {"findings", findings}, {"ranks", shared->ranks.size()}}.dump(
-                          -1, ' ', false, nlohmann::json::error_handler_t::replace),
-                      findings});
+                SubmitResult answer = SubmitResult::stored(static_cast<std::int64_t>(shared->findings.size()));
+                answer.records = SubmitResult::Records{job, static_cast<std::int64_t>(shared->ranks.size())};
+                done(std::move(answer));
             });
         });
 }
@@ -258,7 +254,7 @@ std::optional<SubmitResult> Collector::admit_grown(std::unordered_map<std::strin
     if (jobs_over() || ranks_over()) {
         ++bodies_shed_;
         const std::string error = jobs_over() ? too_many_jobs_error(cap) : too_many_ranks_error(options_.max_ranks);
-        return SubmitResult{503, error_body(error), 0, too_many_jobs_retry_after};
+        return SubmitResult::refused(503, error, too_many_jobs_retry_after);
     }
     for (const auto& [job, world] : grown) {
         auto& claimed = admitted_jobs_[std::string(job)];

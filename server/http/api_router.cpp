@@ -46,20 +46,10 @@ std::optional<std::size_t> whole_number(std::string_view text) {
 }
 
 HttpReply submit_reply(const SubmitResult& result) {
-    HttpReply reply = json_reply(result.body);
+    HttpReply reply = json_reply(answer_body(result));
     reply.status = result.status;
-    if (result.retry_after > 0) reply.headers.emplace_back("Retry-After", std::to_string(result.retry_after));
+    if (result.retry_after) reply.headers.emplace_back("Retry-After", std::to_string(*result.retry_after));
     return reply;
-}
-
-// One entry of POST /api/v1/batches' "results".
-nlohmann::json batch_result(const SubmitResult& result) {
-    if (result.status == 200) return {{"status", 200}, {"accepted", result.accepted}};
-    auto parsed = nlohmann::json::parse(result.body, nullptr, false);
-    nlohmann::json out = {{"status", result.status},
-                          {"error", parsed.is_object() && parsed.contains("error") ? parsed["error"] : ""}};
-    if (result.retry_after > 0) out["retry_after"] = result.retry_after;
-    return out;
 }
 }  // namespace
 
@@ -253,7 +243,7 @@ void ApiRouter::answer_batches(const std::string& body, Reply reply) {
     collector_.seen(std::move(named[0]), std::move(named[1]));
     collector_.submit_bodies(std::move(bodies), [reply = std::move(reply)](std::vector<SubmitResult> results) {
         auto list = nlohmann::json::array();
-        for (const SubmitResult& r : results) list.push_back(batch_result(r));
+        for (const SubmitResult& r : results) list.push_back(to_json(r));  // the entry of one body: its BodyResult
         reply(json_reply(dump(nlohmann::json{{"results", std::move(list)}})));
     });
 }

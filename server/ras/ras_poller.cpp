@@ -117,7 +117,7 @@ void RasPoller::poll(bool in_turn) {
             in_flight->store(false);
             if (result.status != 200 && result.status != 503)
                 std::cerr << "meshscope serve: the RAS diagnosis of job \"" << job << "\" was refused (HTTP "
-                          << result.status << "): " << result.body << "\n";
+                          << result.status << "): " << answer_body(result) << "\n";
         });
 }
 

@@ -42,6 +42,10 @@ Expected<BatchRequest> decode_batch(std::string_view text) {
     return batch;
 }
 
+namespace {
+constexpr std::string_view no_status = R"(upstream answer has a result without an integer "status")";
+}  // namespace
+
 Expected<std::vector<BodyResult>> decode_results(std::string_view text, std::size_t count) {
     const auto value = parse_json_bounded(text);
     if (!value.is_object() || !value.contains("results") || !value["results"].is_array())
@@ -53,40 +57,52 @@ Expected<std::vector<BodyResult>> decode_results(std::string_view text, std::siz
     std::vector<BodyResult> out;
     out.reserve(count);
     for (const auto& result : results) {
-        if (!result.is_object() || !result.contains("status") || !result["status"].is_number_integer())
-            return ValueError(R"(upstream answer has a result without an integer "status")");
-        out.push_back(result);
+        auto read = body_result_from_json(result);
+        if (!read) return ValueError(std::string(no_status));  // the reader refuses nothing else
+        out.push_back(std::move(read).value());
     }
     return out;
 }
 
 std::string encode_results(const std::vector<BodyResult>& results) {
-    return dump(nlohmann::json{{"results", results}});
+    nlohmann::json list = nlohmann::json::array();
+    for (const BodyResult& result : results) list.push_back(to_json(result));
+    return dump(nlohmann::json{{"results", std::move(list)}});
 }
 
 BodyResult make_result(int status, const std::string& message, std::optional<int> retry_after) {
-    BodyResult result{{"status", status}, {"error", message}};
-    if (retry_after) result["retry_after"] = *retry_after;
+    BodyResult result;
+    result.status = status;
+    result.error = message;
+    result.retry_after = retry_after;
     return result;
 }
 
 RankAnswer rank_answer(const BodyResult& result) {
     RankAnswer answer;
-    answer.status = result.value("status", 502);
-    nlohmann::json body = result;
-    body.erase("status");
-    if (const auto it = result.find("retry_after"); it != result.end()) {
-        if (it->is_number()) answer.retry_after = std::max(1, static_cast<int>(it->get<double>() + 0.999));
-        body.erase("retry_after");
-    }
+    answer.status = result.status;
+    if (result.retry_after) answer.retry_after = std::max(1, *result.retry_after);
     // A 503 always tells the reporter when to come back, so it keeps its events and retries.
     if (answer.status == 503 && !answer.retry_after) answer.retry_after = 1;
-    answer.body = dump(body);
+    answer.body = result.status == 200 ? dump(nlohmann::json{{"accepted", result.accepted}}) : error_json(result.error);
     return answer;
+}
+
+RankAnswer rank_answer(const nlohmann::json& result) {
+    const auto read = body_result_from_json(result);
+    if (!read) return RankAnswer{502, error_json(no_status), std::nullopt};
+    return rank_answer(*read);
 }
 
 std::string error_json(std::string_view message) {
     return dump(nlohmann::json{{"error", message}});
+}
+
+std::string error_text(std::string_view body) {
+    const auto value = parse_json_bounded(body);
+    return value.is_object() && value.contains("error") && value["error"].is_string()
+               ? value["error"].get<std::string>()
+               : "";
 }
 
 }  // namespace meshscope::relay

@@ -10,14 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "meshscope/body_result.h"
 #include "meshscope/error.h"
 #include "meshscope/seen_ranks.h"
 
 namespace meshscope::relay {
 
-// One body's result, as in {"results": [...]}: {"status": 200, "accepted": n}, {"status": 400, "error": ...}
-// or {"status": 503, "error": ..., "retry_after": s}.
-using BodyResult = nlohmann::json;
+// One body's result (meshscope/body_result.h): data from the upstream's answer to the rank's or lower relay's.
+using meshscope::BodyResult;
 
 // {"bodies": ["<body>", ...]} for the given bodies, in order, plus "seen": {"<job>": [rank, ...]} and "held"
 // (the same shape) when they name any rank: the ranks heard from whose events were not passed on, and those of
@@ -41,19 +41,25 @@ struct BatchRequest {
 // {"results": [...]} for the given results.
 [[nodiscard]] std::string encode_results(const std::vector<BodyResult>& results);
 
-// A result made here (not by the collector): {"status": s, "error": message} plus "retry_after" when given.
+// A result made here (not by the collector): status s, error `message`, and retry_after when given.
 [[nodiscard]] BodyResult make_result(int status, const std::string& message, std::optional<int> retry_after = {});
 
-// The HTTP answer a rank gets for one result: its status, the JSON body without "status" and
-// "retry_after" ({"accepted": n} or {"error": ...}) and the Retry-After seconds for a 503.
+// The HTTP answer a rank gets for one result: its status, the JSON body ({"accepted": n} for a 200, else
+// {"error": ...}) and the Retry-After seconds (at least 1; a 503 always has one, 1 when the result gave none).
 struct RankAnswer {
     int status = 0;
     std::string body;
     std::optional<int> retry_after;
 };
 [[nodiscard]] RankAnswer rank_answer(const BodyResult& result);
+// The same for a result as an entry of {"results": [...]} reads (body_result_from_json); one without an integer
+// "status" is a 502 {"error": "upstream answer has a result without an integer \"status\""}.
+[[nodiscard]] RankAnswer rank_answer(const nlohmann::json& result);
 
 // {"error": message}, as every error body of the collector.
 [[nodiscard]] std::string error_json(std::string_view message);
+
+// The "error" of an upstream's {"error": ...} answer (a whole batch refused), or "" when it has none.
+[[nodiscard]] std::string error_text(std::string_view body);
 
 }  // namespace meshscope::relay

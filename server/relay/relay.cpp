@@ -57,14 +57,6 @@ std::int64_t batch_body_limit(const RelayOptions& o) {
     return 2 * std::max(o.max_body_bytes, o.batch_bytes);
 }
 
-// The "error" of a {"error": ...} body, or "".
-std::string error_text(const std::string& body) {
-    const auto value = parse_json_bounded(body);
-    return value.is_object() && value.contains("error") && value["error"].is_string()
-               ? value["error"].get<std::string>()
-               : "";
-}
-
 // One distinct body waiting for its result (queued or in flight), and whom to tell (ranks, or slots of a
 // batch that came from a relay below). A rank that gave up and sent the same bytes again while the first copy
 // still waits joins it as a second waiter: the body goes upstream once and both copies get its result.
@@ -555,7 +547,7 @@ void Relay::Impl::expire_queued() {
 
 void Relay::Impl::held_back(std::string_view body, const BodyResult& result, double timeout_s, bool held,
                             Senders* senders) {
-    const int retry_after = result.contains("retry_after") ? result["retry_after"].get<int>() : busy_retry_after_s;
+    const int retry_after = result.retry_after.value_or(busy_retry_after_s);
     auto from = body_senders(body);
     vouch(from.ranks, retry_after, timeout_s, held);
     if (senders) *senders = std::move(from.ranks);

@@ -4,32 +4,20 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
-namespace {
-struct Result {
-    int exit_code = -1;
-    QByteArray out, err;
-};
+#include "cli_process.h"
 
-Result run(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), args);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
-    return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+namespace {
+CliResult run(const QStringList& args) {
+    return run_meshscope(args);
 }
 
-QJsonObject json_of(const Result& r) {
+QJsonObject json_of(const CliResult& r) {
     QJsonParseError error;
-    const auto doc = QJsonDocument::fromJson(r.out, &error);
+    const auto doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
     if (error.error != QJsonParseError::NoError) qWarning() << error.errorString();
     return doc.object();
 }
@@ -99,7 +87,7 @@ private slots:
     void text_ranking_sorted_as_printed() {
         const auto r = run(qwen64 + QStringList{"--show", "5"});
         QCOMPARE(r.exit_code, 0);
-        const QString text = QString::fromUtf8(r.out);
+        const QString text = r.out;
         QVERIFY(text.contains("model: qwen3-30b-a3b (30.53B parameters, 3.35B active)"));
         QVERIFY(text.contains("world 64, global batch 64 sequences (262144 tokens) a step: 28 layouts"));
         static const QRegularExpression row(R"(^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s)",
@@ -296,7 +284,7 @@ private slots:
         const auto r = run(args);
         QCOMPARE(r.exit_code, 2);
         QVERIFY(r.out.isEmpty());
-        const auto lines = QString::fromUtf8(r.err).split('\n');
+        const auto lines = r.err.split('\n');
         QCOMPARE(lines.value(0), "meshscope advise: " + message);
         QVERIFY(lines.value(1).startsWith("hint: meshscope advise (--model NAME | --model-config FILE) --world N"));
     }
@@ -310,7 +298,7 @@ private slots:
         file.close();
         const auto r = run({"advise", "--model-config", path, "--world", "8"});
         QCOMPARE(r.exit_code, 2);
-        QCOMPARE(QString::fromUtf8(r.err).split('\n').value(0),
+        QCOMPARE(r.err.split('\n').value(0),
                  "meshscope advise: " + path +
                      ": unknown architecture 'LlamaForCausalLM'; known: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
                      "MixtralForCausalLM");
@@ -381,8 +369,8 @@ private slots:
         const auto r = run(args);
         QCOMPARE(r.exit_code, 2);
         QVERIFY(r.out.isEmpty());
-        QCOMPARE(QString::fromUtf8(r.err).split('\n').value(0), message);
-        QVERIFY(QString::fromUtf8(r.err).split('\n').value(1).startsWith("hint: the plan's cost needs --model NAME"));
+        QCOMPARE(r.err.split('\n').value(0), message);
+        QVERIFY(r.err.split('\n').value(1).startsWith("hint: the plan's cost needs --model NAME"));
     }
 };
 

@@ -1,29 +1,9 @@
 // `meshscope` (the dashboard) with bad flags, as a user runs it: exit status 2 and the exact message, then
 // the usage hint. The flags are CLI11's (app/commands/gui_command.cpp); the texts are MeshScope's, written
 // out here by hand. Flag errors stop before any window exists, so no display is needed.
-#include <QProcess>
 #include <QtTest>
 
-namespace {
-struct Run {
-    int status = -1;
-    QString out;
-    QString err;
-};
-
-Run run_meshscope(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), args);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
-    return {process.exitCode(), QString::fromLocal8Bit(process.readAllStandardOutput()),
-            QString::fromLocal8Bit(process.readAllStandardError())};
-}
-}  // namespace
+#include "cli_process.h"
 
 class TestGuiFlags : public QObject {
     Q_OBJECT
@@ -96,8 +76,8 @@ private slots:
     void bad_flags_exit_2() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const Run run = run_meshscope(args);
-        QCOMPARE(run.status, 2);
+        const CliResult run = run_meshscope(args);
+        QCOMPARE(run.exit_code, 2);
         const QStringList lines = run.err.split(QLatin1Char('\n'));
         const qsizetype at = lines.indexOf(message);  // Qt may log a line before ours
         QVERIFY2(at >= 0, qPrintable(run.err));
@@ -107,16 +87,16 @@ private slots:
 
     // A flag without its value: CLI11's own words, still exit 2 and the usage hint.
     void missing_value() {
-        const Run run = run_meshscope({"--dp"});
-        QCOMPARE(run.status, 2);
+        const CliResult run = run_meshscope({"--dp"});
+        QCOMPARE(run.exit_code, 2);
         QVERIFY2(run.err.startsWith(QStringLiteral("meshscope: --dp")), qPrintable(run.err));
         QVERIFY(run.err.endsWith(QStringLiteral("Run 'meshscope --help' for usage.\n")));
     }
 
     // Help from the dashboard's own parser: every flag, exit 0.
     void help_lists_the_flags() {
-        const Run run = run_meshscope({"--dp", "8", "--help"});
-        QCOMPARE(run.status, 0);
+        const CliResult run = run_meshscope({"--dp", "8", "--help"});
+        QCOMPARE(run.exit_code, 0);
         for (const char* flag :
              {"--dp",       "--world",       "--nodes",      "--cp",    "--ep",       "--gpus-per-node",
               "--experts",  "--select-rank", "--order",      "--view",  "--show-dim", "--model",

@@ -4,25 +4,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 
-namespace {
-struct Result {
-    int exit_code = -1;
-    QByteArray out, err;
-};
+#include "cli_process.h"
 
-Result run_peers(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), QStringList{"peers"} + args);
-    if (!process.waitForFinished(30000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
-    return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+namespace {
+CliResult run_peers(const QStringList& args) {
+    return run_meshscope(QStringList{"peers"} + args);
 }
 
 QJsonArray range(int from, int to, int step = 1) {
@@ -39,7 +27,7 @@ private slots:
         const auto r = run_peers({"--world", "16", "--cp", "2", "--ep", "2", "--format", "json"});
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.err.isEmpty());
-        const auto doc = QJsonDocument::fromJson(r.out).object();
+        const auto doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.peers/1"));
         QCOMPARE(doc["gpus_per_node"].toInt(), 8);
         const auto frameworks = doc["frameworks"].toArray();
@@ -51,10 +39,10 @@ private slots:
         QCOMPARE(ep_of(1)["groups"].toArray()[1].toArray(), (QJsonArray{2, 3}));
         QCOMPARE(ep_of(2)["groups"].toArray()[1].toArray(), (QJsonArray{2, 3}));
         // world 64, cp 2, ep 8: FSDPTurbo's ep [0, 2, ..., 14] leaves its node; the peers' [0..7] stays.
-        const auto wide =
-            QJsonDocument::fromJson(run_peers({"--world", "64", "--cp", "2", "--ep", "8", "--format", "json"}).out)
-                .object()["frameworks"]
-                .toArray();
+        const auto wide = QJsonDocument::fromJson(
+                              run_peers({"--world", "64", "--cp", "2", "--ep", "8", "--format", "json"}).out.toUtf8())
+                              .object()["frameworks"]
+                              .toArray();
         const auto ep64 = [&](int i) { return wide[i].toObject()["dims"].toArray()[0].toObject(); };
         QCOMPARE(ep64(0)["groups"].toArray()[0].toArray(), range(0, 16, 2));
         QCOMPARE(ep64(0)["cross_node_groups"].toInt(), 8);
@@ -66,7 +54,7 @@ private slots:
     void text() {
         const auto r = run_peers({"--world", "16", "--cp", "2", "--ep", "2"});
         QCOMPARE(r.exit_code, 0);
-        const QString out = QString::fromUtf8(r.out);
+        const QString out = r.out;
         QVERIFY2(out.startsWith("peers: world 16, cp 2, ep 2, 8 GPUs per node\n"), qPrintable(out));
         QVERIFY2(out.contains("\nfsdpturbo\n  ep: 8 groups of 2, 0 across nodes\n      [0, 2] [1, 3] [4, 6] [5, 7]"),
                  qPrintable(out));
@@ -78,8 +66,7 @@ private slots:
         QVERIFY2(out.endsWith("\nep groups inside one node: fsdpturbo, torchtitan, megatron\n"
                               "ep groups across nodes: none\n"),
                  qPrintable(out));
-        const auto four =
-            QString::fromUtf8(run_peers({"--world", "16", "--cp", "2", "--ep", "4", "--gpus-per-node", "4"}).out);
+        const auto four = run_peers({"--world", "16", "--cp", "2", "--ep", "4", "--gpus-per-node", "4"}).out;
         QVERIFY2(four.endsWith("\nep groups inside one node: torchtitan, megatron\n"
                                "ep groups across nodes: fsdpturbo (4 of 4)\n"),
                  qPrintable(four));
@@ -91,17 +78,16 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.contains("\nfsdpturbo\n  refuses it: ValueError: dp_size must be divisible by ep_size, got 4 % "
                                 "8 != 0.\n"),
-                 r.out.constData());
+                 qPrintable(r.out));
         // Every framework refuses: the answer is still printed, and the exit status says bad input.
         const auto none = run_peers({"--world", "16", "--cp", "3", "--ep", "1", "--format", "json"});
         QCOMPARE(none.exit_code, 2);
-        const auto frameworks = QJsonDocument::fromJson(none.out).object()["frameworks"].toArray();
+        const auto frameworks = QJsonDocument::fromJson(none.out.toUtf8()).object()["frameworks"].toArray();
         QCOMPARE(frameworks[1].toObject()["error"].toObject()["message"].toString(),
                  QStringLiteral("Invalid parallel dims: dp_replicate(1) * dp_shard(5) * cp(3) * tp(1) * pp(1) != "
                                 "WORLD_SIZE(16)"));
-        QCOMPARE(none.err,
-                 QByteArray("no framework lays out world 16 with cp 3 and ep 1\n"
-                            "hint: cp must divide world, and ep must divide world (FSDPTurbo: world / cp)\n"));
+        QCOMPARE(none.err, QString("no framework lays out world 16 with cp 3 and ep 1\n"
+                                   "hint: cp must divide world, and ep must divide world (FSDPTurbo: world / cp)\n"));
     }
 
     void bad_input_data() {
@@ -131,7 +117,7 @@ private slots:
         const auto r = run_peers(args);
         QCOMPARE(r.exit_code, 2);
         QVERIFY(r.out.isEmpty());
-        QCOMPARE(r.err, err);
+        QCOMPARE(r.err, QString::fromUtf8(err));
     }
 };
 

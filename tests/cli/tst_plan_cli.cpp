@@ -3,27 +3,14 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 
+#include "cli_process.h"
 #include "plan_export_cases.h"
 
 namespace {
-struct Result {
-    int exit_code = -1;
-    QByteArray out, err;
-};
-
-Result run_plan(const QStringList& args, int timeout_ms = 30000) {
-    QProcess process;
-    process.start(QStringLiteral(MESHSCOPE_EXECUTABLE), QStringList{"plan"} + args);
-    if (!process.waitForFinished(timeout_ms)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    if (process.exitStatus() != QProcess::NormalExit) return {};  // a crash is never a valid answer
-    return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+CliResult run_plan(const QStringList& args) {
+    return run_meshscope(QStringList{"plan"} + args);
 }
 
 QJsonArray ints(std::initializer_list<int> values) {
@@ -48,7 +35,7 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.err.isEmpty());
         QJsonParseError error;
-        const auto doc = QJsonDocument::fromJson(r.out, &error).object();
+        const auto doc = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
         QCOMPARE(error.error, QJsonParseError::NoError);
         QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.plan/1"));
         const auto topology = doc["topology"].toObject();
@@ -138,7 +125,7 @@ private slots:
         QFETCH(QString, warnings);
         const auto r = run_plan(args + QStringList{"--format", "json"});
         QCOMPARE(r.exit_code, 0);
-        const auto doc = QJsonDocument::fromJson(r.out).object();
+        const auto doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(doc["schema"].toString(), QStringLiteral("meshscope.plan/1"));
         const int world = doc["topology"].toObject()["world"].toInt();
         QCOMPARE(world, doc["topology"].toObject()["dp"].toInt() * doc["topology"].toObject()["cp"].toInt());
@@ -176,7 +163,7 @@ private slots:
         const auto r = run_plan({"--dp", "8", "--cp", "2", "--ep", "2"});
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.err.isEmpty());
-        const QString text = QString::fromUtf8(r.out);
+        const QString text = r.out;
         QVERIFY(
             text.startsWith("topology     (dp, cp, ep) = (8, 2, 2)  world 16 = dp 8 x cp 2\n"
                             "model mesh   mp_replicate 1 x mp_shard 16 (LlamaFactory's default: one shard group "
@@ -204,7 +191,7 @@ private slots:
         const auto r = run_plan({"--world", "16", "--mp-replicate", "2", "--no-ranks"});
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.err.isEmpty());
-        const QString text = QString::fromUtf8(r.out);
+        const QString text = r.out;
         QVERIFY(text.contains("\nmodel mesh   mp_replicate 2 x mp_shard 8\n"));
         QVERIFY(
             text.contains("\nmodel mesh (mp_replicate, mp_shard) shape (2, 8)\n"
@@ -220,15 +207,15 @@ private slots:
     void text_alignment() {
         const auto r = run_plan({"--world", "4096", "--ep", "8", "--no-groups", "--no-ranks", "--gpus-per-node", "4"});
         QCOMPARE(r.exit_code, 0);
-        const QString text = QString::fromUtf8(r.out);
+        const QString text = r.out;
         QVERIFY(text.contains("  dp            size 4096     1 group   1 leaves a node (up to 1024 nodes)\n"));
         QVERIFY(text.contains("  cp            size    1  4096 groups  each within one node\n"));
         QVERIFY(text.contains("  efsdp         size  512     8 groups  8 leave a node (up to 512 nodes)\n"));
         QVERIFY(text.contains("(4096 ranks: per-rank table left out above 64 ranks; use --format json)") == false);
         QVERIFY(text.contains("warnings\n  ep_cross_node: ep groups span 2 nodes: the all-to-all leaves NVLink\n"));
-        const auto long_groups = QString::fromUtf8(run_plan({"--dp", "32", "--ep", "32"}).out);
+        const auto long_groups = run_plan({"--dp", "32", "--ep", "32"}).out;
         QVERIFY(long_groups.contains("    [0, 1, 2, 3, 4, 5, ... 25 more ..., 31]\n"));
-        const auto big = QString::fromUtf8(run_plan({"--dp", "128"}).out);
+        const auto big = run_plan({"--dp", "128"}).out;
         QVERIFY(big.contains("(128 ranks: per-rank table left out above 64 ranks; use --format json)\n"));
         QVERIFY(big.contains("expert mesh  none (ep = 1: FSDPTurbo builds no expert mesh; efsdp = edp = 1)\n"));
     }
@@ -318,7 +305,7 @@ private slots:
         QFETCH(QString, hint);
         const auto r = run_plan(args);
         QCOMPARE(r.exit_code, 2);
-        QCOMPARE(QString::fromUtf8(r.err), message + "\n" + hint + "\n");
+        QCOMPARE(r.err, message + "\n" + hint + "\n");
         QVERIFY(r.out.isEmpty());
     }
 
@@ -361,7 +348,7 @@ private slots:
         const auto r = run_plan(args);
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.err.isEmpty());
-        QCOMPARE(r.out, expected);
+        QCOMPARE(r.out, QString::fromUtf8(expected));
     }
 
     void help() {
@@ -384,7 +371,7 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.size() < 4096, QByteArray::number(r.out.size()));
         if (format == "json") {
-            const auto doc = QJsonDocument::fromJson(r.out).object();
+            const auto doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
             QCOMPARE(doc["topology"].toObject()["world"].toInt(), 1048576);
             QCOMPARE(doc["topology"].toObject()["efsdp"].toInt(), 131072);
             QCOMPARE(doc["cluster"].toObject()["nodes"].toInt(), 131072);

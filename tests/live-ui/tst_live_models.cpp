@@ -84,35 +84,70 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("rank");
-        QTest::addColumn<QString>("detail");  // state, or the finding's id
+        QTest::addColumn<QString>("detail");   // state, or the finding's id
+        QTest::addColumn<QString>("warning");  // what the terminal is told of a change left out
         QTest::addRow("hello") << R"({"type":"hello","protocol":"meshscope.stream/1"})" << int(LiveChange::Type::hello)
-                               << -1 << QString();
+                               << -1 << QString() << QString();
         QTest::addRow("rank") << R"({"type":"rank_changed","job":"j","rank":5,"state":"ready","phase":"ready"})"
-                              << int(LiveChange::Type::rank_changed) << 5 << QStringLiteral("ready");
+                              << int(LiveChange::Type::rank_changed) << 5 << QStringLiteral("ready") << QString();
         QTest::addRow("finding added")
             << R"({"type":"finding_added","job":"j","finding":{"id":"straggler/communicator","kind":"straggler","ranks":[4],"message":"m","fix":"f"}})"
-            << int(LiveChange::Type::finding_added) << -1 << QStringLiteral("straggler/communicator");
+            << int(LiveChange::Type::finding_added) << -1 << QStringLiteral("straggler/communicator") << QString();
         QTest::addRow("finding removed")
             << R"({"type":"finding_removed","job":"j","id":"missing_rank","kind":"missing_rank"})"
-            << int(LiveChange::Type::finding_removed) << -1 << QStringLiteral("missing_rank");
-        QTest::addRow("wrong types read as absent") << R"({"type":"rank_changed","job":"j","rank":"5","state":3})"
-                                                    << int(LiveChange::Type::rank_changed) << -1 << QString();
-        QTest::addRow("unknown") << R"({"type":"surprise"})" << int(LiveChange::Type::unknown) << -1 << QString();
-        QTest::addRow("not an object") << R"([1,2])" << int(LiveChange::Type::unknown) << -1 << QString();
+            << int(LiveChange::Type::finding_removed) << -1 << QStringLiteral("missing_rank") << QString();
+        QTest::addRow("wrong types: left out, and said")
+            << R"({"type":"rank_changed","job":"j","rank":"5","state":3})" << int(LiveChange::Type::unknown) << -1
+            << QString()
+            << R"(meshscope: a change from the collector is left out: field "rank" must be a non-negative integer)";
+        QTest::addRow("a newer collector's state: the rank keeps its own")
+            << R"({"type":"rank_changed","job":"j","rank":5,"state":"draining","phase":"ready"})"
+            << int(LiveChange::Type::rank_changed) << 5 << QString() << QString();
+        QTest::addRow("a newer collector's change type: ignored")
+            << R"({"type":"surprise"})" << int(LiveChange::Type::unknown) << -1 << QString() << QString();
+        QTest::addRow("not an object") << R"([1,2])" << int(LiveChange::Type::unknown) << -1 << QString()
+                                       << "meshscope: a change from the collector is left out: a change must be a "
+                                          "JSON object";
     }
     void parse_change() {
         QFETCH(QString, message);
         QFETCH(int, type);
         QFETCH(int, rank);
         QFETCH(QString, detail);
+        QFETCH(QString, warning);
+        if (!warning.isEmpty()) QTest::ignoreMessage(QtWarningMsg, warning.toUtf8().constData());
         const LiveChange c = meshscope::ui::parse_change(json::parse(message.toStdString()));
         QCOMPARE(int(c.type), type);
         QCOMPARE(c.rank, rank);
-        // Only the rank row names a phase ("ready"); a phase that is no string reads as absent.
+        // Only the rank rows name a phase ("ready").
         QCOMPARE(c.phase, rank == 5 ? std::optional(meshscope::Phase::ready) : std::nullopt);
         if (c.type == LiveChange::Type::rank_changed) QCOMPARE(c.state ? name_of(*c.state) : QString(), detail);
         if (c.type == LiveChange::Type::finding_added || c.type == LiveChange::Type::finding_removed)
             QCOMPARE(c.finding.id, detail);
+    }
+
+    // A collector newer than the desktop may name a finding kind or a rank state the desktop does not know: the
+    // finding is listed under its kind's name, the rank is kept (as pending) with its findings' names.
+    void newer_collector_names_are_kept() {
+        const auto findings = parse_findings(json::parse(R"({"findings":[
+            {"id":"gpu_throttled/3","kind":"gpu_throttled","ranks":[3],"message":"hot","fix":"cool it"}]})"));
+        QCOMPARE(findings.size(), std::size_t(1));
+        QCOMPARE(findings[0].kind, QStringLiteral("gpu_throttled"));
+        QCOMPARE(findings[0].ranks, QList<int>{3});
+        QCOMPARE(findings[0].message, QStringLiteral("hot"));
+        const auto ranks = parse_ranks(json::parse(R"({"ranks":[
+            {"rank":3,"state":"draining","host":"node-0","findings":["straggler","gpu_throttled"]}]})"));
+        QCOMPARE(ranks.size(), std::size_t(1));
+        QCOMPARE(ranks[0].state, meshscope::RankStateKind::pending);
+        QCOMPARE(ranks[0].host, QStringLiteral("node-0"));
+        QCOMPARE(ranks[0].findings, (QStringList{QStringLiteral("straggler"), QStringLiteral("gpu_throttled")}));
+        const LiveChange added = meshscope::ui::parse_change(json::parse(
+            R"({"type":"finding_added","job":"j","finding":{"id":"gpu_throttled/3","kind":"gpu_throttled"}})"));
+        QCOMPARE(int(added.type), int(LiveChange::Type::finding_added));
+        QCOMPARE(added.finding.kind, QStringLiteral("gpu_throttled"));
+        const LiveChange removed = meshscope::ui::parse_change(
+            json::parse(R"({"type":"finding_removed","job":"j","id":"gpu_throttled/3","kind":"gpu_throttled"})"));
+        QCOMPARE(removed.finding.kind, QStringLiteral("gpu_throttled"));
     }
 
     void parse_ranks_reads_the_api() {
@@ -122,6 +157,8 @@ private slots:
              "timings":{"launch":{"started":10.0,"done":10.5,"duration":0.5},"ready":{"done":12.0}}},
             {"rank":1,"state":"failed","error":{"type":"RuntimeError","message":"boom"}},
             {"state":"ready"}]})");
+        QTest::ignoreMessage(QtWarningMsg,
+                             R"(meshscope: a rank state from the collector is left out: field "rank" is required)");
         const auto rows = parse_ranks(body);
         QCOMPARE(rows.size(), std::size_t(2));  // the third has no rank
         QCOMPARE(rows[0].host, QStringLiteral("node-0"));

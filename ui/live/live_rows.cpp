@@ -1,8 +1,12 @@
 #include "live_rows.h"
 
+#include <QtGlobal>
+
 #include <nlohmann/json.hpp>
 
 #include "live_enums.h"
+#include "meshscope/finding.h"
+#include "meshscope/monitor.h"
 
 namespace meshscope::ui {
 
@@ -21,12 +25,6 @@ std::int64_t int_at(const json& object, const char* key, std::int64_t fallback =
     return it->get<std::int64_t>();
 }
 
-std::optional<double> number_at(const json& object, const char* key) {
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
-}
-
 std::optional<ReportedTopology> topology_at(const json& object) {
     const auto it = object.find("topology");
     if (it == object.end() || !it->is_object()) return std::nullopt;
@@ -37,6 +35,49 @@ const json* array_at(const json& object, const char* key) {
     if (!object.is_object()) return nullptr;
     const auto it = object.find(key);
     return it != object.end() && it->is_array() ? &*it : nullptr;
+}
+
+QString text_of(const std::optional<std::string>& text) {
+    return text ? QString::fromStdString(*text) : QString();
+}
+
+// A value core's reader refuses is a collector bug to report, not a row to guess: it is left out, and said.
+void left_out(const char* what, const Error& error) {
+    qWarning("meshscope: a %s from the collector is left out: %s", what, error.what());
+}
+
+// A kind this build does not know (a newer collector's) is shown under its name.
+FindingRow finding_row(const Finding& f, const UnknownNames& unknown) {
+    FindingRow row;
+    row.id = QString::fromStdString(f.id);
+    row.kind = QString::fromStdString(unknown.kind.empty() ? std::string(to_string(f.kind)) : unknown.kind);
+    row.ranks.reserve(static_cast<qsizetype>(f.ranks.size()));
+    for (const std::int64_t r : f.ranks) row.ranks << static_cast<int>(r);
+    row.message = QString::fromStdString(f.message);
+    row.fix = QString::fromStdString(f.fix);
+    row.from = QString::fromStdString(sources_line(f.sources));
+    return row;
+}
+
+// An unknown state reads as pending (RankState's default); unknown finding kinds are listed after the known ones.
+RankRow rank_row(const RankState& s, const UnknownNames& unknown) {
+    RankRow row;
+    row.rank = static_cast<int>(s.rank);
+    row.state = s.state;
+    row.host = text_of(s.host);
+    row.local_rank = static_cast<int>(s.local_rank.value_or(-1));
+    row.phase = s.phase;
+    row.status = s.status;
+    row.topology = s.topology;
+    for (const FindingKind k : s.findings) row.findings << QString::fromStdString(std::string(to_string(k)));
+    for (const std::string& k : unknown.findings) row.findings << QString::fromStdString(k);
+    if (s.error) {
+        const QString type = QString::fromStdString(s.error->type);
+        const QString message = QString::fromStdString(s.error->message);
+        row.error = type.isEmpty() ? message : message.isEmpty() ? type : type + QStringLiteral(": ") + message;
+    }
+    row.timings = s.timings;
+    return row;
 }
 }  // namespace
 
@@ -76,79 +117,67 @@ std::vector<RankRow> parse_ranks(const json& body) {
     if (!ranks) return rows;
     rows.reserve(ranks->size());
     for (const json& r : *ranks) {
-        if (!r.is_object() || !r.contains("rank")) continue;
-        RankRow row;
-        row.rank = static_cast<int>(int_at(r, "rank"));
-        row.state = rank_state_named(string_at(r, "state")).value_or(RankStateKind::pending);
-        row.host = string_at(r, "host");
-        row.local_rank = static_cast<int>(int_at(r, "local_rank", -1));
-        row.phase = phase_named(string_at(r, "phase"));
-        row.status = parse_status(string_at(r, "status").toStdString());
-        row.topology = topology_at(r);
-        if (const json* kinds = array_at(r, "findings"))
-            for (const json& k : *kinds)
-                if (k.is_string()) row.findings << QString::fromStdString(k.get<std::string>());
-        if (const auto e = r.find("error"); e != r.end() && e->is_object()) {
-            const QString type = string_at(*e, "type");
-            const QString message = string_at(*e, "message");
-            row.error = type.isEmpty() ? message : message.isEmpty() ? type : type + QStringLiteral(": ") + message;
+        UnknownNames unknown;
+        const auto state = rank_state_from_json(r, &unknown);
+        if (!state) {
+            left_out("rank state", state.error());
+            continue;
         }
-        if (const auto t = r.find("timings"); t != r.end() && t->is_object()) {
-            for (std::size_t i = 0; i < phase_count; ++i) {
-                const auto phase = static_cast<Phase>(i);
-                const auto p = t->find(std::string(to_string(phase)));
-                if (p == t->end() || !p->is_object()) continue;
-                row.timings[i] = PhaseTiming{number_at(*p, "started"), number_at(*p, "done"), number_at(*p, "failed")};
-            }
-        }
-        rows.push_back(std::move(row));
+        rows.push_back(rank_row(*state, unknown));
     }
     return rows;
 }
 
-FindingRow parse_finding(const json& value) {
-    FindingRow row;
-    if (!value.is_object()) return row;
-    row.id = string_at(value, "id");
-    row.kind = string_at(value, "kind");
-    row.message = string_at(value, "message");
-    row.fix = string_at(value, "fix");
-    row.from = string_at(value, "from");
-    if (const json* ranks = array_at(value, "ranks"))
-        for (const json& r : *ranks)
-            if (r.is_number_integer()) row.ranks << static_cast<int>(r.get<std::int64_t>());
-    return row;
+std::optional<FindingRow> parse_finding(const json& value) {
+    UnknownNames unknown;
+    const auto finding = finding_from_json(value, &unknown);
+    if (!finding) {
+        left_out("finding", finding.error());
+        return std::nullopt;
+    }
+    return finding_row(*finding, unknown);
 }
 
 std::vector<FindingRow> parse_findings(const json& body) {
     std::vector<FindingRow> rows;
     if (const json* findings = array_at(body, "findings"))
-        for (const json& f : *findings) rows.push_back(parse_finding(f));
+        for (const json& f : *findings)
+            if (auto row = parse_finding(f)) rows.push_back(std::move(*row));
     return rows;
 }
 
 LiveChange parse_change(const json& value) {
     LiveChange change;
-    if (!value.is_object()) return change;
-    const QString type = string_at(value, "type");
-    change.job = string_at(value, "job");
-    if (type == QLatin1String("hello")) {
+    if (value.is_object() && value.value("type", json()) == "hello") {
         change.type = LiveChange::Type::hello;
-    } else if (type == QLatin1String("job_added")) {
-        change.type = LiveChange::Type::job_added;
-    } else if (type == QLatin1String("rank_changed")) {
-        change.type = LiveChange::Type::rank_changed;
-        change.rank = static_cast<int>(int_at(value, "rank", -1));
-        change.state = rank_state_named(string_at(value, "state"));
-        change.phase = phase_named(string_at(value, "phase"));
-    } else if (type == QLatin1String("finding_added") || type == QLatin1String("finding_updated")) {
-        change.type = type == QLatin1String("finding_added") ? LiveChange::Type::finding_added
-                                                             : LiveChange::Type::finding_updated;
-        if (const auto f = value.find("finding"); f != value.end()) change.finding = parse_finding(*f);
-    } else if (type == QLatin1String("finding_removed")) {
-        change.type = LiveChange::Type::finding_removed;
-        change.finding.id = string_at(value, "id");
-        change.finding.kind = string_at(value, "kind");
+        return change;
+    }
+    UnknownNames unknown;
+    const auto read = change_from_json(value, &unknown);
+    if (!read) {
+        left_out("change", read.error());
+        return change;
+    }
+    change.job = QString::fromStdString(read->job);
+    if (!unknown.type.empty()) return change;  // a newer collector's change: the next snapshot shows its effect
+    switch (read->kind) {
+        case ChangeKind::job_added: change.type = LiveChange::Type::job_added; break;
+        case ChangeKind::rank_changed:
+            change.type = LiveChange::Type::rank_changed;
+            change.rank = static_cast<int>(read->rank);
+            if (unknown.state.empty()) change.state = read->state;
+            change.phase = read->phase;
+            break;
+        case ChangeKind::finding_added:
+        case ChangeKind::finding_updated:
+            change.type = read->kind == ChangeKind::finding_added ? LiveChange::Type::finding_added
+                                                                  : LiveChange::Type::finding_updated;
+            if (read->finding) change.finding = finding_row(*read->finding, unknown);
+            break;
+        case ChangeKind::finding_removed:
+            change.type = LiveChange::Type::finding_removed;
+            if (read->finding) change.finding = finding_row(*read->finding, unknown);
+            break;
     }
     return change;
 }

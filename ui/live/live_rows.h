@@ -1,7 +1,11 @@
 // The rows the Live page shows, parsed from the collector's JSON (GET /api/v1/jobs, /ranks, /findings and
-// the WebSocket change stream). The desktop reads the same API whether the collector is embedded or remote,
-// so these parsers are the only place that knows its shape on the UI side. Parsing never throws: a value
-// of the wrong type reads as absent.
+// the WebSocket change stream). The desktop reads the same API whether the collector is embedded or remote.
+// Ranks, findings and changes are read by core's readers (rank_state_from_json, finding_from_json,
+// change_from_json), so the shape is known in one place. Parsing never throws. A rank, finding or change core
+// refuses is left out with a warning on the terminal (`meshscope: a finding from the collector is left out:
+// field "id" is required`). Names this build does not know, from a collector newer than it, are kept
+// (UnknownNames): a finding of an unknown kind is listed under its name, an unknown rank state reads as pending,
+// an unknown phase as none, and a change of an unknown type is ignored (the next snapshot shows its effect).
 #pragma once
 
 #include <QList>
@@ -42,7 +46,7 @@ struct RankRow {
     int local_rank = -1;
     std::optional<Phase> phase;    // the latest report's; none before the first (or an unknown name)
     std::optional<Status> status;  // of its last phase; none before it reported one
-    QStringList findings;          // kinds of the findings naming this rank
+    QStringList findings;          // kinds of the findings naming this rank (unknown ones after the known)
     QString error;                 // "RuntimeError: ..." when the rank reported one
     std::optional<ReportedTopology> topology;
     std::array<PhaseTiming, phase_count> timings{};  // by core's Phase; a phase not reported is not seen()
@@ -70,11 +74,11 @@ struct LiveChange {
     FindingRow finding;                  // finding_added/updated: all of it; finding_removed: id and kind
 };
 
-[[nodiscard]] std::vector<JobRow> parse_jobs(const nlohmann::json& body);          // {"jobs": [...]}
-[[nodiscard]] std::optional<JobRow> parse_job(const nlohmann::json& value);        // one summary
-[[nodiscard]] std::vector<RankRow> parse_ranks(const nlohmann::json& body);        // {"ranks": [...]}
-[[nodiscard]] std::vector<FindingRow> parse_findings(const nlohmann::json& body);  // {"findings": [...]}
-[[nodiscard]] FindingRow parse_finding(const nlohmann::json& value);
+[[nodiscard]] std::vector<JobRow> parse_jobs(const nlohmann::json& body);            // {"jobs": [...]}
+[[nodiscard]] std::optional<JobRow> parse_job(const nlohmann::json& value);          // one summary
+[[nodiscard]] std::vector<RankRow> parse_ranks(const nlohmann::json& body);          // {"ranks": [...]}
+[[nodiscard]] std::vector<FindingRow> parse_findings(const nlohmann::json& body);    // {"findings": [...]}
+[[nodiscard]] std::optional<FindingRow> parse_finding(const nlohmann::json& value);  // nullopt: left out
 [[nodiscard]] LiveChange parse_change(const nlohmann::json& value);
 
 // "3", "3, 7", "0–7, 12" (runs of three or more collapse), at most `limit` items then "… (+n)".

@@ -5,6 +5,7 @@
 //   for (const meshscope::Finding& f : monitor.findings("job-1"))
 //       std::cout << to_string(f.kind) << " " << f.message << "\n   fix: " << f.fix << "\n";
 //   nlohmann::json j = meshscope::to_json(f);  // {"id", "kind", "ranks", "message", "fix"[, "sources", "from"]}
+//   meshscope::Expected<meshscope::Finding> back = meshscope::finding_from_json(j);  // == f
 //
 // `id` identifies a finding within its job for as long as it exists, so a change feed can say
 // "finding updated" / "finding removed" (e.g. "group_disagreement/ep/5", "missing_rank", "straggler/communicator",
@@ -19,6 +20,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "meshscope/error.h"
 
 namespace meshscope {
 
@@ -80,6 +83,33 @@ struct Finding {
 
 // With sources: also "sources" and "from" (sources_line), the line the desktop and the web show as it is.
 [[nodiscard]] nlohmann::json to_json(const Finding& finding);
+
+// Names a reader of the collector's JSON does not know. The vocabulary grows (a finding kind, a rank state, a phase
+// or a status is added), and a desktop reads collectors newer than itself. Given an UnknownNames, the readers
+// (finding_from_json, rank_state_from_json, change_from_json) keep the value such a name is in, leave the name's
+// field as said below and write the name here, so that a front end shows it as written (the desktop lists a
+// finding of an unknown kind under that kind's name). Without one, an unknown name is a ValueError like any other
+// bad value: `field "kind" must be a finding kind (topology_mismatch, ..., peer_unreachable)`.
+struct UnknownNames {
+    std::string kind;                   // Finding::kind, left at its default: the finding's own kind
+    std::string state;                  // RankState::state, Change::state, left at pending
+    std::string phase;                  // RankState::phase, Change::phase: read as absent
+    std::string status;                 // RankState::status: read as absent
+    std::vector<std::string> findings;  // kinds of RankState::findings, left out of it, in the order written
+    std::vector<std::string> timings;   // phases of RankState::timings, left out of it
+    std::string type;                   // Change::kind, left at its default: only "job" is read
+    [[nodiscard]] bool empty() const noexcept {
+        return kind.empty() && state.empty() && phase.empty() && status.empty() && findings.empty() &&
+               timings.empty() && type.empty();
+    }
+    friend bool operator==(const UnknownNames&, const UnknownNames&) = default;
+};
+
+// Reads what to_json(Finding) writes (monitor_json.cpp). "id" and "kind" are required; "ranks", "message", "fix"
+// and "sources" are optional ("from" is sources_line(sources), not read). Each field is checked with an exact
+// message: `field "ranks" must be an array of non-negative integers`. The collector's input bounds are not applied:
+// this reads what a collector wrote. A value that is not an object: `a finding must be a JSON object`.
+[[nodiscard]] Expected<Finding> finding_from_json(const nlohmann::json& value, UnknownNames* unknown = nullptr);
 
 // "From: fr/nccl_trace_rank_6.json, node0.41000:12": the line every front end shows under a finding read from
 // records; past max_sources_shown sources, "From: a, b, c and 5 more". Empty when there is none.

@@ -91,7 +91,9 @@ enum class ChangeKind {
     finding_updated,  // same id, new ranks or message
     finding_removed,
 };
+inline constexpr std::size_t change_kind_count = 5;
 [[nodiscard]] std::string_view to_string(ChangeKind kind) noexcept;
+[[nodiscard]] std::optional<ChangeKind> parse_change_kind(std::string_view text) noexcept;
 
 struct Change {
     ChangeKind kind = ChangeKind::rank_changed;
@@ -102,11 +104,19 @@ struct Change {
     std::optional<Phase> phase;
     // finding_added / finding_updated: the finding; finding_removed: only finding.id and finding.kind
     std::optional<Finding> finding;
+    friend bool operator==(const Change&, const Change&) = default;
 };
 
 // {"type": "rank_changed", "job", "rank", "state", "phase"} | {"type": "finding_added" | "finding_updated",
 //  "job", "finding": {...}} | {"type": "finding_removed", "job", "id", "kind"} | {"type": "job_added", "job"}
 [[nodiscard]] nlohmann::json to_json(const Change& change);
+
+// Reads what to_json(Change) writes (monitor_json.cpp): "type" and "job" always; "rank" and "state" for
+// rank_changed ("phase" optional); "finding" (optional) for finding_added and finding_updated, its fields named
+// `finding.id`, ...; "id" and "kind" for finding_removed (both or neither). Exact messages as finding_from_json's;
+// names this build does not know are kept as UnknownNames says (finding.h), or refused without one. A value that is
+// not an object: `a change must be a JSON object`.
+[[nodiscard]] Expected<Change> change_from_json(const nlohmann::json& value, UnknownNames* unknown = nullptr);
 
 class Monitor {
 public:

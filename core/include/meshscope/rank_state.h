@@ -77,4 +77,11 @@ struct RankState {
 //  seen).
 [[nodiscard]] nlohmann::json to_json(const RankState& state);
 
+// Reads what to_json(RankState) writes (monitor_json.cpp): rank_state_from_json(to_json(s)) == s. "rank" and
+// "state" are required, every other field is optional ("duration" is derived, not read). Each field is checked with
+// an exact message (`field "timings.launch.done" must be a number`); names this build does not know are kept as
+// UnknownNames says (finding.h), or refused without one. A value that is not an object: `a rank state must be a
+// JSON object`.
+[[nodiscard]] Expected<RankState> rank_state_from_json(const nlohmann::json& value, UnknownNames* unknown = nullptr);
+
 }  // namespace meshscope
