@@ -9,6 +9,17 @@ import subprocess
 import tempfile
 import time
 
+# The refusals of the HTTP engine and the JSON bound that the collector and the relay share (server/net).
+DEPTH = "invalid JSON: nested deeper than 64 levels"
+CHUNK = "chunk extensions or trailers larger than 65536 bytes"
+CODING = 'Transfer-Encoding other than "chunked" is not supported: send chunked or Content-Length'
+HEADERS = "request headers larger than 65536 bytes"
+MIB = 1024  # in KiB, as /proc counts
+
+
+def deep(levels, opener="[", closer="]"):
+    return opener * levels + closer * levels
+
 BIN = os.environ.get("MESHSCOPE_BIN", "")
 ENV = dict(os.environ, QT_QPA_PLATFORM="offscreen")
 
@@ -191,3 +202,20 @@ def wait_until(predicate, timeout=20, interval=0.05):
             return value
         time.sleep(interval)
     return predicate()
+
+
+class EngineAttacks:
+    """What every server on the shared HTTP engine answers alike: mixed into each server's TestCase, whose
+    setUpClass sets self.port."""
+
+    def assert_error(self, answer, status, message):
+        self.assertEqual(answer.status, status, answer)
+        self.assertEqual(answer.json(), {"error": message})
+
+    def test_headers_are_bounded(self):
+        big = {"X-Fill": "h" * 70000}
+        self.assert_error(exchange(self.port, request(self.port, "GET", "/api/v1/health", headers=big)), 431, HEADERS)
+        many = {f"X-H{i}": "v" * 100 for i in range(1000)}
+        self.assert_error(exchange(self.port, request(self.port, "POST", "/api/v1/events", "{}", many)), 431, HEADERS)
+        near = {"X-Fill": "h" * 60000}
+        self.assertEqual(exchange(self.port, request(self.port, "GET", "/api/v1/health", headers=near)).status, 200)

@@ -6,20 +6,10 @@ import sqlite3
 import unittest
 
 import hostile
-from hostile import exchange, get, post_events, request
-
-CHUNK = "chunk extensions or trailers larger than 65536 bytes"
-CODING = 'Transfer-Encoding other than "chunked" is not supported: send chunked or Content-Length'
-DEPTH = "invalid JSON: nested deeper than 64 levels"
-HEADERS = "request headers larger than 65536 bytes"
-MIB = 1024
+from hostile import CHUNK, CODING, DEPTH, MIB, deep, exchange, get, post_events, request
 
 
-def deep(levels):
-    return "[" * levels + "]" * levels
-
-
-class RelayUnderAttack(unittest.TestCase):
+class RelayUnderAttack(hostile.EngineAttacks, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.serve = hostile.serve()
@@ -38,10 +28,6 @@ class RelayUnderAttack(unittest.TestCase):
         self.assertEqual(get(self.port, "/api/v1/health").status, 200)
         peak = hostile.memory_kib(self.relay, "VmHWM")
         self.assertLess(peak - self.baseline, 96 * MIB, f"peak {peak} KiB, at start {self.baseline} KiB")
-
-    def assert_error(self, answer, status, message):
-        self.assertEqual(answer.status, status, answer)
-        self.assertEqual(answer.json(), {"error": message})
 
     def chunked(self, chunks, trailer=b""):
         return (b"POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks +
@@ -63,14 +49,6 @@ class RelayUnderAttack(unittest.TestCase):
         # Just under the bound: a 60,000-byte extension is read, and the body goes upstream.
         near = exchange(self.port, self.chunked(size + b";" + b"e" * 60000 + b"\r\n" + body + b"\r\n"))
         self.assertEqual(near.status, 200, near)
-
-    def test_headers_are_bounded(self):
-        big = {"X-Fill": "h" * 70000}
-        self.assert_error(exchange(self.port, request(self.port, "GET", "/api/v1/health", headers=big)), 431, HEADERS)
-        many = {f"X-H{i}": "v" * 100 for i in range(1000)}
-        self.assert_error(exchange(self.port, request(self.port, "POST", "/api/v1/events", "{}", many)), 431, HEADERS)
-        near = {"X-Fill": "h" * 60000}
-        self.assertEqual(exchange(self.port, request(self.port, "GET", "/api/v1/health", headers=near)).status, 200)
 
     def test_transfer_codings_other_than_chunked_are_refused(self):
         for coding in (b"xchunked", b"gzip, chunked", b"chunked, gzip", b"identity", b"gzip"):
