@@ -434,8 +434,9 @@ void diagnose_flight_recorder(Context& context) {
     const auto judge_groups = [&] {
         for (std::size_t i; (i = next_group.fetch_add(1)) < placed.size();) verdicts[i] = judge_group(placed[i]);
     };
+    // At least the calling thread (a job whose dumps hold no group has no group to judge: clamp's bounds cross).
     const std::size_t threads =
-        std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::min<std::size_t>(8, placed.size()));
+        std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, placed.size()}));
     {
         std::vector<std::jthread> pool;
         for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(judge_groups);
