@@ -40,11 +40,7 @@ std::string default_job(const std::string& path) {
     while (!p.empty() && p.filename().empty()) p = p.parent_path();
     std::string name = p.filename().string();
     if (name == "." || name == ".." || name.empty()) name = "records";
-    const EventLimits limits;
-    if (name.size() > limits.max_job_length) name.resize(limits.max_job_length);
-    for (char& c : name)
-        if (!valid_job_name(std::string_view(&c, 1))) c = '-';
-    return name;
+    return job_name_from(std::move(name));
 }
 
 // The collector's {"error": ...}, else the answer as it came (a proxy's page), cut to one line.

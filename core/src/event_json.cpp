@@ -386,6 +386,13 @@ bool valid_job_name(std::string_view job, const EventLimits& limits) noexcept {
     return !job.empty() && job.size() <= limits.max_job_length && std::all_of(job.begin(), job.end(), is_job_char);
 }
 
+std::string job_name_from(std::string text, const EventLimits& limits) {
+    if (text.size() > limits.max_job_length) text.resize(limits.max_job_length);
+    for (char& c : text)
+        if (!is_job_char(c)) c = '-';
+    return text;
+}
+
 Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits) {
     if (is_blank(body)) return ValueError("the body holds no events");
     std::vector<Event> events;

@@ -16,12 +16,7 @@
 namespace meshscope::server {
 
 std::string default_ras_job(const std::string& address) {
-    std::string name = "ras@" + address;
-    const EventLimits limits;
-    if (name.size() > limits.max_job_length) name.resize(limits.max_job_length);
-    for (char& c : name)
-        if (!valid_job_name(std::string_view(&c, 1))) c = '-';
-    return name;
+    return job_name_from("ras@" + address);
 }
 
 Finding ras_unreadable_finding(const std::string& where, const std::string& reason) {

@@ -37,6 +37,8 @@ private slots:
     void readsGroupForms();
     void refuses_data();
     void refuses();
+    void jobNameFrom_data();
+    void jobNameFrom();
     void limits();
     void enumNames();
 };
@@ -528,3 +530,22 @@ void TestEventJson::enumNames() {
 
 QTEST_APPLESS_MAIN(TestEventJson)
 #include "tst_event_json.moc"
+
+// Names worked by hand from the job name's characters (A-Z, a-z, 0-9 and ._-:@+=) and its length (at most 128).
+void TestEventJson::jobNameFrom_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("name");
+    QTest::addRow("a name already") << QString("llama-moe-42") << QString("llama-moe-42");
+    QTest::addRow("IPv6 address") << QString("ras@[::1]:28028") << QString("ras@-::1-:28028");
+    QTest::addRow("spaces and slashes") << QString("job 4711/fr") << QString("job-4711-fr");
+    QTest::addRow("empty stays empty") << QString("") << QString("");
+    QTest::addRow("cut to 128") << QString(200, 'a') << QString(128, 'a');
+}
+
+void TestEventJson::jobNameFrom() {
+    QFETCH(QString, text);
+    QFETCH(QString, name);
+    const std::string made = meshscope::job_name_from(text.toStdString());
+    QCOMPARE(q(made), name);
+    if (!made.empty()) QVERIFY(meshscope::valid_job_name(made));
+}

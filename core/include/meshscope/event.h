@@ -144,6 +144,10 @@ struct EventLimits {
 // Whether `job` is a name an event may carry (1 to max_job_length characters of A-Z, a-z, 0-9 and ._-:@+=).
 [[nodiscard]] bool valid_job_name(std::string_view job, const EventLimits& limits = {}) noexcept;
 
+// `text` made a job name: each character a job name cannot hold as '-', cut to max_job_length ("ras@[::1]:28028"
+// -> "ras@-::1-:28028"). Empty stays empty: the caller names it.
+[[nodiscard]] std::string job_name_from(std::string text, const EventLimits& limits = {});
+
 // Parses a request body: one JSON object, a JSON array of objects, or NDJSON (one object per line; blank
 // lines ignored). All or nothing: the first bad event makes the whole body an error (ValueError).
 [[nodiscard]] Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits = {});
