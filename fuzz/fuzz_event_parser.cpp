@@ -21,8 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/event.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
+#include "meshscope/monitor/event.h"
 
 namespace {
 using meshscope::Event;

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/plan_json.h"
+#include "meshscope/mesh/plan_json.h"
 
 namespace {
 // Writing a plan back lists every group and rank; beyond this world the round trip costs the fuzzer more time

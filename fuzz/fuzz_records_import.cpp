@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/monitor.h"
-#include "meshscope/records_import.h"
+#include "meshscope/monitor/monitor.h"
+#include "meshscope/monitor/records_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -18,8 +18,8 @@
 
 #include "admission.h"
 #include "batch_codec.h"
-#include "meshscope/event.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
+#include "meshscope/monitor/event.h"
 #include "seen_digest.h"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <meshscope/client/reporter.h>
 #include <nlohmann/json.hpp>
 
-#include "meshscope/json_limits.h"
-#include "meshscope/plan_json.h"
+#include "meshscope/mesh/json_limits.h"
+#include "meshscope/mesh/plan_json.h"
 #include "src/gloo_backend.h"
 #include "src/kv_client.h"
 #include "src/local_launch.h"

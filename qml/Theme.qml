@@ -4,7 +4,7 @@ import QtQuick
 import MeshScope.Style
 
 // Colours and sizes of the window, light and dark. Every colour comes from the one palette table in C++
-// (core/include/meshscope/palette.h, as MeshPalette), which also colours the grids' painters, their PNG and SVG
+// (core/include/meshscope/monitor/palette.h, as MeshPalette), which also colours the grids' painters, their PNG and SVG
 // exports and the web page's CSS; `dark` is set from the application's Preferences.
 QtObject {
     id: theme

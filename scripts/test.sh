@@ -20,11 +20,14 @@ fi
 echo "== format (clang-format-14, .clang-format)"
 bash scripts/format-check.sh
 
-echo "== core/ alone, no Qt, -Wall -Wextra -Werror"
+echo "== core/ alone, no Qt, -Wall -Wextra -Werror: each of its libraries built alone, and their direction"
 # core's own flags (core/CMakeLists.txt) carry the warnings, in the dev tree's order: the dev tree's core objects are
 # then the same compile, and ccache gives them from this one.
 cmake -S core -B build-core -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS= "${launcher[@]}" >/dev/null
-cmake --build build-core -j "$jobs"
+for library in mesh monitor records cost tour; do
+  cmake --build build-core -j "$jobs" --target "meshscope_$library"
+done
+python3 scripts/core-layers.py
 
 echo "== whole project (dev preset)"
 cmake --preset dev "${launcher[@]}" >/dev/null

@@ -6,9 +6,9 @@
 #include <random>
 #include <thread>
 
-#include "meshscope/event.h"
-#include "meshscope/plan.h"
-#include "meshscope/topology.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/mesh/topology.h"
+#include "meshscope/monitor/event.h"
 
 namespace meshscope::sim {
 

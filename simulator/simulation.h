@@ -21,9 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/client/reporter.h"
-#include "meshscope/error.h"
-#include "meshscope/event.h"
-#include "meshscope/finding.h"
+#include "meshscope/mesh/error.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/finding.h"
 
 namespace meshscope::sim {
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 #include "simulation.h"
 
 namespace meshscope::sim {

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 
 namespace meshscope::sim::storm {
 

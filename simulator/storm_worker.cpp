@@ -22,7 +22,7 @@
 
 #include "storm_worker.h"
 
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 
 namespace meshscope::sim::storm {
 

@@ -20,7 +20,7 @@
 #include "meshscope/cost/advice.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/plan_request.h"
 #include "model_options.h"
 
 namespace meshscope::app {

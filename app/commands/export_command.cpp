@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 #include "store/event_store.h"
 
 namespace meshscope::app {

@@ -17,7 +17,7 @@
 
 #include "commands.h"
 #include "http_post.h"
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 #include "meshscope/records/diagnose.h"
 #include "record_files.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::app {
 

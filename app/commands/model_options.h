@@ -9,7 +9,7 @@
 #include <string>
 
 #include "meshscope/cost/inputs.h"
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::app {
 

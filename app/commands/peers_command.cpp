@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "meshscope/peer_json.h"
-#include "meshscope/peer_layout.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/peer_json.h"
+#include "meshscope/mesh/peer_layout.h"
+#include "meshscope/mesh/plan_request.h"
 
 namespace meshscope::app {
 

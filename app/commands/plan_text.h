@@ -3,7 +3,7 @@
 
 #include <iosfwd>
 
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::app {
 

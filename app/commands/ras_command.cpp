@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 #include "meshscope/records/diagnose.h"
 #include "meshscope/records/nccl_ras.h"
 #include "ras/ras_client.h"

@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "meshscope/json_limits.h"
-#include "meshscope/plan_json.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/json_limits.h"
+#include "meshscope/mesh/plan_json.h"
+#include "meshscope/mesh/plan_request.h"
 
 namespace meshscope::app {
 

@@ -15,8 +15,8 @@
 
 #include "commands.h"
 #include "meshscope/client/reporter.h"
-#include "meshscope/event.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
+#include "meshscope/monitor/event.h"
 #include "store/event_store.h"
 
 namespace meshscope::app {

@@ -15,7 +15,7 @@
 #include "commands.h"
 #include "http/collector_service.h"
 #include "listen_address.h"
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 #include "ras/ras_client.h"
 #include "ras/ras_poller.h"
 #include "record_files.h"

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 #include "scenarios.h"
 #include "simulation.h"
 

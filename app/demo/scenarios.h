@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "meshscope/error.h"
-#include "meshscope/tour.h"
+#include "meshscope/mesh/error.h"
+#include "meshscope/tour/tour.h"
 #include "simulation.h"
 
 namespace meshscope::demo {

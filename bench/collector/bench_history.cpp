@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "collector/collector.h"
-#include "meshscope/model_mesh.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/model_mesh.h"
+#include "meshscope/mesh/plan.h"
 #include "store/event_store.h"
 
 namespace {

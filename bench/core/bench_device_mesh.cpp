@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "meshscope/parallel_state.h"
+#include "meshscope/mesh/parallel_state.h"
 
 namespace {
 using meshscope::CreationOrder;

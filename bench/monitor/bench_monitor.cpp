@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "meshscope/monitor.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/monitor/monitor.h"
 
 namespace {
 using namespace meshscope;

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "meshscope/dim_collectives.h"
+#include "meshscope/mesh/dim_collectives.h"
 
 namespace meshscope::probe {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/dim_collectives.h"
+#include "meshscope/mesh/dim_collectives.h"
 
 namespace meshscope::probe {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "communicator.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::probe {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "meshscope/dim_collectives.h"
+#include "meshscope/mesh/dim_collectives.h"
 
 namespace meshscope::probe {
 

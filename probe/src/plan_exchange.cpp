@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "group_schedule.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 
 namespace meshscope::probe {
 

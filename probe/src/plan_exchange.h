@@ -12,7 +12,7 @@
 
 #include "communicator.h"
 #include "key_value.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::probe {
 

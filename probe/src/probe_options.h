@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::probe {
 

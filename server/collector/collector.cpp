@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 
 namespace meshscope::server {
 

@@ -19,11 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "meshscope/body_result.h"
-#include "meshscope/event.h"
-#include "meshscope/monitor.h"
-#include "meshscope/records_import.h"
-#include "meshscope/seen_ranks.h"
+#include "meshscope/monitor/body_result.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/monitor.h"
+#include "meshscope/monitor/records_import.h"
+#include "meshscope/monitor/seen_ranks.h"
 #include "monitor_thread.h"
 #include "parse_thread.h"
 #include "store/event_store.h"

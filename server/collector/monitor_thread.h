@@ -6,7 +6,7 @@
 #include <functional>
 #include <future>
 
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 #include "worker_thread.h"
 
 namespace meshscope::server {

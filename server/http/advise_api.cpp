@@ -9,7 +9,7 @@
 
 #include "meshscope/cost/advice_json.h"
 #include "meshscope/cost/presets.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/plan_request.h"
 #include "url_parts.h"
 
 namespace meshscope::server {

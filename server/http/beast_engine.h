@@ -19,7 +19,7 @@
 #include "change_batch.h"
 #include "http_engine.h"
 #include "http_exchange.h"
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 #include "stream_protocol.h"
 
 namespace meshscope::server {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 
 namespace meshscope::server {
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "http_options.h"
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::server {
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/peer_json.h"
-#include "meshscope/peer_layout.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/peer_json.h"
+#include "meshscope/mesh/peer_layout.h"
+#include "meshscope/mesh/plan_request.h"
 #include "url_parts.h"
 
 namespace meshscope::server {

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/plan_compact.h"
-#include "meshscope/plan_export.h"
-#include "meshscope/plan_json.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/plan_compact.h"
+#include "meshscope/mesh/plan_export.h"
+#include "meshscope/mesh/plan_json.h"
+#include "meshscope/mesh/plan_request.h"
 #include "url_parts.h"
 
 namespace meshscope::server {

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "http_exchange.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::server {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 
 namespace meshscope::server {
 

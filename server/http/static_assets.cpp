@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "meshscope/palette.h"
+#include "meshscope/monitor/palette.h"
 #include "web_assets.h"
 
 namespace meshscope::server {
@@ -32,7 +32,7 @@ bool is_page_path(std::string_view path) noexcept {
 }
 
 HttpReply page_reply(std::string_view path) {
-    // One palette table for QML, the painters and the page (core/include/meshscope/palette.h).
+    // One palette table for QML, the painters and the page (core/include/meshscope/monitor/palette.h).
     if (path == "/palette.css") return file_reply(palette_stylesheet(), "text/css; charset=utf-8");
     const web::WebAsset* asset = web::find_web_asset(path == "/" ? "/index.html" : path);
     if (!asset) return error_reply(404, "no such file: " + std::string(path));

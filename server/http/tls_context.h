@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::server {
 

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
-#include "meshscope/finding.h"
-#include "meshscope/json_limits.h"
-#include "meshscope/tour.h"
+#include "meshscope/mesh/json_limits.h"
+#include "meshscope/monitor/finding.h"
+#include "meshscope/tour/tour.h"
 #include "shipped_tours.h"
 
 namespace meshscope::server {

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "http_exchange.h"
-#include "meshscope/error.h"
-#include "meshscope/tour.h"
+#include "meshscope/mesh/error.h"
+#include "meshscope/tour/tour.h"
 
 namespace meshscope::server {
 

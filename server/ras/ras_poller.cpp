@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/records_import.h"
 #include "meshscope/records/diagnose.h"
-#include "meshscope/records_import.h"
 #include "ras_client.h"
 
 namespace meshscope::server {

@@ -21,8 +21,8 @@
 #include <string>
 #include <thread>
 
-#include "meshscope/finding.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/monitor/finding.h"
 #include "meshscope/records/diagnose.h"
 #include "ras_client.h"
 #include "worker_thread.h"

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 
 namespace meshscope::relay {
 

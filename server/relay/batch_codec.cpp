@@ -1,6 +1,6 @@
 #include "batch_codec.h"
 
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 
 namespace meshscope::relay {
 

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/body_result.h"
-#include "meshscope/error.h"
-#include "meshscope/seen_ranks.h"
+#include "meshscope/mesh/error.h"
+#include "meshscope/monitor/body_result.h"
+#include "meshscope/monitor/seen_ranks.h"
 
 namespace meshscope::relay {
 

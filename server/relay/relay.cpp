@@ -21,7 +21,7 @@
 #include "batch_codec.h"
 #include "browser_guard.h"
 #include "http_engine.h"
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 #include "seen_digest.h"
 #include "thread_name.h"
 

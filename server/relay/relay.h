@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::relay {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "meshscope/seen_ranks.h"
+#include "meshscope/monitor/seen_ranks.h"
 
 namespace meshscope::relay {
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 using Ints = std::vector<std::int64_t>;
 using IntGroups = std::vector<std::vector<std::int64_t>>;

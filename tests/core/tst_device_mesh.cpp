@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "meshscope/device_mesh.h"
-#include "meshscope/parallel_state.h"
+#include "meshscope/mesh/device_mesh.h"
+#include "meshscope/mesh/parallel_state.h"
 #include "test_support.h"
 
 using namespace meshscope;

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "meshscope/parallel_state.h"
+#include "meshscope/mesh/parallel_state.h"
 #include "test_support.h"
 
 using namespace meshscope;

@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/peer_json.h"
-#include "meshscope/peer_layout.h"
+#include "meshscope/mesh/peer_json.h"
+#include "meshscope/mesh/peer_layout.h"
 #include "test_support.h"
 
 using namespace meshscope;

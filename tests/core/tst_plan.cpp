@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/parallel_state.h"
-#include "meshscope/placement.h"
-#include "meshscope/plan.h"
-#include "meshscope/plan_json.h"
+#include "meshscope/mesh/parallel_state.h"
+#include "meshscope/mesh/placement.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/mesh/plan_json.h"
 #include "test_support.h"
 
 using namespace meshscope;

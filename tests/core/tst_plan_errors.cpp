@@ -5,8 +5,8 @@
 #include <QTest>
 
 #include "meshscope/cost/cluster.h"
-#include "meshscope/peer_layout.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/peer_layout.h"
+#include "meshscope/mesh/plan_request.h"
 
 using namespace meshscope;
 

@@ -3,9 +3,9 @@
 // worked out by hand from docs/plan-format.md and domain.md, not printed by the code under test.
 #include <QTest>
 
-#include "meshscope/plan_export.h"
-#include "meshscope/plan_grid.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/plan_export.h"
+#include "meshscope/mesh/plan_grid.h"
+#include "meshscope/mesh/plan_request.h"
 #include "plan_export_cases.h"
 #include "test_support.h"
 

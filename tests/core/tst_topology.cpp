@@ -1,7 +1,7 @@
 // Topology: the sizes FSDPTurbo derives from (dp, cp, ep), and its validation order and texts.
 #include <QTest>
 
-#include "meshscope/topology.h"
+#include "meshscope/mesh/topology.h"
 #include "test_support.h"
 
 using namespace meshscope;

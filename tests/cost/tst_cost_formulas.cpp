@@ -5,7 +5,7 @@
 
 #include "cost_test_support.h"
 #include "meshscope/cost/layout_cost.h"
-#include "meshscope/dim_collectives.h"
+#include "meshscope/mesh/dim_collectives.h"
 
 using namespace meshscope;
 using namespace meshscope::cost;

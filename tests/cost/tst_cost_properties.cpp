@@ -9,8 +9,8 @@
 #include "meshscope/cost/advice_json.h"
 #include "meshscope/cost/compute.h"
 #include "meshscope/cost/presets.h"
-#include "meshscope/parallel_state.h"
-#include "meshscope/plan_json.h"
+#include "meshscope/mesh/parallel_state.h"
+#include "meshscope/mesh/plan_json.h"
 
 using namespace meshscope;
 using namespace meshscope::cost;

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 #include "test_events.h"
 
 namespace meshscope::test {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/event.h"
-#include "meshscope/monitor.h"
-#include "meshscope/parallel_state.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/parallel_state.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/monitor.h"
 #include "test_events.h"
 
 namespace monitor_test {

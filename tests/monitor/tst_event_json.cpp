@@ -1,7 +1,7 @@
 // meshscope.event/1: what parse_events accepts, and the exact text of everything it refuses.
 #include <QtTest>
 
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 #include "monitor_test_support.h"
 
 using namespace meshscope;

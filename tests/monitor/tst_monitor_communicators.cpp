@@ -3,9 +3,9 @@
 // per-dim figures of communicators_json. Expected values are worked by hand in the comments.
 #include <QtTest>
 
-#include "meshscope/dim_collectives.h"
-#include "meshscope/event.h"
-#include "meshscope/monitor.h"
+#include "meshscope/mesh/dim_collectives.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/monitor.h"
 
 using namespace meshscope;
 using nlohmann::json;

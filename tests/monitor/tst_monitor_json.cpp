@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/body_result.h"
-#include "meshscope/finding.h"
-#include "meshscope/monitor.h"
-#include "meshscope/rank_state.h"
+#include "meshscope/monitor/body_result.h"
+#include "meshscope/monitor/finding.h"
+#include "meshscope/monitor/monitor.h"
+#include "meshscope/monitor/rank_state.h"
 
 using namespace meshscope;
 using nlohmann::json;

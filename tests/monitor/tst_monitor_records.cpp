@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/records_import.h"
+#include "meshscope/monitor/records_import.h"
 #include "monitor_test_support.h"
 
 using meshscope::Finding;

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 #include "monitor_test_support.h"
 #include "simulation.h"
 

@@ -15,7 +15,7 @@
 #include "grid_geometry.h"
 #include "grid_painter.h"
 #include "mesh_grid_item.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 using namespace meshscope;
 using namespace meshscope::ui;

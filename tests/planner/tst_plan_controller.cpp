@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/plan_json.h"
+#include "meshscope/mesh/plan_json.h"
 #include "plan_controller.h"
 #include "plan_export_cases.h"
 

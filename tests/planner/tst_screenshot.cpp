@@ -25,7 +25,7 @@ private slots:
         QTest::addColumn<QRgb>("node0");
         QTest::addColumn<QRgb>("node1");
         QTest::addColumn<QRgb>("selection");
-        // The palette table's grid-node-0, grid-node-1 and selection (core/src/palette.cpp), written out.
+        // The palette table's grid-node-0, grid-node-1 and selection (core/src/monitor/palette.cpp), written out.
         QTest::addRow("light") << "light" << qRgb(0xE3, 0xEE, 0xFB) << qRgb(0xFC, 0xEB, 0xD9) << qRgb(0x21, 0x21, 0x21);
         QTest::addRow("dark") << "dark" << qRgb(0x23, 0x3A, 0x55) << qRgb(0x4A, 0x36, 0x22) << qRgb(0xFA, 0xFA, 0xFA);
     }
@@ -79,7 +79,7 @@ private slots:
 
     // The Cost panel for the question, Qwen3-30B-A3B on 64 H200s, ep 8: the memory bar's optimizer and
     // activation segments and the communication bars of dp and efsdp, whose groups cross nodes, in the palette's
-    // colours (memory-optimizer, memory-activations, comm-inter-node of core/src/palette.cpp, written out).
+    // colours (memory-optimizer, memory-activations, comm-inter-node of core/src/monitor/palette.cpp, written out).
     // Without a model none of them is drawn.
     void renders_the_cost_panel_data() {
         QTest::addColumn<QString>("theme");

@@ -11,7 +11,7 @@
 
 #include "dim_style.h"
 #include "grid_painter.h"
-#include "meshscope/palette.h"
+#include "meshscope/monitor/palette.h"
 #include "palette.h"
 #include "state_style.h"
 

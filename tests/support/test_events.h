@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 
 namespace meshscope::test {
 

@@ -1,6 +1,6 @@
 // `meshscope --tour NAME --step K --screenshot FILE` as a user runs it, one step of every shipped tour: the PNG
 // shows the window on the step's page with the tour panel and the purple frame around the step's anchor
-// (tour-highlight of core/src/palette.cpp, written out). The pictures stay in the temp folder to be looked at
+// (tour-highlight of core/src/monitor/palette.cpp, written out). The pictures stay in the temp folder to be looked at
 // (tour-NAME.png).
 #include <QDir>
 #include <QImage>

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 
 namespace test {
 

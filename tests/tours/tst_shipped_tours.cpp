@@ -3,9 +3,9 @@
 // The search also runs on tours built to be unsolvable, so a tour a learner cannot finish fails this test.
 #include <QTest>
 
-#include "meshscope/peer_layout.h"
-#include "meshscope/placement.h"
-#include "meshscope/tour.h"
+#include "meshscope/mesh/peer_layout.h"
+#include "meshscope/mesh/placement.h"
+#include "meshscope/tour/tour.h"
 #include "shipped_tours.h"
 #include "simulation.h"
 #include "tour_test_support.h"

@@ -4,7 +4,7 @@
 // (8, 2) has rank = dp * 2 + cp.
 #include <QTest>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 #include "tour_test_support.h"
 
 using namespace meshscope;

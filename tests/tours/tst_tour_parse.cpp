@@ -2,7 +2,7 @@
 // how a step's planner, peers and job state carry over from the steps before it.
 #include <QTest>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 #include "tour_test_support.h"
 
 using namespace meshscope;

@@ -3,7 +3,7 @@
 // page receives, and the sandbox check kind.
 #include <QTest>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 #include "tour_test_support.h"
 
 using namespace meshscope;

@@ -46,7 +46,7 @@ test('every file of web/ is served as it is, with its type, without a token, wit
   assert.equal(root.status, 200);
   assert.equal(await root.text(), readFileSync(join(webDir, 'index.html'), 'utf8'));
 
-  // The palette: hand-copied values of the table (core/src/palette.cpp), light and dark.
+  // The palette: hand-copied values of the table (core/src/monitor/palette.cpp), light and dark.
   const palette = await fetch(`${serve.url}/palette.css`);
   assertHeaders(palette, '/palette.css');
   assert.equal(palette.headers.get('content-type'), 'text/css; charset=utf-8');

@@ -40,7 +40,7 @@ test('a 16,384-rank job renders whole', async () => {
     };
     return {first: at(0), second: at(1), last: at(16383)};
   });
-  // The palette table's state-initializing and state-ready (core/src/palette.cpp), written out.
+  // The palette table's state-initializing and state-ready (core/src/monitor/palette.cpp), written out.
   assert.deepEqual(colours, {first: '#79a9e6', second: '#5cb176', last: '#5cb176'});
   assert.deepEqual(browser.errors, []);
 });

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "meshscope/model_mesh.h"
-#include "meshscope/plan_grid.h"
+#include "meshscope/mesh/model_mesh.h"
+#include "meshscope/mesh/plan_grid.h"
 
 namespace meshscope::ui {
 

@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::ui {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "meshscope/finding.h"
+#include "meshscope/monitor/finding.h"
 
 namespace meshscope::ui {
 

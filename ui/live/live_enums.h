@@ -11,8 +11,8 @@
 
 #include <optional>
 
-#include "meshscope/event.h"
-#include "meshscope/rank_state.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/rank_state.h"
 
 namespace meshscope::ui {
 

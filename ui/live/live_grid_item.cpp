@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "live_enums.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::ui {
 

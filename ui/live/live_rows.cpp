@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "live_enums.h"
-#include "meshscope/finding.h"
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/finding.h"
+#include "meshscope/monitor/monitor.h"
 
 namespace meshscope::ui {
 

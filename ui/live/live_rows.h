@@ -19,8 +19,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "meshscope/event.h"
-#include "meshscope/rank_state.h"
+#include "meshscope/monitor/event.h"
+#include "meshscope/monitor/rank_state.h"
 
 namespace meshscope::ui {
 

@@ -1,10 +1,10 @@
 // The Live grid's colours of rank states and findings, from the one palette table
-// (core/include/meshscope/palette.h) that also gives QML (Theme.stateColors) and CSS theirs.
+// (core/include/meshscope/monitor/palette.h) that also gives QML (Theme.stateColors) and CSS theirs.
 #pragma once
 
 #include <QColor>
 
-#include "meshscope/rank_state.h"
+#include "meshscope/monitor/rank_state.h"
 #include "palette.h"
 
 namespace meshscope::ui {

@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "meshscope/cost/inputs.h"
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 class QSettings;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "meshscope/palette.h"
+#include "meshscope/monitor/palette.h"
 
 namespace meshscope::ui {
 

@@ -24,7 +24,7 @@ class QPainter;
 
 namespace meshscope::ui {
 
-// The planner grid's colours, from the one palette table (core/include/meshscope/palette.h).
+// The planner grid's colours, from the one palette table (core/include/meshscope/monitor/palette.h).
 struct GridPalette {
     QColor background;
     QColor text;

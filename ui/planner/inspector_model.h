@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::ui {
 

@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "meshscope/topology.h"
+#include "meshscope/mesh/topology.h"
 
 namespace meshscope::ui {
 

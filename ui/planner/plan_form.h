@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "meshscope/plan.h"
-#include "meshscope/plan_request.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/mesh/plan_request.h"
 #include "planner_enums.h"
 #include "suggestion_model.h"
 

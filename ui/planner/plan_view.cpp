@@ -5,7 +5,7 @@
 #include <QGuiApplication>
 #include <QSettings>
 
-#include "meshscope/plan_export.h"
+#include "meshscope/mesh/plan_export.h"
 
 namespace meshscope::ui {
 

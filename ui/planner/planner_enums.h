@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "grid_geometry.h"
-#include "meshscope/device_mesh.h"
+#include "meshscope/mesh/device_mesh.h"
 
 namespace meshscope::ui {
 

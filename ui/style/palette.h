@@ -13,7 +13,7 @@
 class QJSEngine;
 class QQmlEngine;
 
-#include "meshscope/palette.h"
+#include "meshscope/monitor/palette.h"
 
 namespace meshscope::ui {
 

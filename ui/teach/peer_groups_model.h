@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "meshscope/peer_layout.h"
+#include "meshscope/mesh/peer_layout.h"
 
 namespace meshscope::ui {
 

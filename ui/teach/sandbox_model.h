@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 
 namespace meshscope::ui {
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 
 namespace meshscope::ui {
 

@@ -7,8 +7,8 @@
 #include <QObject>
 #include <QString>
 
-#include "meshscope/error.h"
-#include "meshscope/tour.h"
+#include "meshscope/mesh/error.h"
+#include "meshscope/tour/tour.h"
 
 namespace meshscope::ui {
 

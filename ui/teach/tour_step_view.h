@@ -9,7 +9,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "meshscope/tour.h"
+#include "meshscope/tour/tour.h"
 
 namespace meshscope::ui {
 

@@ -19,7 +19,7 @@ export function groupIndex(mesh, dim, rank) {
 
 // How each dim's group is drawn around the selected rank (the desktop's styles and words).
 export const dimStyles = {
-  // colour: the palette's --ms-dim-<colour> (core/src/palette.cpp, the desktop's dim_style reads the same)
+  // colour: the palette's --ms-dim-<colour> (core/src/monitor/palette.cpp, the desktop's dim_style reads the same)
   ep: {shape: 'frame', word: 'frame', width: 4, colour: 'ep'},
   dp: {shape: 'frame', word: 'frame', width: 4, colour: 'dp'},
   expert_cp: {shape: 'band', word: 'band', width: 6, colour: 'cp'},

@@ -9,7 +9,7 @@
 // (1: the row carried its timings, i.e. it is the rank's whole row), hosts: [names], origin, horizon (the
 // earliest and latest phase time of the rows' timings, NaN when none)}.
 
-// Core's RankStateKind and Phase, in their enum order (core/include/meshscope/rank_state.h, event.h): the
+// Core's RankStateKind and Phase, in their enum order (core/include/meshscope/monitor/rank_state.h, event.h): the
 // JSON carries the names, the order is what the grid, the counts and the histogram index by.
 export const stateNames = ['pending', 'initializing', 'ready', 'failed', 'stale', 'exited'];
 export const phaseNames = ['launch', 'process_group', 'device_mesh', 'parallel_state', 'communicator', 'ready',

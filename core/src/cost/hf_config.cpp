@@ -2,7 +2,7 @@
 // DeepseekV3Config, MixtralConfig); which layers are MoE as their modeling code decides it.
 #include "meshscope/cost/hf_config.h"
 
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "meshscope/model_mesh.h"
-#include "meshscope/parallel_state.h"
+#include "meshscope/mesh/model_mesh.h"
+#include "meshscope/mesh/parallel_state.h"
 
 namespace meshscope::cost {
 

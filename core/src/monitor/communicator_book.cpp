@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/dim_collectives.h"
+#include "meshscope/mesh/dim_collectives.h"
 
 namespace meshscope::monitor {
 

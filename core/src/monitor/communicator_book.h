@@ -12,7 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "meshscope/event.h"
+#include "meshscope/monitor/event.h"
 
 namespace meshscope::monitor {
 

@@ -1,4 +1,4 @@
-#include "monitor/finding_text.h"
+#include "meshscope/monitor/finding_text.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "meshscope/group.h"
+#include "meshscope/monitor/group.h"
 
 namespace meshscope::monitor {
 

@@ -17,10 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/finding.h"
-#include "meshscope/group.h"
-#include "meshscope/plan.h"
-#include "meshscope/rank_state.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/monitor/finding.h"
+#include "meshscope/monitor/group.h"
+#include "meshscope/monitor/rank_state.h"
 #include "monitor/communicator_book.h"
 #include "monitor/group_tally.h"
 

@@ -5,8 +5,8 @@
 
 #include <optional>
 
-#include "meshscope/event.h"
-#include "meshscope/model_mesh.h"
+#include "meshscope/mesh/model_mesh.h"
+#include "meshscope/monitor/event.h"
 #include "monitor/job.h"
 
 namespace meshscope::monitor {

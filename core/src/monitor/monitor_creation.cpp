@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "monitor/finding_text.h"
+#include "meshscope/monitor/finding_text.h"
 #include "monitor/model_mesh_report.h"
 #include "monitor/monitor_impl.h"
 

@@ -3,7 +3,7 @@
 // the reports of the group's other members.
 #include <algorithm>
 
-#include "monitor/finding_text.h"
+#include "meshscope/monitor/finding_text.h"
 #include "monitor/model_mesh_report.h"
 #include "monitor/monitor_impl.h"
 

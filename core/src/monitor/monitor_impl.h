@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "meshscope/monitor.h"
+#include "meshscope/monitor/monitor.h"
 #include "monitor/job.h"
 
 namespace meshscope {

@@ -2,8 +2,8 @@
 // findings those changes touch.
 #include <algorithm>
 
-#include "meshscope/plan_json.h"
-#include "monitor/finding_text.h"
+#include "meshscope/mesh/plan_json.h"
+#include "meshscope/monitor/finding_text.h"
 #include "monitor/model_mesh_report.h"
 #include "monitor/monitor_impl.h"
 

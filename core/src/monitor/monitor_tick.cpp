@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "monitor/finding_text.h"
+#include "meshscope/monitor/finding_text.h"
 #include "monitor/monitor_impl.h"
 
 namespace meshscope {

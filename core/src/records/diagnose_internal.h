@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
 #include "meshscope/records/diagnose.h"
 
 namespace meshscope::records::detail {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 #include "meshscope/records/pickle.h"
 #include "records/fr_pool.h"
 #include "records/value_tree.h"

@@ -1,6 +1,6 @@
 #include "meshscope/records/nccl_ras.h"
 
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 
 #include <nlohmann/json.hpp>
 

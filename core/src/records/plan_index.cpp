@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
 
-#include "monitor/finding_text.h"
+#include "meshscope/monitor/finding_text.h"
 #include "records/diagnose_internal.h"
 
 namespace meshscope::records {

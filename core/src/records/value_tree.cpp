@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "meshscope/json_limits.h"
+#include "meshscope/mesh/json_limits.h"
 
 namespace meshscope::records::detail {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::cost {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "meshscope/cost/inputs.h"
-#include "meshscope/topology.h"
+#include "meshscope/mesh/topology.h"
 
 namespace meshscope::cost {
 

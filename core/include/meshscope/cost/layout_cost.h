@@ -11,9 +11,9 @@
 #include "meshscope/cost/inputs.h"
 #include "meshscope/cost/memory.h"
 #include "meshscope/cost/mesh_dims.h"
-#include "meshscope/dim_collectives.h"
-#include "meshscope/plan.h"
-#include "meshscope/topology.h"
+#include "meshscope/mesh/dim_collectives.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/mesh/topology.h"
 
 namespace meshscope::cost {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "meshscope/device_mesh.h"
-#include "meshscope/placement.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/device_mesh.h"
+#include "meshscope/mesh/placement.h"
+#include "meshscope/mesh/plan.h"
 
 namespace meshscope::cost {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "meshscope/cost/model_spec.h"
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::cost {
 

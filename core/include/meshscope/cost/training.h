@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::cost {
 

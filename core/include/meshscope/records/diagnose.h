@@ -12,12 +12,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "meshscope/finding.h"
-#include "meshscope/plan.h"
+#include "meshscope/mesh/plan.h"
+#include "meshscope/monitor/finding.h"
+#include "meshscope/monitor/records_import.h"
 #include "meshscope/records/flight_recorder.h"
 #include "meshscope/records/nccl_log.h"
 #include "meshscope/records/nccl_ras.h"
-#include "meshscope/records_import.h"
 
 namespace meshscope::records {
 

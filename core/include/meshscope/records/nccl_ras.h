@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::records {
 

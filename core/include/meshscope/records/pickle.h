@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meshscope/error.h"
+#include "meshscope/mesh/error.h"
 
 namespace meshscope::records {
 

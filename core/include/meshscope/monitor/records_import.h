@@ -1,0 +1,68 @@
+// A job's records put into a collector: meshscope.records/1, the document `meshscope import` posts to
+// POST /api/v1/jobs/{job}/records (docs/records.md, "Into a collector"). It holds what `meshscope diagnose` found,
+// in the monitor's vocabulary: the findings, each with the records it comes from (file, line, RAS host), and the
+// ranks the records name with their host and pid. The collector's monitor shows them beside the hook's
+// (Monitor::import_records).
+//
+//   {"format": "meshscope.records/1",
+//    "findings": [{"kind": "collective_stuck", "ranks": [6], "message": "...", "fix": "...",
+//                  "sources": ["fr/nccl_trace_rank_6.json", "node0.41000:12"]}],
+//    "ranks": [{"rank": 0, "host": "node0", "pid": 41000}],
+//    "world_size": 8}
+//
+// records_import_from_json is the one reader: every field is checked with an exact message (the collector's 400).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "meshscope/mesh/error.h"
+#include "meshscope/monitor/finding.h"
+
+namespace meshscope {
+
+inline constexpr std::string_view records_format = "meshscope.records/1";
+
+// A rank the records name, with the process that was it where they say.
+struct RecordsRank {
+    std::int64_t rank = 0;
+    std::optional<std::string> host;
+    std::optional<std::int64_t> pid;
+    friend bool operator==(const RecordsRank&, const RecordsRank&) = default;
+};
+
+struct RecordsImport {
+    std::vector<Finding> findings;  // id left empty: the monitor numbers them records/1, records/2, ...
+    std::vector<RecordsRank> ranks;
+    // The job's world as the plan given, or the records, establish it (`meshscope diagnose`'s world_size); 0 when
+    // the document says none. A job that has only records takes it as its world (Monitor::import_records).
+    std::int64_t world_size = 0;
+    friend bool operator==(const RecordsImport&, const RecordsImport&) = default;
+};
+
+// What a document may hold (the collector's bounds; a body is also bounded in bytes by --max-body).
+struct RecordsLimits {
+    std::size_t max_findings = 4096;
+    std::size_t max_ranks = std::size_t{1} << 20;  // also the bound of a rank (as an event's rank)
+    std::size_t max_sources = 64;                  // per finding
+    std::size_t max_text = 8192;                   // bytes of a message, a fix or a source
+    std::size_t max_host = 256;                    // bytes of a host name (an event's host)
+};
+
+[[nodiscard]] nlohmann::json to_json(const RecordsImport& records);
+
+// ValueError with the field it is about, e.g. `field "findings[0].kind" must be a finding kind
+// (topology_mismatch, ..., peer_unreachable)`. Unknown fields are ignored. A finding's ranks come back sorted.
+[[nodiscard]] Expected<RecordsImport> records_import_from_json(const nlohmann::json& document,
+                                                               const RecordsLimits& limits = {});
+// A request body: "invalid JSON: ..." (nlohmann's words; nesting past max_json_depth refused as such), else
+// records_import_from_json's answer.
+[[nodiscard]] Expected<RecordsImport> parse_records_import(std::string_view body, const RecordsLimits& limits = {});
+
+}  // namespace meshscope
