@@ -3,18 +3,22 @@
 // records were read (whatever they show), 2 for bad input: flags, a plan that cannot be read, or no record read.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "meshscope/records/diagnose.h"
+#include "meshscope/records/trace.h"
 #include "record_files.h"
 
 namespace meshscope::app {
 
 namespace {
 constexpr const char* usage_hint =
-    "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]";
+    "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json] [--trace FILE]";
 
 int usage_error(const std::string& message) {
     std::cerr << "meshscope diagnose: " << message << "\n" << usage_hint << "\n";
@@ -27,7 +31,7 @@ int run_diagnose(int argc, char** argv) {
     CLI::App cli{"Read a job's NCCL INFO logs, Flight Recorder dumps and NCCL RAS status and place them on a plan.",
                  "meshscope diagnose"};
     std::vector<std::string> paths;
-    std::string plan_file, dp_text, cp_text = "1", ep_text = "1", format = "text";
+    std::string plan_file, dp_text, cp_text = "1", ep_text = "1", format = "text", trace_file;
     cli.add_option("paths", paths, "files or directories (plain or gzip)")->required()->type_name("PATH...");
     auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
     auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
@@ -39,6 +43,10 @@ int run_diagnose(int argc, char** argv) {
     cli.add_option("--format", format, "text or json (meshscope.diagnosis/1)")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
+    cli.add_option("--trace", trace_file,
+                   "also write the collectives' timeline across ranks to FILE (Chrome Trace Event Format JSON: "
+                   "Perfetto UI, chrome://tracing)")
+        ->type_name("FILE");
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -51,6 +59,17 @@ int run_diagnose(int argc, char** argv) {
     if (const auto failed = plan_from_options("diagnose", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
         return *failed;
 
+    // The trace file is opened before the records are read: a path that cannot be written fails at once.
+    std::ofstream trace;
+    if (!trace_file.empty()) {
+        trace.open(trace_file, std::ios::binary | std::ios::trunc);
+        if (!trace) {
+            std::cerr << "meshscope diagnose: cannot write the trace to " << trace_file << ": " << std::strerror(errno)
+                      << "\n";
+            return exit_usage;
+        }
+    }
+
     records::RecordSet records;
     if (!load_usable_records("diagnose", paths, records)) return exit_usage;
     const auto diagnosis = records::diagnose(records, plan ? &*plan : nullptr);
@@ -61,6 +80,18 @@ int run_diagnose(int argc, char** argv) {
     else
         std::cout << records::to_text(diagnosis);
     std::cout.flush();
+    if (trace.is_open()) {
+        records::write_trace(records, diagnosis, trace);
+        trace.close();
+        if (!trace) {
+            std::cerr << "meshscope diagnose: writing the trace to " << trace_file
+                      << " failed: " << std::strerror(errno) << "\n";
+            return exit_failure;
+        }
+        if (records.dumps.empty())
+            std::cerr << "meshscope diagnose: no Flight Recorder dump read: the trace at " << trace_file
+                      << " has no collective\n";
+    }
     return std::cout ? exit_ok : exit_failure;
 }
 

@@ -77,10 +77,22 @@ struct Outcome {
     std::string problem;
 };
 
-// A plain file of at most `limit` bytes read whole with one read() into `buffer`, whose capacity stays with the
-// thread (a job's dumps are thousands of files of about one size); false for anything else (a gzip file, one
-// larger than the limit, one that cannot be opened or read), which FileSource then reads, with its errors.
-bool read_plain(const std::string& path, std::size_t limit, std::string& buffer, std::string_view& bytes) {
+// The first bytes decide what a file is: a pickle starts with PROTO (0x80), a JSON document with '{' (after white
+// space), RAS's text status with "NCCL version "; anything else is an NCCL log.
+constexpr std::size_t head_size = 4096;
+bool is_document(std::string_view head) {
+    std::size_t first = 0;
+    while (first < head.size() && std::strchr(" \t\r\n", head[first])) ++first;
+    return (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) ||
+           (first < head.size() && head[first] == '{') || records::looks_like_ras_text(head);
+}
+
+// A plain file of at most `limit` bytes read into `buffer`, whose capacity stays with the thread (a job's dumps are
+// thousands of files of about one size): its head first, then, when the head says it is a document, the rest with
+// one read(); an NCCL log is left after its head (`log` set, `bytes` the head), for read_log to stream: memory is
+// the job's records, not a log's bytes. False for anything else (a gzip file, one larger than the limit, one that
+// cannot be opened or read), which FileSource then reads, with its errors.
+bool read_plain(const std::string& path, std::size_t limit, std::string& buffer, std::string_view& bytes, bool& log) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     struct stat info {};
@@ -89,18 +101,29 @@ bool read_plain(const std::string& path, std::size_t limit, std::string& buffer,
     if (ok) {
         // One byte past the size, to see a file that grew since.
         const std::size_t want = static_cast<std::size_t>(info.st_size) + 1;
-        if (buffer.size() < want) buffer.resize(want);
-        while (size < want) {
-            const ssize_t n = ::read(fd, buffer.data() + size, want - size);
-            if (n == 0) break;
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                ok = false;
-                break;
+        const auto read_up_to = [&](std::size_t end) {
+            if (buffer.size() < end) buffer.resize(end);
+            while (size < end) {
+                const ssize_t n = ::read(fd, buffer.data() + size, end - size);
+                if (n == 0) return true;
+                if (n < 0) {
+                    if (errno == EINTR) continue;
+                    return false;
+                }
+                size += static_cast<std::size_t>(n);
             }
-            size += static_cast<std::size_t>(n);
+            return true;
+        };
+        ok = read_up_to(std::min(want, head_size));
+        const bool gzip =
+            size >= 2 && static_cast<unsigned char>(buffer[0]) == 0x1f && static_cast<unsigned char>(buffer[1]) == 0x8b;
+        if (ok && !gzip && !is_document(std::string_view(buffer.data(), size))) {
+            ::close(fd);
+            log = true;
+            bytes = std::string_view(buffer.data(), size);
+            return true;
         }
-        ok = ok && size < want;
+        ok = ok && !gzip && read_up_to(want) && size < want;
     }
     ::close(fd);
     if (!ok ||
@@ -118,9 +141,15 @@ Outcome read_document(const std::string& path, const RecordLimits& limits, recor
     std::string_view whole;
     std::optional<FileSource> source;
     std::string head_read;
-    if (!read_plain(path, limits.max_document, buffer, whole)) {
+    bool plain_log = false;
+    const bool plain = read_plain(path, limits.max_document, buffer, whole, plain_log);
+    if (plain && plain_log) {
+        out.log = true;
+        return out;
+    }
+    if (!plain) {
         source.emplace(path);
-        head_read.resize(4096);
+        head_read.resize(head_size);
         std::size_t got = 0;
         while (got < head_read.size()) {
             const std::size_t n = source->read(std::span<char>(head_read.data() + got, head_read.size() - got));
@@ -129,7 +158,7 @@ Outcome read_document(const std::string& path, const RecordLimits& limits, recor
         }
         head_read.resize(got);
     }
-    const std::string_view head = source ? std::string_view(head_read) : whole.substr(0, 4096);
+    const std::string_view head = source ? std::string_view(head_read) : whole.substr(0, head_size);
     const std::size_t got = head.size();
     // The whole file: read already, or the rest read through zlib after the head.
     std::string rest;

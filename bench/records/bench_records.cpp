@@ -5,6 +5,8 @@
 // Flight Recorder: dumps shaped as torch 2.x writes them for a rank of a large NCCL job (see make_fr_dump), read
 // from memory (entries/s), and a whole job written to disk for `meshscope diagnose` to read:
 //   bench_records --write-fr-job DIR RANKS ENTRIES pickle|json   (then: meshscope diagnose DIR --dp RANKS --ep 8)
+// and a whole job's NCCL log as one plain file (about 5 KB per rank; 60,000 ranks make 300 MB):
+//   bench_records --write-nccl-log FILE RANKS                    (then: meshscope diagnose FILE)
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -516,6 +518,13 @@ int write_fr_job(const std::string& dir, int world, int entries, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 4 && std::strcmp(argv[1], "--write-nccl-log") == 0) {
+        std::ofstream out(argv[2], std::ios::binary);
+        out << make_log(std::atoi(argv[3]));
+        out.close();
+        if (!out) std::fprintf(stderr, "bench_records: cannot write %s\n", argv[2]);
+        return out ? 0 : 1;
+    }
     if (argc == 6 && std::strcmp(argv[1], "--write-fr-job") == 0)
         return write_fr_job(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::strcmp(argv[5], "json") == 0);
     benchmark::Initialize(&argc, argv);

@@ -17,6 +17,49 @@ nlohmann::json place_json(const PlanPlace& p) {
 nlohmann::json topology_json(const Topology& t) {
     return {{"dp", t.dp}, {"cp", t.cp}, {"ep", t.ep}, {"efsdp", t.efsdp}, {"edp", t.edp}};
 }
+
+double ms(std::int64_t ns) {
+    return static_cast<double>(ns) / 1e6;
+}
+
+// The straggler rule's figures: per dim, per late rank, and every rank's score with its lags per dim.
+nlohmann::json stragglers_json(const Stragglers& s) {
+    nlohmann::json j;
+    j["rule"] = {{"k", s.rule.k}, {"mad_scale", StragglerRule::mad_scale}, {"floor_ms", ms(s.rule.floor_ns)}};
+    j["dims"] = nlohmann::json::array();
+    for (const auto& d : s.dims)
+        j["dims"].push_back({{"dim", d.dim},
+                             {"arrivals", d.arrivals},
+                             {"median_ms", ms(d.median_ns)},
+                             {"mad_ms", ms(d.mad_ns)},
+                             {"threshold_ms", ms(d.threshold_ns)}});
+    const auto lag_json = [](const RankLag& r) {
+        return nlohmann::json{{"dim", r.dim},
+                              {"arrivals", r.arrivals},
+                              {"typical_ms", ms(r.typical_ns)},
+                              {"worst_ms", ms(r.worst.lag_ns)},
+                              {"worst_raw_ms", ms(r.worst.raw_ns)},
+                              {"seq", r.worst.seq},
+                              {"collective", r.worst.collective},
+                              {"group", r.worst.group},
+                              {"late", r.late},
+                              {"score", r.score}};
+    };
+    j["late"] = nlohmann::json::array();
+    for (const RankLag* r : s.late()) {
+        nlohmann::json o = lag_json(*r);
+        o["rank"] = r->rank;
+        j["late"].push_back(std::move(o));
+    }
+    j["ranks"] = nlohmann::json::array();
+    std::size_t k = 0;
+    for (const auto& [rank, score] : s.scores) {
+        nlohmann::json o = {{"rank", rank}, {"score", score}, {"dims", nlohmann::json::array()}};
+        for (; k < s.ranks.size() && s.ranks[k].rank == rank; ++k) o["dims"].push_back(lag_json(s.ranks[k]));
+        j["ranks"].push_back(std::move(o));
+    }
+    return j;
+}
 }  // namespace
 
 // Text from the records (host names, group descriptions, file names) reaches a terminal: control characters,
@@ -194,6 +237,7 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
         }
     j["progress"] = d.progress;
     j["arrivals"] = d.arrivals;
+    j["stragglers"] = stragglers_json(d.stragglers);
     j["findings"] = nlohmann::json::array();
     for (const auto& f : d.findings) {
         nlohmann::json o = to_json(f.finding);
@@ -240,6 +284,23 @@ std::string to_text(const Diagnosis& d) {
     if (!d.arrivals.empty()) {
         out << "\nlatest arrivals (Flight Recorder):\n";
         for (const auto& a : d.arrivals) out << "  " << printable(a) << "\n";
+    }
+    if (!d.stragglers.dims.empty()) {
+        out << "\nstragglers (Flight Recorder, every common collective):\n";
+        const auto late = d.stragglers.late();
+        for (const auto& dim : d.stragglers.dims) {
+            out << "  " << printable(dim.dim) << ": " << dim.arrivals << " arrivals, median "
+                << detail::ms_text(dim.median_ns) << ", MAD " << detail::ms_text(dim.mad_ns) << ", threshold "
+                << detail::ms_text(dim.threshold_ns) << "; ";
+            std::size_t named = 0;
+            for (const RankLag* r : late) {
+                if (r->dim != dim.dim) continue;
+                out << (named++ ? "; " : "late: ") << "rank " << r->rank << " " << detail::ms_text(r->worst.lag_ns)
+                    << " at seq " << r->worst.seq << " (" << printable(r->worst.collective) << ") of the "
+                    << printable(r->worst.group) << ", typically " << detail::ms_text(r->typical_ns);
+            }
+            out << (named ? "\n" : "no rank late\n");
+        }
     }
     out << "\nfindings (" << d.findings.size() << "):\n";
     for (const auto& f : d.findings) {

@@ -201,6 +201,7 @@ void diagnose_flight_recorder(Context& context) {
     for (auto& [name, pg] : pgs) {
         ObservedGroup group;
         group.source = "Flight Recorder";
+        group.record_name = name;
         group.id = pg.desc == "default_pg" ? "default_pg" : "process group " + name + " (" + pg.desc + ")";
         group.seen.assign(pg.seen.begin(), pg.seen.end());
         std::vector<std::int64_t> members = group.seen;
@@ -239,6 +240,7 @@ void diagnose_flight_recorder(Context& context) {
         std::vector<SourcedFinding> findings;
         std::optional<ReadProblem> problem;
         std::optional<Outcome> outcome;
+        FrGroupArrivals arrivals;
     };
     const auto judge_group = [&](const Placed& placed_group) {
         GroupVerdict verdict;
@@ -288,7 +290,33 @@ void diagnose_flight_recorder(Context& context) {
                                              [](const auto& a, std::int64_t v) { return a.first < v; });
             return it != seqs.end() && it->first == s ? it->second : nullptr;
         };
+        verdict.arrivals.dim = group.place ? group.place->dim : pg.desc;
+        verdict.arrivals.label = group.label();
         if (by_member.empty()) return verdict;
+        // When the members entered each sequence id, for the straggler rule: the members' lists walked side by
+        // side, every id once.
+        {
+            FrGroupArrivals& arrivals = verdict.arrivals;
+            arrivals.with_dump = static_cast<std::int64_t>(by_member.size());
+            std::vector<std::size_t> at(by_member.size(), 0);
+            for (;;) {
+                std::int64_t s = INT64_MAX;
+                for (std::size_t k = 0; k < by_member.size(); ++k)
+                    if (at[k] < by_member[k].second.size()) s = std::min(s, by_member[k].second[at[k]].first);
+                if (s == INT64_MAX) break;
+                SeqArrival a{s, INT64_MAX, INT64_MIN, 0};
+                for (std::size_t k = 0; k < by_member.size(); ++k) {
+                    const Seqs& seqs = by_member[k].second;
+                    if (at[k] >= seqs.size() || seqs[at[k]].first != s) continue;
+                    const std::int64_t t = seqs[at[k]].second->time_created_ns;
+                    a.first_ns = std::min(a.first_ns, t);
+                    a.last_ns = std::max(a.last_ns, t);
+                    ++a.entered;
+                    ++at[k];
+                }
+                arrivals.seqs.push_back(a);
+            }
+        }
         std::int64_t hi = 0, lo = INT64_MAX;
         for (const auto& [m, seqs] : by_member) {
             const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
@@ -441,6 +469,15 @@ void diagnose_flight_recorder(Context& context) {
         std::vector<std::jthread> pool;
         for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(judge_groups);
         judge_groups();
+    }
+    // Stragglers over the whole window: placed[i] is the group of pg_index i (both in pgs' order).
+    {
+        std::vector<FrGroupArrivals> arrivals;
+        arrivals.reserve(verdicts.size());
+        for (auto& verdict : verdicts) arrivals.push_back(std::move(verdict.arrivals));
+        context.out.stragglers = find_stragglers(by_rank, group_ids, arrivals, StragglerRule{});
+        for (auto& finding : straggler_findings(context.out.stragglers, by_rank))
+            context.out.findings.push_back(std::move(finding));
     }
     for (std::size_t i = 0; i < placed.size(); ++i) {
         GroupVerdict& verdict = verdicts[i];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -101,5 +102,35 @@ void diagnose_ras(Context& context);
 // Places an observed group on the plan, or on its nearest group.
 void place_group(const Context& context, ObservedGroup& group,
                  std::span<const std::pair<std::int64_t, std::int64_t>> positions, std::string_view hint);
+
+}  // namespace meshscope::records::detail
+
+namespace meshscope::records::detail {
+
+// When a group's members entered one of its sequence ids (time_created_ns): the first and the last of those that
+// entered it, and how many did.
+struct SeqArrival {
+    std::int64_t seq = 0, first_ns = 0, last_ns = 0;
+    std::int64_t entered = 0;
+};
+
+// A Flight Recorder group as the straggler rule reads it.
+struct FrGroupArrivals {
+    std::string dim;               // the plan's dim, or the group's desc
+    std::string label;             // "efsdp group 2 [2, 6, 10, 14]"
+    std::int64_t with_dump = 0;    // members whose dump was read
+    std::vector<SeqArrival> seqs;  // sorted by seq
+};
+
+// The rule over every rank's arrivals (stragglers.cpp): dumps by rank, each dump's groups (by FrGroupName::index)
+// as indices into groups.
+[[nodiscard]] Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
+                                         const std::map<const FrDump*, std::vector<std::size_t>>& group_ids,
+                                         const std::vector<FrGroupArrivals>& groups, const StragglerRule& rule);
+// One straggler finding per dim with late ranks, sourced from their dumps.
+[[nodiscard]] std::vector<SourcedFinding> straggler_findings(const Stragglers& stragglers,
+                                                             const std::map<std::int64_t, const FrDump*>& by_rank);
+// "2004.1 ms"
+[[nodiscard]] std::string ms_text(std::int64_t ns);
 
 }  // namespace meshscope::records::detail

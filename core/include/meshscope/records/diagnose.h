@@ -18,6 +18,7 @@
 #include "meshscope/records/flight_recorder.h"
 #include "meshscope/records/nccl_log.h"
 #include "meshscope/records/nccl_ras.h"
+#include "meshscope/records/stragglers.h"
 
 namespace meshscope::records {
 
@@ -45,6 +46,7 @@ struct ObservedGroup {
     std::optional<PlanPlace> nearest;         // when not in the plan: the plan's group sharing most of its ranks
     std::int64_t shared = 0;                  // ranks shared with nearest
     std::vector<std::string> sources;         // "nccl.log:12", "nccl_trace_rank_3"
+    std::string record_name;                  // Flight Recorder's process group name ("5"); empty for others
     [[nodiscard]] std::string label() const;  // the plan's label, or "communicator commId 0x.. (8 ranks)"
 };
 
@@ -64,6 +66,8 @@ struct Diagnosis {
     // per dim, Flight Recorder's latest arrival: "ep: rank 6 arrived last at seq 2 (all_reduce) of the ep group 1
     // [4, 5, 6, 7], 3.2 ms after the first member"
     std::vector<std::string> arrivals;
+    // Flight Recorder's arrivals over the whole window: per dim the rule's figures, per rank its lags and score.
+    Stragglers stragglers;
     std::vector<SourcedFinding> findings;
     std::vector<ReadProblem> problems;
     // Every rank the records name (an NCCL process, a Flight Recorder dump, a RAS rank), sorted, with the host and
