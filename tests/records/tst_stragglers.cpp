@@ -167,8 +167,8 @@ private slots:
             QVERIFY2(r->typical_ns >= typical_at_least && r->typical_ns < typical_below,
                      qPrintable(QString::number(r->typical_ns)));
             for (const auto& f : faults)
-                if (f.rank == r->rank)
-                    QVERIFY2(r->worst.lag_ns >= f.late, qPrintable(QString::number(r->worst.lag_ns)));
+                if (f.rank == r->rank)  // late by what was injected, give or take its peers' noise
+                    QVERIFY2(r->worst.lag_ns >= f.late - noise, qPrintable(QString::number(r->worst.lag_ns)));
         }
         // The import carries the findings.
         std::size_t imported = 0;
