@@ -1,12 +1,12 @@
 // RasPoller: hook-free live mode. The collector (`meshscope serve --ras HOST:PORT`) reads a running job's NCCL RAS
-// status every interval on its own thread (ms-ras), with RAS's own text protocol (CLIENT PROTOCOL, SET FORMAT json,
-// VERBOSE STATUS; RasClient, every exchange bounded by a timeout and a byte cap), diagnoses it as `meshscope ras`
-// does, and puts the diagnosis into a job exactly as `meshscope import` does (Collector::submit_records: stored,
-// replacing the job's last import, then in the monitor); a communicator's ranks behind are a finding once they
-// stall (records::RasPollDiagnosis, the stall rule). Beside the polls, a MONITOR connection (thread
-// ms-ras-monitor) asks for a poll at once at each lifecycle event (PEER_DEAD, ...). The Live pages show the job as
-// any other; a RAS that cannot be read is one finding of the job (ras_unreadable_finding), replaced by the
-// diagnosis once RAS answers.
+// status every interval on its own thread (ms-ras, a RecordsPoller as `--torch-debug`'s), with RAS's own text protocol
+// (CLIENT PROTOCOL, SET FORMAT json, VERBOSE STATUS; RasClient, every exchange bounded by a timeout and a byte cap),
+// diagnoses it as `meshscope ras` does, and puts the diagnosis into a job exactly as `meshscope import` does
+// (Collector::submit_records: stored, replacing the job's last import, then in the monitor); a communicator's ranks
+// behind are a finding once they stall (records::RasPollDiagnosis, the stall rule). Beside the polls, a MONITOR
+// connection (thread ms-ras-monitor) asks for a poll at once at each lifecycle event (PEER_DEAD, ...). The Live pages
+// show the job as any other; a RAS that cannot be read is one finding of the job (ras_unreadable_finding), replaced by
+// the diagnosis once RAS answers.
 //
 //   server::RasPoller poller(collector, {.address = "127.0.0.1:28028", .job = "ras@127.0.0.1:28028"});
 //   // ... until the collector stops; the destructor ends a poll or MONITOR wait in progress at once
