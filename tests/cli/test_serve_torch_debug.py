@@ -217,8 +217,8 @@ class ServeTorchDebugTest(unittest.TestCase):
             with self.subTest(misbehave):
                 fake = None
                 if misbehave is not None:
-                    fake = FakeTorchDebug([pages or body * 4], misbehave=misbehave if misbehave not in (
-                        "page", "big") else None)
+                    served = pages or (body * 4 if misbehave == "big" else body)
+                    fake = FakeTorchDebug([served], misbehave=None if misbehave in ("page", "big") else misbehave)
                 where = "127.0.0.1:%d" % (fake.port if fake else port)
                 # a short limit only where the limit is what is tested: a loaded machine may be slow to answer
                 args = ["--torch-debug", where, "--torch-debug-interval", "0.2", "--torch-debug-timeout",
@@ -248,14 +248,16 @@ class ServeTorchDebugTest(unittest.TestCase):
             self.assertEqual(err, "")
 
     def test_default_job_names(self):
-        with Serve("--torch-debug", "[::1]:25999", "--torch-debug", "node0", "--torch-debug-job", "first",
+        # "torch@" + the address, a character a job name cannot hold as "-"; each --torch-debug-job names its
+        # --torch-debug in order.
+        with Serve("--torch-debug", "127.0.0.1:25999", "--torch-debug", "[::1]:25999", "--torch-debug-job", "first",
                    "--torch-debug-interval", "60") as serve:
-            self.assertEqual(serve.started["torch_debug"], [{"address": "[::1]:25999", "job": "first"},
-                                                            {"address": "node0", "job": "torch@node0"}])
+            self.assertEqual(serve.started["torch_debug"], [{"address": "127.0.0.1:25999", "job": "first"},
+                                                            {"address": "[::1]:25999", "job": "torch@-::1-:25999"}])
         # a --ras and a --torch-debug side by side, each into its job
-        with Serve("--torch-debug", "[::1]", "--ras", "127.0.0.1:1", "--torch-debug-interval", "60",
+        with Serve("--torch-debug", "localhost", "--ras", "127.0.0.1:1", "--torch-debug-interval", "60",
                    "--ras-interval", "60") as serve:
-            self.assertEqual(serve.started["torch_debug"], [{"address": "[::1]", "job": "torch@-::1-"}])
+            self.assertEqual(serve.started["torch_debug"], [{"address": "localhost", "job": "torch@localhost"}])
             self.assertEqual(serve.started["ras"], [{"address": "127.0.0.1:1", "job": "ras@127.0.0.1:1"}])
 
     def test_bad_flags(self):
@@ -277,7 +279,7 @@ class ServeTorchDebugTest(unittest.TestCase):
              "two sources put their records into job 'j': give each --torch-debug its --torch-debug-job\n" + hint),
             (["--torch-debug", "h:1", "--torch-debug-interval", "0"],
              "--torch-debug-interval must be from 0.05 to 86400 seconds\n" + hint),
-            (["--torch-debug", "h:1", "--torch-debug-timeout", "nan"],
+            (["--torch-debug", "h:1", "--torch-debug-timeout", "1e9"],
              "--torch-debug-timeout must be from 0.05 to 86400 seconds\n" + hint),
             (["--torch-debug", "h:1", "--torch-debug-backend", "gloo&x=1"],
              "--torch-debug-backend must be 1 to 32 characters of A-Z, a-z, 0-9 and _ (gloo, nccl, ...), got "
