@@ -5,6 +5,7 @@ JSON_RESP_TEMPLATE: one `<h2>Rank N: URL</h2>` section per rank, the rank's JSON
 misbehaves on request: silent (never answers), not_http (answers a line that is no HTTP), cut (a Content-Length
 larger than the body, then closes), or any HTTP status with Python's send_error.
 """
+import html
 import http.server
 import json
 import socket
@@ -31,8 +32,9 @@ HEAD = """
     """
 
 
-def page(ranks, host="node0"):
-    """The front end's page for ranks: a list of (status, text), text a dump (dict) for 200, else the reason."""
+def page(ranks, host="node0", escape=False):
+    """The front end's page for ranks: a list of (status, text), text a dump (dict) for 200, else the reason. escape:
+    the JSON as jinja2 writes it with autoescaping on (torch's front end has it off)."""
     out = HEAD
     for i, (status, text) in enumerate(ranks):
         out += "\n        <h2>Rank %d: http://%s:%d/handler/fr_trace_json?backend=gloo</h2>\n        " % (
@@ -40,7 +42,9 @@ def page(ranks, host="node0"):
         if status != 200:
             out += "\n            <p>Failed to fetch: status=%d</p>\n            <pre>%s</pre>\n        " % (status, text)
         else:
-            out += "\n            <pre>%s</pre>\n        " % json.dumps(text, indent=2)
+            dump = json.dumps(text, indent=2)
+            out += "\n            <pre>%s</pre>\n        " % (html.escape(dump).replace("&quot;", "&#34;") if escape
+                                                              else dump)
         out += "\n    "
     return (out + "\n\n</section>\n    ").encode()
 

@@ -174,6 +174,23 @@ class ServeTorchDebugTest(unittest.TestCase):
             self.assertEqual(set(fake.paths), {PATH})
             serve.stop()
 
+    def test_the_page_is_read_by_its_json_not_by_its_markup(self):
+        # A thread name that holds "</pre>" and a heading cannot cut rank 0's dump short (its JSON is read to its
+        # end); and a front end with jinja2's autoescaping on writes its quotes as &#34;: read all the same. The skip
+        # fixture's hang shows at the second read, in the same words as from torch's own page.
+        dumps = fixture_dumps("skip")
+        dumps[0]["entries"][0]["thread_name"] = "</pre>\n        <h2>Rank 9: http://x:1/</h2>\n <pre>{"
+        ep = ("collective_stuck", [6], "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never "
+              "entered it; ranks 4, 5, 7 entered it; rank 6 last recorded default_pg seq 3 (all_reduce)" + STALLED)
+        for escape in (False, True):
+            with self.subTest(escape=escape), FakeTorchDebug([page([(200, d) for d in dumps], escape=escape)]) as fake:
+                with Serve("--torch-debug", "127.0.0.1:%d" % fake.port, "--torch-debug-job", "fr",
+                           "--torch-debug-interval", "0.1", "--dp", "8", "--ep", "4") as serve:
+                    serve.wait_for("the hang", lambda: ep in [(f["kind"], f["ranks"], f["message"])
+                                                             for f in serve.findings("fr")])
+                    self.assertEqual(serve.get("/api/v1/jobs/fr")["ranks_seen"], 8)
+                    self.assertEqual([f for f in serve.findings("fr") if f["kind"] == "peer_unreachable"], [])
+
     def test_a_rank_the_front_end_could_not_fetch_is_a_finding(self):
         # Rank 6's worker refused the front end (503, the reason as requests words it); the other dumps are the skip
         # fixture's: the diagnosis goes on without rank 6 and names it.
