@@ -226,7 +226,8 @@ private slots:
         QTest::addRow("no world") << m << "give --world";
         QTest::addRow("unknown model")
             << QStringList{"advise", "--model", "llama", "--world", "8"}
-            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b";
+            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
+               "qwen3.5-35b-a3b";
         QTest::addRow("both model and config")
             << QStringList{"advise", "--model", "qwen3-30b-a3b", "--model-config", "c.json", "--world", "8"}
             << "--model excludes --model-config";
@@ -301,7 +302,7 @@ private slots:
         QCOMPARE(r.err.split('\n').value(0),
                  "meshscope advise: " + path +
                      ": unknown architecture 'LlamaForCausalLM'; known: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
-                     "MixtralForCausalLM");
+                     "MixtralForCausalLM, Qwen3_5MoeForConditionalGeneration, Qwen3_5MoeForCausalLM");
     }
 
     // A config.json of a preset advises exactly as the preset does (apart from the model's name).

@@ -265,7 +265,8 @@ private slots:
         QTest::addRow("unknown model")
             << "llama"
             << "h100" << 4096 << "none"
-            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b";
+            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
+               "qwen3.5-35b-a3b";
         QTest::addRow("unknown hardware") << "qwen3-30b-a3b"
                                           << "x100" << 4096 << "none"
                                           << "unknown hardware 'x100'; known: a100, h100, h200, b200";
