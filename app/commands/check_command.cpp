@@ -406,6 +406,15 @@ int run_check(int argc, char** argv) {
         return report.worst;
     }
     const Topology& t = *topology;
+    // Where the topology is in dist_config, the DistributedStrategy validates ep_size for every plugin
+    // (accelerator/interface.py at b8b6398), though only the expert-parallel one builds experts on it.
+    if (!expert_parallel && version.ep_in_strategy && yaml.ep) {
+        if (*yaml.ep < 1)
+            report.error("ep_size must be positive, got " + std::to_string(*yaml.ep) + ".");
+        else if (t.dp % *yaml.ep != 0)
+            report.error("dp_size must be divisible by ep_size, got " + std::to_string(t.dp) + " % " +
+                         std::to_string(*yaml.ep) + " != 0.");
+    }
     std::string layout = "layout: dp " + std::to_string(t.dp) + " x cp " + std::to_string(t.cp) + " = world " +
                          std::to_string(world) + "; ep " + std::to_string(t.ep);
     if (t.ep > 1)
