@@ -24,8 +24,8 @@ QString upstream(const QString& version, const QString& file) {
     return QStringLiteral(LLAMAFACTORY_EXAMPLES_DIR) + "/" + version + "/" + file;
 }
 
-// FSDPTurboParams' fields at f28afaf (plugins/trainer_plugins/distributed/interface.py lines 32-43), as
-// BasePlugin.parse_params prints them: sorted(known) (utils/plugin.py line 92).
+// FSDPTurboParams' fields at f28afaf (plugins/trainer_plugins/distributed/interface.py lines 45-59), as
+// BasePlugin.parse_params prints them: sorted(known) (utils/plugin.py lines 88-93).
 const char* const turbo_expected =
     "Expected: ['dcp_path', 'ep_dispatcher', 'ep_size', 'fsdp_ignored_modules', 'fsdp_implementation', "
     "'hook_modules', 'name', 'offload_params', 'pin_memory', 'reshard_after_forward']";
@@ -132,7 +132,7 @@ private slots:
                                                    << QStringList{"--nnodes", "8", "--nproc-per-node", "8"}
                                                    << "num_attention_heads must be divisible by cp_size";
         // The newest version parses dist_config strictly as FSDPTurboParams (interface.py line 108 at f28afaf ->
-        // utils/plugin.py lines 86-93): cp_size is not one of its fields.
+        // utils/plugin.py lines 88-93): cp_size is not one of its fields.
         QTest::addRow("topology inside dist_config")
             << "model: MODEL\ndist_config:\n  name: fsdpturbo\n  ep_size: 8\n  cp_size: 2\n"
             << two_nodes
@@ -169,7 +169,7 @@ private slots:
                  qPrintable(r.out));
         const auto named = yaml("deepseek-modules.yaml",
                                 "model: deepseek-ai/DeepSeek-V3\ndist_config:\n  name: fsdpturbo\n  ep_size: 8\n"
-                                "  ep_modules: [model.layers.{*}.mlp.experts]\n");
+                                "  ep_modules:\n    - model.layers.{*}.mlp.experts\n");
         r = run(QStringList{named} + args + QStringList{"--llamafactory-version", "pr10676-b8b6398"});
         QVERIFY2(!r.out.contains("ep_modules` is not specified"), qPrintable(r.out));
         r = run(QStringList{named} + args);
@@ -224,7 +224,7 @@ private slots:
                                              "fsdpturbo plugin (a plain dict there: ignored)";
         QTest::addRow("ep_modules match nothing")
             << "model: MODEL\ndist_config:\n  name: fsdpturbo\n  ep_size: 8\n"
-               "  ep_modules: [model.language_model.layers.{*}.mlp.experts]\n"
+               "  ep_modules:\n    - model.language_model.layers.{*}.mlp.experts\n"
             << QStringList{"--llamafactory-version", "pr10676-b8b6398"}
             << "dist_config.ep_modules 'model.language_model.layers.{*}.mlp.experts' matches no module of qwen3_moe "
                "(its experts are model.layers.{*}.mlp.experts)";
@@ -258,6 +258,10 @@ private slots:
     // Every upstream example under its own version: LlamaFactory would run it, so no error. The dense models
     // (Qwen3-0.6B, Qwen3-4B, Qwen3.5-0.8B) are not presets: a warning, exit 1. Qwen3.5-35B-A3B is the preset;
     // /home/model/Qwen3.5-35B-A3B (pull request #10676's examples) names it by its folder.
+    // Except where upstream itself refuses its example: pull request #10676's branch carries six examples with
+    // `template: qwen3_nothink`, a field #10598 (b61140d) removed from ModelArguments (config/model_args.py at b8b6398
+    // and c6437cb has custom_chat_template only), so HfArgumentParser.parse_dict (config/arg_parser.py line 52)
+    // raises "Some keys are not used by the HfArgumentParser: ['template']" (main fixed the files in 3f77101).
     void upstream_examples_data() {
         QTest::addColumn<QString>("version");
         QTest::addColumn<QString>("file");
@@ -274,6 +278,19 @@ private slots:
         QFETCH(QString, file);
         const auto r = run({upstream(version, file), "--nnodes", "1", "--nproc-per-node", "16", "--hardware", "h200",
                             "--llamafactory-version", version});
+        const QStringList with_template{"train_full_fsdp2_batching_normal.yaml",
+                                        "train_full_fsdp2_dynamic_batching.yaml",
+                                        "train_full_fsdp2_dynamic_padding_free.yaml",
+                                        "train_full_fsdp2_padding_free.yaml",
+                                        "train_full_liger_kernel.yaml",
+                                        "train_lora_dpo.yaml"};
+        if (version.startsWith("pr10676") && with_template.contains(file)) {
+            QCOMPARE(r.exit_code, 2);
+            QVERIFY2(r.out.contains("\nerror: Some keys are not used by the HfArgumentParser: ['template']\n"),
+                     qPrintable(r.out));
+            QCOMPARE(r.out.count("error: "), 1);
+            return;
+        }
         QVERIFY2(!r.out.contains("error: "), qPrintable(r.out));
         QVERIFY2(r.exit_code == 0 || r.exit_code == 1, qPrintable(r.out + r.err));
         QVERIFY(r.out.contains("\nllamafactory: " + version + " ("));
@@ -300,9 +317,9 @@ private slots:
         QTest::addColumn<QStringList>("errors");
         QTest::addColumn<QString>("hint");
         // The user's case: #10676's Qwen3.5 example (topology and the module lists in dist_config) under the merged
-        // plugin, whose FSDPTurboParams (interface.py lines 32-43 at f28afaf) has none of cp_size, ep_modules,
+        // plugin, whose FSDPTurboParams (interface.py lines 45-59 at f28afaf) has none of cp_size, ep_modules,
         // ep_fsdp_modules, fsdp_modules, param_dtype, reduce_dtype, triton_ops; parse_params lists them sorted
-        // (utils/plugin.py lines 86-93).
+        // (utils/plugin.py lines 88-93).
         QTest::addRow("fused smoke20 under the newest")
             << "pr10676-b8b6398"
             << "train_full_qwen3_moe_fsdpturbo_ep_fused_smoke20.yaml"
@@ -330,7 +347,7 @@ private slots:
                "reads dp_size, cp_size, cp_mode and mp_* at the top level; if that is the version you run, check with "
                "--llamafactory-version 2026-08-13";
         // v0.9.5's Ulysses example (cp_size and cp_mode in dist_config) under the newest: FSDP2Params
-        // (interface.py lines 23-29 at f28afaf) has neither.
+        // (interface.py lines 36-42 at f28afaf) has neither.
         QTest::addRow("0.9.5 ulysses under the newest")
             << "0.9.5" << "train_full_ulysses_cp.yaml" << "2026-08-13"
             << QStringList{"Unknown params for DistributedPlugin.FSDP2Params: ['cp_mode', 'cp_size']. Expected: "
@@ -343,7 +360,7 @@ private slots:
                            "0.9.5 reads the mesh topology inside dist_config)"}
             << "hint: LlamaFactory 2026-08-13";
         // The MindSpeed-named plugin of #10676's first commits is registered nowhere else: BasePlugin._resolve
-        // (utils/plugin.py lines 95-100 at f28afaf).
+        // (utils/plugin.py line 102 at f28afaf).
         QTest::addRow("mindspeed under the newest")
             << "pr10676-c6437cb" << "train_full_qwen3_moe_mindspeed_ep_fsdp.yaml" << "2026-08-13"
             << QStringList{"Plugin 'mindspeed_fsdp2' is not registered under DistributedPlugin. (LlamaFactory "
@@ -363,8 +380,8 @@ private slots:
         if (!hint.isEmpty()) QVERIFY2(r.out.contains("\n" + hint), qPrintable(r.out));
     }
 
-    // What each version checks itself: v0.9.5 has no world_size % cp_size check (accelerator/interface.py lines
-    // 79-86 there: dp_size = world_size // cp_size), the newer ones raise their own text.
+    // What each version checks itself: v0.9.5 has no world_size % cp_size check (accelerator/interface.py line 81
+    // there: dp_size = world_size // cp_size), the newer ones raise their own text.
     void world_not_divisible_by_cp() {
         auto r = run({yaml("cp3.yaml", "model: MODEL\ndist_config:\n  name: fsdp2\n  cp_size: 3\n"), "--nnodes", "2",
                       "--nproc-per-node", "8", "--llamafactory-version", "v0.9.5"});
