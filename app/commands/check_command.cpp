@@ -221,8 +221,8 @@ Expected<ModelFound> find_model(const std::string& model_config, const std::stri
             if (id.substr(id.find('/') + 1) != folder) continue;
             found.spec = cost::find_model_preset(h.preset).value();
             found.model_type = h.model_type;
-            found.from = "preset " + std::string(h.preset) + " (" + model + " is not here; its folder name is " +
-                         std::string(h.id) + "'s)";
+            found.from = "preset " + std::string(h.preset) + " (" + model +
+                         " is not here; its folder name is the preset's repository name)";
             return found;
         }
     return found;
