@@ -6,6 +6,7 @@
 
 #include "meshscope/cost/cluster.h"
 #include "meshscope/cost/hf_config.h"
+#include "meshscope/cost/memory.h"
 #include "meshscope/cost/parameters.h"
 #include "meshscope/cost/presets.h"
 
@@ -86,6 +87,26 @@ private slots:
         QVERIFY(total_error >= 0 && total_error <= 0.02);
         QVERIFY(p.active() >= 2'500'000'000 && p.active() < 3'500'000'000);
         QCOMPARE(p.mtp(), std::int64_t{0});
+    }
+
+    // Activation bytes one token keeps in a Qwen3.5-35B-A3B layer without recomputation, by hand (bf16 values x 2,
+    // fp32 values x 4), h 2048, top 8 experts of 512, one shared expert of 512:
+    //   Gated DeltaNet layer: norm input and output 2 x 2048; in_proj_qkv's output and the conv1d's 2 x 8192; z 4096;
+    //     b and a 2 x 32; the delta rule's output 4096; the gated norm's output 4096: 32,832 values; g and beta in fp32
+    //     2 x 32 x 4 = 256 bytes.
+    //   Full-attention layer: norm input and output 4096; q 4096, k 512, v 512, attention output 4096; q and k before
+    //     their norms 4096 + 512; the output gate 4096 and the gated output 4096: 26,112 values; flash attention's
+    //     log-sum-exp 16 heads x 4 = 64 bytes.
+    //   MoE half of either: norm input and output 4096; 8 copies of (input 2048, gate and up 2 x 512, their product
+    //     512) and 8 expert outputs of 2048: 45,056; the shared expert's gate, up and product 3 x 512 = 1,536; router
+    //     logits 256 x 4 = 1,024 bytes.
+    // Linear: (32,832 + 4,096 + 45,056 + 1,536) x 2 + 256 + 1,024 = 168,320. Full: (26,112 + 50,688) x 2 + 64 + 1,024
+    // = 154,688.
+    void qwen3_5_layer_activations() {
+        const auto m = find_model_preset("qwen3.5-35b-a3b").value();
+        const auto t = TrainingSpec::make(4096, 1, 1, Recompute::none).value();
+        QCOMPARE(layer_activation_bytes_per_token(m, t, true, true), 168320.0);
+        QCOMPARE(layer_activation_bytes_per_token(m, t, true, false), 154688.0);
     }
 
     // Qwen3.5's config.json: the text model under text_config, or flat (Qwen3_5MoeTextConfig alone); without
