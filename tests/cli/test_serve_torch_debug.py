@@ -71,8 +71,11 @@ class TorchJob:
                                  "dependencies (tests/torch/requirements.txt; scripts/bootstrap.sh torch): %s"
                                  % (VENV_PYTHON, probe.stderr.strip().splitlines()[-1:]))
         self.port = free_port()
+        master_port = free_port()
+        while master_port == self.port:
+            master_port = free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
-        self.process = subprocess.Popen([VENV_PYTHON, os.path.join(HERE, "torch_debug_job.py"), str(free_port()),
+        self.process = subprocess.Popen([VENV_PYTHON, os.path.join(HERE, "torch_debug_job.py"), str(master_port),
                                          str(self.port)], stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
 

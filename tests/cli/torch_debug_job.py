@@ -4,7 +4,7 @@
 mesh (mp_replicate, mp_shard) = (1, 4), the data mesh (dp, cp) = (4, 1), FSDPTurbo's expert mesh (edp, efsdp, ep,
 expert_cp) = (1, 2, 2, 1), whose efsdp groups are [0, 2], [1, 3] and ep groups [0, 1], [2, 3]
 (docs: domain.md, section 2). Every rank then calls torch.distributed.debug.start_debug_server(port=PORT) (the
-front end on rank 0) and runs 3 steps: an all_gather on its efsdp group, an all_reduce on its ep group, an
+front end on rank 0, its process spawned) and runs 3 steps: an all_gather on its efsdp group, an all_reduce on its ep group, an
 all_reduce on the world. The fault: rank 3 skips the ep all_reduce of step 2, so rank 2 waits in it for rank 3 while
 rank 3 waits in the world's all_reduce of step 2 (default_pg seq 3), and ranks 0 and 1 with it: the job hangs
 there, its debug server still answering (the worker servers are C++ threads). Each rank prints "rank R at step S"
@@ -29,7 +29,9 @@ def rank_main(rank, master_port, debug_port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(master_port), RANK=str(rank),
                       WORLD_SIZE=str(WORLD))
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
-    start_debug_server(port=debug_port)
+    # The front end's process spawned, not forked: a fork of rank 0 (gloo's and the worker server's threads
+    # running) can inherit a lock held by another thread and hang before it listens.
+    start_debug_server(port=debug_port, start_method="spawn")
     init_device_mesh("cpu", (1, WORLD), mesh_dim_names=("mp_replicate", "mp_shard"))
     init_device_mesh("cpu", (WORLD, 1), mesh_dim_names=("dp", "cp"))
     expert = init_device_mesh("cpu", (1, 2, 2, 1), mesh_dim_names=("edp", "efsdp", "ep", "expert_cp"))
