@@ -107,30 +107,30 @@ private slots:
     void bad_input_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("err");
-        QTest::addRow("no path")
-            << QStringList{}
-            << "meshscope diagnose: paths is required\n"
-               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
-        QTest::addRow("plan and dp")
-            << QStringList{"x", "--plan", "p.json", "--dp", "8"}
-            << "meshscope diagnose: --plan excludes --dp\n"
-               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+        QTest::addRow("no path") << QStringList{}
+                                 << "meshscope diagnose: paths is required\n"
+                                    "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] "
+                                    "[--format text|json] [--trace FILE]\n";
+        QTest::addRow("plan and dp") << QStringList{"x", "--plan", "p.json", "--dp", "8"}
+                                     << "meshscope diagnose: --plan excludes --dp\n"
+                                        "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] "
+                                        "[--format text|json] [--trace FILE]\n";
         QTest::addRow("ep does not divide dp") << QStringList{"x", "--dp", "16", "--ep", "3"}
                                                << "dp_size must be divisible by ep_size, got 16 % 3 != 0.\n"
                                                   "hint: ep must divide dp = 16; valid ep: 1, 2, 4, 8, 16\n";
-        QTest::addRow("dp not a number")
-            << QStringList{"x", "--dp", "eight"}
-            << "meshscope diagnose: --dp expects an integer, got 'eight'.\n"
-               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+        QTest::addRow("dp not a number") << QStringList{"x", "--dp", "eight"}
+                                         << "meshscope diagnose: --dp expects an integer, got 'eight'.\n"
+                                            "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] "
+                                            "[--format text|json] [--trace FILE]\n";
         QTest::addRow("nothing there")
             << QStringList{"/nonexistent/records"}
             << "meshscope diagnose: /nonexistent/records: no such file or directory\n"
                "meshscope diagnose: no NCCL init line, Flight Recorder dump or RAS status found in 1 path\n"
                "hint: give NCCL_DEBUG=INFO logs, TORCH_FR_DUMP_TEMP_FILE dumps or `ncclras -f json` output\n";
-        QTest::addRow("plan file missing")
-            << QStringList{"x", "--plan", "/nonexistent/plan.json"}
-            << "meshscope diagnose: /nonexistent/plan.json: cannot open the plan\n"
-               "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json]\n";
+        QTest::addRow("plan file missing") << QStringList{"x", "--plan", "/nonexistent/plan.json"}
+                                           << "meshscope diagnose: /nonexistent/plan.json: cannot open the plan\n"
+                                              "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep "
+                                              "E]] [--format text|json] [--trace FILE]\n";
     }
     void bad_input() {
         QFETCH(QStringList, args);
@@ -152,7 +152,7 @@ private slots:
         QCOMPARE(r.err, "meshscope diagnose: " + plan.fileName() +
                             ": invalid JSON: nested deeper than 64 levels\n"
                             "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format "
-                            "text|json]\n");
+                            "text|json] [--trace FILE]\n");
         QCOMPARE(r.out, QString());
     }
 };
