@@ -39,8 +39,12 @@ void ModelOptions::add_to(CLI::App& cli) {
     cli.add_option("--grad-accum", grad_accum, "micro-batches per optimizer step")
         ->type_name("INT")
         ->capture_default_str();
-    cli.add_option("--recompute", recompute, "activation recomputation: none, selective or full")
-        ->check(CLI::IsMember({"none", "selective", "full"}))
+    std::vector<std::string> recompute_names;
+    for (const auto& n : cost::recompute_names()) recompute_names.emplace_back(n.name);
+    cli.add_option("--recompute", recompute,
+                   "activation recomputation: none, selective or full, or a framework's own mode "
+                   "(docs/cost-model.md, \"Recomputation by framework\")")
+        ->check(CLI::IsMember(recompute_names))
         ->capture_default_str();
     cli.add_option("--efficiency", efficiency,
                    "share of the GPU's dense bf16 peak the compute reaches, in (0, 1] (default: the hardware's)")

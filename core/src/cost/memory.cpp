@@ -5,6 +5,7 @@
 #include "meshscope/cost/memory.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace meshscope::cost {
 
@@ -26,39 +27,99 @@ double tokens_per_rank(const TrainingSpec& training, std::int64_t cp) noexcept {
            static_cast<double>(std::max<std::int64_t>(cp, 1));
 }
 
-double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer) noexcept {
-    // Selective recomputation (Megatron-Core's layernorm and moe_act modules; core attention is flash attention,
-    // which keeps no score matrix anyway) drops norm outputs and activation-function outputs.
-    const double keep = t.recompute == Recompute::selective ? 0.0 : 1.0;
-    const auto h = static_cast<double>(m.hidden);
+namespace {
+// What a layer keeps per token: values in the activation dtype, and other bytes (fp32 statistics, indices).
+struct Kept {
     double values = 0;
+    double bytes = 0;
+};
+
+// Everything a layer's backward reads, less what Megatron-Core's layernorm and moe_act recomputation drops
+// (norm outputs and SwiGLU products) when `drop_norm_act` is set.
+Kept kept_by_backward(const ModelSpec& m, bool moe_layer, bool drop_norm_act) {
+    const double keep = drop_norm_act ? 0.0 : 1.0;
+    const auto h = static_cast<double>(m.hidden);
+    Kept out;
     // Attention: norm input and output, q, k, v and the attention output (inputs of flash attention and o_proj).
-    values += h + keep * h;
-    values += static_cast<double>(m.q_width() + m.k_width() + m.v_width() + m.attention_out_width());
+    out.values += h + keep * h;
+    out.values += static_cast<double>(m.q_width() + m.k_width() + m.v_width() + m.attention_out_width());
     if (m.attention == AttentionKind::standard && m.standard.qk_norm)
-        values += static_cast<double>(m.q_width() + m.k_width());  // q and k before their RMSNorm
+        out.values += static_cast<double>(m.q_width() + m.k_width());  // q and k before their RMSNorm
     if (m.attention == AttentionKind::latent) {
         const auto& a = m.latent;
-        if (a.q_lora_rank > 0) values += static_cast<double>(a.q_lora_rank) * (1.0 + keep);
-        values += static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) + keep * static_cast<double>(a.kv_lora_rank);
+        if (a.q_lora_rank > 0) out.values += static_cast<double>(a.q_lora_rank) * (1.0 + keep);
+        out.values +=
+            static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) + keep * static_cast<double>(a.kv_lora_rank);
     }
     // FFN: norm input and output.
-    values += h + keep * h;
-    double fp32_bytes = 4.0 * static_cast<double>(m.query_heads());  // flash attention's log-sum-exp
+    out.values += h + keep * h;
+    out.bytes = 4.0 * static_cast<double>(m.query_heads());  // flash attention's log-sum-exp
     if (moe_layer) {
         const auto k = static_cast<double>(m.top_k);
         const auto f = static_cast<double>(m.expert_ffn);
         // Each routed copy: expert input, gate and up outputs, their SwiGLU product; and the expert output the
         // weighted combine keeps.
-        values += k * (h + 2.0 * f + keep * f) + k * h;
+        out.values += k * (h + 2.0 * f + keep * f) + k * h;
         const auto fs = static_cast<double>(m.shared_experts * m.shared_expert_ffn);
-        values += 2.0 * fs + keep * fs;
-        fp32_bytes += 4.0 * static_cast<double>(m.routed_experts);  // router logits
+        out.values += 2.0 * fs + keep * fs;
+        out.bytes += 4.0 * static_cast<double>(m.routed_experts);  // router logits
     } else {
         const auto f = static_cast<double>(m.dense_ffn);
-        values += 2.0 * f + keep * f;
+        out.values += 2.0 * f + keep * f;
     }
-    return values * t.activation_bytes + fp32_bytes;
+    return out;
+}
+
+// torchtitan's per-op selective checkpointing (SelectiveAC in torchtitan/distributed/activation_checkpoint.py,
+// read at pytorch/torchtitan@b5bcd76c): inside each checkpointed block it saves the outputs of the ops in
+// PyTorch's compute-intensive list (mm, addmm, bmm, flash and efficient attention) except every second matmul,
+// of cudnn/flex attention, topk and the all-to-alls, and recomputes the rest. The router's matmul is forced to
+// recompute and uncounted; the experts' torch._grouped_mm is not in the list, so the routed experts are
+// recomputed whole. Matmuls counted per block in forward order (Qwen3's q, k and v fused into one, torchtitan's
+// default): attention [qkv, o_proj] (latent: [wq_a, wq_b, wkv_a, wkv_b, wo]), then the dense or shared FFN
+// [w1, w3, w2]; the first, third, ... are saved.
+Kept kept_per_op(const ModelSpec& m, bool moe_layer, std::int64_t ep) {
+    const auto h = static_cast<double>(m.hidden);
+    std::vector<double> matmuls;
+    if (m.attention == AttentionKind::latent) {
+        const auto& a = m.latent;
+        const auto heads = static_cast<double>(a.heads);
+        if (a.q_lora_rank > 0) matmuls.push_back(static_cast<double>(a.q_lora_rank));
+        matmuls.push_back(heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim));
+        matmuls.push_back(static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim));
+        matmuls.push_back(heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim));
+    } else {
+        matmuls.push_back(static_cast<double>(m.q_width() + m.k_width() + m.v_width()));
+    }
+    matmuls.push_back(h);  // o_proj
+    const auto ffn = static_cast<double>(moe_layer ? m.shared_experts * m.shared_expert_ffn : m.dense_ffn);
+    if (ffn > 0) matmuls.insert(matmuls.end(), {ffn, ffn, h});
+    Kept out;
+    out.values = h;  // the block's input, which the checkpoint keeps
+    for (std::size_t i = 0; i < matmuls.size(); i += 2) out.values += matmuls[i];
+    out.values += static_cast<double>(m.attention_out_width());  // the attention kernel's output
+    out.bytes = 4.0 * static_cast<double>(m.query_heads());      // and its log-sum-exp
+    if (moe_layer) {
+        const auto k = static_cast<double>(m.top_k);
+        out.bytes += k * (4.0 + 8.0);  // topk: fp32 scores and int64 indices
+        // The dispatch and combine all-to-alls' outputs: every routed copy of the token, there and back.
+        if (ep > 1) out.values += 2.0 * k * h;
+    }
+    return out;
+}
+}  // namespace
+
+double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer,
+                                        std::int64_t ep) noexcept {
+    Kept kept;
+    switch (t.recompute) {
+        case Recompute::none:
+        case Recompute::core_attention: kept = kept_by_backward(m, moe_layer, false); break;
+        case Recompute::selective: kept = kept_by_backward(m, moe_layer, true); break;
+        case Recompute::full: kept.values = static_cast<double>(m.hidden); break;
+        case Recompute::per_op: kept = kept_per_op(m, moe_layer, ep); break;
+    }
+    return kept.values * t.activation_bytes + kept.bytes;
 }
 
 MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) noexcept {
@@ -81,20 +142,21 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
     const std::int64_t dense_layers = p.dense_layers + (p.mtp_is_moe ? 0 : p.mtp_modules);
     const double outside_layers =
         head_activation_bytes(m) + static_cast<double>(p.mtp_modules) * mtp_glue_activation_bytes(m, t);
-    if (t.recompute == Recompute::full) {
-        // Only each layer's input is kept; backward recomputes one layer at a time with everything it keeps.
+    const double kept_in_layers =
+        static_cast<double>(moe_layers) * layer_activation_bytes_per_token(m, t, true, topology.ep) +
+        static_cast<double>(dense_layers) * layer_activation_bytes_per_token(m, t, false, topology.ep);
+    if (recomputes_layers(t.recompute)) {
+        // Backward recomputes one layer at a time and holds that layer's full set meanwhile; it starts after the
+        // output layer's backward has freed the logits, so the two do not add up.
         TrainingSpec none = t;
         none.recompute = Recompute::none;
         double one_layer = 0;
-        if (moe_layers > 0) one_layer = layer_activation_bytes_per_token(m, none, true);
-        if (dense_layers > 0) one_layer = std::max(one_layer, layer_activation_bytes_per_token(m, none, false));
-        out.activations = tokens * (static_cast<double>(moe_layers + dense_layers) * static_cast<double>(m.hidden) *
-                                        t.activation_bytes +
-                                    one_layer + outside_layers);
+        if (moe_layers > 0) one_layer = layer_activation_bytes_per_token(m, none, true, topology.ep);
+        if (dense_layers > 0)
+            one_layer = std::max(one_layer, layer_activation_bytes_per_token(m, none, false, topology.ep));
+        out.activations = tokens * (kept_in_layers + std::max(one_layer, outside_layers));
     } else {
-        out.activations = tokens * (static_cast<double>(moe_layers) * layer_activation_bytes_per_token(m, t, true) +
-                                    static_cast<double>(dense_layers) * layer_activation_bytes_per_token(m, t, false) +
-                                    outside_layers);
+        out.activations = tokens * (kept_in_layers + outside_layers);
     }
 
     // The largest all-to-all in flight: ep's combine (bf16 both ways; the fp8 dispatch is smaller), or
@@ -107,16 +169,22 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
         cp_buffers = 2.0 * tokens * static_cast<double>(m.q_width() + m.k_width() + m.v_width()) * t.activation_bytes;
     out.all_to_all = std::max(ep_buffers, cp_buffers);
 
-    // FSDP2 holds two units unsharded (the one computing and the one prefetched: two layers, or a layer and the
-    // input embedding), and for one unit the unsharded gradient in bf16 with its fp32 copy for the reduce-scatter;
-    // the root (output layer, final norm, MTP glue) stays gathered from forward to backward.
+    // FSDP2 units in flight. While the activations peak (the start of backward and the last layers' recompute) it
+    // holds two layers unsharded (the one computing and the one prefetched), one layer's unsharded gradient in bf16
+    // with its fp32 copy for the reduce-scatter, and the root (output layer, final norm, MTP glue), which it does
+    // not reshard after forward. The untied input embedding is gathered only at the ends of the step, the first
+    // forward unit and the last gradient to reduce, when almost no activation is held: that phase counts only
+    // where it needs more than the peak's activations, all-to-all and buffers together.
     const double experts_local = static_cast<double>(p.moe_layer_experts()) / static_cast<double>(topology.ep);
     double layer = 0;
     if (moe_layers > 0) layer = static_cast<double>(p.moe_layer_non_expert()) + experts_local;
     if (dense_layers > 0) layer = std::max(layer, static_cast<double>(p.dense_layer()));
-    const double largest = std::max(layer, static_cast<double>(p.embedding_unit()));
-    out.fsdp_buffers = (layer + largest) * t.param_bytes + largest * (t.grad_bytes + t.reduce_bytes) +
-                       static_cast<double>(p.root_unit()) * t.param_bytes;
+    const auto root = static_cast<double>(p.root_unit());
+    const auto embedding = static_cast<double>(p.embedding_unit());
+    const double at_peak = (2.0 * layer + root) * t.param_bytes + layer * (t.grad_bytes + t.reduce_bytes);
+    const double at_ends =
+        (layer + embedding + root) * t.param_bytes + std::max(layer, embedding) * (t.grad_bytes + t.reduce_bytes);
+    out.fsdp_buffers = std::max(at_peak, at_ends - out.activations - out.all_to_all);
     return out;
 }
 
