@@ -8,6 +8,7 @@
 #include "meshscope/cost/compute.h"
 #include "meshscope/cost/layout_cost.h"
 #include "meshscope/cost/memory.h"
+#include "meshscope/cost/presets.h"
 #include "meshscope/mesh/dim_collectives.h"
 
 using namespace meshscope;
@@ -142,6 +143,30 @@ private slots:
         COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, 1), 96);
         COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, 2), 160);
         COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, false, 2), 112);
+    }
+
+    // Qwen3-30B-A3B (h 2048, q 4096, k and v 512, 32 heads, 128 experts of 768, top-8), one MoE layer, per token:
+    //   none: norms 4*2048, q k v o 4096+512+512+4096, q and k before their norm 4096+512, experts 8*(2048+3*768)
+    //   + 8*2048: 73216 values -> 146432 bytes, + lse 32*4 + router 128*4 = 147072;
+    //   selective drops both norm outputs and the 8 SwiGLU products: 73216 - 4096 - 6144 = 62976 -> 126592;
+    //   Megatron's core-attention selective keeps what none keeps: 147072;
+    //   torchtitan's per-op at ep 1: input 2048, fused qkv 5120, attention output 4096: 11264 -> 22528, + lse 128
+    //   + top-8 scores and indices 96 = 22752; full: the input, 4096.
+    void qwen3_layer_by_mode_data() {
+        QTest::addColumn<Recompute>("recompute");
+        QTest::addColumn<double>("bytes");
+        QTest::addRow("none") << Recompute::none << 147072.0;
+        QTest::addRow("selective") << Recompute::selective << 126592.0;
+        QTest::addRow("megatron-selective") << Recompute::core_attention << 147072.0;
+        QTest::addRow("torchtitan-selective") << Recompute::per_op << 22752.0;
+        QTest::addRow("full") << Recompute::full << 4096.0;
+    }
+    void qwen3_layer_by_mode() {
+        QFETCH(Recompute, recompute);
+        QFETCH(double, bytes);
+        const auto training = TrainingSpec::make(4096, 1, 1, recompute).value();
+        COMPARE_BYTES(layer_activation_bytes_per_token(find_model_preset("qwen3-30b-a3b").value(), training, true, 1),
+                      bytes);
     }
 
     // Every name --recompute accepts, the mode it maps to, and the canonical name printed back.
