@@ -53,6 +53,9 @@ private slots:
         const auto titan = json_of(
             run(qwen64 + QStringList{"--micro-batch", "1", "--recompute", "torchtitan-selective", "--format", "json"}));
         QCOMPARE(titan["training"].toObject()["recompute"].toString(), QStringLiteral("torchtitan-selective"));
+        QCOMPARE(titan["training"].toObject()["loss_chunks"].toInt(), 1);
+        const auto chunked = json_of(run(qwen64 + QStringList{"--loss-chunks", "8", "--format", "json"}));
+        QCOMPARE(chunked["training"].toObject()["loss_chunks"].toInt(), 8);
     }
 
     void json_contract() {
@@ -354,6 +357,8 @@ private slots:
                                    << "--recompute: some not in {none,selective,full,megatron-selective,"
                                       "torchtitan-selective,llamafactory,torchtitan-full,automodel-full,megatron-full,"
                                       "megatron-layernorm-moe-act}";
+        QTest::addRow("loss chunks zero")
+            << m + QStringList{"--world", "8", "--loss-chunks", "0"} << "--loss-chunks must be positive, got 0.";
         QTest::addRow("global batch zero")
             << m + QStringList{"--world", "8", "--global-batch", "0"} << "--global-batch must be positive, got 0.";
         QTest::addRow("global batch negative")

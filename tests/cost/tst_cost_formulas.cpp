@@ -169,6 +169,14 @@ private slots:
                       bytes);
     }
 
+    // The loss in 2 chunks: the head holds token ids 8, half of 4*(8 + 10) = 36, and the detached hidden states with
+    // their gradient 2*8 values = 32: 76 bytes a token instead of 80; without recompute 4*(272 + 192 + 76) = 2160.
+    void loss_in_chunks() {
+        auto in = costtest::tiny_inputs(Recompute::none);
+        in.training.loss_chunks = 2;
+        COMPARE_BYTES(memory_per_gpu(in, Topology::make(2, 1, 2).value()).activations, 2160);
+    }
+
     // Every name --recompute accepts, the mode it maps to, and the canonical name printed back.
     void recompute_names_data() {
         QTest::addColumn<QString>("name");

@@ -16,9 +16,13 @@ double mtp_glue_activation_bytes(const ModelSpec& m, const TrainingSpec& t) {
     return 4.0 * static_cast<double>(m.hidden) * t.activation_bytes + 4.0 * static_cast<double>(m.hidden + m.vocab);
 }
 
-// Per token: token ids (int64) and the output layer's input and logits, 4(h + V) bytes as Megatron counts them.
-double head_activation_bytes(const ModelSpec& m) {
-    return 8.0 + 4.0 * static_cast<double>(m.hidden + m.vocab);
+// Per token: token ids (int64) and the output layer's input and logits, 4(h + V) bytes as Megatron counts them. With
+// the loss in chunks (torchtitan's ChunkedLossWrapper) one chunk's share of those is held, and the detached final
+// hidden states with their accumulated gradient (2h values) for the decoder's backward.
+double head_activation_bytes(const ModelSpec& m, const TrainingSpec& t) {
+    const auto chunks = static_cast<double>(std::max<std::int64_t>(t.loss_chunks, 1));
+    const double chunked = t.loss_chunks > 1 ? 2.0 * static_cast<double>(m.hidden) * t.activation_bytes : 0.0;
+    return 8.0 + 4.0 * static_cast<double>(m.hidden + m.vocab) / chunks + chunked;
 }
 }  // namespace
 
@@ -141,7 +145,7 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
     const std::int64_t moe_layers = p.moe_layers + (p.mtp_is_moe ? p.mtp_modules : 0);
     const std::int64_t dense_layers = p.dense_layers + (p.mtp_is_moe ? 0 : p.mtp_modules);
     const double outside_layers =
-        head_activation_bytes(m) + static_cast<double>(p.mtp_modules) * mtp_glue_activation_bytes(m, t);
+        head_activation_bytes(m, t) + static_cast<double>(p.mtp_modules) * mtp_glue_activation_bytes(m, t);
     const double kept_in_layers =
         static_cast<double>(moe_layers) * layer_activation_bytes_per_token(m, t, true, topology.ep) +
         static_cast<double>(dense_layers) * layer_activation_bytes_per_token(m, t, false, topology.ep);

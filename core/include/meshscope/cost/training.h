@@ -62,6 +62,10 @@ struct TrainingSpec {
     bool overlap_a2a = false;
     bool fp8_dispatch = false;  // tokens dispatched to experts in fp8 (1 byte, plus one fp32 scale per 128)
     Recompute recompute = Recompute::selective;
+    // The loss computed over this many chunks of a micro-batch's tokens, each chunk's output layer, loss and backward
+    // before the next (torchtitan's ChunkedLossWrapper, 8 in its Qwen3 configs): only one chunk's logits are held.
+    // 1: the whole micro-batch's logits at once (LlamaFactory, Megatron's default).
+    std::int64_t loss_chunks = 1;
 
     // Bytes per value. FSDPTurbo stores parameters in bf16 (FSDPTurboFSDP2Engine.shard_model); FSDP2 keeps the
     // sharded gradient in the parameter's dtype and reduces in fp32 (LlamaFactory's MixedPrecisionPolicy,
