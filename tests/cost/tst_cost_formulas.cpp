@@ -140,9 +140,9 @@ private slots:
     // ep 1 does not have: the MoE layer 160 - 2*2*8*2 = 96 bytes at ep 1 (no all-to-all), the dense layer 112.
     void per_op_without_expert_parallelism() {
         const auto t = costtest::tiny_inputs(Recompute::per_op).training;
-        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, 1), 96);
-        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, 2), 160);
-        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, false, 2), 112);
+        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, false, 1), 96);
+        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, false, 2), 160);
+        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, false, false, 2), 112);
     }
 
     // Qwen3-30B-A3B (h 2048, q 4096, k and v 512, 32 heads, 128 experts of 768, top-8), one MoE layer, per token:
@@ -165,8 +165,9 @@ private slots:
         QFETCH(Recompute, recompute);
         QFETCH(double, bytes);
         const auto training = TrainingSpec::make(4096, 1, 1, recompute).value();
-        COMPARE_BYTES(layer_activation_bytes_per_token(find_model_preset("qwen3-30b-a3b").value(), training, true, 1),
-                      bytes);
+        COMPARE_BYTES(
+            layer_activation_bytes_per_token(find_model_preset("qwen3-30b-a3b").value(), training, true, false, 1),
+            bytes);
     }
 
     // The loss in 2 chunks: the head holds token ids 8, half of 4*(8 + 10) = 36, and the detached hidden states with
