@@ -447,7 +447,9 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
         if (!is_blank(line)) lines.push_back(line);
         start = end + 1;
     }
-    if (lines.size() < 2 || !is_one_json_value(lines.front())) return ValueError("invalid JSON: " + whole_error);
+    // A NUL byte anywhere is the body's error at its byte (JSON text never holds one), NDJSON or not.
+    if (lines.size() < 2 || body.find('\0') != std::string_view::npos || !is_one_json_value(lines.front()))
+        return ValueError("invalid JSON: " + whole_error);
     if (lines.size() > limits.max_events)
         return ValueError("the body holds more than " + std::to_string(limits.max_events) + " events");
     events.reserve(lines.size());
