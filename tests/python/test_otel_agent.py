@@ -49,7 +49,7 @@ def agent_config(port, collector_url, storage):
         "receivers": {"otlp": {"protocols": {"http": {"endpoint": f"127.0.0.1:{port}"}}}},
         "processors": {"memory_limiter": {"check_interval": "1s", "limit_mib": 256},
                        "batch": {"send_batch_size": 512, "timeout": "20ms"}},
-        "exporters": {"otlphttp": {"endpoint": collector_url, "encoding": "json", "compression": "none",
+        "exporters": {"otlp_http": {"endpoint": collector_url, "encoding": "json", "compression": "none",
                                    "retry_on_failure": {"enabled": True},
                                    "sending_queue": {"enabled": True, "storage": "file_storage"}},
                       "debug": {"verbosity": "basic"}},
@@ -57,7 +57,7 @@ def agent_config(port, collector_url, storage):
         "service": {"extensions": ["file_storage"],
                     "telemetry": {"metrics": {"level": "none"}},
                     "pipelines": {"logs": {"receivers": ["otlp"], "processors": ["memory_limiter", "batch"],
-                                           "exporters": ["otlphttp", "debug"]}}},
+                                           "exporters": ["otlp_http", "debug"]}}},
     }
 
 
