@@ -164,8 +164,9 @@ struct Job {
     CommunicatorBook communicators;           // meshscope-probe's group measurements
     // Ranks never seen here that a relay heard from (Monitor::seen): their events wait in their reporters,
     // refused under load, so they are late, not missing. Only ranks below the job's world are kept (only those can
-    // be missing), and only those never seen: memory by the ranks heard, whatever ranks a batch's "seen" names.
-    RankIndex heard;
+    // be missing), and only those never seen: a bit each where they are dense (128 KiB for a whole 2^20-rank
+    // world), memory by the ranks heard where they are sparse, whatever ranks a batch's "seen" names.
+    RankBits heard;
     [[nodiscard]] bool was_heard(std::int64_t rank) const { return heard.contains(rank); }
 
     // Work left for the end of the current ingest call.

@@ -13,7 +13,7 @@ bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at, 
     monitor::RankRecord* record = j.find(rank);
     if (!record) {
         // Alive, but none of its events is stored yet (a relay refused them under load): not missing.
-        if (rank >= 0 && rank < j.reference_world) j.heard.set(rank, 1);
+        if (rank >= 0 && rank < j.reference_world) j.heard.insert(rank);
         return false;
     }
     if (held) record->held = true;

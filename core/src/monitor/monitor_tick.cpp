@@ -65,7 +65,7 @@ void Monitor::Impl::tick_job(monitor::Job& job, double now) {
     if (job.first_event && now - *job.first_event >= options.missing_after && world > 0) {
         std::int64_t present = 0;
         for (const auto& rec : job.records) present += rec.state.rank < world ? 1 : 0;
-        job.heard.for_each([&](std::int64_t r, std::int32_t) { present += r < world && !job.find(r) ? 1 : 0; });
+        job.heard.for_each([&](std::int64_t r) { present += r < world && !job.find(r) ? 1 : 0; });
         count = std::max<std::int64_t>(0, world - present);
         const auto wanted = std::min<std::int64_t>(count, static_cast<std::int64_t>(monitor::missing_named_limit));
         for (std::int64_t r = 0; r < world && static_cast<std::int64_t>(missing.size()) < wanted; ++r)

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace meshscope {
@@ -80,6 +81,58 @@ private:
     std::unordered_map<std::int64_t, std::int32_t> sparse_;
     std::size_t size_ = 0;
     std::int64_t highest_ = -1;
+};
+
+// RankBits: a set of ranks as RankIndex keeps them, one bit each where they are dense: a bit per rank below a
+// bound that grows with the ranks put in (32 per rank, or 65,536), a hash set past it. Naming every rank of a
+// 2^20-rank world costs 128 KiB; a few ranks near 2^20 cost a few dozen bytes each.
+class RankBits {
+public:
+    static constexpr std::size_t min_dense = 65536;
+    static constexpr std::size_t dense_factor = 32;
+
+    [[nodiscard]] bool contains(std::int64_t rank) const noexcept {
+        if (rank < 0) return false;
+        if (static_cast<std::uint64_t>(rank) < dense_.size()) return dense_[static_cast<std::size_t>(rank)];
+        return !sparse_.empty() && sparse_.count(rank) > 0;
+    }
+    void insert(std::int64_t rank) {
+        if (rank < 0 || contains(rank)) return;
+        const auto r = static_cast<std::uint64_t>(rank);
+        if (r >= dense_.size()) {
+            const std::size_t bound = std::max(min_dense, dense_factor * (size_ + 1));
+            if (r < bound) grow(std::min<std::size_t>(bound, std::max<std::size_t>(r + 1, 2 * dense_.size())));
+        }
+        if (r < dense_.size())
+            dense_[static_cast<std::size_t>(r)] = true;
+        else
+            sparse_.insert(rank);
+        ++size_;
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    template <typename F>
+    void for_each(F&& fn) const {
+        for (std::size_t r = 0; r < dense_.size(); ++r)
+            if (dense_[r]) fn(static_cast<std::int64_t>(r));
+        for (const std::int64_t rank : sparse_) fn(rank);
+    }
+
+private:
+    void grow(std::size_t size) {
+        dense_.resize(size, false);
+        for (auto it = sparse_.begin(); it != sparse_.end();) {
+            if (static_cast<std::uint64_t>(*it) < size) {
+                dense_[static_cast<std::size_t>(*it)] = true;
+                it = sparse_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+
+    std::vector<bool> dense_;
+    std::unordered_set<std::int64_t> sparse_;
+    std::size_t size_ = 0;
 };
 
 }  // namespace meshscope
