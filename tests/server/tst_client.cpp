@@ -539,9 +539,10 @@ private slots:
         QCOMPARE(stats.acknowledged, std::uint64_t{1});
         QCOMPARE(stats.rejected, std::uint64_t{1});
         // One request (a partial success) or two (the second all refused: 400), as the sender took them.
-        QVERIFY2(stats.last_error == R"(partial success: 1 rejected: event 1: field "status" is required)" ||
-                     stats.last_error == "HTTP 400: {\"code\":3,\"message\":\"event 0: field \\\"status\\\" is required\"}",
-                 stats.last_error.c_str());
+        QVERIFY2(
+            stats.last_error == R"(partial success: 1 rejected: event 1: field "status" is required)" ||
+                stats.last_error == "HTTP 400: {\"code\":3,\"message\":\"event 0: field \\\"status\\\" is required\"}",
+            stats.last_error.c_str());
         QCOMPARE((*service)->collector().stats().events_stored, std::int64_t{1});
     }
 
