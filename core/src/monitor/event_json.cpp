@@ -382,6 +382,10 @@ std::optional<std::string> parse_json_unique_keys(std::string_view text, json& o
 }
 }  // namespace
 
+std::optional<std::string> event_fields::parse_unique_keys(std::string_view text, json& out) {
+    return parse_json_unique_keys(text, out);
+}
+
 bool valid_job_name(std::string_view job, const EventLimits& limits) noexcept {
     return !job.empty() && job.size() <= limits.max_job_length && std::all_of(job.begin(), job.end(), is_job_char);
 }
