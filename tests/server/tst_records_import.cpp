@@ -358,7 +358,7 @@ private slots:
                                   << QByteArray(R"({"format":"meshscope.records/1","findings":[{"kind":"bad",)"
                                                 R"("message":"m"}]})")
                                   << 400
-                                  << R"(field "findings[0].kind" must be a finding kind (topology_mismatch, )"
+                                  << R"(field "findings[0].kind" must be a finding kind (verdict, topology_mismatch, )"
                                      "group_disagreement, missing_rank, duplicate_rank, straggler, stale_rank, "
                                      "rank_error, reinit_mismatch, slow_group, communicator_not_formed, "
                                      "creation_order_mismatch, collective_mismatch, collective_stuck, "

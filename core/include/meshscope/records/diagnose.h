@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -18,6 +19,7 @@
 #include "meshscope/records/flight_recorder.h"
 #include "meshscope/records/nccl_log.h"
 #include "meshscope/records/nccl_ras.h"
+#include "meshscope/records/verdict.h"
 
 namespace meshscope::records {
 
@@ -49,8 +51,14 @@ struct ObservedGroup {
 };
 
 struct SourcedFinding {
+    SourcedFinding() = default;
+    SourcedFinding(Finding f, std::vector<std::string> from, std::string of = {})
+        : finding(std::move(f)), sources(std::move(from)), consequence_of(std::move(of)) {}
     Finding finding;
     std::vector<std::string> sources;
+    // The verdict's id ("verdict/13") when this finding is one of its consequences: a group that waits on the
+    // verdict's rank, or the rank itself seen by one source.
+    std::string consequence_of;
 };
 
 struct Diagnosis {
@@ -64,6 +72,9 @@ struct Diagnosis {
     // per dim, Flight Recorder's latest arrival: "ep: rank 6 arrived last at seq 2 (all_reduce) of the ep group 1
     // [4, 5, 6, 7], 3.2 ms after the first member"
     std::vector<std::string> arrivals;
+    // The root causes of the hang (verdict.h), first the one most groups wait on; each is also the first of the
+    // findings (kind verdict), the findings it explains marked consequence_of.
+    std::vector<Verdict> verdicts;
     std::vector<SourcedFinding> findings;
     std::vector<ReadProblem> problems;
     // Every rank the records name (an NCCL process, a Flight Recorder dump, a RAS rank), sorted, with the host and
