@@ -16,9 +16,9 @@ Scenarios (the fault, and what the test expects the diagnosis to name; facts.jso
   host      rank 9 hangs in host code after step 1 (a wait that never ends), no collective pending; its Flight
             Recorder is dumped once every other rank has dumped, as a dump-on-timeout of the whole job would.
 
-A rank whose collective fails (gloo's timeout, or a peer gone) dumps its Flight Recorder as torch names it
-(TORCH_FR_DUMP_TEMP_FILE + rank, pickle), then waits until every living rank has dumped before it exits, so that no
-rank's exit breaks a collective of ranks still running. Every wait is bounded.
+A rank whose collective waits TIMEOUT_S (its watchdog thread sees it), or fails (a peer gone), dumps its Flight
+Recorder as torch names it (TORCH_FR_DUMP_TEMP_FILE + rank, pickle), then waits until every living rank has dumped
+before it exits, so that no rank's exit breaks a collective of ranks still running. Every wait is bounded.
 
 Usage: make_verdict_jobs.py OUT_DIR [SCENARIO...]   (default: every scenario). Writes OUT_DIR/SCENARIO/.
 """
@@ -90,8 +90,35 @@ def rank_main(rank, scenario, out_dir, port):
     faulty = fault.get("rank") == rank
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
-    timeout = datetime.timedelta(seconds=TIMEOUT_S)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD, timeout=timeout)
+    # gloo's own timeouts are not what ends a hang here (its all_to_all and ring all_reduce do not all honour them):
+    # the rank's watchdog dumps its Flight Recorder once a collective has waited TIMEOUT_S, as torch's NCCL watchdog
+    # does on a timeout.
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD, timeout=datetime.timedelta(seconds=DEADLINE_S * 2))
+    pending = {"since": None, "stuck_in_host": False}
+    once = threading.Lock()
+
+    def finish():  # once: a second caller blocks until the first ends the process
+        with once:
+            if pending["stuck_in_host"]:  # its dump comes once the others dumped theirs
+                wait_for(lambda: dumped(out_dir) >= living(scenario) - 1, "the other ranks' dumps")
+            dump(rank, out_dir)
+            wait_for(lambda: dumped(out_dir) >= living(scenario), "every dump")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+
+    def watchdog():
+        while True:
+            since = pending["since"]
+            if pending["stuck_in_host"] or (since is not None and time.monotonic() - since > TIMEOUT_S):
+                finish()
+            time.sleep(0.1)
+
+    def collective(call, *args, **kwargs):
+        pending["since"] = time.monotonic()
+        call(*args, **kwargs)
+        pending["since"] = None
+
     try:
         interface = DistributedInterface(cp_size=CP)
         state = fsdpturbo.get_fsdpturbo_parallel_state()
@@ -99,33 +126,23 @@ def rank_main(rank, scenario, out_dir, port):
         dp = interface._data_mesh["dp"].get_group()
         efsdp = state.expert_mesh["efsdp"].get_group()
         ep = state.expert_mesh["ep"].get_group()
+        threading.Thread(target=watchdog, daemon=True).start()
         for step in range(1, STEPS + 1):
             if faulty and scenario == "die" and step == fault["step"]:
                 os._exit(1)  # no dump, no line: gone
             weights = [torch.zeros(4) for _ in range(4)]
-            dist.all_gather(weights, torch.full((4,), float(rank)), group=efsdp)
+            collective(dist.all_gather, weights, torch.full((4,), float(rank)), group=efsdp)
             if not (faulty and scenario == "skip" and step == fault["step"]):
-                tokens = torch.full((8,), float(rank))
-                dist.all_to_all_single(torch.empty(8), tokens, group=ep)
-            dist.all_reduce(torch.ones(4), group=efsdp)
-            dist.all_reduce(torch.ones(2), group=dp)
+                collective(dist.all_to_all_single, torch.empty(8), torch.full((8,), float(rank)), group=ep)
+            collective(dist.all_reduce, torch.ones(4), group=efsdp)
+            collective(dist.all_reduce, torch.ones(2), group=dp)
             if faulty and scenario == "host" and step == fault["step"]:
-                # stuck in host code: its Flight Recorder is dumped once the others have dumped theirs
-                def dump_when_others_did():
-                    wait_for(lambda: dumped(out_dir) >= living(scenario) - 1, "the other ranks' dumps")
-                    dump(rank, out_dir)
-                    wait_for(lambda: dumped(out_dir) >= living(scenario), "every dump")
-                    sys.stdout.flush()
-                    os._exit(0)
-                threading.Thread(target=dump_when_others_did, daemon=True).start()
-                threading.Event().wait(DEADLINE_S)  # host code that never returns (bounded for the harness)
+                pending["stuck_in_host"] = True  # host code that never returns (bounded for the harness)
+                threading.Event().wait(DEADLINE_S * 2)
                 os._exit(1)
-    except Exception as error:  # a timeout, or a peer gone: the job hangs or dies here
+    except Exception as error:  # a peer gone: the job hangs or dies here
         print(f"rank {rank}: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
-    dump(rank, out_dir)
-    wait_for(lambda: dumped(out_dir) >= living(scenario), "every dump")
-    sys.stdout.flush()
-    os._exit(0)
+    finish()
 
 
 def run(scenario, out_dir, port):
@@ -137,7 +154,7 @@ def run(scenario, out_dir, port):
     for p in ranks:
         p.start()
     for p in ranks:
-        p.join(DEADLINE_S + TIMEOUT_S * 4)
+        p.join(DEADLINE_S * 3)
         if p.is_alive():
             p.kill()
             raise SystemExit(f"{scenario}: a rank did not end within the harness's deadline")

@@ -59,6 +59,13 @@ const SourcedFinding* find(const Diagnosis& d, const std::string& id) {
     return nullptr;
 }
 
+// The k-th finding that is no verdict (the verdict comes first, its consequences after it).
+const SourcedFinding& plain(const Diagnosis& d, std::size_t k) {
+    for (const auto& f : d.findings)
+        if (f.finding.kind != FindingKind::verdict && k-- == 0) return f;
+    qFatal("no finding %zu", k);
+}
+
 QString ids(const Diagnosis& d) {
     QStringList out;
     for (const auto& f : d.findings) out << QString::fromStdString(f.finding.id);
@@ -100,7 +107,8 @@ RasStatus ep1_status(const QString& counts) {
 
 QString messages(const Diagnosis& d) {
     QStringList out;
-    for (const auto& f : d.findings) out << QString::fromStdString(f.finding.message);
+    for (const auto& f : d.findings)
+        if (f.finding.kind != FindingKind::verdict) out << QString::fromStdString(f.finding.message);
     return out.join("\n");
 }
 }  // namespace
@@ -167,7 +175,7 @@ private slots:
         for (const QString format : {"", "/json"}) {
             const Diagnosis d = diagnose(load(fixtures() + "/fr/sizes" + format), &plan);
             QCOMPARE(ids(d), QString("collective_mismatch/efsdp/1"));
-            const Finding& f = d.findings[0].finding;
+            const Finding& f = plain(d, 0).finding;
             QCOMPARE(f.kind, FindingKind::collective_mismatch);
             QCOMPARE(f.ranks, (std::vector<std::int64_t>{5}));
             const QString m = QString::fromStdString(f.message);
@@ -263,8 +271,8 @@ private slots:
             for (const auto& g : d.groups) QVERIFY2(g.place, g.id.c_str());
             return;
         }
-        QCOMPARE(QString::fromStdString(d.findings[0].finding.message), message);
-        QTEST(d.findings[0].finding.ranks, "ranks");
+        QCOMPARE(QString::fromStdString(plain(d, 0).finding.message), message);
+        QTEST(plain(d, 0).finding.ranks, "ranks");
     }
 
     // A 64-rank job written here in NCCL 2.28's format under srun -l: dp 32, cp 2, ep 4, so the expert mesh is
@@ -310,10 +318,10 @@ private slots:
         const Plan plan = Plan::make(Topology::make(32, 2, 4).value(), 8).value();
         const Diagnosis d = diagnose(set, &plan);
         QCOMPARE(ids(d), QString("communicator_not_formed/ep/3"));
-        QCOMPARE(d.findings[0].finding.message,
+        QCOMPARE(plain(d, 0).finding.message,
                  std::string("the ep group 3 [9, 11, 13, 15] communicator never formed: rank 13 never appeared; ranks "
                              "9, 11, 15 started init; none completed (NCCL log)"));
-        QCOMPARE(d.findings[0].finding.ranks, (std::vector<std::int64_t>{13}));
+        QCOMPARE(plain(d, 0).finding.ranks, (std::vector<std::int64_t>{13}));
         // 1 world + 8 efsdp + 16 ep communicators, each on the plan
         QCOMPARE(d.groups.size(), std::size_t{25});
         int efsdp = 0, ep = 0;
@@ -330,15 +338,15 @@ private slots:
         const Plan plan = plan_8_1_4();
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.json"), &plan);
         QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
-        QCOMPARE(d.findings[0].finding.message,
+        QCOMPARE(plain(d, 0).finding.message,
                  std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.message,
+        QCOMPARE(plain(d, 1).finding.message,
                  std::string("the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, 5 "
                              "launched 57; rank 7 is behind (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
-        QCOMPARE(d.findings[2].finding.message,
+        QCOMPARE(plain(d, 1).finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(plain(d, 2).finding.message,
                  std::string("rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
-        QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.json"}));
+        QCOMPARE(plain(d, 2).sources, (std::vector<std::string>{"status.json"}));
     }
 
     // A plan smaller than the job: the RAS status names ranks 0-7 (fixtures/ras/README.md), the plan dp 4 has 0-3.
@@ -406,7 +414,11 @@ private slots:
             const bool in_turn = !polls[i].startsWith('*');
             const Diagnosis d = watched.next(ep1_status(polls[i].mid(in_turn ? 0 : 1)), &plan, in_turn);
             QVERIFY2(messages(d) == findings[i], qPrintable(QString("poll %1: %2").arg(i + 1).arg(messages(d))));
-            for (const auto& f : d.findings) QCOMPARE(f.finding.id, std::string("collective_stuck/ep/1"));
+            for (const auto& f : d.findings)
+                if (f.finding.kind != FindingKind::verdict)
+                    QCOMPARE(f.finding.id, std::string("collective_stuck/ep/1"));
+            // ranks behind and stalled: the verdict names them, the ranks ahead wait on them
+            if (!findings[i].isEmpty()) QCOMPARE(d.verdicts.size(), std::size_t{1});
         }
     }
 
@@ -434,8 +446,8 @@ private slots:
         QCOMPARE(ids(first), QString("communicator_not_formed/efsdp/2 peer_unreachable/6"));
         const Diagnosis second = watched.next(set.ras.front(), &plan);
         QCOMPARE(ids(second), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
-        QTEST(QString::fromStdString(second.findings[1].finding.message), "behind");
-        QCOMPARE(second.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
+        QTEST(QString::fromStdString(plain(second, 1).finding.message), "behind");
+        QCOMPARE(plain(second, 1).finding.ranks, (std::vector<std::int64_t>{7}));
     }
 
     // The same job as status.json in RAS's text form (fixtures/ras/README.md): the same three findings, though
@@ -446,15 +458,15 @@ private slots:
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.txt"), &plan);
         QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
         QCOMPARE(d.world, std::int64_t{8});
-        QCOMPARE(d.findings[0].finding.message,
+        QCOMPARE(plain(d, 0).finding.message,
                  std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.message,
+        QCOMPARE(plain(d, 1).finding.message,
                  std::string("the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 AllReduce, 2 unnamed ranks "
                              "launched 57; rank 7 is behind (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
-        QCOMPARE(d.findings[2].finding.message,
+        QCOMPARE(plain(d, 1).finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(plain(d, 2).finding.message,
                  std::string("rank 6 (10.1.0.2 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
-        QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.txt"}));
+        QCOMPARE(plain(d, 2).sources, (std::vector<std::string>{"status.txt"}));
 
         // NCCL 2.24's text names the world's missing rank by number only: still rank 6, without its process.
         {
@@ -475,10 +487,10 @@ private slots:
         const Diagnosis m = diagnose(load(fixtures() + "/ras/status-mixed.txt"), nullptr);
         QCOMPARE(ids(m), QString("rank_error/ras/0xf00dfeed000a11 collective_stuck/0xf00dfeed000a11 "
                                  "peer_unreachable/3"));
-        QCOMPARE(m.findings[1].finding.message,
+        QCOMPARE(plain(m, 1).finding.message,
                  std::string("the communicator commId 0xf00dfeed000a11 (4 ranks) communicator: rank 1 launched 9 "
                              "AllReduce, 2 unnamed ranks launched 10; rank 1 is behind (NCCL RAS)"));
-        QCOMPARE(m.findings[2].finding.message,
+        QCOMPARE(plain(m, 2).finding.message,
                  std::string("rank 3 (10.2.0.7 pid 503) is unresponsive (NCCL RAS reaches its host, not it)"));
     }
 };

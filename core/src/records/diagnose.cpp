@@ -357,7 +357,9 @@ std::string to_text(const Diagnosis& d) {
             << (v.ranks.size() == 1 ? "it" : "them") << ":\n";
         for (const auto& w : v.waiting)
             out << "    " << printable(w.at.label) << " at "
-                << (w.at.op == "init" || w.at.op == "creation" ? w.at.op : w.at.op + " " + std::to_string(w.at.seq))
+                << (w.at.op == "init" || w.at.op == "creation" || w.at.seq <= 0
+                        ? w.at.op
+                        : w.at.op + " " + std::to_string(w.at.seq))
                 << ": " << detail::ranks_words(w.waiting) << " wait" << (w.waiting.size() == 1 ? "s" : "") << " for "
                 << detail::ranks_words(w.waits_on) << " (" << w.at.source << ")\n";
         if (f) out << "  fix: " << printable(f->finding.fix) << "\n";

@@ -222,13 +222,19 @@ void diagnose_ras(Context& context) {
                     }
                     lower.insert(lower.end(), ranks.begin(), ranks.end());
                 }
-            } else
-                for (const std::int64_t r : group.seen)
-                    note_blocked(context, r, group, c.hash, 0, c.status == "INIT" ? "init" : "collective", gone,
-                                 status.file);
+            }
             if (status.text_form) {
                 text_findings(context, status, c, group, in_init, rank_of);
                 in_init_text = true;
+                // The text names few of a communicator's ranks: its members on the plan, but those RAS cannot reach,
+                // wait for those.
+                for (const std::int64_t r : group.place ? group.place->members : group.seen)
+                    if (std::find(gone.begin(), gone.end(), r) == gone.end())
+                        note_blocked(context, r, group, c.hash, 0,
+                                     c.status == "INIT" || std::find(in_init.begin(), in_init.end(), r) != in_init.end()
+                                         ? "init"
+                                         : "collective",
+                                     gone, status.file);
             }
             const std::string id_part =
                 group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;

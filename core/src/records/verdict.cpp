@@ -41,8 +41,8 @@ namespace {
 std::string call_text(const Position& p) {
     if (p.op == "init") return p.name + "'s init";
     if (p.op == "creation") return p.name + "'s creation";
-    if (p.source == "NCCL RAS")
-        return p.name + "'s " + (p.op == "collective" ? "collective" : p.op) + " " + std::to_string(p.seq);
+    if (p.source == "NCCL RAS" && p.seq <= 0) return p.name + "'s " + (p.op == "collective" ? "collectives" : p.op);
+    if (p.source == "NCCL RAS") return p.name + "'s " + p.op + " " + std::to_string(p.seq);
     return p.name + "'s " + p.op + " at seq " + std::to_string(p.seq);
 }
 
@@ -373,9 +373,10 @@ std::string process_text(const Diagnosis& d, std::int64_t rank) {
     const auto it = std::lower_bound(d.ranks.begin(), d.ranks.end(), rank,
                                      [](const RecordsRank& r, std::int64_t v) { return r.rank < v; });
     if (it == d.ranks.end() || it->rank != rank || (!it->pid && !it->host))
-        return "py-spy dump --pid of rank " + std::to_string(rank) +
-               "'s process (no record gives its host and pid: the launcher's log maps ranks to hosts)";
-    if (!it->pid) return "py-spy dump --pid of rank " + std::to_string(rank) + "'s process on " + *it->host;
+        return "py-spy dump --pid on rank " + std::to_string(rank) +
+               "'s host: no record gives its host and pid, the launcher's log maps ranks to hosts";
+    if (!it->pid)
+        return "py-spy dump --pid on " + *it->host + ": no record gives rank " + std::to_string(rank) + "'s pid";
     std::string out = "py-spy dump --pid " + std::to_string(*it->pid);
     if (it->host) out += " on " + *it->host;
     return out;
@@ -663,8 +664,8 @@ void find_verdicts(Context& context) {
                 break;
             case Verdict::Cause::no_record:
                 f.fix = "Check " + subject + "'s process" + (one ? "" : "es") +
-                        " (the scheduler's log, dmesg for the OOM killer, its stderr; if alive, " + look +
-                        "): every group listed waits for " + (one ? "it" : "them") + ".";
+                        ": whether it died (the scheduler's log, dmesg for the OOM killer, its stderr) or hangs (" +
+                        look + "); every group listed waits for " + (one ? "it" : "them") + ".";
                 break;
             case Verdict::Cause::dead:
                 f.fix = "Check " + subject + "'s process and host (" + look +
@@ -673,10 +674,8 @@ void find_verdicts(Context& context) {
                 break;
             case Verdict::Cause::outside:
                 f.fix = "Look at what " + subject + (one ? " does" : " do") + " after " + (one ? "its" : "their") +
-                        " last collective (" + look +
-                        "): compute, the data loader or host code that does not return; every group listed waits "
-                        "for " +
-                        (one ? "it" : "them") + ".";
+                        " last collective, compute, the data loader or host code that does not return (" + look +
+                        "); every group listed waits for " + (one ? "it" : "them") + ".";
                 break;
         }
         d.findings.push_back({std::move(f), v.sources, {}});
