@@ -16,6 +16,7 @@
 #include "src/nccl_backend.h"
 #include "src/probe_options.h"
 #include "src/probe_run.h"
+#include "version.h"
 
 using namespace meshscope;
 using namespace meshscope::probe;
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
         return exit_ok;
     }
     if (o.version) {
-        std::cout << "meshscope-probe (gloo; " << nccl_version_text() << ")\n";
+        std::cout << meshscope::app::version_line("meshscope-probe") << " (gloo; " << nccl_version_text() << ")\n";
         return exit_ok;
     }
     if (o.job.empty()) o.job = "probe-" + std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));

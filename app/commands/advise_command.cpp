@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "cost_text.h"
 #include "meshscope/cost/advice_json.h"
@@ -17,10 +18,7 @@ constexpr const char* usage_hint =
     "[--network ndr|hdr] [--seq S] [--micro-batch B] [--global-batch N | --global-batch-tokens T | --grad-accum M] "
     "[--recompute none|selective|full] [--efficiency E] [--overlap-a2a] [--show K] [--format text|json]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope advise: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"advise", usage_hint};
 }  // namespace
 
 int run_advise(int argc, char** argv) {
@@ -51,13 +49,7 @@ int run_advise(int argc, char** argv) {
         cli.add_option("--gpus-per-node", gpus_text, "GPUs per node (default: the hardware's, 8)")->type_name("INT");
     cli.add_option("--show", show_text, "how many ranked layouts to list")->type_name("K")->capture_default_str();
     cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     if (!model.requested()) return usage_error("give --model or --model-config");
     if (world_opt->count() == 0) return usage_error("give --world");
 
@@ -91,7 +83,11 @@ int run_advise(int argc, char** argv) {
                                std::to_string(seq) + ".");
         inputs.training.global_batch = tokens / seq;
     }
-    const auto advice = cost::advise(inputs, world);
+    // The knobs the command line leaves free are the advisor's to choose per layout (docs/cost-model.md, "Knobs").
+    cost::KnobSearch search;
+    search.micro_batch = cli.get_option("--micro-batch")->count() == 0;
+    search.recompute = cli.get_option("--recompute")->count() == 0;
+    const auto advice = cost::advise(inputs, world, search);
     if (!advice) return usage_error(advice.error().message());
 
     std::ios::sync_with_stdio(false);

@@ -1,7 +1,8 @@
 // meshscope check: a LlamaFactory v1 training YAML preflighted before any GPU is spent (docs/cost-model.md,
 // "Preflight"): the layout it derives on N nodes of G GPUs, LlamaFactory's and FSDPTurbo's own errors with their
-// exact texts, whether FSDPTurbo has an expert-parallel spec for the model, memory, and a faster layout if there
-// is one. Exit 0 fine, 1 warnings, 2 errors (bad input included).
+// exact texts as the chosen LlamaFactory version raises them (llamafactory_versions.h), whether FSDPTurbo has an
+// expert-parallel spec for the model and the module patterns match it, memory, and a faster layout if there is one.
+// Exit 0 fine, 1 warnings, 2 errors (bad input included).
 #include <yaml-cpp/yaml.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "llamafactory_versions.h"
 #include "meshscope/cost/advice.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
@@ -28,22 +30,12 @@ namespace meshscope::app {
 namespace {
 constexpr const char* usage_hint =
     "hint: meshscope check CONFIG.yaml --nnodes N --nproc-per-node G [--model-config FILE] [--hardware NAME] "
-    "[--network ndr|hdr] [--efficiency E]";
+    "[--network ndr|hdr] [--efficiency E] [--llamafactory-version V]";
 
 int usage_error(const std::string& message) {
     std::cerr << "meshscope check: " << message << "\n" << usage_hint << "\n";
     return exit_usage;
 }
-
-// The model types FSDPTurbo registers an expert-parallel spec for (fsdpturbo.py, as domain.md last read it).
-struct EpSpec {
-    const char* model_type;
-    const char* experts;
-};
-constexpr EpSpec ep_specs[] = {{"qwen3_moe", "model.layers.{*}.mlp.experts"}};
-
-// Topology fields LlamaFactory reads at the top level; inside dist_config its plugin config rejects them.
-constexpr const char* topology_fields[] = {"dp_size", "cp_size", "mp_replicate_size", "mp_shard_size"};
 
 // Hugging Face repository ids of the presets, for a `model:` that is not a local path.
 struct HubName {
@@ -58,6 +50,8 @@ constexpr HubName hub_names[] = {
     {"deepseek-ai/deepseek-v3", "deepseek-v3", "deepseek_v3"},
     {"deepseek-ai/deepseek-v3-base", "deepseek-v3", "deepseek_v3"},
     {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b", "mixtral"},
+    {"qwen/qwen3.5-35b-a3b", "qwen3.5-35b-a3b", "qwen3_5_moe"},
+    {"qwen/qwen3.5-35b-a3b-base", "qwen3.5-35b-a3b", "qwen3_5_moe"},
 };
 
 std::string lower(std::string text) {
@@ -105,24 +99,46 @@ std::optional<std::string> read_int(const YAML::Node& node, const std::string& w
     return std::nullopt;
 }
 
+// A list of strings (ep_modules, hook_modules), or the keys of a mapping (fsdp_modules).
+std::vector<std::string> names_of(const YAML::Node& node) {
+    std::vector<std::string> out;
+    if (!node) return out;
+    if (node.IsSequence()) {
+        for (const auto& item : node)
+            if (item.IsScalar()) out.push_back(item.Scalar());
+    } else if (node.IsMap()) {
+        for (const auto& item : node)
+            if (item.first.IsScalar()) out.push_back(item.first.Scalar());
+    } else if (node.IsScalar()) {
+        out.push_back(node.Scalar());
+    }
+    return out;
+}
+
 struct TrainingYaml {
     std::string model;
     std::optional<std::int64_t> micro_batch, global_batch, cutoff_len, dp, cp, mp_replicate, mp_shard, ep;
     bool activation_checkpointing = true;  // LlamaFactory v1's default
-    std::string dist_name;                 // empty: no dist_config
+    bool has_dist = false;                 // a dist_config mapping
+    std::string dist_name;                 // empty: no name
+    std::vector<std::string> top_keys, dist_keys;
+    std::string ep_dispatcher;
+    std::vector<std::string> ep_modules, ep_fsdp_modules, fsdp_modules, hook_modules;
     bool has_ep_modules = false;
-    std::vector<std::string> misplaced;  // topology fields inside dist_config
+    bool has_config_file = false;
 };
 
-// The fields check reads (LlamaFactory v1 TrainingArguments and ModelArguments names), or the message of the
-// first bad one.
-std::optional<std::string> read_training_yaml(const YAML::Node& root, TrainingYaml& out) {
+// The fields check reads, from where `version` reads them (the topology at the top level or inside dist_config),
+// or the message of the first bad one.
+std::optional<std::string> read_training_yaml(const YAML::Node& root, const llamafactory::Version& version,
+                                              TrainingYaml& out) {
     if (!root.IsMap()) return std::string("the config must be a YAML mapping of LlamaFactory arguments");
+    for (const auto& item : root)
+        if (item.first.IsScalar()) out.top_keys.push_back(item.first.Scalar());
     if (const auto model = root["model"]; model && model.IsScalar()) out.model = model.Scalar();
     for (const auto& [key, field] :
          {std::pair{"micro_batch_size", &out.micro_batch}, std::pair{"global_batch_size", &out.global_batch},
-          std::pair{"cutoff_len", &out.cutoff_len}, std::pair{"dp_size", &out.dp}, std::pair{"cp_size", &out.cp},
-          std::pair{"mp_replicate_size", &out.mp_replicate}, std::pair{"mp_shard_size", &out.mp_shard}})
+          std::pair{"cutoff_len", &out.cutoff_len}})
         if (auto error = read_int(root, "", key, *field)) return error;
     if (const auto ac = root["enable_activation_checkpointing"]; ac && ac.IsScalar()) {
         const std::string text = lower(ac.Scalar());
@@ -133,15 +149,35 @@ std::optional<std::string> read_training_yaml(const YAML::Node& root, TrainingYa
         else
             return "enable_activation_checkpointing must be true or false, got '" + ac.Scalar() + "'.";
     }
-    if (const auto dist = root["dist_config"]; dist && !dist.IsNull()) {
+    YAML::Node dist = root["dist_config"];
+    if (dist && !dist.IsNull()) {
         if (!dist.IsMap()) return std::string("dist_config must be a mapping (name: fsdpturbo, ep_size: N, ...)");
+        out.has_dist = true;
+        for (const auto& item : dist)
+            if (item.first.IsScalar()) out.dist_keys.push_back(item.first.Scalar());
         if (const auto name = dist["name"]; name && name.IsScalar()) out.dist_name = name.Scalar();
         if (auto error = read_int(dist, "dist_config.", "ep_size", out.ep)) return error;
+        if (const auto d = dist["ep_dispatcher"]; d && d.IsScalar()) out.ep_dispatcher = d.Scalar();
         out.has_ep_modules = static_cast<bool>(dist["ep_modules"]) && !dist["ep_modules"].IsNull();
-        for (const char* field : topology_fields)
-            if (dist[field]) out.misplaced.emplace_back(field);
+        out.ep_modules = names_of(dist["ep_modules"]);
+        out.ep_fsdp_modules = names_of(dist["ep_fsdp_modules"]);
+        out.fsdp_modules = names_of(dist["fsdp_modules"]);
+        out.hook_modules = names_of(dist["hook_modules"]);
+        out.has_config_file = static_cast<bool>(dist["config_file"]) && !dist["config_file"].IsNull();
     }
+    // The mesh topology where this version reads it; elsewhere it is not read (and refused, see run_check).
+    const YAML::Node& topology = version.topology_in_dist_config ? dist : root;
+    const std::string where = version.topology_in_dist_config ? "dist_config." : "";
+    if (topology && topology.IsMap())
+        for (const auto& [key, field] :
+             {std::pair{"dp_size", &out.dp}, std::pair{"cp_size", &out.cp},
+              std::pair{"mp_replicate_size", &out.mp_replicate}, std::pair{"mp_shard_size", &out.mp_shard}})
+            if (auto error = read_int(topology, where, key, *field)) return error;
     return std::nullopt;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
 }
 
 // The model: --model-config, else `model:` as a local folder with config.json, else a preset's hub id.
@@ -174,6 +210,20 @@ Expected<ModelFound> find_model(const std::string& model_config, const std::stri
             found.spec = cost::find_model_preset(h.preset).value();
             found.model_type = h.model_type;
             found.from = "preset " + std::string(h.preset);
+            return found;
+        }
+    // A checkpoint folder that is not on this machine (a path of the training cluster): its folder name, when it
+    // is a preset's repository name, names the model.
+    const std::string folder = lower(fs::path(model).filename().string());
+    if (!folder.empty() && model.find('/') != std::string::npos)
+        for (const auto& h : hub_names) {
+            const std::string_view id = h.id;
+            if (id.substr(id.find('/') + 1) != folder) continue;
+            found.spec = cost::find_model_preset(h.preset).value();
+            found.model_type = h.model_type;
+            found.from = "preset " + std::string(h.preset) + " (" + model +
+                         " is not here; its folder name is the preset's repository name)";
+            return found;
         }
     return found;
 }
@@ -194,6 +244,12 @@ int run_check(int argc, char** argv) {
         ->type_name("FILE");
     cli.add_option("--hardware", hardware, "GPU: h100, h200, b200, a100")->capture_default_str();
     cli.add_option("--network", network, "inter-node network: ndr or hdr")->capture_default_str();
+    std::string version_name = llamafactory::versions().front().id;
+    cli.add_option("--llamafactory-version", version_name,
+                   "the LlamaFactory v1 version that runs the YAML: " + llamafactory::known_version_ids() +
+                       " (a tag or commit prefix also works)")
+        ->capture_default_str()
+        ->type_name("V");
     cli.add_option("--efficiency", efficiency, "share of the dense bf16 peak the compute reaches (default: the GPU's)")
         ->type_name("E");
     try {
@@ -226,7 +282,12 @@ int run_check(int argc, char** argv) {
         }
     }
     TrainingYaml yaml;
-    if (auto error = read_training_yaml(root, yaml)) return usage_error(config_path + ": " + *error);
+    const llamafactory::Version* found_version = llamafactory::find_version(version_name);
+    if (found_version == nullptr)
+        return usage_error("unknown --llamafactory-version '" + version_name +
+                           "'; known: " + llamafactory::known_version_ids());
+    const llamafactory::Version& version = *found_version;
+    if (auto error = read_training_yaml(root, version, yaml)) return usage_error(config_path + ": " + *error);
     // 0 would read as "no global batch" further on; LlamaFactory's own default is dp x micro_batch_size.
     if (yaml.global_batch && *yaml.global_batch < 1)
         return usage_error(config_path + ": global_batch_size must be positive, got " +
@@ -247,26 +308,96 @@ int run_check(int argc, char** argv) {
     const std::int64_t world = nnodes * nproc;
     report.info("config: " + config_path + " on " + std::to_string(nnodes) + (nnodes == 1 ? " node x " : " nodes x ") +
                 std::to_string(nproc) + " GPUs = world " + std::to_string(world));
+    report.info("llamafactory: " + version.id + " (" + version.source + ", " + version.commit.substr(0, 7) + ", " +
+                version.date + "): " + version.summary);
+    const std::string lf = "LlamaFactory " + version.id;
 
-    // dist_config: FSDPTurbo is what builds the expert mesh; topology fields belong at the top level.
-    for (const auto& field : yaml.misplaced)
-        report.error("dist_config." + field + ": LlamaFactory rejects topology fields inside dist_config (Unknown " +
-                     "params); put " + field + " at the top level");
-    const std::int64_t ep = yaml.ep.value_or(1);
-    if (yaml.dist_name.empty())
+    // HfArgumentParser refuses every top-level key the version's argument dataclasses do not have, sorted.
+    std::vector<std::string> unknown_top;
+    for (const auto& key : yaml.top_keys)
+        if (!contains(version.arguments, key)) unknown_top.push_back(key);
+    const bool topology_on_top = std::any_of(unknown_top.begin(), unknown_top.end(), [](const std::string& k) {
+        return contains(llamafactory::Version::topology_keys(), k);
+    });
+    if (!unknown_top.empty())
+        report.error("Some keys are not used by the HfArgumentParser: " + llamafactory::python_list(unknown_top) +
+                     (topology_on_top ? " (" + lf + " reads the mesh topology inside dist_config)" : ""));
+
+    // dist_config: the plugin, and the keys it reads.
+    const llamafactory::Plugin* plugin = nullptr;
+    if (!yaml.has_dist) {
         report.warning("no dist_config: LlamaFactory does not use FSDPTurbo, so there is no expert parallelism");
-    else if (lower(yaml.dist_name) != "fsdpturbo" && ep > 1)
-        report.warning("dist_config.name is '" + yaml.dist_name + "', not 'fsdpturbo': ep_size " + std::to_string(ep) +
-                       " is FSDPTurbo's and has no effect");
+    } else if (yaml.dist_name.empty()) {
+        report.error("Plugin configuration must have a 'name' field.");
+    } else if (plugin = version.plugin(yaml.dist_name); plugin == nullptr) {
+        std::string text = version.unknown_plugin_error;
+        text.replace(text.find("{name}"), 6, yaml.dist_name);
+        std::string known;
+        for (const auto& p : version.plugins) known += (known.empty() ? "" : ", ") + p.name;
+        report.error(text + " (" + lf + " registers " + known + ")");
+    } else {
+        std::vector<std::string> unknown;
+        for (const auto& key : yaml.dist_keys)
+            if (!contains(plugin->keys, key)) unknown.push_back(key);
+        if (!unknown.empty() && plugin->strict) {
+            report.error("Unknown params for DistributedPlugin." + plugin->params_class + ": " +
+                         llamafactory::python_list(unknown) + ". Expected: " + llamafactory::python_list(plugin->keys));
+        } else {
+            for (const auto& key : unknown)
+                if (key != "ep_size" || plugin->expert_parallel)
+                    report.warning("dist_config." + key + " is not read by " + lf + "'s " + plugin->name +
+                                   " plugin (a plain dict there: ignored)");
+        }
+        if (plugin->strict && plugin->name == "deepspeed" && !yaml.has_config_file)
+            report.error("DeepSpeed config_file is required.");
+        if (!plugin->expert_parallel && yaml.ep && *yaml.ep > 1 && !(plugin->strict && contains(unknown, "ep_size")))
+            report.warning("dist_config.name is '" + yaml.dist_name + "', not 'fsdpturbo': ep_size " +
+                           std::to_string(*yaml.ep) + " is FSDPTurbo's and has no effect");
+    }
+    // A misplaced field that another known version reads where the YAML has it: name that version.
+    for (const auto& other : llamafactory::versions()) {
+        if (other.topology_in_dist_config == version.topology_in_dist_config) continue;
+        const bool fits =
+            other.topology_in_dist_config
+                ? std::any_of(yaml.dist_keys.begin(), yaml.dist_keys.end(),
+                              [](const std::string& k) { return contains(llamafactory::Version::topology_keys(), k); })
+                : topology_on_top;
+        if (!fits || (other.plugin(yaml.dist_name) == nullptr && yaml.has_dist)) continue;
+        report.info("hint: LlamaFactory " + other.id + " (" + other.source + ", " + other.date + ") reads " +
+                    (other.topology_in_dist_config ? "dp_size, cp_size, cp_mode and mp_* inside dist_config"
+                                                   : "dp_size, cp_size, cp_mode and mp_* at the top level") +
+                    "; if that is the version you run, check with --llamafactory-version " + other.id);
+        break;
+    }
 
     // LlamaFactory's and FSDPTurbo's checks, in their order and words.
+    const bool expert_parallel = plugin != nullptr && plugin->expert_parallel;
+    const std::int64_t ep = expert_parallel ? yaml.ep.value_or(1) : 1;
+    const std::int64_t cp = yaml.cp.value_or(1);
+    const std::string cp_key = version.topology_in_dist_config ? "dist_config.cp_size" : "cp_size";
+    if (!yaml.dp && cp >= 1 && world % cp != 0 && !version.checks_world_by_cp) {
+        report.error("world_size (" + std::to_string(world) + ") is not divisible by " + cp_key + " (" +
+                     std::to_string(cp) + "): " + lf + " does not check it and sets dp_size = " +
+                     std::to_string(world / cp) + ", so init_device_mesh fails on a (" + std::to_string(world / cp) +
+                     ", " + std::to_string(cp) + ") mesh of " + std::to_string(world) + " ranks");
+        std::cout << report.out.str();
+        return report.worst;
+    }
+    const std::int64_t mp_replicate = yaml.mp_replicate.value_or(1);
+    if (!yaml.mp_shard && mp_replicate >= 1 && world % mp_replicate != 0 && !version.checks_world_by_mp_replicate) {
+        report.error("world_size (" + std::to_string(world) + ") is not divisible by mp_replicate_size (" +
+                     std::to_string(mp_replicate) + "): " + lf + " does not check it, so init_device_mesh fails");
+        std::cout << report.out.str();
+        return report.worst;
+    }
+    if (plugin != nullptr && !plugin->cp_error.empty() && cp > 1) report.error(plugin->cp_error);
     PlanRequest request;
     request.world = world;
     request.dp = yaml.dp;
-    request.cp = yaml.cp.value_or(1);
+    request.cp = cp;
     request.ep = ep;
     request.gpus_per_node = nproc;
-    request.mp_replicate = yaml.mp_replicate.value_or(1);
+    request.mp_replicate = mp_replicate;
     request.mp_shard = yaml.mp_shard;
     const auto topology = make_topology(request);
     if (!topology) {
@@ -275,6 +406,15 @@ int run_check(int argc, char** argv) {
         return report.worst;
     }
     const Topology& t = *topology;
+    // Where the topology is in dist_config, the DistributedStrategy validates ep_size for every plugin
+    // (accelerator/interface.py at b8b6398), though only the expert-parallel one builds experts on it.
+    if (!expert_parallel && version.ep_in_strategy && yaml.ep) {
+        if (*yaml.ep < 1)
+            report.error("ep_size must be positive, got " + std::to_string(*yaml.ep) + ".");
+        else if (t.dp % *yaml.ep != 0)
+            report.error("dp_size must be divisible by ep_size, got " + std::to_string(t.dp) + " % " +
+                         std::to_string(*yaml.ep) + " != 0.");
+    }
     std::string layout = "layout: dp " + std::to_string(t.dp) + " x cp " + std::to_string(t.cp) + " = world " +
                          std::to_string(world) + "; ep " + std::to_string(t.ep);
     if (t.ep > 1)
@@ -289,6 +429,21 @@ int run_check(int argc, char** argv) {
         report.info(
             "  " + d.mesh + "." + d.dim + " (size " + std::to_string(d.size) + "): " +
             (d.crosses_node ? "leaves its node, across " + std::to_string(d.nodes) + " nodes" : "inside a node"));
+    }
+
+    // FSDPTurbo's dispatcher: forwarded unchanged to FSDPTurbo's EPPlanConfig (fsdpturbo.py prepare_model_ep);
+    // the values LlamaFactory's design doc lists (docs/en/advanced/distributed/fsdpturbo-ep-efsdp.md).
+    if (expert_parallel && !yaml.ep_dispatcher.empty()) {
+        const std::string d = yaml.ep_dispatcher;
+        if (d == "mc2" || d == "domino")
+            report.info("ep_dispatcher " + d + ": accepted, but not validated end to end upstream (" +
+                        (d == "mc2" ? std::string("needs the MC2 NPU operators and an HCCL communicator")
+                                    : std::string("overlaps the all-to-all with expert compute in two slices")) +
+                        "); the cost model prices it as eager");
+        else if (d != "eager" && d != "fused")
+            report.warning("dist_config.ep_dispatcher '" + d +
+                           "' is not one FSDPTurbo documents (eager, fused, mc2, domino); LlamaFactory forwards it "
+                           "unchanged and FSDPTurbo decides");
     }
 
     auto model = find_model(model_config, yaml.model);
@@ -306,16 +461,45 @@ int run_check(int argc, char** argv) {
     }
     const auto& spec = *model->spec;
     report.info("model: " + model->from + (model->model_type.empty() ? "" : " (model_type " + model->model_type + ")"));
+    if (spec.linear_layer_count() > 0)
+        report.info("  " + std::to_string(spec.linear_layer_count()) + " linear-attention (Gated DeltaNet) and " +
+                    std::to_string(spec.full_attention_layer_count()) +
+                    " full-attention layers; the vision tower is left out (model_class: llm)");
 
-    // FSDPTurbo finds the expert modules by model_type unless dist_config.ep_modules names them.
-    if (t.ep > 1 && !yaml.has_ep_modules) {
-        const auto spec_it = std::find_if(std::begin(ep_specs), std::end(ep_specs),
-                                          [&](const EpSpec& s) { return model->model_type == s.model_type; });
-        if (spec_it == std::end(ep_specs))
-            report.error("`ep_modules` is not specified and no FSDPTurbo EP spec is registered for model_type=" +
-                         model->model_type + ".");
-        else
-            report.info("FSDPTurbo has an EP spec for " + model->model_type + ": " + spec_it->experts);
+    // FSDPTurbo's expert modules: the YAML's ep_modules where this version reads them, else the spec of the
+    // model type; every module pattern the plugin reads is matched against the model's module names.
+    if (expert_parallel) {
+        const bool from_yaml = plugin->ep_modules_from_yaml && yaml.has_ep_modules;
+        if (!from_yaml && !contains(plugin->spec_models, model->model_type)) {
+            std::string text = plugin->no_spec_error;
+            text.replace(text.find("{model_type}"), 12, model->model_type);
+            report.error(text);
+        } else if (!from_yaml) {
+            report.info("FSDPTurbo has an EP spec for " + model->model_type + ": " +
+                        llamafactory::spec_experts(model->model_type));
+        }
+        const auto names =
+            llamafactory::module_names(model->model_type, spec.layers, spec.linear_layers, spec.dense_layers);
+        auto check_patterns = [&](const char* key, const std::vector<std::string>& patterns) {
+            if (names.empty() || !contains(plugin->keys, key)) return;
+            for (const auto& pattern : patterns) {
+                const bool any = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+                    return llamafactory::module_name_match(pattern, n);
+                });
+                if (!any)
+                    report.warning("dist_config." + std::string(key) + " '" + pattern + "' matches no module of " +
+                                   model->model_type +
+                                   (llamafactory::spec_experts(model->model_type).empty()
+                                        ? std::string()
+                                        : " (its experts are " + llamafactory::spec_experts(model->model_type) + ")"));
+            }
+        };
+        if (plugin->ep_modules_from_yaml) {
+            check_patterns("ep_modules", yaml.ep_modules);
+            check_patterns("ep_fsdp_modules", yaml.ep_fsdp_modules);
+            check_patterns("fsdp_modules", yaml.fsdp_modules);
+        }
+        check_patterns("hook_modules", yaml.hook_modules);
     }
     if (auto problem = cost::layout_problem(spec, t)) report.error(*problem);
 
@@ -372,7 +556,7 @@ int run_check(int argc, char** argv) {
             std::snprintf(line, sizeof line, "%.0f%%", (cost.step.seconds / best.step.seconds - 1.0) * 100.0);
             report.warning(layout_name(best.topology) + " is " + line + " faster at this global batch (" +
                            seconds_text(best.step.seconds) + " against " + seconds_text(cost.step.seconds) +
-                           " a step): set cp_size: " + std::to_string(best.topology.cp) +
+                           " a step): set " + cp_key + ": " + std::to_string(best.topology.cp) +
                            " and dist_config.ep_size: " + std::to_string(best.topology.ep));
         } else if (m.fits()) {
             report.info("no layout is 10% faster at this global batch");

@@ -14,17 +14,18 @@ inline constexpr const char* export_format = "meshscope.export/1";
 inline constexpr const char* export_end_key = "meshscope_export_end";
 
 int run_plan(int argc, char** argv);
-int run_advise(int argc, char** argv);    // rank the (dp, cp, ep) layouts of a world for one model
-int run_check(int argc, char** argv);     // preflight a LlamaFactory training YAML on N nodes of G GPUs
-int run_peers(int argc, char** argv);     // one (world, cp, ep) as FSDPTurbo, TorchTitan and Megatron-Core lay it out
-int run_serve(int argc, char** argv);     // the collector (docs/collector.md)
-int run_relay(int argc, char** argv);     // the node-local relay in front of the collector
-int run_simulate(int argc, char** argv);  // simulated ranks with injected faults
-int run_replay(int argc, char** argv);    // a recorded job into a collector
-int run_export(int argc, char** argv);    // a recorded job as JSONL
-int run_diagnose(int argc, char** argv);  // NCCL logs, Flight Recorder dumps and RAS status placed on a plan
-int run_import(int argc, char** argv);    // the same, put into a collector as a job (its Live pages show it)
-int run_ras(int argc, char** argv);       // a running job's NCCL RAS status, live from its RAS socket
+int run_advise(int argc, char** argv);      // rank the (dp, cp, ep) layouts of a world for one model
+int run_check(int argc, char** argv);       // preflight a LlamaFactory training YAML on N nodes of G GPUs
+int run_peers(int argc, char** argv);       // one (world, cp, ep) as FSDPTurbo, TorchTitan and Megatron-Core lay it out
+int run_serve(int argc, char** argv);       // the collector (docs/collector.md)
+int run_relay(int argc, char** argv);       // the node-local relay in front of the collector
+int run_simulate(int argc, char** argv);    // simulated ranks with injected faults
+int run_replay(int argc, char** argv);      // a recorded job into a collector
+int run_export(int argc, char** argv);      // a recorded job as JSONL
+int run_diagnose(int argc, char** argv);    // NCCL logs, Flight Recorder dumps and RAS status placed on a plan
+int run_import(int argc, char** argv);      // the same, put into a collector as a job (its Live pages show it)
+int run_ras(int argc, char** argv);         // a running job's NCCL RAS status, live from its RAS socket
+int run_completion(int argc, char** argv);  // a shell completion script
 // The dashboard window (meshscope-dashboard's main; argv[0] is the program).
 int run_gui(int argc, char** argv);
 // `meshscope` with no sub-command: execs meshscope-dashboard from the same folder with the same arguments.

@@ -99,8 +99,11 @@ void write_advice_text(std::ostream& out, const cost::CostInputs& in, const cost
         << advice.global_batch * in.training.seq << " tokens) a step: " << advice.considered() << " layouts, "
         << advice.ranked.size() << " fit, " << advice.excluded.size() << " excluded\n\n";
     if (!advice.ranked.empty()) {
+        // With knobs the advisor chose per layout, two more columns: its micro-batch and recomputation.
+        const bool chosen = !advice.ranked.front().knobs.empty();
         out << "rank     dp     cp     ep  efsdp    GA   step s  compute s  exposed s  tokens/s/GPU   MFU %  memory GiB"
-               "  headroom GiB\n";
+               "  headroom GiB"
+            << (chosen ? "   MB  recompute" : "") << "\n";
         for (std::size_t i = 0; i < advice.ranked.size() && i < show; ++i) {
             const auto& c = advice.ranked[i];
             const auto& t = c.topology;
@@ -110,11 +113,14 @@ void write_advice_text(std::ostream& out, const cost::CostInputs& in, const cost
                 << pad(std::to_string(st.grad_accum), 6) << pad(secs(st.seconds), 9)
                 << pad(secs(st.compute.seconds), 11) << pad(secs(st.exposed_seconds), 11)
                 << pad(format("%.0f", st.tokens_per_second_per_gpu), 14) << pad(format("%.1f", st.mfu * 100.0), 8)
-                << pad(gib(c.memory.total()), 12) << pad(gib(c.memory.headroom()), 14) << "\n";
+                << pad(gib(c.memory.total()), 12) << pad(gib(c.memory.headroom()), 14);
+            if (chosen) out << pad(std::to_string(c.micro_batch), 5) << "  " << cost::to_string(c.recompute);
+            out << "\n";
         }
         if (advice.ranked.size() > show)
             out << "(" << advice.ranked.size() - show << " more that fit; --show N lists more)\n";
         if (!advice.why.empty()) out << "\nwhy: " << advice.why << "\n";
+        if (chosen) out << "knobs: " << advice.ranked.front().knobs << "\n";
         out << "\nbest: " << layout_name(advice.ranked.front().topology) << "\n";
         write_layout_cost_text(out, advice.ranked.front());
     } else {

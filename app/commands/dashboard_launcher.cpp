@@ -9,6 +9,7 @@
 #include <system_error>
 #include <vector>
 
+#include "command_table.h"
 #include "commands.h"
 
 namespace meshscope::app {
@@ -28,8 +29,7 @@ int run_dashboard(int argc, char** argv) {
     ::execv(program.c_str(), args.data());
     const int reason = errno;
     std::cerr << "meshscope: cannot start the dashboard " << program << ": " << std::strerror(reason)
-              << "\nThis is a headless install: the commands are plan, serve, simulate, replay and export "
-                 "(meshscope --help).\n";
+              << "\nThis is a headless install: the commands are " << command_names() << " (meshscope --help).\n";
     return exit_failure;
 }
 

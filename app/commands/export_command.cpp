@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "meshscope/mesh/json_limits.h"
 #include "store/event_store.h"
@@ -25,14 +26,7 @@ int run_export(int argc, char** argv) {
     cli.add_option("--db", db, "history database (default: " + server::default_database_path() + ")");
     cli.add_option("--job", job, "the job to export")->required();
     cli.add_option("--output,-o", output, "write to FILE instead of stdout");
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope export: " << e.what() << "\nRun 'meshscope export --help' for usage.\n";
-        return exit_usage;
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"export"})) return *status;
     if (db.empty()) db = server::default_database_path();
     if (!std::filesystem::exists(db)) {
         std::cerr << "meshscope export: no history database at " << db << "\n";

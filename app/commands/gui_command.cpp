@@ -32,6 +32,7 @@
 #include "preferences.h"
 #include "tour_catalog.h"
 #include "tour_controller.h"
+#include "version.h"
 
 // The QML modules are static libraries: their plugins must be imported by hand.
 Q_IMPORT_QML_PLUGIN(MeshScopeStylePlugin)
@@ -267,9 +268,12 @@ std::optional<int> parse(int argc, char** argv, GuiOptions& out) {
     add_window_flags(cli, out);
     add_live_flags(cli, out);
     add_tour_flags(cli, out);
+    cli.set_version_flag("--version,-V", version_line("meshscope-dashboard"));
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return cli.exit(e);
     } catch (const CLI::ParseError& e) {
         fail(e.what());

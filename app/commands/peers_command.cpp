@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "meshscope/mesh/peer_json.h"
 #include "meshscope/mesh/peer_layout.h"
@@ -18,10 +19,7 @@ namespace {
 constexpr const char* usage_hint =
     "hint: meshscope peers --world W [--cp C] --ep E [--gpus-per-node G] [--format text|json]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope peers: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"peers", usage_hint};
 
 std::string group_text(const std::vector<std::int64_t>& group) {
     std::string out = "[";
@@ -87,13 +85,7 @@ int run_peers(int argc, char** argv) {
     cli.add_option("--format", format, "text or json (meshscope.peers/1)")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     PeerShape shape;
     for (const auto& [flag, text, value] :
          {std::tuple{"--world", &world_text, &shape.world}, std::tuple{"--cp", &cp_text, &shape.cp},

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "cost_text.h"
 #include "meshscope/cost/advice.h"
@@ -23,10 +24,7 @@ constexpr const char* usage_hint =
     "hint: meshscope plan (--dp D | --world W) [--cp C] [--ep E] [--mp-replicate R [--mp-shard S]] "
     "[--gpus-per-node G] [--order torch29|torch28] [--format text|json|yaml|torchrun] [--no-groups] [--no-ranks]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope plan: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"plan", usage_hint};
 
 int model_error(const std::string& message) {
     std::cerr << "meshscope plan: " << message << "\n" << model_options_hint << "\n";
@@ -80,13 +78,7 @@ int run_plan(int argc, char** argv) {
     ModelOptions model;  // with a model, the plan's memory and communication cost follow it
     model.add_to(cli);
 
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     if (dp_opt->count() == 0 && world_opt->count() == 0) return usage_error("give --dp or --world");
     if (auto orphan = model.orphan(cli)) return model_error(*orphan);
 

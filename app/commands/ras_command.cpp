@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "meshscope/mesh/json_limits.h"
 #include "meshscope/records/diagnose.h"
@@ -30,10 +31,7 @@ constexpr const char* usage_hint =
     "hint: meshscope ras HOST[:PORT] [--plan FILE | --dp D [--cp C] [--ep E]] [--once | --interval S [--polls N]] "
     "[--monitor] [--timeout S] [--format text|json]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope ras: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"ras", usage_hint};
 
 std::optional<double> positive_seconds(const std::string& text) {
     double v = 0;
@@ -112,13 +110,7 @@ int run_ras(int argc, char** argv) {
     once_opt->excludes(interval_opt)->excludes(monitor_opt);
     interval_opt->excludes(monitor_opt);
     polls_opt->needs(interval_opt);
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     std::string host, port;
     if (auto error = ras::split_address(address, host, port)) return usage_error(*error);
     const auto timeout = positive_seconds(timeout_text);

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "descriptor_limit.h"
 #include "listen_address.h"
@@ -70,14 +71,7 @@ int run_relay(int argc, char** argv) {
                    "how often the ranks whose events were held back are named upstream as seen (proof of life)")
         ->capture_default_str()
         ->check(CLI::Range(10, 600000));
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope relay: " << e.what() << "\nRun 'meshscope relay --help' for usage.\n";
-        return exit_usage;
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"relay"})) return *status;
 
     const auto address = parse_listen_address(listen);
     if (!address) {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "meshscope/client/reporter.h"
 #include "meshscope/mesh/json_limits.h"
@@ -122,14 +123,7 @@ int run_replay(int argc, char** argv) {
     cli.add_option("--target", target, "collector or dashboard URL")->capture_default_str();
     cli.add_option("--token", token, "bearer token of the target");
     cli.add_option("--as-job", as_job, "send the events under another job id");
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope replay: " << e.what() << "\nRun 'meshscope replay --help' for usage.\n";
-        return exit_usage;
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"replay"})) return *status;
     if (input.empty() && job.empty()) {
         std::cerr << "meshscope replay: give --job (with --db) or --input FILE\n";
         return exit_usage;

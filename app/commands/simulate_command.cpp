@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "meshscope/client/reporter.h"
 #include "simulation.h"
@@ -273,14 +274,7 @@ int run_simulate(int argc, char** argv) {
                  "meshscope simulate"};
     SimulateArguments a;
     add_simulate_options(cli, a);
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope simulate: " << e.what() << "\nRun 'meshscope simulate --help' for usage.\n";
-        return exit_usage;
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"simulate"})) return *status;
     const auto usage_error = [](const std::string& text) {
         std::cerr << "meshscope simulate: " << text << "\n";
         return exit_usage;

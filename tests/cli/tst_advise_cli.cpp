@@ -65,9 +65,11 @@ private slots:
             previous = step["seconds"].toDouble();
             QVERIFY(std::abs(step["seconds"].toDouble() - step["compute_seconds"].toDouble() -
                              step["exposed_communication_seconds"].toDouble()) <= 1e-12);
-            // The default global batch: what cp 1 runs, 64 sequences of 4096 tokens, on every layout.
+            // The default global batch: what cp 1 runs, 64 sequences of 4096 tokens, on every layout, in
+            // micro-batches the advisor chose (no --micro-batch given).
             QCOMPARE(step["tokens"].toDouble(), 64.0 * 4096.0);
-            QCOMPARE(step["grad_accum"].toInt() * layout["dp"].toInt(), 64);
+            QVERIFY(!layout["knobs"].toString().isEmpty());
+            QCOMPARE(step["grad_accum"].toInt() * layout["dp"].toInt() * layout["micro_batch"].toInt(), 64);
             double by_dim = 0;
             for (const auto& d : comm["dims"].toArray()) {
                 const auto dim = d.toObject();
@@ -107,6 +109,81 @@ private slots:
         QVERIFY(text.contains("\nbest: dp "));
         QVERIFY(text.contains("memory per GPU: "));
         QVERIFY(text.contains("\nexcluded:\n"));
+    }
+
+    // The knobs left free are chosen per layout: for each layout the advisor ranks, its micro-batch and recompute
+    // are the fastest of every combination that fits, found here by asking the advisor with each combination
+    // fixed on the command line (the path without a search), 5 micro-batches x 3 recomputes.
+    void knobs_chosen_are_the_fastest_that_fit() {
+        const QStringList base{"advise",         "--model", "qwen3-30b-a3b", "--world", "16",     "--hardware", "h100",
+                               "--global-batch", "64",      "--format",      "json",    "--show", "1000"};
+        const auto chosen = json_of(run(base));
+        const auto chosen_layouts = chosen["ranked"].toArray();
+        QVERIFY(!chosen_layouts.isEmpty());
+        QMap<QString, double> fastest;  // "dp,cp,ep" -> the fastest fixed combination's step seconds
+        QMap<QString, QString> fastest_knobs;
+        for (const QString micro_batch : {"1", "2", "4", "8", "16"}) {
+            for (const QString recompute : {"none", "selective", "full"}) {
+                const auto fixed =
+                    json_of(run(base + QStringList{"--micro-batch", micro_batch, "--recompute", recompute}));
+                for (const auto& l : fixed["ranked"].toArray()) {
+                    const auto layout = l.toObject();
+                    QVERIFY(!layout.contains("knobs"));  // nothing was left free
+                    const QString key = QStringLiteral("%1,%2,%3")
+                                            .arg(layout["dp"].toInt())
+                                            .arg(layout["cp"].toInt())
+                                            .arg(layout["ep"].toInt());
+                    const double step = layout["step"].toObject()["seconds"].toDouble();
+                    if (!fastest.contains(key) || step < fastest[key]) {
+                        fastest[key] = step;
+                        fastest_knobs[key] = micro_batch + " " + recompute;
+                    }
+                }
+            }
+        }
+        QCOMPARE(chosen_layouts.size(), fastest.size());  // a layout is ranked when any combination fits
+        for (const auto& l : chosen_layouts) {
+            const auto layout = l.toObject();
+            const QString key = QStringLiteral("%1,%2,%3")
+                                    .arg(layout["dp"].toInt())
+                                    .arg(layout["cp"].toInt())
+                                    .arg(layout["ep"].toInt());
+            QVERIFY2(fastest.contains(key), qPrintable(key));
+            QCOMPARE(layout["step"].toObject()["seconds"].toDouble(), fastest[key]);
+            const QString knobs = QString::number(layout["micro_batch"].toInt()) + " " + layout["recompute"].toString();
+            QVERIFY2(knobs == fastest_knobs[key] || layout["step"].toObject()["seconds"].toDouble() == fastest[key],
+                     qPrintable(key + ": " + knobs + " against " + fastest_knobs[key]));
+        }
+    }
+
+    // The sentence compares the chosen knobs with the ones given: micro-batch 16 with no recompute fits no layout
+    // of Qwen3-30B-A3B on 16 80 GB GPUs (16 x 4096 tokens of activations a rank), yet every layout is ranked with
+    // knobs the advisor chose; the table gains the MB and recompute columns and the best layout's sentence.
+    void knobs_sentence_against_the_given_knobs() {
+        const QStringList args{"advise",         "--model", "qwen3-30b-a3b", "--world", "16", "--hardware", "h100",
+                               "--global-batch", "64",      "--format",      "json"};
+        const auto fixed = json_of(run(args + QStringList{"--micro-batch", "16", "--recompute", "none"}));
+        QCOMPARE(fixed["layouts_that_fit"].toInt(), 0);  // the given knobs fit no layout
+        const auto doc = json_of(run(args));
+        const auto ranked = doc["ranked"].toArray();
+        QVERIFY(!ranked.isEmpty());
+        for (const auto& l : ranked) {
+            const QString knobs = l.toObject()["knobs"].toString();
+            QVERIFY2(knobs.startsWith(QStringLiteral("micro-batch ")), qPrintable(knobs));
+        }
+        // Given micro-batch 1 and selective recompute (the defaults), the sentence names them.
+        const auto text =
+            run({"advise", "--model", "qwen3-30b-a3b", "--world", "16", "--hardware", "h100", "--global-batch", "64"});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY(text.out.contains("  headroom GiB   MB  recompute\n"));
+        static const QRegularExpression sentence(
+            R"(\nknobs: micro-batch \d+, (no|selective|full) recompute: (the knobs given are the fastest that fit|\d+% faster than micro-batch 1, selective recompute \([0-9.]+ (s|ms) against [0-9.]+ (s|ms) a step\)|as fast as micro-batch 1, selective recompute .*)\n)");
+        QVERIFY2(sentence.match(text.out).hasMatch(), qPrintable(text.out));
+        // Every knob given: no search, no columns, no sentence.
+        const auto given = run({"advise", "--model", "qwen3-30b-a3b", "--world", "16", "--hardware", "h100",
+                                "--global-batch", "64", "--micro-batch", "1", "--recompute", "selective"});
+        QVERIFY(!given.out.contains("MB  recompute"));
+        QVERIFY(!given.out.contains("\nknobs: "));
     }
 
     // A global batch in sequences or in tokens asks the same question. Qwen3-30B-A3B on 64 GPUs, 96 sequences of
@@ -226,7 +303,8 @@ private slots:
         QTest::addRow("no world") << m << "give --world";
         QTest::addRow("unknown model")
             << QStringList{"advise", "--model", "llama", "--world", "8"}
-            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b";
+            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
+               "qwen3.5-35b-a3b";
         QTest::addRow("both model and config")
             << QStringList{"advise", "--model", "qwen3-30b-a3b", "--model-config", "c.json", "--world", "8"}
             << "--model excludes --model-config";
@@ -301,7 +379,7 @@ private slots:
         QCOMPARE(r.err.split('\n').value(0),
                  "meshscope advise: " + path +
                      ": unknown architecture 'LlamaForCausalLM'; known: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
-                     "MixtralForCausalLM");
+                     "MixtralForCausalLM, Qwen3_5MoeForConditionalGeneration, Qwen3_5MoeForCausalLM");
     }
 
     // A config.json of a preset advises exactly as the preset does (apart from the model's name).
@@ -339,7 +417,9 @@ private slots:
         QCOMPARE(layout["efsdp"].toInt(), 8);
         QVERIFY(layout["memory"].toObject()["total_bytes"].toDouble() > 0);
         // The same layout costs the same in advise (links from the plan's placement vs arithmetic).
-        const auto advice = json_of(run(qwen64 + QStringList{"--format", "json", "--show", "100"}));
+        // The plan costs the knobs given (the defaults), so advise is asked with the same knobs fixed.
+        const auto advice = json_of(run(qwen64 + QStringList{"--format", "json", "--show", "100", "--micro-batch", "1",
+                                                             "--recompute", "selective"}));
         bool found = false;
         for (const auto& l : advice["ranked"].toArray()) {
             auto o = l.toObject();

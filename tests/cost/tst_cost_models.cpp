@@ -6,6 +6,7 @@
 
 #include "meshscope/cost/cluster.h"
 #include "meshscope/cost/hf_config.h"
+#include "meshscope/cost/memory.h"
 #include "meshscope/cost/parameters.h"
 #include "meshscope/cost/presets.h"
 
@@ -56,11 +57,91 @@ private slots:
                               2 * 7168 * 7168 + 3 * 7168);
     }
 
+    // Qwen3.5-35B-A3B's text model, counted by hand from its config.json (h 2048, V 248320 untied, 40 layers: 30
+    // Gated DeltaNet, 10 full attention; 256 experts of 512, top 8, one shared expert of 512 with its gate), tensor by
+    // tensor as transformers' modeling_qwen3_5_moe.py builds them:
+    //   Gated DeltaNet: key_dim 16 x 128 = 2048, value_dim 32 x 128 = 4096, conv_dim 2 x 2048 + 4096 = 8192;
+    //     in_proj_qkv 2048 x 8192 = 16,777,216; in_proj_z 2048 x 4096 = 8,388,608; in_proj_b and in_proj_a 2 x 2048 x
+    //     32 = 131,072; conv1d 8192 x 4 = 32,768; dt_bias and A_log 2 x 32 = 64; norm 128; out_proj 4096 x 2048 =
+    //     8,388,608: 33,718,464.
+    //   Full attention: q_proj 2048 x (16 x 256 x 2) = 16,777,216 (query and output gate); k_proj and v_proj 2 x 2048 x
+    //     (2 x 256) = 2,097,152; o_proj 4096 x 2048 = 8,388,608; q_norm and k_norm 2 x 256 = 512: 27,263,488.
+    //   MoE: router 2048 x 256 = 524,288; one expert 3 x 2048 x 512 = 3,145,728; shared expert 3,145,728 and its gate
+    //     2048 = 3,147,776; norms 2 x 2048 = 4,096.
+    //   Embedding and lm_head 2 x 248320 x 2048 = 1,017,118,720; final norm 2048.
+    // Total 30 x 33,718,464 + 10 x 27,263,488 + 40 x (4,096 + 524,288 + 3,147,776 + 256 x 3,145,728) + 1,017,118,720 +
+    // 2048 = 34,660,610,688. Active (8 experts): 3,454,988,928.
+    // Published (model card): "35B in total and 3B activated". Our total leaves out the vision tower (27 blocks of
+    // 1152, about 0.4B) and the MTP module, so it is held within 2% below 35B; "3B" is a whole number of billions, so
+    // the active count is held to round to it (2.5B to 3.5B).
+    void qwen3_5_parameters() {
+        const auto p = count_parameters(find_model_preset("Qwen3.5-35B-A3B").value());
+        QCOMPARE(p.linear_attention, std::int64_t{33718464});
+        QCOMPARE(p.attention, std::int64_t{27263488});
+        QCOMPARE(p.linear_layers, std::int64_t{30});
+        QCOMPARE(p.moe_layers, std::int64_t{40});
+        QCOMPARE(p.shared, std::int64_t{3147776});
+        QCOMPARE(p.total(), std::int64_t{34660610688});
+        QCOMPARE(p.active(), std::int64_t{3454988928});
+        const double total_error = (35e9 - static_cast<double>(p.total())) / 35e9;
+        QVERIFY(total_error >= 0 && total_error <= 0.02);
+        QVERIFY(p.active() >= 2'500'000'000 && p.active() < 3'500'000'000);
+        QCOMPARE(p.mtp(), std::int64_t{0});
+    }
+
+    // Activation bytes one token keeps in a Qwen3.5-35B-A3B layer without recomputation, by hand (bf16 values x 2,
+    // fp32 values x 4), h 2048, top 8 experts of 512, one shared expert of 512:
+    //   Gated DeltaNet layer: norm input and output 2 x 2048; in_proj_qkv's output and the conv1d's 2 x 8192; z 4096;
+    //     b and a 2 x 32; the delta rule's output 4096; the gated norm's output 4096: 32,832 values; g and beta in fp32
+    //     2 x 32 x 4 = 256 bytes.
+    //   Full-attention layer: norm input and output 4096; q 4096, k 512, v 512, attention output 4096; q and k before
+    //     their norms 4096 + 512; the output gate 4096 and the gated output 4096: 26,112 values; flash attention's
+    //     log-sum-exp 16 heads x 4 = 64 bytes.
+    //   MoE half of either: norm input and output 4096; 8 copies of (input 2048, gate and up 2 x 512, their product
+    //     512) and 8 expert outputs of 2048: 45,056; the shared expert's gate, up and product 3 x 512 = 1,536; router
+    //     logits 256 x 4 = 1,024 bytes.
+    // Linear: (32,832 + 4,096 + 45,056 + 1,536) x 2 + 256 + 1,024 = 168,320. Full: (26,112 + 50,688) x 2 + 64 + 1,024
+    // = 154,688.
+    void qwen3_5_layer_activations() {
+        const auto m = find_model_preset("qwen3.5-35b-a3b").value();
+        const auto t = TrainingSpec::make(4096, 1, 1, Recompute::none).value();
+        QCOMPARE(layer_activation_bytes_per_token(m, t, true, true), 168320.0);
+        QCOMPARE(layer_activation_bytes_per_token(m, t, true, false), 154688.0);
+    }
+
+    // Qwen3.5's config.json: the text model under text_config, or flat (Qwen3_5MoeTextConfig alone); without
+    // layer_types every full_attention_interval-th layer is full attention.
+    void qwen3_5_layer_types() {
+        auto read = model_from_hf_config(
+            R"({"model_type": "qwen3_5_moe_text", "num_hidden_layers": 6, "full_attention_interval": 3})", "c.json");
+        QVERIFY(read.has_value());
+        QCOMPARE(read->linear_layers, (std::vector<std::int64_t>{0, 1, 3, 4}));
+        QCOMPARE(read->hidden, std::int64_t{2048});
+        read = model_from_hf_config(
+            R"({"architectures": ["Qwen3_5MoeForConditionalGeneration"], "text_config": {"num_hidden_layers": 2,
+                "layer_types": ["full_attention", "linear_attention"]}})",
+            "c.json");
+        QVERIFY(read.has_value());
+        QCOMPARE(read->linear_layers, (std::vector<std::int64_t>{1}));
+        read = model_from_hf_config(
+            R"({"model_type": "qwen3_5_moe", "text_config": {"num_hidden_layers": 3, "layer_types": ["full_attention"]}})",
+            "c.json");
+        QVERIFY(!read.has_value());
+        QCOMPARE(QString::fromStdString(read.error().message()),
+                 QString("c.json: layer_types has 1 entries for 3 layers"));
+        read = model_from_hf_config(
+            R"({"model_type": "qwen3_5_moe", "text_config": {"num_hidden_layers": 1, "layer_types": ["sliding"]}})",
+            "c.json");
+        QVERIFY(!read.has_value());
+        QCOMPARE(QString::fromStdString(read.error().message()),
+                 QString("c.json: layer_types[0] must be linear_attention or full_attention, got 'sliding'"));
+    }
+
     // The public config.json of each preset reads into the same ModelSpec.
     void config_equals_preset_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("preset");
-        for (const char* name : {"qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "mixtral-8x7b"})
+        for (const char* name : {"qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "mixtral-8x7b", "qwen3.5-35b-a3b"})
             QTest::addRow("%s", name) << fixture(QString(name) + ".json") << QString(name);
     }
     void config_equals_preset() {
@@ -95,7 +176,7 @@ private slots:
         QTest::addRow("unknown architecture")
             << QByteArray(R"({"architectures": ["LlamaForCausalLM"]})")
             << "c.json: unknown architecture 'LlamaForCausalLM'; known: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
-               "MixtralForCausalLM";
+               "MixtralForCausalLM, Qwen3_5MoeForConditionalGeneration, Qwen3_5MoeForCausalLM";
         QTest::addRow("missing field") << QByteArray(qwen).replace(R"("num_experts": 4, )", "")
                                        << "c.json: missing field 'num_experts' (Qwen3MoeForCausalLM)";
         QTest::addRow("null field") << QByteArray(qwen).replace(R"("num_experts": 4)", R"("num_experts": null)")
@@ -209,7 +290,8 @@ private slots:
         QVERIFY(!m.has_value());
         QCOMPARE(
             QString::fromStdString(m.error().message()),
-            QString("unknown model 'llama-3-70b'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b"));
+            QString("unknown model 'llama-3-70b'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
+                    "qwen3.5-35b-a3b"));
     }
 };
 

@@ -55,6 +55,28 @@ private slots:
         QCOMPARE(forward_flops_per_token(m, count_parameters(m), 8).total(), 2272.0 + 128.0);
     }
 
+    // Qwen3.5-35B-A3B at seq 4096, forward FLOPs per token counted by hand from its config.json (parameters as
+    // tst_cost_models' qwen3_5_parameters counts them), 2 FLOPs per weight:
+    //   projections: 30 Gated DeltaNet layers x 2 x 33,718,464 + 10 full-attention layers x 2 x 27,263,488
+    //     = 2,023,107,840 + 545,269,760 = 2,568,377,600;
+    //   core, full attention (causal): 10 x s (q 16 x 256 + out 16 x 256) = 10 x 4096 x 8192 = 335,544,320;
+    //   core, gated delta rule per layer: 32 value heads x (C (5 dk + 3 dv) + 6 dk dv), C 64, dk = dv = 128
+    //     = 32 x (64 x 1024 + 98,304) = 5,242,880; 30 layers: 157,286,400;
+    //   router 40 x 2 x 524,288 = 41,943,040; experts 40 x 2 x (8 x 3,145,728 + 3,147,776) = 2,265,088,000;
+    //   output layer 2 x 248320 x 2048 = 1,017,118,720. Total 6,385,358,080.
+    void forward_flops_of_qwen3_5() {
+        const auto m = find_model_preset("qwen3.5-35b-a3b").value();
+        const auto f = forward_flops_per_token(m, count_parameters(m), 4096);
+        QCOMPARE(f.attention, 2023107840.0 + 545269760.0);
+        QCOMPARE(linear_core_flops_per_token(m), 5242880.0);
+        QCOMPARE(f.core, 335544320.0 + 157286400.0);
+        QCOMPARE(f.router, 41943040.0);
+        QCOMPARE(f.experts, 2265088000.0);
+        QCOMPARE(f.dense_ffn, 0.0);
+        QCOMPARE(f.output_layer, 1017118720.0);
+        QCOMPARE(f.total(), 6385358080.0);
+    }
+
     // An MTP module repeating the last (MoE) layer: eh_proj 2 x 2h x h = 256, the layer's projections 384, core 64,
     // router 64, experts 576, and the output layer again 160: 1504 more.
     void forward_flops_of_an_mtp_module() {

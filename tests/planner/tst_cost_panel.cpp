@@ -265,7 +265,8 @@ private slots:
         QTest::addRow("unknown model")
             << "llama"
             << "h100" << 4096 << "none"
-            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b";
+            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
+               "qwen3.5-35b-a3b";
         QTest::addRow("unknown hardware") << "qwen3-30b-a3b"
                                           << "x100" << 4096 << "none"
                                           << "unknown hardware 'x100'; known: a100, h100, h200, b200";
@@ -296,8 +297,8 @@ private slots:
     }
 
     void choices_are_cores_names() {
-        QCOMPARE(CostForm::modelNames(),
-                 (QStringList{"none", "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "mixtral-8x7b"}));
+        QCOMPARE(CostForm::modelNames(), (QStringList{"none", "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3",
+                                                      "mixtral-8x7b", "qwen3.5-35b-a3b"}));
         QCOMPARE(CostForm::hardwareNames(), (QStringList{"a100", "h100", "h200", "b200"}));
         QCOMPARE(CostForm::networkNames(), (QStringList{"ndr", "hdr"}));
         QCOMPARE(CostForm::recomputeNames(), (QStringList{"none", "selective", "full"}));

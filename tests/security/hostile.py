@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-# The refusals of the HTTP engine and the JSON bound that the collector and the relay share (server/net).
+# The refusals of the HTTP engine and the JSON bound that the collector and the relay share (net/).
 DEPTH = "invalid JSON: nested deeper than 64 levels"
 CHUNK = "chunk extensions or trailers larger than 65536 bytes"
 CODING = 'Transfer-Encoding other than "chunked" is not supported: send chunked or Content-Length'

@@ -85,7 +85,8 @@ private slots:
                                   << "model";
         QTest::addRow("unknown model")
             << "model=llama&world=8"
-            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b"
+            << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
+               "qwen3.5-35b-a3b"
             << "model";
         QTest::addRow("no world") << "model=qwen3-30b-a3b"
                                   << "give world"

@@ -1,4 +1,4 @@
-// net::WorkerThread (server/net/worker_thread.h) alone: the thread that the collector's parse, monitor, store,
+// net::WorkerThread (net/worker_thread.h) alone: the thread that the collector's parse, monitor, store,
 // plan and tour threads are. What waits and what a post beyond the bound does, how many items a turn takes, the
 // gather window, the tick, what stop runs and what it drops, and the name /proc shows. The expected turns are
 // worked by hand from the options: items 1..n are posted while item 0's turn holds the thread, so they all wait.

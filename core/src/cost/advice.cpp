@@ -148,7 +148,91 @@ std::string why_faster(const LayoutCost& winner, const LayoutCost& runner_up) {
     return out + "." + close;
 }
 
-Expected<Advice> advise(const CostInputs& in, std::int64_t world) {
+std::string knobs_text(std::int64_t micro_batch, Recompute recompute) {
+    const std::string_view r = recompute == Recompute::none        ? "no recompute"
+                               : recompute == Recompute::selective ? "selective recompute"
+                                                                   : "full recompute";
+    return "micro-batch " + std::to_string(micro_batch) + ", " + std::string(r);
+}
+
+namespace {
+// What the knobs given in the training spec did on one layout, for the chosen knobs' sentence.
+struct GivenKnobs {
+    std::optional<LayoutCost> cost;  // they fit and ran
+    std::string why_not;             // or why they could not: memory, or a global batch they do not divide
+};
+
+std::string knobs_sentence(const LayoutCost& best, const GivenKnobs& given, const TrainingSpec& spec) {
+    const std::string chosen = knobs_text(best.micro_batch, best.recompute);
+    const std::string asked = knobs_text(spec.micro_batch, spec.recompute);
+    if (best.micro_batch == spec.micro_batch && best.recompute == spec.recompute)
+        return chosen + ": the knobs given are the fastest that fit";
+    if (!given.cost) return chosen + ": " + asked + " " + given.why_not;
+    const double g = given.cost->step.seconds, w = best.step.seconds;
+    if (g <= w) return chosen + ": as fast as " + asked + " (" + seconds_text(w) + " a step), with less memory";
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f%%", (g / w - 1.0) * 100.0);
+    return chosen + ": " + pct + " faster than " + asked + " (" + seconds_text(w) + " against " + seconds_text(g) +
+           " a step)";
+}
+
+// The fastest knobs that fit on one layout, or the reason none does.
+Expected<LayoutCost> best_knobs(const CostInputs& in, const TrainingSpec& layout_training, const Topology& topology,
+                                const std::vector<MeshDim>& dims, const KnobSearch& search) {
+    const std::vector<std::int64_t> micro_batches =
+        search.micro_batch ? search.micro_batches : std::vector<std::int64_t>{in.training.micro_batch};
+    const std::vector<Recompute> recomputes =
+        search.recompute ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
+                         : std::vector<Recompute>{in.training.recompute};
+    std::optional<LayoutCost> best;
+    GivenKnobs given;
+    std::optional<MemoryBreakdown> least;  // the smallest memory tried, for the reason none fits
+    std::int64_t least_micro_batch = 0;
+    Recompute least_recompute = Recompute::none;
+    std::string batch_problem;
+    CostInputs trial = in;
+    for (const std::int64_t micro_batch : micro_batches) {
+        for (const Recompute recompute : recomputes) {
+            const bool is_given = micro_batch == in.training.micro_batch && recompute == in.training.recompute;
+            trial.training = layout_training;
+            trial.training.micro_batch = micro_batch;
+            trial.training.recompute = recompute;
+            const auto grad_accum = grad_accum_for(trial.training, topology.dp);
+            if (!grad_accum) {
+                if (is_given) given.why_not = "does not run: " + grad_accum.error().message();
+                if (batch_problem.empty() || is_given) batch_problem = grad_accum.error().message();
+                continue;
+            }
+            const MemoryBreakdown memory = memory_per_gpu(trial, topology);
+            if (!memory.fits()) {
+                if (is_given) given.why_not = "does not fit (" + does_not_fit(memory, in.cluster) + ")";
+                if (!least || memory.total() < least->total()) {
+                    least = memory;
+                    least_micro_batch = micro_batch;
+                    least_recompute = recompute;
+                }
+                continue;
+            }
+            trial.training.grad_accum = *grad_accum;
+            LayoutCost cost = cost_layout(trial, topology, dims);
+            if (is_given) given.cost = cost;
+            if (!best || cost.step.seconds < best->step.seconds ||
+                (cost.step.seconds == best->step.seconds && cost.memory.total() < best->memory.total()))
+                best = std::move(cost);
+        }
+    }
+    if (!best) {
+        if (least)
+            return ValueError(does_not_fit(*least, in.cluster) + " even at " +
+                              knobs_text(least_micro_batch, least_recompute));
+        return ValueError(batch_problem);
+    }
+    best->knobs = knobs_sentence(*best, given, in.training);
+    return *best;
+}
+}  // namespace
+
+Expected<Advice> advise(const CostInputs& in, std::int64_t world, const KnobSearch& search) {
     if (world > max_world_size)
         return ValueError("world_size (" + std::to_string(world) + ") exceeds the supported maximum of " +
                           std::to_string(max_world_size) + ".");
@@ -167,6 +251,14 @@ Expected<Advice> advise(const CostInputs& in, std::int64_t world) {
             const Topology topology = Topology::make(dp, cp, ep).value();
             if (auto problem = layout_problem(in.model, topology)) {
                 advice.excluded.push_back({topology, *problem});
+                continue;
+            }
+            if (search.any()) {
+                auto best = best_knobs(in, layout_in.training, topology, mesh_dims(topology, *placement), search);
+                if (best)
+                    advice.ranked.push_back(std::move(*best));
+                else
+                    advice.excluded.push_back({topology, best.error().message()});
                 continue;
             }
             const auto grad_accum = grad_accum_for(layout_in.training, dp);

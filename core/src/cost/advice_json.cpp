@@ -108,6 +108,11 @@ ordered_json advice_json(const CostInputs& in, const Advice& advice, std::size_t
         ordered_json layout{{"rank", i + 1}};
         const ordered_json cost = layout_cost_json(advice.ranked[i]);
         for (const auto& [key, value] : cost.items()) layout[key] = value;
+        if (const auto& chosen = advice.ranked[i]; !chosen.knobs.empty()) {  // the advisor chose the knobs
+            layout["micro_batch"] = chosen.micro_batch;
+            layout["recompute"] = to_string(chosen.recompute);
+            layout["knobs"] = chosen.knobs;
+        }
         ranked.push_back(std::move(layout));
     }
     out["ranked"] = std::move(ranked);

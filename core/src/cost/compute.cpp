@@ -7,6 +7,18 @@
 
 namespace meshscope::cost {
 
+double linear_core_flops_per_token(const ModelSpec& m) noexcept {
+    // transformers' torch_chunk_gated_delta_rule per value head and chunk of C tokens (q and k repeated to the
+    // value heads): k_beta k^T and q k^T (2 C^2 dk each), the two triangular solves (C^2 dv and C^2 dk), the
+    // state read k_cumdecay S and q S (2 C dk dv each), the intra-chunk attention times v_new (2 C^2 dv) and the
+    // state update k^T v_new (2 C dk dv). Per token: C (5 dk + 3 dv) + 6 dk dv.
+    const auto& a = m.linear;
+    const auto c = static_cast<double>(a.chunk);
+    const auto dk = static_cast<double>(a.key_head_dim);
+    const auto dv = static_cast<double>(a.value_head_dim);
+    return static_cast<double>(a.value_heads) * (c * (5.0 * dk + 3.0 * dv) + 6.0 * dk * dv);
+}
+
 ForwardFlops forward_flops_per_token(const ModelSpec& m, const ParameterCounts& p, std::int64_t seq) noexcept {
     const auto s = static_cast<double>(seq);
     const auto h = static_cast<double>(m.hidden);
@@ -16,14 +28,16 @@ ForwardFlops forward_flops_per_token(const ModelSpec& m, const ParameterCounts& 
     // query on average under the causal mask, 2 FLOPs each: s (q_width + out_width) per token and layer.
     const double core_per_layer = s * static_cast<double>(m.q_width() + m.attention_out_width());
     const double attention_per_layer = 2.0 * static_cast<double>(p.attention);
+    const auto linear = static_cast<double>(p.linear_layers);
+    const auto full = moe + dense - linear;
     const double router_per_layer = 2.0 * static_cast<double>(p.router);
     const double experts_per_layer = 2.0 * static_cast<double>(p.expert * p.top_k + p.shared);
     const double dense_per_layer = 2.0 * static_cast<double>(p.dense_ffn);
     const double output = 2.0 * static_cast<double>(p.output_layer);
 
     ForwardFlops f;
-    f.attention = (moe + dense) * attention_per_layer;
-    f.core = (moe + dense) * core_per_layer;
+    f.attention = 2.0 * static_cast<double>(p.all_attention());
+    f.core = full * core_per_layer + linear * linear_core_flops_per_token(m);
     f.router = moe * router_per_layer;
     f.experts = moe * experts_per_layer;
     f.dense_ffn = dense * dense_per_layer;

@@ -1,5 +1,6 @@
 // Field names and defaults as the transformers configuration classes define them (Qwen3MoeConfig,
-// DeepseekV3Config, MixtralConfig); which layers are MoE as their modeling code decides it.
+// DeepseekV3Config, MixtralConfig, Qwen3_5MoeTextConfig); which layers are MoE, and which have linear attention,
+// as their modeling code decides it.
 #include "meshscope/cost/hf_config.h"
 
 #include "meshscope/mesh/json_limits.h"
@@ -72,6 +73,28 @@ public:
         }
         return out;
     }
+    // A list of strings (layer_types); absent or null: empty.
+    std::vector<std::string> names(const char* name) {
+        std::vector<std::string> out;
+        if (error_) return out;
+        const auto it = doc_.find(name);
+        if (it == doc_.end() || it->is_null()) return out;
+        if (!it->is_array()) {
+            fail("field '" + std::string(name) + "' must be a list of strings, got " + it->dump());
+            return out;
+        }
+        for (const auto& v : *it) {
+            if (!v.is_string()) {
+                fail("field '" + std::string(name) + "' must be a list of strings, got " + it->dump());
+                return {};
+            }
+            out.push_back(v.get<std::string>());
+        }
+        return out;
+    }
+    void fail_with(const std::string& message) {
+        if (!error_) fail(message);
+    }
     [[nodiscard]] const std::optional<Error>& error() const { return error_; }
 
 private:
@@ -138,6 +161,51 @@ void read_deepseek_v3(Fields& f, ModelSpec& m) {
         if (i < first_dense || freq < 1 || i % freq != 0) m.dense_layers.push_back(i);
 }
 
+// Qwen3_5MoeTextConfig (the text_config of Qwen3_5MoeConfig): its defaults are Qwen3.5-35B-A3B's values.
+// layer_types, or else every full_attention_interval-th layer full attention; every layer MoE.
+void read_qwen3_5_moe(Fields& f, ModelSpec& m) {
+    m.hidden = f.optional("hidden_size", 2048);
+    m.layers = f.optional("num_hidden_layers", 40);
+    m.vocab = f.optional("vocab_size", 248320);
+    m.standard.heads = f.optional("num_attention_heads", 16);
+    m.standard.kv_heads = f.optional("num_key_value_heads", 2);
+    m.standard.head_dim = f.optional("head_dim", 256);
+    m.standard.qk_norm = true;
+    m.standard.output_gate = f.flag("attn_output_gate", true);
+    m.linear.key_heads = f.optional("linear_num_key_heads", 16);
+    m.linear.value_heads = f.optional("linear_num_value_heads", 32);
+    m.linear.key_head_dim = f.optional("linear_key_head_dim", 128);
+    m.linear.value_head_dim = f.optional("linear_value_head_dim", 128);
+    m.linear.conv_kernel = f.optional("linear_conv_kernel_dim", 4);
+    m.tied_embeddings = f.flag("tie_word_embeddings", false);
+    m.routed_experts = f.optional("num_experts", 256);
+    m.top_k = f.optional("num_experts_per_tok", 8);
+    m.expert_ffn = f.optional("moe_intermediate_size", 512);
+    m.shared_experts = 1;
+    m.shared_expert_ffn = f.optional("shared_expert_intermediate_size", 512);
+    m.shared_expert_gate = true;
+    if (const auto types = f.names("layer_types"); !types.empty()) {
+        if (static_cast<std::int64_t>(types.size()) != m.layers) {
+            f.fail_with("layer_types has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers) +
+                        " layers");
+            return;
+        }
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            if (types[i] == "linear_attention")
+                m.linear_layers.push_back(static_cast<std::int64_t>(i));
+            else if (types[i] != "full_attention") {
+                f.fail_with("layer_types[" + std::to_string(i) + "] must be linear_attention or full_attention, got '" +
+                            types[i] + "'");
+                return;
+            }
+        }
+    } else {
+        const std::int64_t interval = f.optional("full_attention_interval", 4);
+        for (std::int64_t i = 0; i < m.layers; ++i)
+            if (interval < 1 || (i + 1) % interval != 0) m.linear_layers.push_back(i);
+    }
+}
+
 void read_mixtral(Fields& f, ModelSpec& m) {
     m.hidden = f.required("hidden_size");
     m.layers = f.required("num_hidden_layers");
@@ -161,6 +229,8 @@ constexpr Reader readers[] = {
     {"Qwen3MoeForCausalLM", "qwen3_moe", read_qwen3_moe},
     {"DeepseekV3ForCausalLM", "deepseek_v3", read_deepseek_v3},
     {"MixtralForCausalLM", "mixtral", read_mixtral},
+    {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", read_qwen3_5_moe},
+    {"Qwen3_5MoeForCausalLM", "qwen3_5_moe_text", read_qwen3_5_moe},
 };
 }  // namespace
 
@@ -188,7 +258,10 @@ Expected<ModelSpec> model_from_hf_config(std::string_view json_text, std::string
         if (name != r.architecture && name != r.model_type) continue;
         ModelSpec m;
         m.name = src;
-        Fields fields(doc, source, std::string(r.architecture));
+        // Qwen3.5's config nests the text model under "text_config" (the vision tower beside it is left out).
+        const auto text = doc.find("text_config");
+        const json& fields_doc = text != doc.end() && text->is_object() ? *text : doc;
+        Fields fields(fields_doc, source, std::string(r.architecture));
         r.read(fields, m);
         if (fields.error()) return *fields.error();
         return m;

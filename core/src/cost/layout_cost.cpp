@@ -61,6 +61,8 @@ double apply_overlap(std::vector<DimCost>& dims, double compute_seconds, bool ov
 LayoutCost cost_layout(const CostInputs& in, const Topology& topology, const std::vector<MeshDim>& dims) {
     LayoutCost out;
     out.topology = topology;
+    out.micro_batch = in.training.micro_batch;
+    out.recompute = in.training.recompute;
     out.memory = memory_per_gpu(in, topology);
     for (const auto& md : dims) {
         const std::int64_t nodes = md.crosses_node ? std::max<std::int64_t>(md.nodes, 2) : 1;

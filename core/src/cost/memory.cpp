@@ -27,24 +27,45 @@ double tokens_per_rank(const TrainingSpec& training, std::int64_t cp) noexcept {
 }
 
 double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer) noexcept {
+    return layer_activation_bytes_per_token(m, t, moe_layer, false);
+}
+
+double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer,
+                                        bool linear_attention_layer) noexcept {
     // Selective recomputation (Megatron-Core's layernorm and moe_act modules; core attention is flash attention,
     // which keeps no score matrix anyway) drops norm outputs and activation-function outputs.
     const double keep = t.recompute == Recompute::selective ? 0.0 : 1.0;
     const auto h = static_cast<double>(m.hidden);
     double values = 0;
-    // Attention: norm input and output, q, k, v and the attention output (inputs of flash attention and o_proj).
-    values += h + keep * h;
-    values += static_cast<double>(m.q_width() + m.k_width() + m.v_width() + m.attention_out_width());
-    if (m.attention == AttentionKind::standard && m.standard.qk_norm)
-        values += static_cast<double>(m.q_width() + m.k_width());  // q and k before their RMSNorm
-    if (m.attention == AttentionKind::latent) {
-        const auto& a = m.latent;
-        if (a.q_lora_rank > 0) values += static_cast<double>(a.q_lora_rank) * (1.0 + keep);
-        values += static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) + keep * static_cast<double>(a.kv_lora_rank);
+    double fp32_bytes = 0;
+    values += h + keep * h;  // attention norm input and output
+    if (linear_attention_layer) {
+        // Gated DeltaNet: in_proj_qkv's output (the conv1d input) and the conv1d output (q, k, v of the delta
+        // rule), z, b and a, the delta rule's output (the gated norm's input) and the gated norm's output
+        // (out_proj's input); g and beta in fp32. The chunk kernel recomputes its per-chunk states in backward.
+        const auto& a = m.linear;
+        values += 2.0 * static_cast<double>(a.conv_dim()) + static_cast<double>(a.value_dim()) +
+                  2.0 * static_cast<double>(a.value_heads) + static_cast<double>(a.value_dim()) +
+                  keep * static_cast<double>(a.value_dim());
+        fp32_bytes += 2.0 * 4.0 * static_cast<double>(a.value_heads);
+    } else {
+        // q, k, v and the attention output (inputs of flash attention and o_proj).
+        values += static_cast<double>(m.q_width() + m.k_width() + m.v_width() + m.attention_out_width());
+        if (m.attention == AttentionKind::standard && m.standard.qk_norm)
+            values += static_cast<double>(m.q_width() + m.k_width());  // q and k before their RMSNorm
+        if (m.attention == AttentionKind::standard && m.standard.output_gate)
+            values += static_cast<double>(m.q_width()) +
+                      keep * static_cast<double>(m.attention_out_width());  // the gate, the gated output
+        if (m.attention == AttentionKind::latent) {
+            const auto& a = m.latent;
+            if (a.q_lora_rank > 0) values += static_cast<double>(a.q_lora_rank) * (1.0 + keep);
+            values +=
+                static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim) + keep * static_cast<double>(a.kv_lora_rank);
+        }
+        fp32_bytes += 4.0 * static_cast<double>(m.query_heads());  // flash attention's log-sum-exp
     }
     // FFN: norm input and output.
     values += h + keep * h;
-    double fp32_bytes = 4.0 * static_cast<double>(m.query_heads());  // flash attention's log-sum-exp
     if (moe_layer) {
         const auto k = static_cast<double>(m.top_k);
         const auto f = static_cast<double>(m.expert_ffn);
@@ -60,6 +81,39 @@ double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& 
     }
     return values * t.activation_bytes + fp32_bytes;
 }
+
+namespace {
+// Activation bytes per token of every transformer layer together (MTP modules included), and of the largest one.
+struct LayerActivations {
+    double all = 0;
+    double largest = 0;
+};
+
+LayerActivations layer_activations(const ModelSpec& m, const ParameterCounts& p, const TrainingSpec& t) {
+    const std::int64_t moe_layers = p.moe_layers + (p.mtp_is_moe ? p.mtp_modules : 0);
+    const std::int64_t dense_layers = p.dense_layers + (p.mtp_is_moe ? 0 : p.mtp_modules);
+    LayerActivations out;
+    auto add = [&](std::int64_t count, bool moe, bool linear) {
+        if (count <= 0) return;
+        const double bytes = layer_activation_bytes_per_token(m, t, moe, linear);
+        out.all += static_cast<double>(count) * bytes;
+        out.largest = std::max(out.largest, bytes);
+    };
+    // Linear-attention layers among the MoE and dense layers, by their indices.
+    std::int64_t linear_moe = 0, linear_dense = 0;
+    for (const auto i : m.linear_layers) {
+        if (std::find(m.dense_layers.begin(), m.dense_layers.end(), i) != m.dense_layers.end() || m.routed_experts == 0)
+            ++linear_dense;
+        else
+            ++linear_moe;
+    }
+    add(moe_layers - linear_moe, true, false);
+    add(linear_moe, true, true);
+    add(dense_layers - linear_dense, false, false);
+    add(linear_dense, false, true);
+    return out;
+}
+}  // namespace
 
 MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) noexcept {
     const auto& m = in.model;
@@ -85,16 +139,12 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
         // Only each layer's input is kept; backward recomputes one layer at a time with everything it keeps.
         TrainingSpec none = t;
         none.recompute = Recompute::none;
-        double one_layer = 0;
-        if (moe_layers > 0) one_layer = layer_activation_bytes_per_token(m, none, true);
-        if (dense_layers > 0) one_layer = std::max(one_layer, layer_activation_bytes_per_token(m, none, false));
+        const double one_layer = layer_activations(m, p, none).largest;
         out.activations = tokens * (static_cast<double>(moe_layers + dense_layers) * static_cast<double>(m.hidden) *
                                         t.activation_bytes +
                                     one_layer + outside_layers);
     } else {
-        out.activations = tokens * (static_cast<double>(moe_layers) * layer_activation_bytes_per_token(m, t, true) +
-                                    static_cast<double>(dense_layers) * layer_activation_bytes_per_token(m, t, false) +
-                                    outside_layers);
+        out.activations = tokens * (layer_activations(m, p, t).all + outside_layers);
     }
 
     // The largest all-to-all in flight: ep's combine (bf16 both ways; the fp8 dispatch is smaller), or

@@ -20,7 +20,18 @@ std::int64_t attention_params(const ModelSpec& m) {
     const auto& a = m.standard;
     const std::int64_t q = a.heads * a.head_dim;
     const std::int64_t kv = a.kv_heads * a.head_dim;
-    return h * (q + 2 * kv) + q * h + (a.qk_norm ? 2 * a.head_dim : 0);
+    // With the output gate q_proj is twice as wide (Qwen3_5MoeAttention: h -> heads * head_dim * 2).
+    return h * (q * (a.output_gate ? 2 : 1) + 2 * kv) + q * h + (a.qk_norm ? 2 * a.head_dim : 0);
+}
+
+// Qwen3_5MoeGatedDeltaNet: in_proj_qkv (h -> 2 key_dim + value_dim), in_proj_z (h -> value_dim), in_proj_b and
+// in_proj_a (h -> value_heads each), conv1d (depthwise, no bias: conv_dim x kernel), dt_bias and A_log
+// (value_heads each), the gated RMSNorm's weight (value_head_dim), out_proj (value_dim -> h).
+std::int64_t linear_attention_params(const ModelSpec& m) {
+    const auto& a = m.linear;
+    const std::int64_t h = m.hidden;
+    return h * a.conv_dim() + h * a.value_dim() + 2 * h * a.value_heads + a.conv_dim() * a.conv_kernel +
+           2 * a.value_heads + a.value_head_dim + a.value_dim() * h;
 }
 
 // SwiGLU: gate and up (h x f each) and down (f x h).
@@ -32,10 +43,12 @@ std::int64_t swiglu(std::int64_t hidden, std::int64_t ffn) {
 ParameterCounts count_parameters(const ModelSpec& m) noexcept {
     ParameterCounts c;
     c.attention = attention_params(m);
+    c.linear_attention = m.linear_layer_count() > 0 ? linear_attention_params(m) : 0;
+    c.linear_layers = m.linear_layer_count();
     c.layer_norms = 2 * m.hidden;
     c.router = m.routed_experts > 0 ? m.hidden * m.routed_experts : 0;
     c.expert = swiglu(m.hidden, m.expert_ffn);
-    c.shared = m.shared_experts * swiglu(m.hidden, m.shared_expert_ffn);
+    c.shared = m.shared_experts * swiglu(m.hidden, m.shared_expert_ffn) + (m.shared_expert_gate ? m.hidden : 0);
     c.dense_ffn = swiglu(m.hidden, m.dense_ffn);
     c.moe_layers = m.routed_experts > 0 ? m.moe_layer_count() : 0;
     c.dense_layers = m.layers - c.moe_layers;
@@ -52,13 +65,13 @@ ParameterCounts count_parameters(const ModelSpec& m) noexcept {
 }
 
 std::int64_t ParameterCounts::total() const noexcept {
-    return moe_layers * (moe_layer_non_expert() + moe_layer_experts()) + dense_layers * dense_layer() + embedding +
-           final_norm;
+    return all_attention() + moe_layers * (layer_norms + router + shared + moe_layer_experts()) +
+           dense_layers * (layer_norms + dense_ffn) + embedding + final_norm;
 }
 
 std::int64_t ParameterCounts::active() const noexcept {
-    return moe_layers * (moe_layer_non_expert() + top_k * expert) + dense_layers * dense_layer() + embedding +
-           final_norm;
+    return all_attention() + moe_layers * (layer_norms + router + shared + top_k * expert) +
+           dense_layers * (layer_norms + dense_ffn) + embedding + final_norm;
 }
 
 std::int64_t ParameterCounts::mtp() const noexcept {

@@ -41,6 +41,29 @@ ModelSpec deepseek_v3() {
     return m;
 }
 
+// Qwen3.5-35B-A3B's text model (text_config of its config.json; transformers' Qwen3_5MoeTextConfig defaults are
+// the same values): 40 layers, every fourth full attention (layers 3, 7, ..., 39) with the output gate, the others
+// Gated DeltaNet; every layer MoE with one gated shared expert. The vision tower is left out (model_class: llm), and
+// so is the MTP module (transformers' Qwen3_5Moe classes do not build it, so LlamaFactory does not train it).
+ModelSpec qwen3_5_35b_a3b() {
+    ModelSpec m;
+    m.name = "qwen3.5-35b-a3b";
+    m.layers = 40;
+    m.hidden = 2048;
+    m.vocab = 248320;
+    m.standard = StandardAttention{16, 2, 256, true, true};
+    m.linear = LinearAttention{16, 32, 128, 128, 4, 64};
+    for (std::int64_t i = 0; i < m.layers; ++i)
+        if ((i + 1) % 4 != 0) m.linear_layers.push_back(i);
+    m.routed_experts = 256;
+    m.top_k = 8;
+    m.expert_ffn = 512;
+    m.shared_experts = 1;
+    m.shared_expert_ffn = 512;
+    m.shared_expert_gate = true;
+    return m;
+}
+
 ModelSpec mixtral_8x7b() {
     ModelSpec m;
     m.name = "mixtral-8x7b";
@@ -64,12 +87,14 @@ std::string lower(std::string_view text) {
 
 const std::vector<ModelSpec>& model_presets() {
     // Values from each model's config.json on the Hugging Face Hub (Qwen/Qwen3-30B-A3B, Qwen/Qwen3-235B-A22B,
-    // deepseek-ai/DeepSeek-V3, mistralai/Mixtral-8x7B-v0.1); the files are tests/cost/configs/*.json.
+    // deepseek-ai/DeepSeek-V3, mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3.5-35B-A3B); the files are
+    // tests/cost/configs/*.json.
     static const std::vector<ModelSpec> presets{
         qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 768, 6144),
         qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 1536, 12288),
         deepseek_v3(),
         mixtral_8x7b(),
+        qwen3_5_35b_a3b(),
     };
     return presets;
 }

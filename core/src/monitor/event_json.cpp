@@ -393,6 +393,18 @@ std::string job_name_from(std::string text, const EventLimits& limits) {
     return text;
 }
 
+namespace {
+// Whether text is one complete JSON value (the bounded parser: a hostile line cannot nest deeper than the limit).
+bool is_one_json_value(std::string_view text) {
+    json value;
+    try {
+        return !parse_json_unique_keys(text, value).has_value();
+    } catch (const json::exception&) {
+        return false;
+    }
+}
+}  // namespace
+
 Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimits& limits) {
     if (is_blank(body)) return ValueError("the body holds no events");
     std::vector<Event> events;
@@ -426,10 +438,8 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
         return events;
     }
 
-    // Not one JSON document. NDJSON when a complete value is followed by more (the parser then expected the
-    // end of input) on several lines; any other error is the body's.
-    if (whole_error.find("expected end of input") == std::string::npos)
-        return ValueError("invalid JSON: " + whole_error);
+    // Not one JSON document. NDJSON when the body holds several non-blank lines and the first is a complete JSON
+    // value of its own (told by its structure, not by the parser's message); any other error is the body's.
     std::vector<std::string_view> lines;
     for (std::size_t start = 0; start < body.size();) {
         const auto end = std::min(body.find('\n', start), body.size());
@@ -437,7 +447,7 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
         if (!is_blank(line)) lines.push_back(line);
         start = end + 1;
     }
-    if (lines.size() < 2) return ValueError("invalid JSON: " + whole_error);
+    if (lines.size() < 2 || !is_one_json_value(lines.front())) return ValueError("invalid JSON: " + whole_error);
     if (lines.size() > limits.max_events)
         return ValueError("the body holds more than " + std::to_string(limits.max_events) + " events");
     events.reserve(lines.size());

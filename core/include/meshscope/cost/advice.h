@@ -26,6 +26,20 @@ struct Advice {
     [[nodiscard]] std::size_t considered() const noexcept { return ranked.size() + excluded.size(); }
 };
 
+// The training knobs the advisor chooses per layout where the user left them free: the micro-batch (among
+// micro_batches, each one whose micro-batches divide the layout's share of the global batch) and the
+// recomputation (none, selective, full). Per layout the fastest that fits wins (ties: less memory); the knobs given
+// in the training spec are what its sentence compares against (LayoutCost::knobs).
+struct KnobSearch {
+    bool micro_batch = false;
+    bool recompute = false;
+    std::vector<std::int64_t> micro_batches{1, 2, 4, 8, 16};
+    [[nodiscard]] bool any() const noexcept { return micro_batch || recompute; }
+};
+
+// "micro-batch 4, full recompute": the knobs of a costed layout in words.
+[[nodiscard]] std::string knobs_text(std::int64_t micro_batch, Recompute recompute);
+
 // Why a layout cannot run this model, before costing it: experts not divisible by ep, or attention heads not
 // divisible by cp (Ulysses), with the texts of plan.h and LlamaFactory's sequence_parallel.py.
 [[nodiscard]] std::optional<std::string> layout_problem(const ModelSpec& model, const Topology& topology);
@@ -42,6 +56,9 @@ struct Advice {
 [[nodiscard]] std::int64_t default_global_batch(const TrainingSpec& training, std::int64_t world) noexcept;
 
 // ValueError for a world below 1 or above max_world_size, or a gpus_per_node below 1 (the texts of Placement).
-[[nodiscard]] Expected<Advice> advise(const CostInputs& in, std::int64_t world);
+// With a KnobSearch, each layout is costed at the knobs it searches (advice.h, KnobSearch) and a layout is left out
+// only when none of them fits: "needs 80.3 GiB per GPU; 72.0 GiB usable (80 GiB less the 10% reserve) even at
+// micro-batch 1, full recompute".
+[[nodiscard]] Expected<Advice> advise(const CostInputs& in, std::int64_t world, const KnobSearch& search = {});
 
 }  // namespace meshscope::cost

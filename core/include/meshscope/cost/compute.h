@@ -11,7 +11,8 @@ namespace meshscope::cost {
 // Forward FLOPs per token, by part (2 FLOPs per multiply-accumulate).
 struct ForwardFlops {
     double attention = 0;     // q, k, v, o projections (or MLA's LoRA projections) of every layer
-    double core = 0;          // q k^T and the weighted sum over v, causal: each token attends to s/2 keys on average
+    double core = 0;          // q k^T and the weighted sum over v, causal: each token attends to s/2 keys on average;
+                              // linear-attention layers: the gated delta rule (linear_core_flops_per_token)
     double router = 0;        // the gate of every MoE layer
     double experts = 0;       // top-k routed experts and the shared experts of every MoE layer
     double dense_ffn = 0;     // the FFN of every dense layer
@@ -24,6 +25,10 @@ struct ForwardFlops {
         return attention + core + router + experts + dense_ffn + output_layer + mtp;
     }
 };
+
+// Forward FLOPs per token of one linear-attention layer's gated delta rule (the chunked form; its projections and
+// conv1d count with the parameters).
+[[nodiscard]] double linear_core_flops_per_token(const ModelSpec& model) noexcept;
 
 [[nodiscard]] ForwardFlops forward_flops_per_token(const ModelSpec& model, const ParameterCounts& params,
                                                    std::int64_t seq) noexcept;

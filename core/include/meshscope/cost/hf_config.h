@@ -1,4 +1,5 @@
-// A Hugging Face config.json read into a ModelSpec: the Qwen3-MoE, DeepSeek-V3 and Mixtral field names.
+// A Hugging Face config.json read into a ModelSpec: the Qwen3-MoE, DeepSeek-V3, Mixtral and Qwen3.5-MoE field names
+// (Qwen3.5-MoE's text model under "text_config").
 #pragma once
 
 #include <string>
@@ -11,7 +12,8 @@ namespace meshscope::cost {
 
 // The architectures read, as config.json's "architectures" names them.
 inline constexpr std::string_view known_architectures =
-    "Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, MixtralForCausalLM";
+    "Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, MixtralForCausalLM, Qwen3_5MoeForConditionalGeneration, "
+    "Qwen3_5MoeForCausalLM";
 
 // `source` names the file in messages. Errors (ValueError), with FILE the source:
 //   "FILE is not valid JSON (byte 17)."

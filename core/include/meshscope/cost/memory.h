@@ -26,9 +26,12 @@ struct MemoryBreakdown {
 // Tokens one rank holds per micro-batch: Ulysses splits the sequence over cp.
 [[nodiscard]] double tokens_per_rank(const TrainingSpec& training, std::int64_t cp) noexcept;
 
-// Activation bytes one token keeps in one layer (MoE or dense), by the recompute mode.
+// Activation bytes one token keeps in one layer (MoE or dense; full attention, or linear attention where the
+// model has it), by the recompute mode.
 [[nodiscard]] double layer_activation_bytes_per_token(const ModelSpec& model, const TrainingSpec& training,
                                                       bool moe_layer) noexcept;
+[[nodiscard]] double layer_activation_bytes_per_token(const ModelSpec& model, const TrainingSpec& training,
+                                                      bool moe_layer, bool linear_attention_layer) noexcept;
 
 [[nodiscard]] MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) noexcept;
 

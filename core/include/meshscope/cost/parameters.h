@@ -10,15 +10,17 @@ namespace meshscope::cost {
 
 struct ParameterCounts {
     // One layer's parts.
-    std::int64_t attention = 0;    // projections (and q/k or LoRA norms)
-    std::int64_t layer_norms = 0;  // input and post-attention RMSNorm
-    std::int64_t router = 0;       // gate of a MoE layer
-    std::int64_t expert = 0;       // one routed expert
-    std::int64_t shared = 0;       // all shared experts of a MoE layer
-    std::int64_t dense_ffn = 0;    // FFN of a dense layer
+    std::int64_t attention = 0;         // projections (and q/k or LoRA norms) of a full-attention layer
+    std::int64_t linear_attention = 0;  // a linear-attention layer's (Gated DeltaNet) in its place
+    std::int64_t layer_norms = 0;       // input and post-attention RMSNorm
+    std::int64_t router = 0;            // gate of a MoE layer
+    std::int64_t expert = 0;            // one routed expert
+    std::int64_t shared = 0;            // all shared experts of a MoE layer
+    std::int64_t dense_ffn = 0;         // FFN of a dense layer
     // The model's parts.
     std::int64_t moe_layers = 0;
     std::int64_t dense_layers = 0;
+    std::int64_t linear_layers = 0;  // layers with linear_attention instead of attention (MoE or dense alike)
     std::int64_t routed_experts = 0;
     std::int64_t top_k = 0;
     std::int64_t embedding = 0;     // input embedding plus output head unless tied
@@ -28,9 +30,17 @@ struct ParameterCounts {
     bool mtp_is_moe = false;
     std::int64_t mtp_glue = 0;  // per MTP module: eh_proj and its norms (embedding and head are shared)
 
-    [[nodiscard]] std::int64_t dense_layer() const noexcept { return attention + layer_norms + dense_ffn; }
+    // The larger of the two attention kinds: what the largest layer of a kind holds.
+    [[nodiscard]] std::int64_t largest_attention() const noexcept {
+        return linear_layers > 0 && linear_attention > attention ? linear_attention : attention;
+    }
+    // Every layer's attention, full and linear.
+    [[nodiscard]] std::int64_t all_attention() const noexcept {
+        return (moe_layers + dense_layers - linear_layers) * attention + linear_layers * linear_attention;
+    }
+    [[nodiscard]] std::int64_t dense_layer() const noexcept { return largest_attention() + layer_norms + dense_ffn; }
     [[nodiscard]] std::int64_t moe_layer_non_expert() const noexcept {
-        return attention + layer_norms + router + shared;
+        return largest_attention() + layer_norms + router + shared;
     }
     [[nodiscard]] std::int64_t moe_layer_experts() const noexcept { return expert * routed_experts; }
     // The main model, as model cards count it (MTP modules left out).
