@@ -16,7 +16,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from expected_version import version_pattern  # noqa: E402
+from expected_version import check_version_line  # noqa: E402
 
 PROBE, SOURCE = sys.argv[1], sys.argv[2]
 
@@ -41,12 +41,12 @@ class NcclWithoutGpuTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         if SOURCE == "wheels":
             major, minor = pinned("nvidia-cuda-runtime").split(".")[:2]
-            self.assertRegex(out.stdout, "^" + version_pattern("meshscope-probe") + re.escape(
+            check_version_line(self, out.stdout, "meshscope-probe", after=re.escape(
                 f" (gloo; NCCL {pinned('nvidia-nccl-cu13')}, CUDA runtime {int(major) * 1000 + int(minor) * 10})\n")
                 + "$")
         else:
-            self.assertRegex(out.stdout, "^" + version_pattern("meshscope-probe")
-                             + r" \(gloo; NCCL \d+\.\d+\.\d+, CUDA runtime \d+\)\n$")
+            check_version_line(self, out.stdout, "meshscope-probe",
+                               after=r" \(gloo; NCCL \d+\.\d+\.\d+, CUDA runtime \d+\)\n$")
 
     def test_backend_nccl_without_a_gpu_exits_3(self):
         # The collector is never reached: the backend is refused before any rendezvous.
