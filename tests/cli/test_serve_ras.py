@@ -141,7 +141,7 @@ class ServeRasTest(unittest.TestCase):
                  findings[3]["message"], [where]),
             ])
             # the dead rank 6 is the root cause: every other finding waits on it
-            self.assertTrue(findings[0]["message"].startswith("rank 6 is dead"), findings[0])
+            self.assertTrue(findings[0]["message"].startswith("rank 6 (node1 pid 41006) is dead"), findings[0])
             self.assertIn("py-spy dump --pid 41006 on node1", findings[0]["fix"])
             self.assertTrue(findings[3]["message"].startswith("rank 6 (node1 pid 41006) is dead"), findings[3])
             # Polled again and again, each time as ncclras asks; beside the polls, a MONITOR connection (this

@@ -129,12 +129,12 @@ private slots:
             // rank 6 skipped step 2's ep all_reduce: ep group 1 is stuck at its seq 2; ranks 4, 5, 7 wait there,
             // so the world all_reduce of step 2 (seq 3) misses them.
             QTest::addRow("skip %s", qPrintable(tag))
-                << "skip" + format << "collective_stuck/world/0 collective_stuck/ep/1"
+                << "skip" + format << "verdict/6 collective_stuck/world/0 collective_stuck/ep/1"
                 << "collective_stuck/ep/1" << std::vector<std::int64_t>{6}
                 << "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered it; ranks 4, 5, 7 "
                    "entered it; rank 6 last recorded default_pg seq 3 (all_reduce) (Flight Recorder)";
             QTest::addRow("skip world %s", qPrintable(tag))
-                << "skip" + format << "collective_stuck/world/0 collective_stuck/ep/1"
+                << "skip" + format << "verdict/6 collective_stuck/world/0 collective_stuck/ep/1"
                 << "collective_stuck/world/0" << std::vector<std::int64_t>{4, 5, 7}
                 << "the world group [0, 1, 2, 3, 4, 5, 6, 7] is stuck at seq 3 (all_reduce): ranks 4, 5, 7 never "
                    "entered it; ranks 0-3, 6 entered it; ranks 4, 5, 7 last recorded ep group 1 seq 2 (all_reduce) "
@@ -143,7 +143,7 @@ private slots:
             // creation after the first world all_reduce, rank 3 went on to the second.
             QTest::addRow("nogroup %s", qPrintable(tag))
                 << "nogroup" + format
-                << "communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
+                << "verdict/3 communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
                    "collective_stuck/efsdp/1 collective_stuck/efsdp/2 collective_stuck/ep/1"
                 << "communicator_not_formed/ep/0" << std::vector<std::int64_t>{3}
                 << "the ep group 0 [0, 1, 2, 3] communicator never ran a collective (no member recorded one) while 1 "
@@ -167,6 +167,83 @@ private slots:
         QTEST(f->finding.ranks, "ranks");
         QTEST(QString::fromStdString(f->finding.message), "message");
         QVERIFY(!f->sources.empty());
+    }
+
+    // The verdict on each fixture: the rank its fault broke (make_fr_fixtures.py, make_nccl_logs.py,
+    // fixtures/ras/README.md), in one sentence, with its process where a record gives it.
+    void verdicts_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("sentence");
+        QTest::addColumn<QString>("process");  // "host pid", or "" when no record gives it
+        QTest::addColumn<QString>("consequences");
+        QTest::newRow("fr skip") << "fr/skip"
+                                 << "rank 6 skipped ep group 1's all_reduce at seq 2"
+                                 << ""
+                                 << "collective_stuck/world/0 collective_stuck/ep/1";
+        QTest::newRow("fr nogroup") << "fr/nogroup"
+                                    << "rank 3 went on without creating the ep group 0 [0, 1, 2, 3]"
+                                    << ""
+                                    << "communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
+                                       "collective_stuck/efsdp/1 collective_stuck/efsdp/2 collective_stuck/ep/1";
+        QTest::newRow("nccl 2.26") << "nccl-logs/v2.26-mpirun.log"
+                                   << "rank 6 hangs outside collectives (compute, the data loader, host code): "
+                                      "nothing it recorded is pending"
+                                   << "node1 41006"
+                                   << "communicator_not_formed/ep/1";
+        QTest::newRow("ras json") << "ras/status.json"
+                                  << "rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"
+                                  << "node1 41006"
+                                  << "communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6";
+        QTest::newRow("ras text") << "ras/status.txt"
+                                  << "rank 6 (10.1.0.2 pid 41006) is dead (NCCL RAS could not reach it for 60 s or "
+                                     "more)"
+                                  << "10.1.0.2 41006"
+                                  << "communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6";
+    }
+    void verdicts() {
+        QFETCH(QString, path);
+        QFETCH(QString, process);
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/" + path), &plan);
+        QCOMPARE(d.verdicts.size(), std::size_t{1});
+        const Verdict& v = d.verdicts.front();
+        QTEST(QString::fromStdString(v.sentence), "sentence");
+        QStringList folded;
+        for (const auto& f : d.findings)
+            if (f.consequence_of == v.id) folded << QString::fromStdString(f.finding.id);
+        QTEST(folded.join(" "), "consequences");
+        const QString fix = QString::fromStdString(d.findings.front().finding.fix);
+        if (process.isEmpty()) {
+            QVERIFY(!v.pid);
+            QVERIFY2(fix.contains("no record gives its host and pid"), qPrintable(fix));
+            return;
+        }
+        const QStringList p = process.split(' ');
+        QCOMPARE(QString::fromStdString(v.host.value_or("")), p[0]);
+        QCOMPARE(v.pid.value_or(0), p[1].toLongLong());
+        QVERIFY2(fix.contains("py-spy dump --pid " + p[1] + " on " + p[0]), qPrintable(fix));
+        // the JSON's ranks carry the process too
+        const auto j = to_json(d, &plan);
+        QCOMPARE(QString::fromStdString(j.at("ranks")[6].value("host", std::string())), p[0]);
+    }
+
+    // A communicator no plan places: its absent members are known only as communicator ranks, and the fix asks
+    // for those, never for the ranks that started init and wait for them.
+    void unplaced_communicator_fix() {
+        const Diagnosis d = diagnose(load(fixtures() + "/nccl-logs/v2.26-mpirun.log"), nullptr);
+        const SourcedFinding* f = nullptr;
+        for (const auto& x : d.findings)
+            if (x.finding.kind == FindingKind::communicator_not_formed) f = &x;
+        QVERIFY2(f, qPrintable(ids(d)));
+        const QString message = QString::fromStdString(f->finding.message);
+        QVERIFY2(message.contains("communicator rank 2 never appeared; ranks 4, 5, 7 started init"),
+                 qPrintable(message));
+        QVERIFY(f->finding.ranks.empty());
+        QCOMPARE(f->finding.fix,
+                 std::string("Start every rank with the same plan (dp, cp, ep and creation order) and check that the "
+                             "processes of communicator rank 2 (their global ranks: give --plan or --dp --cp --ep) "
+                             "are running and can reach their peers; a communicator waits for every member and NCCL "
+                             "would hang here."));
     }
 
     // rank 5 gathered tensors of shape [2, 2] where rank 1 gathered [4] (Flight Recorder's sizes as torch wrote them).
@@ -242,7 +319,7 @@ private slots:
                                                 << "" << std::vector<std::int64_t>{};
         QTest::addRow("2.26 mpirun, rank 6 never starts its ep split")
             << "v2.26-mpirun.log"
-            << "communicator_not_formed/ep/1"
+            << "verdict/6 communicator_not_formed/ep/1"
             << "the ep group 1 [4, 5, 6, 7] communicator never formed: rank 6 never appeared; ranks 4, 5, 7 started "
                "init; none completed (NCCL log)"
             << std::vector<std::int64_t>{6};
@@ -317,7 +394,12 @@ private slots:
         QCOMPARE(set.nccl.problems.size(), std::size_t{0});
         const Plan plan = Plan::make(Topology::make(32, 2, 4).value(), 8).value();
         const Diagnosis d = diagnose(set, &plan);
-        QCOMPARE(ids(d), QString("communicator_not_formed/ep/3"));
+        QCOMPARE(ids(d), QString("verdict/13 communicator_not_formed/ep/3"));
+        // rank 13 printed its world init, then nothing: it hangs outside collectives, on node1 as pid 5013
+        QCOMPARE(d.verdicts.front().cause, Verdict::Cause::outside);
+        QCOMPARE(d.verdicts.front().host, std::optional<std::string>("node1"));
+        QCOMPARE(d.verdicts.front().pid, std::optional<std::int64_t>(5013));
+        QVERIFY(QString::fromStdString(d.findings.front().finding.fix).contains("py-spy dump --pid 5013 on node1"));
         QCOMPARE(plain(d, 0).finding.message,
                  std::string("the ep group 3 [9, 11, 13, 15] communicator never formed: rank 13 never appeared; ranks "
                              "9, 11, 15 started init; none completed (NCCL log)"));
@@ -337,7 +419,7 @@ private slots:
     void ras() {
         const Plan plan = plan_8_1_4();
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.json"), &plan);
-        QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(ids(d), QString("verdict/6 communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
         QCOMPARE(plain(d, 0).finding.message,
                  std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
         QCOMPARE(plain(d, 1).finding.message,
@@ -443,9 +525,10 @@ private slots:
         QCOMPARE(set.ras.size(), std::size_t{1});
         RasPollDiagnosis watched;
         const Diagnosis first = watched.next(set.ras.front(), &plan);
-        QCOMPARE(ids(first), QString("communicator_not_formed/efsdp/2 peer_unreachable/6"));
+        QCOMPARE(ids(first), QString("verdict/6 communicator_not_formed/efsdp/2 peer_unreachable/6"));
         const Diagnosis second = watched.next(set.ras.front(), &plan);
-        QCOMPARE(ids(second), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(ids(second),
+                 QString("verdict/6 communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
         QTEST(QString::fromStdString(plain(second, 1).finding.message), "behind");
         QCOMPARE(plain(second, 1).finding.ranks, (std::vector<std::int64_t>{7}));
     }
@@ -456,7 +539,7 @@ private slots:
     void ras_text() {
         const Plan plan = plan_8_1_4();
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.txt"), &plan);
-        QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(ids(d), QString("verdict/6 communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
         QCOMPARE(d.world, std::int64_t{8});
         QCOMPARE(plain(d, 0).finding.message,
                  std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
@@ -485,12 +568,13 @@ private slots:
         // status-mixed.txt: a 4-rank world whose rank 1 aborted with a remote error and launched 9 AllReduce
         // (2 unnamed ranks 10), rank 3 (pid 503) silent; no plan, so no group is placed.
         const Diagnosis m = diagnose(load(fixtures() + "/ras/status-mixed.txt"), nullptr);
-        QCOMPARE(ids(m), QString("rank_error/ras/0xf00dfeed000a11 collective_stuck/0xf00dfeed000a11 "
-                                 "peer_unreachable/3"));
-        QCOMPARE(plain(m, 1).finding.message,
+        // rank 3 is silent: the verdict, the others wait on it; rank 1's error stays beside it
+        QCOMPARE(ids(m), QString("verdict/3 collective_stuck/0xf00dfeed000a11 peer_unreachable/3 "
+                                 "rank_error/ras/0xf00dfeed000a11"));
+        QCOMPARE(plain(m, 0).finding.message,
                  std::string("the communicator commId 0xf00dfeed000a11 (4 ranks) communicator: rank 1 launched 9 "
                              "AllReduce, 2 unnamed ranks launched 10; rank 1 is behind (NCCL RAS)"));
-        QCOMPARE(plain(m, 2).finding.message,
+        QCOMPARE(plain(m, 1).finding.message,
                  std::string("rank 3 (10.2.0.7 pid 503) is unresponsive (NCCL RAS reaches its host, not it)"));
     }
 };

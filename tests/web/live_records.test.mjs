@@ -106,7 +106,7 @@ test('a job read from NCCL RAS by the collector is live on the page, with no hoo
     assert.deepEqual((await shown()).map((f) => [f.kind, f.from]), [['verdict', `From: ${where}`],
       ['communicator_not_formed', `From: ${where}`], ['collective_stuck', `From: ${where}`],
       ['peer_unreachable', `From: ${where}`]]);
-    assert.ok((await shown())[0].message.startsWith('rank 6 is dead'), (await shown())[0].message);
+    assert.ok((await shown())[0].message.startsWith('rank 6 (node1 pid 41006) is dead'), (await shown())[0].message);
     // The job's RAS goes away: the page shows the collector's finding about it in place of the diagnosis.
     const gone = new Promise((resolve) => ras.once('exit', resolve));
     ras.kill();
