@@ -1,9 +1,12 @@
 // meshscope serve: the collector. Events in over HTTP, durably stored (SQLite WAL), watched by the
 // monitor; jobs, ranks and findings out over HTTP, a WebSocket stream and /metrics (docs/collector.md). With
-// --ras it also reads running jobs' NCCL RAS itself, each into a job (hook-free live mode, docs/records.md).
+// --ras it also reads running jobs' NCCL RAS itself, each into a job, and with --torch-debug the Flight Recorder
+// that torch's debug server serves (hook-free live mode, docs/records.md).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <fstream>
@@ -19,6 +22,7 @@
 #include "ras/ras_client.h"
 #include "ras/ras_poller.h"
 #include "record_files.h"
+#include "torch_debug/torch_debug_poller.h"
 
 namespace meshscope::app {
 
@@ -26,6 +30,14 @@ namespace {
 constexpr const char* ras_hint =
     "hint: meshscope serve --ras HOST[:PORT] [--ras-job NAME] [--ras-interval S] [--ras-timeout S] "
     "[--plan FILE | --dp D [--cp C] [--ep E]]";
+constexpr const char* torch_debug_hint =
+    "hint: meshscope serve --torch-debug HOST[:PORT] [--torch-debug-job NAME] [--torch-debug-interval S] "
+    "[--torch-debug-timeout S] [--torch-debug-backend NAME] [--torch-debug-max-reply BYTES] "
+    "[--plan FILE | --dp D [--cp C] [--ep E]]";
+
+std::chrono::milliseconds milliseconds(double seconds) {
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
+}
 }  // namespace
 
 int run_serve(int argc, char** argv) {
@@ -97,14 +109,47 @@ int run_serve(int argc, char** argv) {
                    "seconds for a --ras connection and handshake, then for its whole status")
         ->capture_default_str()
         ->needs(ras_opt);
-    auto* plan_opt =
-        cli.add_option("--plan", plan_file, "with --ras: a plan as `meshscope plan --format json` writes it")
-            ->needs(ras_opt);
-    auto* dp_opt = cli.add_option("--dp", dp_text, "with --ras: data-parallel size (world = dp * cp)")
-                       ->type_name("INT")
-                       ->needs(ras_opt);
-    auto* cp_opt = cli.add_option("--cp", cp_text, "with --ras: context-parallel size")->type_name("INT");
-    auto* ep_opt = cli.add_option("--ep", ep_text, "with --ras: expert-parallel size")->type_name("INT");
+    std::vector<std::string> torch_addresses, torch_jobs;
+    double torch_interval = 5, torch_timeout = 30;
+    std::string torch_backend = "gloo";
+    std::size_t torch_max_reply = server::TorchDebugPollerOptions{}.max_reply;
+    auto* torch_opt =
+        cli.add_option("--torch-debug", torch_addresses,
+                       "read the Flight Recorder of a running job from torch's debug server (the front end that "
+                       "torch.distributed.debug.start_debug_server runs on rank 0; port 25999 by default) every "
+                       "--torch-debug-interval into a job, as `meshscope import` puts records (repeatable: one job "
+                       "each)")
+            ->type_name("HOST[:PORT]");
+    cli.add_option("--torch-debug-job", torch_jobs,
+                   "the job of the n-th --torch-debug (repeatable; default torch@HOST:PORT)")
+        ->type_name("NAME")
+        ->needs(torch_opt);
+    cli.add_option("--torch-debug-interval", torch_interval,
+                   "seconds between two reads of each --torch-debug (a collective some ranks never entered is a "
+                   "finding once two reads in a row show every rank's Flight Recorder unchanged)")
+        ->capture_default_str()
+        ->needs(torch_opt);
+    cli.add_option("--torch-debug-timeout", torch_timeout,
+                   "seconds for a --torch-debug connection, then for its whole page (the front end asks every "
+                   "rank's worker first)")
+        ->capture_default_str()
+        ->needs(torch_opt);
+    cli.add_option("--torch-debug-backend", torch_backend,
+                   "the Flight Recorder the front end reads: gloo (CPU groups; torch's default) or nccl")
+        ->capture_default_str()
+        ->needs(torch_opt);
+    cli.add_option("--torch-debug-max-reply", torch_max_reply,
+                   "largest page in bytes read from --torch-debug (larger: a finding)")
+        ->capture_default_str()
+        ->needs(torch_opt);
+    auto* plan_opt = cli.add_option("--plan", plan_file,
+                                    "with --ras or --torch-debug: a plan as `meshscope plan --format json` writes it");
+    auto* dp_opt = cli.add_option("--dp", dp_text, "with --ras or --torch-debug: data-parallel size (world = dp * cp)")
+                       ->type_name("INT");
+    auto* cp_opt =
+        cli.add_option("--cp", cp_text, "with --ras or --torch-debug: context-parallel size")->type_name("INT");
+    auto* ep_opt =
+        cli.add_option("--ep", ep_text, "with --ras or --torch-debug: expert-parallel size")->type_name("INT");
     plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
     cp_opt->needs(dp_opt);
     ep_opt->needs(dp_opt);
@@ -116,6 +161,20 @@ int run_serve(int argc, char** argv) {
         std::cerr << "meshscope serve: " << e.what() << "\nRun 'meshscope serve --help' for usage.\n";
         return exit_usage;
     }
+    if (ras_addresses.empty() && torch_addresses.empty())
+        for (const auto* opt : {plan_opt, dp_opt})
+            if (opt->count() > 0) {
+                std::cerr << "meshscope serve: " << opt->get_name() << " requires --ras or --torch-debug\n"
+                          << "Run 'meshscope serve --help' for usage.\n";
+                return exit_usage;
+            }
+    std::optional<Plan> plan;
+    if (!ras_addresses.empty() || !torch_addresses.empty()) {
+        if (const auto failed = plan_from_options("serve", ras_addresses.empty() ? torch_debug_hint : ras_hint,
+                                                  plan_file, dp_text, cp_text, ep_text, plan))
+            return *failed;
+    }
+    std::vector<std::string> jobs;  // every job a --ras or --torch-debug reads into
 
     std::vector<server::RasPollerOptions> ras_polls;
     if (!ras_addresses.empty()) {
@@ -129,10 +188,6 @@ int run_serve(int argc, char** argv) {
         for (const auto& [name, value] : {std::pair{"--ras-interval", ras_interval}, {"--ras-timeout", ras_timeout}})
             if (!std::isfinite(value) || value < 0.05 || value > 86400)
                 return ras_usage(std::string(name) + " must be from 0.05 to 86400 seconds");
-        std::optional<Plan> plan;
-        if (const auto failed = plan_from_options("serve", ras_hint, plan_file, dp_text, cp_text, ep_text, plan))
-            return *failed;
-        std::vector<std::string> jobs;
         for (std::size_t i = 0; i < ras_addresses.size(); ++i) {
             server::RasPollerOptions poll;
             poll.address = ras_addresses[i];
@@ -146,10 +201,57 @@ int run_serve(int argc, char** argv) {
             if (std::find(jobs.begin(), jobs.end(), poll.job) != jobs.end())
                 return ras_usage("two --ras put their status into job '" + poll.job + "': give each its --ras-job");
             jobs.push_back(poll.job);
-            poll.interval = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(ras_interval * 1000)));
-            poll.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(ras_timeout * 1000)));
+            poll.interval = milliseconds(ras_interval);
+            poll.timeout = milliseconds(ras_timeout);
             poll.plan = plan;
             ras_polls.push_back(std::move(poll));
+        }
+    }
+
+    std::vector<server::TorchDebugPollerOptions> torch_polls;
+    if (!torch_addresses.empty()) {
+        const auto torch_usage = [](const std::string& message) {
+            std::cerr << "meshscope serve: " << message << "\n" << torch_debug_hint << "\n";
+            return exit_usage;
+        };
+        if (torch_jobs.size() > torch_addresses.size())
+            return torch_usage(std::to_string(torch_jobs.size()) + " --torch-debug-job for " +
+                               std::to_string(torch_addresses.size()) +
+                               " --torch-debug: give one job name per --torch-debug at most");
+        for (const auto& [name, value] :
+             {std::pair{"--torch-debug-interval", torch_interval}, {"--torch-debug-timeout", torch_timeout}})
+            if (!std::isfinite(value) || value < 0.05 || value > 86400)
+                return torch_usage(std::string(name) + " must be from 0.05 to 86400 seconds");
+        if (torch_backend.empty() || torch_backend.size() > 32 ||
+            !std::all_of(torch_backend.begin(), torch_backend.end(),
+                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+            return torch_usage(
+                "--torch-debug-backend must be 1 to 32 characters of A-Z, a-z, 0-9 and _ (gloo, "
+                "nccl, ...), got '" +
+                records::printable(torch_backend) + "'");
+        if (torch_max_reply < 1024 || torch_max_reply > (std::size_t{1} << 32))
+            return torch_usage("--torch-debug-max-reply must be from 1024 to 4294967296 bytes");
+        for (std::size_t i = 0; i < torch_addresses.size(); ++i) {
+            server::TorchDebugPollerOptions poll;
+            poll.address = torch_addresses[i];
+            std::string host, port;
+            if (auto error = server::split_torch_debug_address(poll.address, host, port))
+                return torch_usage("--torch-debug " + *error);
+            poll.job = i < torch_jobs.size() ? torch_jobs[i] : server::default_torch_debug_job(poll.address);
+            if (!valid_job_name(poll.job))
+                return torch_usage("--torch-debug-job must be 1 to " + std::to_string(EventLimits{}.max_job_length) +
+                                   " characters of A-Z, a-z, 0-9 and ._-:@+=, got '" + records::printable(poll.job) +
+                                   "'");
+            if (std::find(jobs.begin(), jobs.end(), poll.job) != jobs.end())
+                return torch_usage("two sources put their records into job '" + poll.job +
+                                   "': give each --torch-debug its --torch-debug-job");
+            jobs.push_back(poll.job);
+            poll.backend = torch_backend;
+            poll.interval = milliseconds(torch_interval);
+            poll.timeout = milliseconds(torch_timeout);
+            poll.max_reply = torch_max_reply;
+            poll.plan = plan;
+            torch_polls.push_back(std::move(poll));
         }
     }
 
@@ -225,11 +327,18 @@ int run_serve(int argc, char** argv) {
         started["ras"].push_back({{"address", poll.address}, {"job", poll.job}});
         pollers.push_back(std::make_unique<server::RasPoller>((*service)->collector(), std::move(poll)));
     }
+    // Each --torch-debug likewise.
+    std::vector<std::unique_ptr<server::TorchDebugPoller>> torch_pollers;
+    for (auto& poll : torch_polls) {
+        started["torch_debug"].push_back({{"address", poll.address}, {"job", poll.job}});
+        torch_pollers.push_back(std::make_unique<server::TorchDebugPoller>((*service)->collector(), std::move(poll)));
+    }
     std::cout << started.dump() << std::endl;
 
     int signal = 0;
     sigwait(&stop_signals, &signal);
     pollers.clear();                     // no more reads of RAS (one in progress ends at once)
+    torch_pollers.clear();               // nor of torch's debug servers
     std::move(service).value().reset();  // stop listening, commit what is in flight
     return exit_ok;
 }

@@ -19,7 +19,6 @@
 
 namespace meshscope::ras {
 
-namespace {
 std::string seconds(std::chrono::milliseconds ms) {
     std::string text = std::to_string(ms.count() / 1000);
     if (const auto frac = ms.count() % 1000; frac != 0) {
@@ -31,7 +30,6 @@ std::string seconds(std::chrono::milliseconds ms) {
     return text + " s";
 }
 
-// An answer as a terminal is shown it, cut at 60 characters.
 std::string quoted(std::string_view text) {
     while (text.ends_with('\n') || text.ends_with('\r')) text.remove_suffix(1);
     std::string shown = records::printable(std::string(text.substr(0, std::min<std::size_t>(text.size(), 60))));
@@ -39,8 +37,10 @@ std::string quoted(std::string_view text) {
     return "\"" + shown + "\"";
 }
 
-int remaining_ms(RasClient::Clock::time_point deadline) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - RasClient::Clock::now());  // never early
+namespace {
+
+int remaining_ms(Clock::time_point deadline) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // never early
     return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1 << 30));
 }
 }  // namespace
@@ -59,7 +59,7 @@ void RasStop::stop() noexcept {
 }
 
 bool RasStop::wait(std::chrono::milliseconds for_at_most) const noexcept {
-    const auto deadline = RasClient::Clock::now() + for_at_most;
+    const auto deadline = Clock::now() + for_at_most;
     for (;;) {
         pollfd p{fd_, POLLIN, 0};
         const int rc = ::poll(&p, 1, remaining_ms(deadline));
@@ -78,14 +78,67 @@ RasClient::RasClient(std::string host, std::string port, std::chrono::millisecon
                      const RasStop* stop)
     : host_(std::move(host)), port_(std::move(port)), timeout_(timeout), max_reply_(max_reply), stop_(stop) {}
 
-int RasClient::wait(short events, Clock::time_point deadline, bool no_deadline) {
+int wait_socket(int fd, short events, Clock::time_point deadline, const RasStop* stop, const std::string& where,
+                bool no_deadline) {
     for (;;) {
-        pollfd p[2] = {{fd_, events, 0}, {stop_ ? stop_->fd() : -1, POLLIN, 0}};
-        const int rc = ::poll(p, stop_ ? 2 : 1, no_deadline ? -1 : remaining_ms(deadline));
-        if (stop_ && (p[1].revents & POLLIN) != 0) throw RasClientStopped(where() + ": stopped");
+        pollfd p[2] = {{fd, events, 0}, {stop ? stop->fd() : -1, POLLIN, 0}};
+        const int rc = ::poll(p, stop ? 2 : 1, no_deadline ? -1 : remaining_ms(deadline));
+        if (stop && (p[1].revents & POLLIN) != 0) throw RasClientStopped(where + ": stopped");
         if (rc < 0 && errno == EINTR) continue;
         return rc;
     }
+}
+
+int connect_socket(const std::string& host, const std::string& port, Clock::time_point deadline,
+                   std::chrono::milliseconds timeout, const RasStop* stop) {
+    const std::string where = host + ":" + port;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+        throw RasClientError("cannot resolve " + where + ": " + gai_strerror(rc));
+    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, freeaddrinfo);
+    std::string last_error = "no address";
+    for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+        const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            last_error = std::strerror(errno);
+            continue;
+        }
+        int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            try {
+                rc = wait_socket(fd, POLLOUT, deadline, stop, where);
+            } catch (const RasClientStopped&) {
+                ::close(fd);
+                throw;
+            }
+            if (rc == 0) {
+                ::close(fd);
+                throw RasClientError("cannot connect to " + where + ": no connection within " + seconds(timeout));
+            }
+            int err = 0;
+            socklen_t len = sizeof err;
+            if (rc > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+                rc = 0;
+            else {
+                errno = rc < 0 ? errno : err;
+                rc = -1;
+            }
+        }
+        if (rc != 0) {
+            last_error = std::strerror(errno);
+            ::close(fd);
+            continue;
+        }
+        return fd;
+    }
+    throw RasClientError("cannot connect to " + where + ": " + last_error);
+}
+
+int RasClient::wait(short events, Clock::time_point deadline, bool no_deadline) {
+    return wait_socket(fd_, events, deadline, stop_, where(), no_deadline);
 }
 
 RasClient::~RasClient() {
@@ -105,52 +158,7 @@ void RasClient::fail(const std::string& what) const {
 long RasClient::open(bool want_json) {
     close();
     const auto deadline = Clock::now() + timeout_;
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (const int rc = getaddrinfo(host_.c_str(), port_.c_str(), &hints, &found); rc != 0)
-        fail("cannot resolve " + where() + ": " + gai_strerror(rc));
-    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, freeaddrinfo);
-    std::string last_error = "no address";
-    for (const addrinfo* ai = found; ai && fd_ < 0; ai = ai->ai_next) {
-        const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) {
-            last_error = std::strerror(errno);
-            continue;
-        }
-        int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
-        if (rc != 0 && errno == EINPROGRESS) {
-            fd_ = fd;  // for wait; a failure below closes it
-            try {
-                rc = wait(POLLOUT, deadline);
-            } catch (const RasClientStopped&) {
-                fd_ = -1;
-                ::close(fd);
-                throw;
-            }
-            fd_ = -1;
-            if (rc == 0) {
-                ::close(fd);
-                fail("cannot connect to " + where() + ": no connection within " + seconds(timeout_));
-            }
-            int err = 0;
-            socklen_t len = sizeof err;
-            if (rc > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
-                rc = 0;
-            else {
-                errno = rc < 0 ? errno : err;
-                rc = -1;
-            }
-        }
-        if (rc != 0) {
-            last_error = std::strerror(errno);
-            ::close(fd);
-            continue;
-        }
-        fd_ = fd;
-    }
-    if (fd_ < 0) fail("cannot connect to " + where() + ": " + last_error);
+    fd_ = connect_socket(host_, port_, deadline, timeout_, stop_);
 
     const std::string hello = "CLIENT PROTOCOL " + std::to_string(records::ras_client_protocol);
     send_line(hello, deadline, hello);

@@ -10,10 +10,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "meshscope/records/nccl_ras.h"
 
 namespace meshscope::ras {
+
+using Clock = std::chrono::steady_clock;
 
 class RasClientError : public std::runtime_error {
 public:
@@ -59,7 +62,7 @@ struct RasReply {
 
 class RasClient {
 public:
-    using Clock = std::chrono::steady_clock;
+    using Clock = ras::Clock;
     // host:port as the user wrote it, for messages; timeout bounds each exchange (connect + handshake, or one
     // command and its whole reply); stop, when given (it must outlive the client), ends any wait at once with
     // RasClientStopped. The name lookup (getaddrinfo) is the one step neither bounds.
@@ -107,6 +110,21 @@ private:
     bool json_ = false;
     std::string buffer_;
 };
+
+// The socket steps RasClient and the torch debug-server client (server/torch_debug) share. A TCP connection to
+// host:port made within the deadline (each address of the name in turn), non-blocking: RasClientError "cannot resolve
+// host:port: ...", "cannot connect to host:port: no connection within 10 s" (timeout, as the deadline's length) or
+// "cannot connect to host:port: Connection refused"; RasClientStopped when stop is set meanwhile.
+[[nodiscard]] int connect_socket(const std::string& host, const std::string& port, Clock::time_point deadline,
+                                 std::chrono::milliseconds timeout, const RasStop* stop);
+// poll(2) for events on fd until the deadline (no_deadline: none) and on stop's eventfd: RasClientStopped
+// "{where}: stopped" when it is set. Returns poll's result for the socket (0: the deadline passed).
+int wait_socket(int fd, short events, Clock::time_point deadline, const RasStop* stop, const std::string& where,
+                bool no_deadline = false);
+// "10 s", "0.5 s": a timeout as the clients' messages write it.
+[[nodiscard]] std::string seconds(std::chrono::milliseconds ms);
+// An answer as a terminal is shown it, in quotes, cut at 60 characters: "HTTP/1.0 400 Bad Request".
+[[nodiscard]] std::string quoted(std::string_view text);
 
 // "host:port", "[::1]:port" or "host" (RAS's default port 28028, NCCL_RAS_ADDR's form) into host and port; the
 // reason when it is none of these ("\"x:0\": the port must be 1-65535").

@@ -30,38 +30,39 @@ Finding ras_unreadable_finding(const std::string& where, const std::string& reas
     return f;
 }
 
-RasPoller::RasPoller(Collector& collector, RasPollerOptions options)
-    : collector_(collector), options_(std::move(options)) {
+RasPoller::RasPoller(Collector& collector, RasPollerOptions options) : options_(std::move(options)) {
     (void)ras::split_address(options_.address, host_, port_);
-    if (options_.plan) world_ = options_.plan->topology().world();
-    net::WorkerThread<Poll>::Options thread;
-    thread.name = "ms-ras";
-    thread.bound = 1;
-    thread.tick = options_.interval;
-    thread.on_tick = [this] { poll(true); };
-    thread.at_stop = net::WorkerThread<Poll>::AtStop::drop;
-    thread_ = std::make_unique<net::WorkerThread<Poll>>(std::move(thread), [this](auto& batch) {
-        poll(std::any_of(batch.begin(), batch.end(), [](const Poll& p) { return p.in_turn; }));
-    });
-    (void)thread_->post(Poll{});  // the first poll at once, the next ones every interval
+    RecordsPollerOptions poll;
+    poll.job = options_.job;
+    poll.thread_name = "ms-ras";
+    poll.source = "NCCL RAS";
+    const std::string where = host_ + ":" + port_;  // as RasClient names it
+    poll.where = where;
+    poll.diagnosis = "the RAS diagnosis";
+    poll.interval = options_.interval;
+    if (options_.plan) poll.world = options_.plan->topology().world();
+    poller_ = std::make_unique<RecordsPoller>(
+        collector, std::move(poll), [this](bool in_turn, const ras::RasStop& stop) { return read(in_turn, stop); },
+        [where](const std::string& reason) { return ras_unreadable_finding(where, reason); });
     if (options_.monitor) monitor_ = std::thread([this] { monitor(); });
 }
 
 RasPoller::~RasPoller() {
-    stop_.stop();
+    poller_->stop_waits();
     if (monitor_.joinable()) monitor_.join();
-    thread_->stop();
+    poller_.reset();
 }
 
 void RasPoller::monitor() {
     pthread_setname_np(pthread_self(), "ms-ras-monitor");
-    while (!stop_.stopped()) {
+    const ras::RasStop& stop = poller_->stop();
+    while (!stop.stopped()) {
         try {
-            ras::RasClient client(host_, port_, options_.timeout, options_.max_reply, &stop_);
+            ras::RasClient client(host_, port_, options_.timeout, options_.max_reply, &stop);
             (void)client.open(true);
             const auto end = client.monitor(
                 [this](const std::string&) {
-                    (void)thread_->post(Poll{false});  // one poll waits at most: a burst of events polls once
+                    poller_->read_now(false);  // one read waits at most: a burst of events reads once
                     return true;
                 },
                 options_.monitor_quiet);
@@ -75,45 +76,16 @@ void RasPoller::monitor() {
         } catch (const std::exception&) {
             // RAS unreadable (the polls say so in the job), or memory for an event under the byte cap
         }
-        (void)stop_.wait(options_.interval);  // then try again
+        (void)stop.wait(options_.interval);  // then try again
     }
 }
 
-void RasPoller::poll(bool in_turn) {
-    RecordsImport records;
-    const std::string where = host_ + ":" + port_;  // as RasClient names it
-    try {
-        ras::RasClient client(host_, port_, options_.timeout, options_.max_reply, &stop_);
-        (void)client.open(true);
-        const std::string reply = client.verbose_status();
-        const auto diagnosis =
-            polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr, in_turn);
-        records = records::to_records_import(diagnosis);
-        world_ = records.world_size;
-        if (last_error_)
-            std::cerr << "meshscope serve: NCCL RAS at " << where << " answers again (job \"" << options_.job
-                      << "\")\n";
-        last_error_.reset();
-    } catch (const ras::RasClientStopped&) {
-        return;                          // the collector stops: nothing to tell the job
-    } catch (const std::exception& e) {  // RasClientError, or memory for a reply under the byte cap
-        const std::string reason = records::printable(e.what());
-        records.findings.push_back(ras_unreadable_finding(where, reason));
-        records.world_size = world_;  // the job's world stays what was known of it
-        if (last_error_ != reason)
-            std::cerr << "meshscope serve: cannot read NCCL RAS at " << where << " for job \"" << options_.job
-                      << "\": " << reason << "\n";
-        last_error_ = reason;
-    }
-    if (in_flight_->exchange(true)) return;  // the last import is still on its way
-    std::string body = to_json(records).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    collector_.submit_records(
-        options_.job, std::move(body), [in_flight = in_flight_, job = options_.job](const SubmitResult& result) {
-            in_flight->store(false);
-            if (result.status != 200 && result.status != 503)
-                std::cerr << "meshscope serve: the RAS diagnosis of job \"" << job << "\" was refused (HTTP "
-                          << result.status << "): " << answer_body(result) << "\n";
-        });
+RecordsImport RasPoller::read(bool in_turn, const ras::RasStop& stop) {
+    ras::RasClient client(host_, port_, options_.timeout, options_.max_reply, &stop);
+    (void)client.open(true);
+    const std::string reply = client.verbose_status();
+    return records::to_records_import(
+        polls_.next(ras::read_status(client, reply), options_.plan ? &*options_.plan : nullptr, in_turn));
 }
 
 }  // namespace meshscope::server

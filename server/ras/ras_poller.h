@@ -1,18 +1,17 @@
 // RasPoller: hook-free live mode. The collector (`meshscope serve --ras HOST:PORT`) reads a running job's NCCL RAS
-// status every interval on its own thread (ms-ras), with RAS's own text protocol (CLIENT PROTOCOL, SET FORMAT json,
-// VERBOSE STATUS; RasClient, every exchange bounded by a timeout and a byte cap), diagnoses it as `meshscope ras`
-// does, and puts the diagnosis into a job exactly as `meshscope import` does (Collector::submit_records: stored,
-// replacing the job's last import, then in the monitor); a communicator's ranks behind are a finding once they
-// stall (records::RasPollDiagnosis, the stall rule). Beside the polls, a MONITOR connection (thread
-// ms-ras-monitor) asks for a poll at once at each lifecycle event (PEER_DEAD, ...). The Live pages show the job as
-// any other; a RAS that cannot be read is one finding of the job (ras_unreadable_finding), replaced by the
-// diagnosis once RAS answers.
+// status every interval on its own thread (ms-ras, a RecordsPoller as `--torch-debug`'s), with RAS's own text protocol
+// (CLIENT PROTOCOL, SET FORMAT json, VERBOSE STATUS; RasClient, every exchange bounded by a timeout and a byte cap),
+// diagnoses it as `meshscope ras` does, and puts the diagnosis into a job exactly as `meshscope import` does
+// (Collector::submit_records: stored, replacing the job's last import, then in the monitor); a communicator's ranks
+// behind are a finding once they stall (records::RasPollDiagnosis, the stall rule). Beside the polls, a MONITOR
+// connection (thread ms-ras-monitor) asks for a poll at once at each lifecycle event (PEER_DEAD, ...). The Live pages
+// show the job as any other; a RAS that cannot be read is one finding of the job (ras_unreadable_finding), replaced by
+// the diagnosis once RAS answers.
 //
 //   server::RasPoller poller(collector, {.address = "127.0.0.1:28028", .job = "ras@127.0.0.1:28028"});
 //   // ... until the collector stops; the destructor ends a poll or MONITOR wait in progress at once
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,8 +23,8 @@
 #include "meshscope/mesh/plan.h"
 #include "meshscope/monitor/finding.h"
 #include "meshscope/records/diagnose.h"
+#include "poll/records_poller.h"
 #include "ras_client.h"
-#include "worker_thread.h"
 
 namespace meshscope::server {
 
@@ -64,23 +63,13 @@ public:
     [[nodiscard]] const RasPollerOptions& options() const noexcept { return options_; }
 
 private:
-    struct Poll {
-        bool in_turn = true;  // false: a MONITOR event's (RasPollDiagnosis::next)
-    };
-    void poll(bool in_turn);
-    void monitor();  // the ms-ras-monitor thread
+    RecordsImport read(bool in_turn, const ras::RasStop& stop);  // on the poller's thread
+    void monitor();                                              // the ms-ras-monitor thread
 
-    Collector& collector_;
     const RasPollerOptions options_;
     std::string host_, port_;
-    std::optional<std::string> last_error_;  // the thread's: the last poll's failure, told once on stderr
-    std::int64_t world_ = 0;                 // the thread's: the world the plan, else the last status, establishes
-    records::RasPollDiagnosis polls_;        // the thread's: the stall rule across this job's polls
-    // An import handed to the collector and not yet answered: a poll meanwhile hands over nothing (a collector
-    // that sheds load is not queued more).
-    std::shared_ptr<std::atomic<bool>> in_flight_ = std::make_shared<std::atomic<bool>>(false);
-    ras::RasStop stop_;                                // ends every wait of both threads
-    std::unique_ptr<net::WorkerThread<Poll>> thread_;  // stopped after monitor_, which posts to it
+    records::RasPollDiagnosis polls_;        // the poller thread's: the stall rule across this job's polls
+    std::unique_ptr<RecordsPoller> poller_;  // stopped after monitor_, which asks it for reads
     std::thread monitor_;
 };
 

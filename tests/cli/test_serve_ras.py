@@ -304,7 +304,7 @@ class ServeRasTest(unittest.TestCase):
             (["--ras", "h:1", "--ras-interval", "0"], "--ras-interval must be from 0.05 to 86400 seconds\n" + hint),
             (["--ras", "h:1", "--ras-timeout", "1e9"], "--ras-timeout must be from 0.05 to 86400 seconds\n" + hint),
             (["--ras-interval", "1"], "--ras-interval requires --ras\nRun 'meshscope serve --help' for usage.\n"),
-            (["--dp", "8"], "--dp requires --ras\nRun 'meshscope serve --help' for usage.\n"),
+            (["--dp", "8"], "--dp requires --ras or --torch-debug\nRun 'meshscope serve --help' for usage.\n"),
         ]:
             with self.subTest(args=args):
                 code, out, err, _ = run("serve", "--listen", "127.0.0.1:0", *args)
