@@ -56,7 +56,9 @@ void write_inputs_text(std::ostream& out, const cost::CostInputs& in) {
         out << ", global batch " << t.global_batch << " (grad-accum per layout)";
     else
         out << ", grad-accum " << t.grad_accum;
-    out << ", recompute " << cost::to_string(t.recompute) << ", bf16, Adam (fp32 master and moments)\n";
+    out << ", recompute " << cost::to_string(t.recompute);
+    if (t.loss_chunks > 1) out << ", loss in " << t.loss_chunks << " chunks";
+    out << ", bf16, Adam (fp32 master and moments)\n";
     out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x efficiency "
         << format("%g", c.efficiency) << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed")
         << "\n";

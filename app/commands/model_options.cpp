@@ -8,8 +8,8 @@
 namespace meshscope::app {
 
 namespace {
-const char* const model_flags[] = {"--hardware",   "--network",   "--seq",        "--micro-batch",
-                                   "--grad-accum", "--recompute", "--efficiency", "--overlap-a2a"};
+const char* const model_flags[] = {"--hardware",  "--network",     "--seq",        "--micro-batch", "--grad-accum",
+                                   "--recompute", "--loss-chunks", "--efficiency", "--overlap-a2a"};
 }
 
 std::optional<std::string> parse_int_option(const std::string& flag, const std::string& text, std::int64_t& out) {
@@ -39,8 +39,17 @@ void ModelOptions::add_to(CLI::App& cli) {
     cli.add_option("--grad-accum", grad_accum, "micro-batches per optimizer step")
         ->type_name("INT")
         ->capture_default_str();
-    cli.add_option("--recompute", recompute, "activation recomputation: none, selective or full")
-        ->check(CLI::IsMember({"none", "selective", "full"}))
+    std::vector<std::string> recompute_names;
+    for (const auto& n : cost::recompute_names()) recompute_names.emplace_back(n.name);
+    cli.add_option("--recompute", recompute,
+                   "activation recomputation: none, selective or full, or a framework's own mode "
+                   "(docs/cost-model.md, \"Recomputation by framework\")")
+        ->check(CLI::IsMember(recompute_names))
+        ->capture_default_str();
+    cli.add_option("--loss-chunks", loss_chunks,
+                   "the loss computed over N chunks of the tokens, one chunk's logits held at a time "
+                   "(torchtitan's ChunkedLossWrapper: 8)")
+        ->type_name("N")
         ->capture_default_str();
     cli.add_option("--efficiency", efficiency,
                    "share of the GPU's dense bf16 peak the compute reaches, in (0, 1] (default: the hardware's)")
@@ -58,10 +67,10 @@ std::optional<std::string> ModelOptions::orphan(const CLI::App& cli) const {
 Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node) const {
     auto spec = config_option->count() > 0 ? cost::load_hf_config(model_config) : cost::find_model_preset(model);
     if (!spec) return spec.error();
-    std::int64_t s = 0, b = 0, m = 0;
+    std::int64_t s = 0, b = 0, m = 0, chunks = 0;
     for (const auto& [flag, text, value] :
          {std::tuple{"--seq", &seq, &s}, std::tuple{"--micro-batch", &micro_batch, &b},
-          std::tuple{"--grad-accum", &grad_accum, &m}}) {
+          std::tuple{"--grad-accum", &grad_accum, &m}, std::tuple{"--loss-chunks", &loss_chunks, &chunks}}) {
         if (auto error = parse_int_option(flag, *text, *value)) return ValueError(*error);
         if (*value < 1) return ValueError(std::string(flag) + " must be positive, got " + *text + ".");
     }
@@ -69,6 +78,7 @@ Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node)
     if (!made_training) return made_training.error();
     auto training = std::move(made_training).value();
     training.overlap_a2a = overlap_a2a;
+    training.loss_chunks = chunks;
     auto made_cluster = cost::make_cluster(hardware, network, gpus_per_node);
     if (!made_cluster) return made_cluster.error();
     auto cluster = std::move(made_cluster).value();

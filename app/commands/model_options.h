@@ -24,13 +24,14 @@ struct ModelOptions {
     std::string hardware = "h100", network = "ndr";
     std::string seq = "4096", micro_batch = "1", grad_accum = "1";
     std::string recompute = "selective";
+    std::string loss_chunks = "1";
     std::string efficiency;  // empty: the hardware's own
     bool overlap_a2a = false;
     CLI::Option* model_option = nullptr;
     CLI::Option* config_option = nullptr;
 
     // --model NAME | --model-config FILE, --hardware, --network, --seq, --micro-batch, --grad-accum, --recompute,
-    // --efficiency, --overlap-a2a.
+    // --loss-chunks, --efficiency, --overlap-a2a.
     void add_to(CLI::App& cli);
     [[nodiscard]] bool requested() const { return model_option->count() + config_option->count() > 0; }
     // Any option of the group given without --model or --model-config: plan's cost needs a model.

@@ -85,8 +85,8 @@ int run_serve(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     cli.add_option("--max-ranks", max_ranks,
-                   "ranks the live jobs' world sizes may claim together; past it the finished jobs are forgotten, "
-                   "else 503")
+                   "ranks that may report in the live jobs together (not the worlds they claim); past it the "
+                   "finished jobs are forgotten, else 503")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     std::vector<std::string> ras_addresses, ras_jobs;

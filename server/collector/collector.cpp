@@ -133,10 +133,13 @@ private:
 
 // The events rebuilt, or the error that stopped the read (a damaged file): the collector then does not start,
 // rather than show part of the history as if it were all of it.
-Expected<std::int64_t> rebuild(const EventStore& store, Monitor& monitor, const EventLimits& limits) {
+// `reported`: each job's ranks that reported (an event or imported records), what admission counts.
+Expected<std::int64_t> rebuild(const EventStore& store, Monitor& monitor, const EventLimits& limits,
+                               std::unordered_map<std::string, RankIndex>& reported) {
     HistoryReplay replay(monitor, limits);
     auto error = store.for_each("", [&](const StoredEvent& stored) {
         replay.add(stored.json, stored.received);
+        reported[stored.job].set(stored.rank, 1);
         return true;
     });
     if (!error)
@@ -149,8 +152,11 @@ Expected<std::int64_t> rebuild(const EventStore& store, Monitor& monitor, const 
     // Then each job's imported records, as the last import left them (a row that no longer parses is skipped,
     // as an event's is).
     error = store.for_each_records("", [&](const StoredRecords& stored) {
-        if (auto records = parse_records_import(stored.json))
+        if (auto records = parse_records_import(stored.json)) {
             monitor.import_records(stored.job, *records, stored.received);
+            auto& ranks = reported[stored.job];
+            for (const RecordsRank& r : records->ranks) ranks.set(r.rank, 1);
+        }
         return true;
     });
     if (error) return *error;
@@ -170,25 +176,28 @@ Expected<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
     // tick judge missing and stale ranks against the present.
     (void)(*store)->fold_heartbeats();  // a tidy start; on failure the log stays and is read as it is
     Monitor monitor(collector->options_.monitor);
-    auto rebuilt = rebuild(**store, monitor, collector->options_.limits);
+    std::unordered_map<std::string, RankIndex> reported;
+    auto rebuilt = rebuild(**store, monitor, collector->options_.limits, reported);
     if (!rebuilt) return rebuilt.error();
     collector->events_rebuilt_ = *rebuilt;
     monitor.tick(now());
-    // A history of more jobs (or ranks) than the collector keeps live: the finished ones beyond the bounds stay in
-    // the database only.
+    // A history of more jobs (or reporting ranks) than the collector keeps live: the finished ones beyond the bounds
+    // stay in the database only.
+    const auto names = monitor.job_names();
+    const auto size_of = [&](const std::string& name) {
+        const auto it = reported.find(name);
+        return it == reported.end() ? std::int64_t{0} : static_cast<std::int64_t>(it->second.size());
+    };
     std::int64_t ranks = 0;
-    for (const JobSummary& job : monitor.jobs()) ranks += job.world_size;
-    const auto jobs = monitor.job_names().size();
+    for (const std::string& name : names) ranks += size_of(name);
     const auto& o = collector->options_;
-    if (jobs > o.max_jobs || ranks > o.max_ranks)
-        (void)forget_finished_jobs(monitor, jobs > o.max_jobs ? jobs - o.max_jobs : 0,
-                                   std::max<std::int64_t>(0, ranks - o.max_ranks), [&](const std::string& name) {
-                                       const auto job = monitor.job(name);
-                                       return job ? job->world_size : std::int64_t{0};
-                                   });
-    for (const JobSummary& job : monitor.jobs()) {
-        collector->admitted_jobs_[job.job] = job.world_size;
-        collector->admitted_ranks_ += job.world_size;
+    if (names.size() > o.max_jobs || ranks > o.max_ranks)
+        (void)forget_finished_jobs(monitor, names.size() > o.max_jobs ? names.size() - o.max_jobs : 0,
+                                   std::max<std::int64_t>(0, ranks - o.max_ranks), size_of);
+    for (const std::string& name : monitor.job_names()) {
+        auto& admitted = collector->admitted_jobs_[name];
+        if (const auto it = reported.find(name); it != reported.end()) admitted = std::move(it->second);
+        collector->admitted_ranks_ += static_cast<std::int64_t>(admitted.size());
     }
 
     Collector* self = collector.get();

@@ -22,6 +22,7 @@
 #include "meshscope/monitor/body_result.h"
 #include "meshscope/monitor/event.h"
 #include "meshscope/monitor/monitor.h"
+#include "meshscope/monitor/rank_index.h"
 #include "meshscope/monitor/records_import.h"
 #include "meshscope/monitor/seen_ranks.h"
 #include "monitor_thread.h"
@@ -46,10 +47,11 @@ struct CollectorOptions {
     EventLimits limits;
     double tick_interval = 1.0;  // seconds between monitor ticks (a tick scans every rank of every job)
     Shedding shedding;
-    // Jobs the monitor keeps (memory, each tick, /metrics grow with them), and the ranks their world sizes claim
-    // together (each tick walks a job's world for missing ranks, and a missing_rank finding names them). A body
-    // past either makes room by forgetting the finished jobs that reported last longest ago (no rank initializing
-    // or ready; their history stays in the database), else it gets 503 too_many_jobs_error + Retry-After.
+    // Jobs the monitor keeps (memory, each tick, /metrics grow with them), and the ranks that reported in them
+    // together (a rank's record, its rows and its share of each tick). The world a job claims costs nothing by
+    // itself: a job of world_size 2^20 with one reporting rank counts one. A body past either makes room by
+    // forgetting the finished jobs that reported last longest ago (no rank initializing or ready; their history
+    // stays in the database), else it gets 503 too_many_jobs_error / too_many_ranks_error + Retry-After.
     std::size_t max_jobs = 1024;
     std::int64_t max_ranks = std::int64_t{1} << 21;  // two jobs of the largest world, sixteen of 131,072
 };
@@ -65,6 +67,13 @@ struct SubmitResult : BodyResult {
         std::int64_t ranks = 0;
     };
     std::optional<Records> records;
+    // POST /v1/logs: the log records that were not valid events (not stored; the rest were), and the first
+    // one's reason (OTLP's partial success).
+    struct Rejected {
+        std::int64_t records = 0;
+        std::string error;
+    };
+    std::optional<Rejected> rejected;
 
     [[nodiscard]] static SubmitResult stored(std::int64_t events);
     // retry_after 0: none.
@@ -78,7 +87,7 @@ struct SubmitResult : BodyResult {
 inline constexpr std::string_view heartbeat_shed_error = "collector busy: heartbeat not stored";
 inline constexpr std::string_view all_shed_error = "collector busy: try again later";
 // The 503 for a body that names a new job while max_jobs jobs are live and none has finished, and for one whose
-// world sizes would take the live jobs' ranks past max_ranks.
+// ranks new to their jobs would take the live jobs' reporting ranks past max_ranks.
 [[nodiscard]] std::string too_many_jobs_error(std::size_t max_jobs);
 [[nodiscard]] std::string too_many_ranks_error(std::int64_t max_ranks);
 inline constexpr int too_many_jobs_retry_after = 30;
@@ -122,6 +131,11 @@ public:
     // (503 with Retry-After), stored (replacing the job's earlier import), then in the monitor; done gets 200
     // {"job", "findings", "ranks"}.
     void submit_records(std::string job, std::string body, Done done);
+    // POST /v1/logs: an OTLP/HTTP JSON logs request (parse_otlp_logs, on the parse thread), its valid records judged
+    // and stored as submit(body) would store a body of those events (shedding, admission, the store); done gets
+    // the result with `rejected` set when some records were not valid events. 400 when none is, or the request is
+    // malformed.
+    void submit_otlp(std::string body, Done done);
     // A relay's proof of life (a batch's "seen", and "held": those with lifecycle events waiting): each rank is
     // marked seen in the monitor at the collector's clock, as a heartbeat the collector itself sheds; nothing
     // is stored (meshscope/seen_ranks.h).
@@ -168,14 +182,16 @@ private:
     [[nodiscard]] std::optional<SubmitResult> shed_all();
     [[nodiscard]] std::optional<SubmitResult> shed_heartbeats(const std::vector<Event>& events, double received);
     [[nodiscard]] Done counted(std::int64_t events, Done done);
-    // On the parse thread: admits the jobs of a body it is about to store, forgetting finished jobs to make room
-    // under max_jobs; the 503 when there is none.
+    // On the parse thread: admits the jobs and ranks of a body it is about to store, forgetting finished jobs to
+    // make room under max_jobs and max_ranks; the 503 when there is none.
     [[nodiscard]] std::optional<SubmitResult> admit_jobs(const std::vector<Event>& events);
-    // The same for an import naming ranks below `world`.
-    [[nodiscard]] std::optional<SubmitResult> admit_records(const std::string& job, std::int64_t world);
-    // job -> the world it would claim (-1 for a job new to the parse thread, made at least its body's world).
-    [[nodiscard]] std::optional<SubmitResult> admit_grown(std::unordered_map<std::string_view, std::int64_t> grown);
+    // The same for an import whose document lists these ranks.
+    [[nodiscard]] std::optional<SubmitResult> admit_records(const std::string& job, std::vector<std::int64_t> ranks);
+    // job -> the distinct ranks the body names in it, sorted.
+    using RanksByJob = std::unordered_map<std::string_view, std::vector<std::int64_t>>;
+    [[nodiscard]] std::optional<SubmitResult> admit_grown(RanksByJob named);
     void judge_records(std::string job, std::string_view body, Done done);
+    void judge_otlp(std::string_view body, Done done);
 
     CollectorOptions options_;
     std::string path_;
@@ -192,14 +208,15 @@ private:
     std::atomic<std::int64_t> bodies_shed_{0};
     std::int64_t events_rebuilt_ = 0;
     std::atomic<double> store_failure_logged_{-1e9};
-    // Parse thread: the jobs whose events it let through, each with the largest world size they claimed, and
-    // the sum of those.
-    std::unordered_map<std::string, std::int64_t> admitted_jobs_;
+    // Parse thread: the jobs whose events it let through, each with the ranks that reported in it, and how many
+    // ranks that is in all.
+    std::unordered_map<std::string, RankIndex> admitted_jobs_;
     std::int64_t admitted_ranks_ = 0;
 };
 
 // Forgets finished jobs of the monitor (no rank initializing or ready), those whose last event is oldest first,
-// until `jobs` of them and `ranks` of their worlds (world_of(name)) are gone or none is left; returns their names.
+// until `jobs` of them and `ranks` of their reporting ranks (world_of(name)) are gone or none is left; returns their
+// names.
 std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
                                               const std::function<std::int64_t(const std::string&)>& world_of);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "collector.h"
+#include "meshscope/monitor/otlp_logs.h"
 
 namespace meshscope::server {
 
@@ -130,11 +131,11 @@ void Collector::judge_records(std::string job, std::string_view body, Done done)
         ++bodies_refused_;
         return done(SubmitResult::refused(400, records.error().message()));
     }
-    std::int64_t world = records->world_size;
-    for (const RecordsRank& r : records->ranks) world = std::max(world, r.rank + 1);
-    for (const Finding& f : records->findings)
-        if (!f.ranks.empty()) world = std::max(world, f.ranks.back() + 1);
-    if (auto refused = admit_records(job, world)) return done(std::move(*refused));
+    // What the import costs is the ranks it lists (each joins the rank list); the world it names costs nothing.
+    std::vector<std::int64_t> listed;
+    listed.reserve(records->ranks.size());
+    for (const RecordsRank& r : records->ranks) listed.push_back(r.rank);
+    if (auto refused = admit_records(job, std::move(listed))) return done(std::move(*refused));
     const double received = now();
     // Stored as received once it is valid: a restart reads it back with the same reader.
     StoredRecords stored{job, received, std::string(body)};
@@ -155,13 +156,46 @@ void Collector::judge_records(std::string job, std::string_view body, Done done)
         });
 }
 
+void Collector::submit_otlp(std::string body, Done done) {
+    if (auto shed = shed_all()) return done(std::move(*shed));
+    ++events_pending_;  // as a body: counted until it is parsed
+    parser_->post([this, body = std::move(body), done = std::move(done)]() mutable {
+        --events_pending_;
+        try {
+            judge_otlp(body, std::move(done));
+        } catch (const std::exception& e) {
+            done(SubmitResult::refused(503, std::string("collector busy: ") + e.what(), 1));
+        }
+    });
+}
+
+void Collector::judge_otlp(std::string_view body, Done done) {
+    auto logs = parse_otlp_logs(body, options_.limits);
+    if (!logs) {
+        ++bodies_refused_;
+        return done(SubmitResult::refused(400, logs.error().message()));
+    }
+    if (logs->events.empty() && logs->rejected > 0) {
+        ++bodies_refused_;
+        return done(SubmitResult::refused(400, logs->rejected_error));
+    }
+    if (auto shed = shed_heartbeats(logs->events, now())) return done(std::move(*shed));
+    if (auto refused = admit_jobs(logs->events)) return done(std::move(*refused));
+    std::optional<SubmitResult::Rejected> rejected;
+    if (logs->rejected > 0) rejected = SubmitResult::Rejected{logs->rejected, std::move(logs->rejected_error)};
+    submit(std::move(logs->events), [rejected = std::move(rejected), done = std::move(done)](SubmitResult result) {
+        if (result.status == 200) result.rejected = rejected;
+        done(std::move(result));
+    });
+}
+
 std::string too_many_jobs_error(std::size_t max_jobs) {
     return "collector busy: " + std::to_string(max_jobs) + " jobs are live and none has finished (--max-jobs)";
 }
 
 std::string too_many_ranks_error(std::int64_t max_ranks) {
-    return "collector busy: the live jobs' world sizes would pass " + std::to_string(max_ranks) +
-           " ranks and none has finished (--max-ranks)";
+    return "collector busy: the live jobs' reporting ranks would pass " + std::to_string(max_ranks) +
+           " and none has finished (--max-ranks)";
 }
 
 std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
@@ -185,44 +219,50 @@ std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs
 }
 
 std::optional<SubmitResult> Collector::admit_jobs(const std::vector<Event>& events) {
-    // What the body adds: new jobs, and worlds larger than their jobs claimed so far.
-    std::unordered_map<std::string_view, std::int64_t> grown;  // job -> the world it would claim
-    const std::string* last = nullptr;                         // most bodies name one job: look it up once
-    std::int64_t last_world = 0;
+    // The ranks the body names per job; what counts is those new to their jobs (a heartbeat adds nothing).
+    RanksByJob named;
+    const Event* last = nullptr;  // most bodies name one rank of one job: look it up once
+    std::vector<std::int64_t>* ranks = nullptr;
     for (const Event& e : events) {
-        if (last && *last == e.job && e.world_size <= last_world) continue;
-        const auto known = admitted_jobs_.find(e.job);
-        const std::int64_t claimed = known == admitted_jobs_.end() ? -1 : known->second;
-        auto [it, added] = grown.try_emplace(e.job, claimed);
-        it->second = std::max(it->second, e.world_size);
-        last = &e.job;
-        last_world = it->second;
+        if (last && last->rank == e.rank && last->job == e.job) continue;
+        if (!last || last->job != e.job) ranks = &named[e.job];
+        last = &e;
+        ranks->push_back(e.rank);
     }
-    return admit_grown(std::move(grown));
+    for (auto& [job, list] : named) {
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+    }
+    return admit_grown(std::move(named));
 }
 
-std::optional<SubmitResult> Collector::admit_records(const std::string& job, std::int64_t world) {
-    std::unordered_map<std::string_view, std::int64_t> grown;
-    const auto known = admitted_jobs_.find(job);
-    grown.emplace(job, std::max(known == admitted_jobs_.end() ? std::int64_t{-1} : known->second, world));
-    return admit_grown(std::move(grown));
+std::optional<SubmitResult> Collector::admit_records(const std::string& job, std::vector<std::int64_t> ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    RanksByJob named;
+    named.emplace(job, std::move(ranks));
+    return admit_grown(std::move(named));
 }
 
-std::optional<SubmitResult> Collector::admit_grown(std::unordered_map<std::string_view, std::int64_t> grown) {
+std::optional<SubmitResult> Collector::admit_grown(RanksByJob named) {
+    // New jobs, and ranks new to the jobs they report in.
     std::size_t fresh = 0;
     std::int64_t more_ranks = 0;
-    for (auto it = grown.begin(); it != grown.end();) {
-        const auto known = admitted_jobs_.find(std::string(it->first));
-        const std::int64_t before = known == admitted_jobs_.end() ? 0 : known->second;
-        if (known != admitted_jobs_.end() && it->second <= before) {
-            it = grown.erase(it);
-            continue;
+    const auto count = [&] {
+        fresh = 0;
+        more_ranks = 0;
+        for (const auto& [job, ranks] : named) {
+            const auto known = admitted_jobs_.find(std::string(job));
+            if (known == admitted_jobs_.end()) {
+                ++fresh;
+                more_ranks += static_cast<std::int64_t>(ranks.size());
+                continue;
+            }
+            for (const std::int64_t rank : ranks) more_ranks += known->second.contains(rank) ? 0 : 1;
         }
-        fresh += known == admitted_jobs_.end() ? 1 : 0;
-        more_ranks += it->second - before;
-        ++it;
-    }
-    if (grown.empty()) return std::nullopt;
+    };
+    count();
+    if (fresh == 0 && more_ranks == 0) return std::nullopt;
     const std::size_t cap = options_.max_jobs;
     const auto jobs_over = [&] { return admitted_jobs_.size() + fresh > cap; };
     const auto ranks_over = [&] { return admitted_ranks_ + more_ranks > options_.max_ranks; };
@@ -231,36 +271,29 @@ std::optional<SubmitResult> Collector::admit_grown(std::unordered_map<std::strin
         // is read there meanwhile, never written.
         const std::size_t jobs = jobs_over() ? admitted_jobs_.size() + fresh - cap : 0;
         const std::int64_t ranks = ranks_over() ? admitted_ranks_ + more_ranks - options_.max_ranks : 0;
-        const auto world_of = [this](const std::string& name) {
+        const auto reported = [this](const std::string& name) {
             const auto it = admitted_jobs_.find(name);
-            return it == admitted_jobs_.end() ? std::int64_t{0} : it->second;
+            return it == admitted_jobs_.end() ? std::int64_t{0} : static_cast<std::int64_t>(it->second.size());
         };
         for (const auto& name :
-             monitor_->call([&](Monitor& m) { return forget_finished_jobs(m, jobs, ranks, world_of); })) {
+             monitor_->call([&](Monitor& m) { return forget_finished_jobs(m, jobs, ranks, reported); })) {
             const auto it = admitted_jobs_.find(name);
             if (it == admitted_jobs_.end()) continue;
-            admitted_ranks_ -= it->second;
+            admitted_ranks_ -= static_cast<std::int64_t>(it->second.size());
             admitted_jobs_.erase(it);
         }
-        // A forgotten job this body names is new again.
-        fresh = 0;
-        more_ranks = 0;
-        for (const auto& [job, world] : grown) {
-            const auto known = admitted_jobs_.find(std::string(job));
-            fresh += known == admitted_jobs_.end() ? 1 : 0;
-            more_ranks += world - (known == admitted_jobs_.end() ? 0 : std::min(world, known->second));
-        }
+        count();  // a forgotten job this body names is new again
     }
     if (jobs_over() || ranks_over()) {
         ++bodies_shed_;
         const std::string error = jobs_over() ? too_many_jobs_error(cap) : too_many_ranks_error(options_.max_ranks);
         return SubmitResult::refused(503, error, too_many_jobs_retry_after);
     }
-    for (const auto& [job, world] : grown) {
-        auto& claimed = admitted_jobs_[std::string(job)];
-        admitted_ranks_ += world - claimed;
-        claimed = world;
+    for (const auto& [job, ranks] : named) {
+        RankIndex& index = admitted_jobs_[std::string(job)];
+        for (const std::int64_t rank : ranks) index.set(rank, 1);
     }
+    admitted_ranks_ += more_ranks;
     return std::nullopt;
 }
 

@@ -25,6 +25,7 @@ namespace {
 constexpr std::string_view api_events = "/api/v1/events";
 constexpr std::string_view api_batches = "/api/v1/batches";
 constexpr std::string_view api_stream = "/api/v1/stream";
+constexpr std::string_view otlp_logs = "/v1/logs";
 
 std::string dump(const nlohmann::json& value) {
     return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -43,6 +44,42 @@ std::optional<std::size_t> whole_number(std::string_view text) {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
     return value;
+}
+
+// OTLP/HTTP answers (docs/collector.md, "OTLP logs"): an ExportLogsServiceResponse, `{}` or with its partialSuccess
+// (rejectedLogRecords an int64, hence a string in OTLP's JSON); a failure is a google.rpc.Status,
+// {"code": <gRPC code>, "message": "<the same text /api/v1/events gives>"}.
+HttpReply otlp_status(int status, std::string_view message,
+                      std::vector<std::pair<std::string, std::string>> headers = {}) {
+    const int code = status == 503 ? 14 : status == 405 || status == 415 ? 12 : status == 413 ? 8 : 3;
+    HttpReply reply = json_reply(dump(nlohmann::json{{"code", code}, {"message", message}}));
+    reply.status = status;
+    reply.headers = std::move(headers);
+    return reply;
+}
+
+HttpReply otlp_reply(const SubmitResult& result) {
+    if (result.status != 200) {
+        std::vector<std::pair<std::string, std::string>> headers;
+        if (result.retry_after) headers.emplace_back("Retry-After", std::to_string(*result.retry_after));
+        return otlp_status(result.status, result.error, std::move(headers));
+    }
+    if (!result.rejected) return json_reply("{}");
+    return json_reply(dump(nlohmann::json{{"partialSuccess",
+                                           {{"rejectedLogRecords", std::to_string(result.rejected->records)},
+                                            {"errorMessage", result.rejected->error}}}}));
+}
+
+// The media type of a Content-Type, lower case, without parameters: "application/json; charset=utf-8" ->
+// "application/json".
+std::string media_type(std::string_view value) {
+    value = value.substr(0, value.find(';'));
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    std::string out(value);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
 }
 
 HttpReply submit_reply(const SubmitResult& result) {
@@ -116,6 +153,7 @@ void ApiRouter::handle(HttpRequest request, Reply reply) {
         if (path == api_events) return answer_events(std::move(request.body), std::move(reply));
         return answer_batches(request.body, std::move(reply));
     }
+    if (path == otlp_logs) return answer_otlp(std::move(request), std::move(reply));
     if (url.segments.size() == 5 && url.segments[0] == "api" && url.segments[1] == "v1" && url.segments[2] == "jobs" &&
         url.segments[4] == "records") {
         if (!post) return reply(error_reply(405, "use POST", {{"Allow", "POST"}}));
@@ -214,6 +252,26 @@ void ApiRouter::answer_job(const std::vector<std::string>& segments, std::string
 void ApiRouter::answer_events(std::string body, Reply reply) {
     collector_.submit(std::move(body),
                       [reply = std::move(reply)](SubmitResult result) { reply(submit_reply(result)); });
+}
+
+void ApiRouter::answer_otlp(HttpRequest request, Reply reply) {
+    if (request.method != "POST") return reply(otlp_status(405, "use POST", {{"Allow", "POST"}}));
+    const std::string type = media_type(request.content_type);
+    if (type == "application/x-protobuf")
+        return reply(otlp_status(415,
+                                 "OTLP/HTTP protobuf is not supported: send OTLP/HTTP JSON with Content-Type: "
+                                 "application/json (the OpenTelemetry Collector's otlphttp exporter: encoding: "
+                                 "json)"));
+    if (type != "application/json")
+        return reply(otlp_status(
+            415, "Content-Type must be application/json (OTLP/HTTP JSON), got " +
+                     (request.content_type.empty() ? std::string("none") : "\"" + request.content_type + "\"")));
+    if (const std::string coding = media_type(request.content_encoding); !coding.empty() && coding != "identity")
+        return reply(otlp_status(415, "Content-Encoding \"" + request.content_encoding +
+                                          "\" is not supported: send the body uncompressed (the otlphttp "
+                                          "exporter: compression: none)"));
+    collector_.submit_otlp(std::move(request.body),
+                           [reply = std::move(reply)](SubmitResult result) { reply(otlp_reply(result)); });
 }
 
 void ApiRouter::answer_batches(const std::string& body, Reply reply) {

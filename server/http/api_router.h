@@ -36,6 +36,7 @@ private:
     void answer_job(const std::vector<std::string>& segments, std::string_view query, Reply reply);
     void answer_events(std::string body, Reply reply);
     void answer_batches(const std::string& body, Reply reply);
+    void answer_otlp(HttpRequest request, Reply reply);  // POST /v1/logs (OTLP/HTTP JSON)
 
     Collector& collector_;
     HttpOptions options_;

@@ -51,6 +51,8 @@ inline HttpRequest router_request(boost::beast::http::request<boost::beast::http
     if (const auto it = message.find(http::field::host); it != message.end()) request.host = std::string(it->value());
     if (const auto it = message.find(http::field::origin); it != message.end())
         request.origin = std::string(it->value());
+    request.content_type = std::string(message[http::field::content_type]);
+    request.content_encoding = std::string(message[http::field::content_encoding]);
     request.body = std::move(message.body());
     return request;
 }

@@ -18,6 +18,8 @@ struct HttpRequest {
     std::string websocket_protocols;    // Sec-WebSocket-Protocol as sent: "meshscope.v1, meshscope.bearer.<token>"
     std::optional<std::string> host;    // the Host header, when sent
     std::optional<std::string> origin;  // the Origin header (browsers), when sent
+    std::string content_type;           // Content-Type as sent ("" when none)
+    std::string content_encoding;       // Content-Encoding as sent ("" when none)
     std::string body;
 };
 

@@ -28,6 +28,36 @@ const QStringList qwen64{"advise", "--model", "qwen3-30b-a3b", "--world", "64", 
 class AdviseCliTest : public QObject {
     Q_OBJECT
 private slots:
+    // A framework's recompute name is accepted and printed as the mode it maps to. NeMo AutoModel ran Qwen3-30B-A3B
+    // on 8 H100 80GB at FSDP 8, EP 8, micro-batch 4, global batch 512 with activation_checkpointing: true
+    // (docs/cost-model-calibration.md, M1): that layout is ranked, not excluded for memory.
+    void framework_recompute_names() {
+        const auto r = run(QStringList{"advise", "--model", "qwen3-30b-a3b", "--world", "8", "--hardware", "h100",
+                                       "--global-batch", "512", "--micro-batch", "4", "--recompute", "automodel-full",
+                                       "--format", "json"});
+        QCOMPARE(r.exit_code, 0);
+        const auto doc = json_of(r);
+        QCOMPARE(doc["training"].toObject()["recompute"].toString(), QStringLiteral("full"));
+        bool ranked = false;
+        for (const auto& entry : doc["ranked"].toArray()) {
+            const auto layout = entry.toObject();
+            if (layout["dp"].toInt() == 8 && layout["cp"].toInt() == 1 && layout["ep"].toInt() == 8) {
+                ranked = true;
+                QVERIFY(layout["fits"].toBool());
+            }
+        }
+        QVERIFY(ranked);
+        for (const auto& entry : doc["excluded"].toArray())
+            QVERIFY(!(entry.toObject()["dp"].toInt() == 8 && entry.toObject()["ep"].toInt() == 8));
+
+        const auto titan = json_of(
+            run(qwen64 + QStringList{"--micro-batch", "1", "--recompute", "torchtitan-selective", "--format", "json"}));
+        QCOMPARE(titan["training"].toObject()["recompute"].toString(), QStringLiteral("torchtitan-selective"));
+        QCOMPARE(titan["training"].toObject()["loss_chunks"].toInt(), 1);
+        const auto chunked = json_of(run(qwen64 + QStringList{"--loss-chunks", "8", "--format", "json"}));
+        QCOMPARE(chunked["training"].toObject()["loss_chunks"].toInt(), 8);
+    }
+
     void json_contract() {
         const auto r = run(qwen64 + QStringList{"--format", "json"});
         QCOMPARE(r.exit_code, 0);
@@ -325,7 +355,11 @@ private slots:
         QTest::addRow("show") << m + QStringList{"--world", "8", "--show", "-1"}
                               << "--show must not be negative, got -1.";
         QTest::addRow("recompute") << m + QStringList{"--world", "8", "--recompute", "some"}
-                                   << "--recompute: some not in {none,selective,full}";
+                                   << "--recompute: some not in {none,selective,full,megatron-selective,"
+                                      "torchtitan-selective,llamafactory,torchtitan-full,automodel-full,megatron-full,"
+                                      "megatron-layernorm-moe-act}";
+        QTest::addRow("loss chunks zero")
+            << m + QStringList{"--world", "8", "--loss-chunks", "0"} << "--loss-chunks must be positive, got 0.";
         QTest::addRow("global batch zero")
             << m + QStringList{"--world", "8", "--global-batch", "0"} << "--global-batch must be positive, got 0.";
         QTest::addRow("global batch negative")

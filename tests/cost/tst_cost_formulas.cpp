@@ -4,7 +4,11 @@
 #include <cmath>
 
 #include "cost_test_support.h"
+#include "meshscope/cost/advice.h"
+#include "meshscope/cost/compute.h"
 #include "meshscope/cost/layout_cost.h"
+#include "meshscope/cost/memory.h"
+#include "meshscope/cost/presets.h"
 #include "meshscope/mesh/dim_collectives.h"
 
 using namespace meshscope;
@@ -94,8 +98,14 @@ private slots:
     //   + 2*(8 + 3*6) + 2*8 (top-2 copies and their outputs) = 124 -> 248 bytes, + fp32 4*2 (lse) + 4*4 (router)
     //   = 272; dense layer 16 + 24 + 16 + 3*12 = 92 -> 184 + 8 = 192; head 8 + 4*(8+10) = 80. 4 tokens: 2176.
     //   Selective: drops 2 norm outputs and the SwiGLU products: MoE 96 values -> 216 bytes, dense 64 -> 136:
-    //   4*(216 + 136 + 80) = 1728. Full: 2 layer inputs of 8 values (32 bytes) + the largest layer (272) + 80:
-    //   4*384 = 1536.
+    //   4*(216 + 136 + 80) = 1728. Full: 2 layer inputs of 8 values (32 bytes) and, as backward recomputes one layer
+    //   after the head's backward is done, the larger of the largest layer (272) and the head (80): 4*304 = 1216.
+    //   Megatron's selective (core attention) keeps what none keeps under flash attention: 2176.
+    //   torchtitan's per-op (ep 2): the MoE layer keeps its input 8, the fused qkv output 16 (the first matmul; o_proj
+    //   is the second), the attention output 8 and both all-to-alls' outputs 2*2*8 = 32: 64 values -> 128 bytes, +
+    //   lse 8 + top-2 scores and indices 2*12 = 160; the dense layer its input 8, matmuls [qkv 16, o 8, w1 12, w3 12,
+    //   w2 8] -> the 1st, 3rd and 5th: 16 + 12 + 8, the attention output 8: 52 values -> 104 bytes + lse 8 = 112;
+    //   and one layer recomputed (272, more than the head's 80): 4*(160 + 112 + 272) = 2176.
     //   All-to-all: 2 * 4 tokens * top-2 * 8 * 2 bytes = 256.
     //   FSDP units: the MoE layer (240 non-expert + 576/2 experts = 528) beats the dense one (496) and the input
     //   embedding (80); two layers in flight 2*528*2, one layer's bf16 and fp32 gradient 528*(2+4), the root
@@ -105,7 +115,9 @@ private slots:
         QTest::addColumn<double>("activations");
         QTest::addRow("none") << Recompute::none << 2176.0;
         QTest::addRow("selective") << Recompute::selective << 1728.0;
-        QTest::addRow("full") << Recompute::full << 1536.0;
+        QTest::addRow("full") << Recompute::full << 1216.0;
+        QTest::addRow("megatron-selective") << Recompute::core_attention << 2176.0;
+        QTest::addRow("torchtitan-selective") << Recompute::per_op << 2176.0;
     }
     void memory_by_part() {
         QFETCH(Recompute, recompute);
@@ -122,6 +134,95 @@ private slots:
         COMPARE_BYTES(m.usable, 0.9 * 1024 * 1024 * 1024);
         QVERIFY(m.fits());
         COMPARE_BYTES(m.headroom(), m.usable - m.total());
+    }
+
+    // Per token, what each mode keeps in one layer of tiny_moe, apart from the per-op mode's all-to-all outputs that
+    // ep 1 does not have: the MoE layer 160 - 2*2*8*2 = 96 bytes at ep 1 (no all-to-all), the dense layer 112.
+    void per_op_without_expert_parallelism() {
+        const auto t = costtest::tiny_inputs(Recompute::per_op).training;
+        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, false, 1), 96);
+        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, true, false, 2), 160);
+        COMPARE_BYTES(layer_activation_bytes_per_token(costtest::tiny_moe(), t, false, false, 2), 112);
+    }
+
+    // Qwen3-30B-A3B (h 2048, q 4096, k and v 512, 32 heads, 128 experts of 768, top-8), one MoE layer, per token:
+    //   none: norms 4*2048, q k v o 4096+512+512+4096, q and k before their norm 4096+512, experts 8*(2048+3*768)
+    //   + 8*2048: 73216 values -> 146432 bytes, + lse 32*4 + router 128*4 = 147072;
+    //   selective drops both norm outputs and the 8 SwiGLU products: 73216 - 4096 - 6144 = 62976 -> 126592;
+    //   Megatron's core-attention selective keeps what none keeps: 147072;
+    //   torchtitan's per-op at ep 1: input 2048, fused qkv 5120, attention output 4096: 11264 -> 22528, + lse 128
+    //   + top-8 scores and indices 96 = 22752; full: the input, 4096.
+    void qwen3_layer_by_mode_data() {
+        QTest::addColumn<Recompute>("recompute");
+        QTest::addColumn<double>("bytes");
+        QTest::addRow("none") << Recompute::none << 147072.0;
+        QTest::addRow("selective") << Recompute::selective << 126592.0;
+        QTest::addRow("megatron-selective") << Recompute::core_attention << 147072.0;
+        QTest::addRow("torchtitan-selective") << Recompute::per_op << 22752.0;
+        QTest::addRow("full") << Recompute::full << 4096.0;
+    }
+    void qwen3_layer_by_mode() {
+        QFETCH(Recompute, recompute);
+        QFETCH(double, bytes);
+        const auto training = TrainingSpec::make(4096, 1, 1, recompute).value();
+        COMPARE_BYTES(
+            layer_activation_bytes_per_token(find_model_preset("qwen3-30b-a3b").value(), training, true, false, 1),
+            bytes);
+    }
+
+    // The loss in 2 chunks: the head holds token ids 8, half of 4*(8 + 10) = 36, and the detached hidden states with
+    // their gradient 2*8 values = 32: 76 bytes a token instead of 80; without recompute 4*(272 + 192 + 76) = 2160.
+    void loss_in_chunks() {
+        auto in = costtest::tiny_inputs(Recompute::none);
+        in.training.loss_chunks = 2;
+        COMPARE_BYTES(memory_per_gpu(in, Topology::make(2, 1, 2).value()).activations, 2160);
+    }
+
+    // Every name --recompute accepts, the mode it maps to, and the canonical name printed back.
+    void recompute_names_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<Recompute>("mode");
+        QTest::addColumn<QString>("canonical");
+        QTest::addRow("none") << "none" << Recompute::none << "none";
+        QTest::addRow("selective") << "selective" << Recompute::selective << "selective";
+        QTest::addRow("full") << "full" << Recompute::full << "full";
+        QTest::addRow("megatron-selective")
+            << "megatron-selective" << Recompute::core_attention << "megatron-selective";
+        QTest::addRow("torchtitan-selective") << "torchtitan-selective" << Recompute::per_op << "torchtitan-selective";
+        QTest::addRow("llamafactory") << "llamafactory" << Recompute::full << "full";
+        QTest::addRow("torchtitan-full") << "torchtitan-full" << Recompute::full << "full";
+        QTest::addRow("automodel-full") << "automodel-full" << Recompute::full << "full";
+        QTest::addRow("megatron-full") << "megatron-full" << Recompute::full << "full";
+        QTest::addRow("megatron-layernorm-moe-act")
+            << "megatron-layernorm-moe-act" << Recompute::selective << "selective";
+    }
+    void recompute_names() {
+        QFETCH(QString, name);
+        QFETCH(Recompute, mode);
+        QFETCH(QString, canonical);
+        const auto parsed = parse_recompute(name.toStdString());
+        QVERIFY(parsed.has_value());
+        QCOMPARE(*parsed, mode);
+        QCOMPARE(QString::fromUtf8(to_string(mode).data(), static_cast<qsizetype>(to_string(mode).size())), canonical);
+    }
+    void recompute_names_text_lists_all() {
+        QCOMPARE(QString::fromStdString(recompute_names_text()),
+                 QString("none, selective, full, megatron-selective, torchtitan-selective, llamafactory, "
+                         "torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act"));
+        QVERIFY(!parse_recompute("Full").has_value());
+        QVERIFY(!parse_recompute("sac").has_value());
+        QCOMPARE(recompute_words(Recompute::per_op), std::string_view("torchtitan selective recompute"));
+        QCOMPARE(knobs_text(4, Recompute::core_attention), std::string("micro-batch 4, Megatron selective recompute"));
+    }
+
+    // torchtitan's per-op mode runs again, per token of tiny_moe: half the attention projections (2 layers *
+    // 2*192 / 2 = 384), the router (2*32 = 64), the routed experts whole (top-2 of 2*144: 576) and w3 of the dense FFN
+    // (a third of 2*288 = 576: 192): 1216.
+    void per_op_recompute_flops() {
+        const auto in = costtest::tiny_inputs(Recompute::per_op);
+        COMPARE_BYTES(forward_flops_per_token(in.model, in.params, 4).per_op_recompute, 1216);
+        const auto compute = compute_cost(in, Topology::make(2, 1, 2).value(), 1);
+        COMPARE_BYTES(compute.hardware_flops_per_token - compute.model_flops_per_token, 1216);
     }
 
     // cp 2 halves the tokens per rank (Ulysses) and its all-to-all buffers hold q, k and v:

@@ -24,7 +24,7 @@ def serve_binary():
 
 
 class MeshScopeServe:
-    def __init__(self, binary, token=None, missing_after=120):
+    def __init__(self, binary, token=None, missing_after=120, extra=()):
         self.binary = binary
         self.dir = tempfile.TemporaryDirectory(prefix="meshscope-serve-")
         self.db = os.path.join(self.dir.name, "events.db")
@@ -35,6 +35,7 @@ class MeshScopeServe:
                    "--missing-after", str(missing_after), "--stale-after", "120"]
         if token:
             command += ["--token", token]
+        command += list(extra)
         self.log = open(os.path.join(self.dir.name, "serve.log"), "w+")
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
                                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))

@@ -81,6 +81,51 @@ class CollectorUnderAttack(hostile.EngineAttacks, unittest.TestCase):
         self.assertEqual(answer.status, 200, answer)
         self.assertEqual(answer.json(), {"results": [{"status": 200, "accepted": 1}, {"status": 400, "error": DEPTH}]})
 
+    # -- OTLP logs (POST /v1/logs) ------------------------------------------------------------------------------
+
+    def otlp(self, body, headers=None):
+        return exchange(self.port, request(self.port, "POST", "/v1/logs", body,
+                                           dict({"Content-Type": "application/json"}, **(headers or {}))))
+
+    def test_otlp_logs_are_bounded_like_events(self):
+        # kvlistValues nested past 64 JSON levels, a request deeper still, more records than a body may hold, and a
+        # body past --max-body: the same bounds and texts as POST /api/v1/events, in OTLP's Status body.
+        nested = '{"stringValue": "x"}'
+        for _ in range(20):
+            nested = '{"kvlistValue": {"values": [{"key": "k", "value": ' + nested + "}]}}"
+        record = '{"attributes": [{"key": "meshscope.plan", "value": ' + nested + "}]}"
+        deep_record = '{"resourceLogs": [{"scopeLogs": [{"logRecords": [' + record + "]}]}]}"
+        for body in (deep_record, '{"resourceLogs": ' + deep(100000) + "}"):
+            with self.subTest(bytes=len(body)):
+                answer = self.otlp(body)
+                self.assertEqual((answer.status, answer.json()), (400, {"code": 3, "message": DEPTH}), answer)
+        many = '{"resourceLogs": [{"scopeLogs": [{"logRecords": [' + ",".join(["{}"] * 100001) + "]}]}]}"
+        self.assertLess(len(many), 1 << 20)
+        answer = self.otlp(many)
+        self.assertEqual((answer.status, answer.json()),
+                         (400, {"code": 3, "message": "the body holds more than 100000 log records"}))
+        big = '{"resourceLogs": [], "pad": "' + "x" * (2 << 20) + '"}'
+        self.assert_error(self.otlp(big), 413, "request body larger than 1048576 bytes")
+        # A page of another origin cannot post logs to a collector without a token either.
+        foreign = "http://127.0.0.2:8000"
+        self.assertEqual(self.otlp("{}", {"Origin": foreign}).status, 403)
+
+    def test_a_claimed_world_through_otlp_costs_what_reported(self):
+        world = 1 << 20
+        before = hostile.memory_kib(self.serve)
+        for n in range(32):
+            resource = [{"key": "meshscope.job", "value": {"stringValue": f"otlp-claims-{n}"}},
+                        {"key": "meshscope.rank", "value": {"intValue": str(world - 1)}},
+                        {"key": "meshscope.world_size", "value": {"intValue": str(world)}}]
+            record = {"attributes": [{"key": "meshscope.phase", "value": {"stringValue": "launch"}},
+                                     {"key": "meshscope.status", "value": {"stringValue": "started"}}]}
+            body = {"resourceLogs": [{"resource": {"attributes": resource},
+                                      "scopeLogs": [{"logRecords": [record]}]}]}
+            answer = self.otlp(json.dumps(body))
+            self.assertEqual((answer.status, answer.json()), (200, {}), answer)
+        self.assertEqual(post_events(self.port, [hostile.event("otlp-real", 0, 8)]).status, 200)
+        self.assertLess(hostile.memory_kib(self.serve) - before, 16 * MIB)
+
     # -- imported records (POST /api/v1/jobs/{job}/records, meshscope import) -----------------------------------
 
     def test_records_are_bounded_like_events(self):
@@ -190,6 +235,25 @@ class CollectorUnderAttack(hostile.EngineAttacks, unittest.TestCase):
         self.assertLess(spent, 2.0)
         self.assertEqual(post_events(self.port, [hostile.event("huge", 0, world)]).status, 200)
         self.assertLess(hostile.memory_kib(self.serve) - before, 96 * MIB)
+
+    def test_claimed_worlds_never_block_another_job(self):
+        # Jobs that claim the largest world and report one rank each (the highest, so that a table indexed by rank
+        # would cost the whole world) are admitted by what reported: a real 8-rank job beside them is served, and
+        # together they cost about what their few ranks cost.
+        world = 1 << 20
+        before = hostile.memory_kib(self.serve)
+        for n in range(64):
+            answer = post_events(self.port, [hostile.event(f"claims-{n}", world - 1 if n % 2 else 0, world)])
+            self.assertEqual(answer.status, 200, answer)
+        for rank in range(8):
+            answer = post_events(self.port, [hostile.event("real-8", rank, 8)])
+            self.assertEqual(answer.status, 200, answer)
+        summary = get(self.port, "/api/v1/jobs/claims-1").json()
+        self.assertEqual((summary["world_size"], summary["ranks_seen"]), (world, 1))
+        self.assertEqual(get(self.port, "/api/v1/jobs/real-8").json()["ranks_seen"], 8)
+        grown = hostile.memory_kib(self.serve) - before
+        print(f"64 jobs claiming 2^20 ranks, one reporting each: {grown} KiB", file=sys.stderr)
+        self.assertLess(grown, 24 * MIB)
 
     def test_seen_ranks_cost_no_more_than_the_world(self):
         # POST /api/v1/batches names ranks a relay heard from ("seen", "held"); anyone on loopback may send one.
@@ -301,22 +365,56 @@ class CollectorLimits(unittest.TestCase):
         finally:
             hostile.stop(serve)
 
-    def test_the_ranks_live_jobs_claim_are_capped(self):
+    def test_the_ranks_that_report_are_capped_not_the_worlds_claimed(self):
         serve = hostile.serve(["--max-ranks", "100"])
         port = serve.port
+        ranks = lambda job, first, count, world, *phase: [hostile.event(job, r, world, *phase)
+                                                          for r in range(first, first + count)]
+        busy = "collector busy: the live jobs' reporting ranks would pass 100 and none has finished (--max-ranks)"
         try:
-            self.assertEqual(post_events(port, [hostile.event("sixty", 0, 60)]).status, 200)
-            refused = post_events(port, [hostile.event("fifty", 0, 50)])
-            self.assert_error(refused, 503, "collector busy: the live jobs' world sizes would pass 100 ranks and none "
-                                            "has finished (--max-ranks)")
+            self.assertEqual(post_events(port, ranks("sixty", 0, 60, 60)).status, 200)
+            refused = post_events(port, ranks("fifty", 0, 50, 50))
+            self.assert_error(refused, 503, busy)
             self.assertEqual(refused.headers["retry-after"], "30")
-            # A known job that claims a larger world counts its growth.
-            self.assertEqual(post_events(port, [hostile.event("sixty", 1, 101)]).status, 503)
-            self.assertEqual(post_events(port, [hostile.event("forty", 0, 40)]).status, 200)
+            # A world of 2^20 claimed by one reporting rank costs one rank; twice is still one.
+            for _ in range(2):
+                self.assertEqual(post_events(port, [hostile.event("claims", (1 << 20) - 1, 1 << 20)]).status, 200)
+            # A known job's ranks new to it count; its heartbeats and repeated ranks do not.
+            self.assert_error(post_events(port, ranks("sixty", 60, 40, 101)), 503, busy)
+            self.assertEqual(post_events(port, ranks("sixty", 0, 60, 60, "heartbeat", "done")).status, 200)
+            self.assertEqual(post_events(port, ranks("forty", 0, 39, 40)).status, 200)
+            self.assert_error(post_events(port, [hostile.event("one-more", 0, 1)]), 503, busy)
             # sixty finishes: fifty takes its place.
-            self.assertEqual(post_events(port, [hostile.event("sixty", 0, 60, "exit", "done")]).status, 200)
-            self.assertEqual(post_events(port, [hostile.event("fifty", 0, 50)]).status, 200)
+            self.assertEqual(post_events(port, ranks("sixty", 0, 60, 60, "exit", "done")).status, 200)
+            self.assertEqual(post_events(port, ranks("fifty", 0, 50, 50)).status, 200)
             self.assertEqual(get(port, "/api/v1/jobs/sixty").status, 404)
+            self.assertEqual(get(port, "/api/v1/jobs/claims").json()["ranks_seen"], 1)
+        finally:
+            hostile.stop(serve)
+
+    def test_the_missing_rank_finding_of_a_claimed_world_names_the_lowest_1024(self):
+        serve = hostile.serve(["--missing-after", "0.2"])
+        port = serve.port
+        world = 1 << 20
+        try:
+            self.assertEqual(post_events(port, [hostile.event("claims", 5, world)]).status, 200)
+
+            def missing():
+                found = get(port, "/api/v1/jobs/claims/findings").json()["findings"]
+                return next((f for f in found if f["kind"] == "missing_rank"), None)
+
+            finding = hostile.wait_until(missing)
+            self.assertIsNotNone(finding)
+            self.assertEqual(finding["ranks"], list(range(0, 5)) + list(range(6, 1025)))
+            self.assertTrue(finding["message"].startswith(f"{world - 1} of {world} ranks never reported within "),
+                            finding["message"])
+            self.assertTrue(finding["message"].endswith(": ranks 0-4, 6-1024 and 1047551 more"), finding["message"])
+            # A named missing rank reports: one fewer, and the next tick names the next lowest.
+            self.assertEqual(post_events(port, [hostile.event("claims", 0, world)]).status, 200)
+            finding = hostile.wait_until(lambda: (f := missing()) and f["ranks"][-1] == 1025 and f)
+            self.assertEqual(finding["ranks"], list(range(1, 5)) + list(range(6, 1026)))
+            self.assertTrue(finding["message"].startswith(f"{world - 2} of {world} ranks"), finding["message"])
+            self.assertTrue(finding["message"].endswith(": ranks 1-4, 6-1025 and 1047550 more"), finding["message"])
         finally:
             hostile.stop(serve)
 

@@ -475,6 +475,88 @@ private slots:
                      QString::fromStdString(stats.last_error).contains("status"),
                  stats.last_error.c_str());
     }
+
+    // protocol "otlp": OTLP/HTTP JSON logs to <url>/v1/logs, one log record per event, the same queue and batching.
+    // Each row: the events of 20 ranks (lifecycle, then heartbeats), and what the collector holds after.
+    void delivers_otlp_to_a_collector_data() {
+        QTest::addColumn<QString>("protocol");  // ReporterOptions::protocol
+        QTest::addColumn<QByteArray>("env");    // MESHSCOPE_PROTOCOL
+        QTest::newRow("option") << "otlp" << QByteArray();
+        QTest::newRow("MESHSCOPE_PROTOCOL") << "" << QByteArray("OTLP");
+    }
+    void delivers_otlp_to_a_collector() {
+        QFETCH(QString, protocol);
+        QFETCH(QByteArray, env);
+        QTemporaryDir dir;
+        meshscope::server::CollectorOptions collector;
+        collector.database = dir.filePath("h.db").toStdString();
+        meshscope::server::HttpOptions http;
+        http.port = 0;
+        auto service = meshscope::server::CollectorService::start(collector, http);
+        QVERIFY(service);
+        if (!env.isEmpty()) qputenv("MESHSCOPE_PROTOCOL", env);
+        ReporterOptions options;
+        options.url = (*service)->url();
+        options.protocol = protocol.toStdString();
+        Reporter reporter(options);
+        qunsetenv("MESHSCOPE_PROTOCOL");
+        for (int i = 0; i < 400; ++i) {
+            auto event = nlohmann::json::parse(event_json("otlp", i % 20, i < 20 ? "launch" : "heartbeat"));
+            event["ts"] = 1764451200.25 + i;
+            event["host"] = "node-" + std::to_string(i % 20 / 8);
+            event["groups"] = {{"ep", {i % 20, (i % 20) ^ 1}}};
+            reporter.enqueue(i % 20, event.dump());
+        }
+        QVERIFY(reporter.flush(std::chrono::seconds(20)));
+        const auto stats = reporter.stats();
+        QCOMPARE(stats.acknowledged, std::uint64_t{400});
+        QCOMPARE(stats.rejected, std::uint64_t{0});
+        QVERIFY2(stats.requests < 400, "pending events of a rank travel together");
+        QCOMPARE((*service)->collector().stats().events_stored, std::int64_t{400});
+        const auto rank = (*service)->collector().call([](const meshscope::Monitor& m) { return m.rank("otlp", 13); });
+        QVERIFY(rank);
+        QCOMPARE(rank->host.value_or(""), std::string("node-1"));
+        QCOMPARE(rank->timings[meshscope::index_of(meshscope::Phase::launch)].done.value_or(0), 1764451200.25 + 13);
+    }
+
+    // OTLP's partial success: the refused record is counted as rejected (never retried), the other stored.
+    void otlp_partial_success_counts_the_refused_records() {
+        QTemporaryDir dir;
+        meshscope::server::CollectorOptions collector;
+        collector.database = dir.filePath("h.db").toStdString();
+        meshscope::server::HttpOptions http;
+        http.port = 0;
+        auto service = meshscope::server::CollectorService::start(collector, http);
+        QVERIFY(service);
+        ReporterOptions options;
+        options.url = (*service)->url();
+        options.protocol = "otlp";
+        Reporter reporter(options);
+        reporter.enqueue(1, event_json("p", 1, "launch"));
+        reporter.enqueue(1, R"({"job":"p","rank":1,"world_size":64,"phase":"ready"})");  // no status
+        QVERIFY(reporter.flush(std::chrono::seconds(10)));
+        const auto stats = reporter.stats();
+        QCOMPARE(stats.acknowledged, std::uint64_t{1});
+        QCOMPARE(stats.rejected, std::uint64_t{1});
+        // One request (a partial success) or two (the second all refused: 400), as the sender took them.
+        QVERIFY2(
+            stats.last_error == R"(partial success: 1 rejected: event 1: field "status" is required)" ||
+                stats.last_error == "HTTP 400: {\"code\":3,\"message\":\"event 0: field \\\"status\\\" is required\"}",
+            stats.last_error.c_str());
+        QCOMPARE((*service)->collector().stats().events_stored, std::int64_t{1});
+    }
+
+    void an_unknown_protocol_sends_nothing() {
+        ReporterOptions options;
+        options.url = "http://127.0.0.1:9";
+        options.protocol = "grpc";
+        Reporter reporter(options);
+        QVERIFY(!reporter.enqueue(0, event_json("x", 0, "launch")));
+        const auto stats = reporter.stats();
+        QCOMPARE(stats.dropped, std::uint64_t{1});
+        QCOMPARE(stats.last_error,
+                 std::string(R"(protocol "grpc" is neither meshscope nor otlp (MESHSCOPE_PROTOCOL): nothing is sent)"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestClient)

@@ -420,12 +420,15 @@ private slots:
             QCOMPARE(reply.header("Retry-After"), QByteArray("30"));
         }
         {
-            // --max-ranks 2: records naming rank 3 claim a world of 4.
+            // --max-ranks 2: records listing three ranks bring three; one listed rank (of a world of 4) fits.
             test::ServeProcess serve({"--db", dir.filePath("b.db"), "--max-ranks", "2"});
-            const auto reply = test::http(nam, "POST", serve.url() + "/api/v1/jobs/big/records", one);
+            const QByteArray three =
+                R"({"format":"meshscope.records/1","findings":[],"ranks":[{"rank":1},{"rank":2},{"rank":3}]})";
+            const auto reply = test::http(nam, "POST", serve.url() + "/api/v1/jobs/big/records", three);
             QCOMPARE(reply.status, 503);
-            QCOMPARE(reply.error(), QString("collector busy: the live jobs' world sizes would pass 2 ranks and none "
+            QCOMPARE(reply.error(), QString("collector busy: the live jobs' reporting ranks would pass 2 and none "
                                             "has finished (--max-ranks)"));
+            QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/jobs/small/records", one).status, 200);
         }
         {
             // Past the high watermark every body is shed, records too.

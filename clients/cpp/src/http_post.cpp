@@ -108,7 +108,10 @@ PostResult HttpPost::post(const std::string& body) {
         return result;
     }
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
-    if (result.status < 200 || result.status >= 300) result.error = response_;
+    if (result.status < 200 || result.status >= 300)
+        result.error = response_;
+    else
+        result.body = response_;
     if (result.status == 503 || result.status == 429)
         result.retry_after = parse_retry_after(retry_after_, static_cast<double>(std::time(nullptr)));
     return result;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -13,14 +14,25 @@
 #include "http_post.h"
 #include "meshscope/client/event_kind.h"
 #include "meshscope/client/rank_queue.h"
+#include "otlp_body.h"
 
 namespace meshscope::client {
 
 namespace {
 using Clock = std::chrono::steady_clock;
 
-std::string events_url(std::string url) {
-    constexpr std::string_view path = "/api/v1/events";
+// "meshscope" or "otlp" (ReporterOptions::protocol, else $MESHSCOPE_PROTOCOL), lower case; anything else as given.
+std::string protocol_of(const ReporterOptions& options) {
+    std::string protocol = options.protocol;
+    if (protocol.empty())
+        if (const char* env = std::getenv("MESHSCOPE_PROTOCOL")) protocol = env;
+    for (char& c : protocol)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return protocol.empty() ? std::string("meshscope") : protocol;
+}
+
+std::string events_url(std::string url, bool otlp) {
+    const std::string_view path = otlp ? "/v1/logs" : "/api/v1/events";
     while (!url.empty() && url.back() == '/') url.pop_back();
     if (url.size() < path.size() || url.compare(url.size() - path.size(), path.size(), path) != 0) url += path;
     return url;
@@ -50,6 +62,8 @@ std::chrono::milliseconds retry_delay(const PostResult& result, int failures, co
 
 struct Reporter::State {
     ReporterOptions options;
+    std::string protocol;  // "meshscope" or "otlp" (else nothing is sent)
+    bool otlp = false;
     std::string url;
     mutable std::mutex mutex;
     std::condition_variable work;      // senders wait for events
@@ -63,7 +77,9 @@ struct Reporter::State {
 
     explicit State(ReporterOptions o)
         : options(std::move(o)),
-          url(events_url(options.url)),
+          protocol(protocol_of(options)),
+          otlp(protocol == "otlp"),
+          url(events_url(options.url, otlp)),
           queue(options.max_queue_events, options.max_queue_bytes) {}
 
     void run_sender(unsigned index);
@@ -89,20 +105,37 @@ void Reporter::State::run_sender(unsigned index) {
             }
         }
         body.clear();
-        body.reserve(batch->bytes + batch->events.size() + 2);
-        body += '[';
-        for (std::size_t i = 0; i < batch->events.size(); ++i) {
-            if (i) body += ',';
-            body += batch->events[i];
+        std::size_t invalid = 0;  // OTLP: events that are not JSON objects, left out of the body
+        if (otlp) {
+            OtlpBody logs = otlp_logs_body(batch->events);
+            body = std::move(logs.json);
+            invalid = logs.invalid;
+        } else {
+            body.reserve(batch->bytes + batch->events.size() + 2);
+            body += '[';
+            for (std::size_t i = 0; i < batch->events.size(); ++i) {
+                if (i) body += ',';
+                body += batch->events[i];
+            }
+            body += ']';
         }
-        body += ']';
         const PostResult result = http.post(body);
         const bool delivered = !retryable(result.status);
         {
             std::lock_guard lock(mutex);
             const auto n = batch->events.size();
             if (result.status) ++stats.requests;
-            if (result.status >= 200 && result.status < 300) {
+            if (result.status >= 200 && result.status < 300 && otlp) {
+                // OTLP's partial success: the records it refused are counted as rejected, never retried.
+                std::string message;
+                const auto refused = std::min<std::uint64_t>(
+                    n, invalid + static_cast<std::uint64_t>(otlp_rejected(result.body, &message)));
+                stats.acknowledged += n - refused;
+                stats.rejected += refused;
+                if (refused)
+                    stats.last_error = "partial success: " + std::to_string(refused) + " rejected" +
+                                       (message.empty() ? std::string() : ": " + message);
+            } else if (result.status >= 200 && result.status < 300) {
                 stats.acknowledged += n;
             } else if (delivered) {
                 stats.rejected += n;
@@ -131,6 +164,12 @@ void Reporter::State::run_sender(unsigned index) {
 Reporter::Reporter(ReporterOptions options) {
     try {
         state_ = std::make_unique<State>(std::move(options));
+        if (state_->protocol != "meshscope" && state_->protocol != "otlp") {
+            state_->stats.last_error = "protocol \"" + state_->protocol +
+                                       "\" is neither meshscope nor otlp (MESHSCOPE_PROTOCOL): nothing is sent";
+            state_->closing = true;
+            return;
+        }
         const int n = std::max(1, state_->options.connections);
         state_->options.initial_backoff = std::max(state_->options.initial_backoff, std::chrono::milliseconds(2));
         state_->options.max_backoff = std::max(state_->options.max_backoff, state_->options.initial_backoff);

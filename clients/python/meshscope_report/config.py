@@ -49,6 +49,9 @@ def job_from_env(env: Mapping[str, str]) -> str:
     return "default"
 
 
+PROTOCOLS = ("meshscope", "otlp")
+
+
 @dataclass(frozen=True)
 class Config:
     url: str  # base URL of the collector, e.g. http://head:7077
@@ -65,20 +68,30 @@ class Config:
     backoff_max_s: float = 5.0
     ready_after_s: float = 60.0  # fallback: ready after this long with no initialization activity
     ca_file: Optional[str] = None  # https://: the CAs to trust (MESHSCOPE_CA_FILE), else the system's
+    # MESHSCOPE_PROTOCOL: "meshscope" (meshscope.event/1 to <url>/api/v1/events) or "otlp" (OTLP/HTTP JSON logs to
+    # <url>/v1/logs, e.g. a node-local OpenTelemetry Collector's OTLP receiver, http://127.0.0.1:4318)
+    protocol: str = "meshscope"
 
     @property
     def events_url(self) -> str:
-        return self.url.rstrip("/") + "/api/v1/events"
+        base = self.url.rstrip("/")
+        if self.protocol == "otlp":
+            return base if base.endswith("/v1/logs") else base + "/v1/logs"
+        return base + "/api/v1/events"
 
     @staticmethod
     def from_env(env: Optional[Mapping[str, str]] = None) -> Optional["Config"]:
-        """None when MESHSCOPE_URL is unset or not an http(s) URL: the reporter then does nothing."""
+        """None when MESHSCOPE_URL is unset or not an http(s) URL, or MESHSCOPE_PROTOCOL is neither "meshscope"
+        nor "otlp": the reporter then does nothing."""
         env = os.environ if env is None else env
         url = env.get("MESHSCOPE_URL", "").strip()
         if not url:
             return None
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
+            return None
+        protocol = env.get("MESHSCOPE_PROTOCOL", "").strip().lower() or "meshscope"
+        if protocol not in PROTOCOLS:
             return None
         token = env.get("MESHSCOPE_TOKEN", "").strip() or None
         token_file = env.get("MESHSCOPE_TOKEN_FILE", "").strip()
@@ -100,4 +113,5 @@ class Config:
             backoff_max_s=_float(env, "MESHSCOPE_BACKOFF_MAX_S", 5.0, 0.05, 300.0),
             ready_after_s=_float(env, "MESHSCOPE_READY_AFTER_S", 60.0, 0.1, 86400.0),
             ca_file=env.get("MESHSCOPE_CA_FILE", "").strip() or None,
+            protocol=protocol,
         )

@@ -26,7 +26,7 @@ from typing import Callable, List, Optional
 from .buffer import HEARTBEAT, EventBuffer
 from .config import Config
 from .identity import Identity
-from .transport import HttpTransport, SendResult
+from .transport import HttpTransport, OtlpTransport, SendResult
 
 _BACKOFF_FIRST_S = 0.25
 _LINGER_S = 0.005
@@ -46,9 +46,10 @@ class Reporter:
     ) -> None:
         self.config = config
         self.identity = identity
+        transport_class = OtlpTransport if config.protocol == "otlp" else HttpTransport
         self._transport = (transport if transport is not None
-                           else HttpTransport(config.events_url, config.token, clock=clock,
-                                         ca_file=config.ca_file))
+                           else transport_class(config.events_url, config.token, clock=clock,
+                                                ca_file=config.ca_file))
         self._clock = clock
         self._monotonic = monotonic
         self._random = rng if rng is not None else random.Random()
@@ -213,7 +214,12 @@ class Reporter:
         self.requests += 1
         result = self._transport.post(batch, timeout, common)
         if result == SendResult.SENT:
-            self.sent += len(batch)
+            # OTLP's partial success: the records refused are judged one by one already; never retried.
+            refused = min(max(getattr(self._transport, "rejected", 0), 0), len(batch))
+            if refused:
+                self.rejected += refused
+                self._warn_once("rejected", f"the collector rejected {refused} events ({self._transport.last_error})")
+            self.sent += len(batch) - refused
             self._failures = 0
             self._retry_at = 0.0
             self._told_to_wait = False

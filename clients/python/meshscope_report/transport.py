@@ -87,6 +87,13 @@ class HttpTransport:
                 pass
             self._connection = None
 
+    def _encode(self, events: Sequence[dict], common: Optional[dict]) -> bytes:
+        payload = [wire_groups({**common, **event} if common else event) for event in events]
+        return json.dumps(payload, separators=(",", ":"), default=str).encode("utf-8")
+
+    def _answered(self, answer: bytes) -> None:
+        """A 2xx answer's body: the collector stored every event of the request."""
+
     def post(self, events: Sequence[dict], timeout: float, common: Optional[dict] = None) -> str:
         """POSTs the events as one JSON array, each merged over `common` (the identity fields). Connects
         before serializing, so a collector that is away costs a refused connect, not a JSON encoding.
@@ -104,8 +111,7 @@ class HttpTransport:
             connection = self._connect(timeout)
             if connection.sock is None:
                 connection.connect()
-            payload = [wire_groups({**common, **event} if common else event) for event in events]
-            body = json.dumps(payload, separators=(",", ":"), default=str).encode("utf-8")
+            body = self._encode(events, common)
         except Exception as exc:  # refused, timed out, reset, DNS: all mean "not now"
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.close()
@@ -135,6 +141,7 @@ class HttpTransport:
         if response.will_close:
             self.close()
         if 200 <= response.status < 300:
+            self._answered(answer)
             return SendResult.SENT
         self.last_error = f"HTTP {response.status}: {answer.decode('utf-8', 'replace')[:200]}"
         if response.status in (429, 503):
@@ -145,3 +152,105 @@ class HttpTransport:
         if 400 <= response.status < 500 and response.status not in (408, 429):
             return SendResult.REJECTED
         return SendResult.UNAVAILABLE
+
+
+# OTLP/HTTP JSON logs (MESHSCOPE_PROTOCOL=otlp): each event is one log record; the rank's identity is its resource
+# (docs/protocol.md, "OTLP logs").
+_RESOURCE_ATTRIBUTES = (("job", "meshscope.job"), ("rank", "meshscope.rank"), ("world_size", "meshscope.world_size"),
+                        ("local_rank", "meshscope.local_rank"), ("host", "host.name"), ("pid", "process.pid"))
+_RESOURCE_FIELDS = frozenset(field for field, _ in _RESOURCE_ATTRIBUTES)
+SERVICE_NAME = "meshscope-report"
+_SEVERITY_INFO, _SEVERITY_ERROR = 9, 17
+
+
+def any_value(value) -> dict:
+    """The OTLP AnyValue of a JSON value (int64 as a decimal string, as OTLP's JSON writes it)."""
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, str):
+        return {"stringValue": value}
+    if isinstance(value, dict):
+        return {"kvlistValue": {"values": [{"key": str(k), "value": any_value(v)} for k, v in value.items()]}}
+    if isinstance(value, (list, tuple)):
+        return {"arrayValue": {"values": [any_value(v) for v in value]}}
+    if value is None:
+        return {}
+    return {"stringValue": str(value)}
+
+
+def time_unix_nano(ts) -> Optional[str]:
+    """Seconds as nanoseconds, a decimal string; exact enough that the collector reads back the same double."""
+    if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not ts >= 0 or ts >= 1e11:
+        return None
+    whole = int(ts)
+    return str(whole * 1_000_000_000 + round((ts - whole) * 1e9))
+
+
+def log_record(event: dict) -> dict:
+    attributes = []
+    for key, value in event.items():
+        if key in _RESOURCE_FIELDS or value is None:
+            continue
+        if key == "ts" and time_unix_nano(value) is not None:
+            continue
+        if key == "error" and isinstance(value, dict) and set(value) <= {"type", "message"}:
+            attributes += [{"key": f"exception.{k}", "value": any_value(v)} for k, v in value.items() if v is not None]
+            continue
+        attributes.append({"key": f"meshscope.{key}", "value": any_value(value)})
+    failed = event.get("status") == "failed" or event.get("phase") == "error"
+    record = {"severityNumber": _SEVERITY_ERROR if failed else _SEVERITY_INFO,
+              "severityText": "ERROR" if failed else "INFO",
+              "body": {"stringValue": f"{event.get('phase')} {event.get('status')}"},
+              "attributes": attributes}
+    nanos = time_unix_nano(event.get("ts"))
+    if nanos is not None:
+        record["timeUnixNano"] = nanos
+    return record
+
+
+def otlp_logs_request(events: Sequence[dict], common: Optional[dict] = None) -> dict:
+    """An ExportLogsServiceRequest: one resourceLogs per identity (job, rank, world, host, pid), in order."""
+    resources: dict = {}
+    for event in events:
+        event = wire_groups({**common, **event} if common else event)
+        identity = tuple((attribute, event[field]) for field, attribute in _RESOURCE_ATTRIBUTES
+                         if event.get(field) is not None)
+        records = resources.setdefault(identity, [])
+        records.append(log_record(event))
+    scope = {"name": "meshscope_report"}
+    return {"resourceLogs": [
+        {"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": SERVICE_NAME}}]
+                      + [{"key": key, "value": any_value(value)} for key, value in identity]},
+         "scopeLogs": [{"scope": scope, "logRecords": records}]}
+        for identity, records in resources.items()]}
+
+
+class OtlpTransport(HttpTransport):
+    """POSTs batches as OTLP/HTTP JSON logs to <url>/v1/logs: a node-local OpenTelemetry Collector (its OTLP
+    receiver) or `meshscope serve` itself. A 200 may carry OTLP's partial success: `rejected` then counts the log
+    records that were refused (not retried: they would be refused again), and last_error says why."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rejected = 0  # log records the last 2xx answer's partialSuccess refused
+
+    def post(self, events: Sequence[dict], timeout: float, common: Optional[dict] = None) -> str:
+        self.rejected = 0
+        return super().post(events, timeout, common)
+
+    def _encode(self, events: Sequence[dict], common: Optional[dict]) -> bytes:
+        return json.dumps(otlp_logs_request(events, common), separators=(",", ":"), default=str).encode("utf-8")
+
+    def _answered(self, answer: bytes) -> None:
+        try:
+            partial = json.loads(answer or b"{}").get("partialSuccess") or {}
+            rejected = int(partial.get("rejectedLogRecords") or 0)  # an int64: a string in OTLP's JSON
+        except (ValueError, AttributeError, TypeError):
+            return
+        if rejected > 0:
+            self.rejected += rejected
+            self.last_error = f"partial success: {rejected} rejected: {partial.get('errorMessage', '')}"[:300]

@@ -149,9 +149,7 @@ std::string why_faster(const LayoutCost& winner, const LayoutCost& runner_up) {
 }
 
 std::string knobs_text(std::int64_t micro_batch, Recompute recompute) {
-    const std::string_view r = recompute == Recompute::none        ? "no recompute"
-                               : recompute == Recompute::selective ? "selective recompute"
-                                                                   : "full recompute";
+    const std::string_view r = recompute_words(recompute);
     return "micro-batch " + std::to_string(micro_batch) + ", " + std::string(r);
 }
 

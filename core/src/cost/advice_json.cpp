@@ -79,6 +79,7 @@ ordered_json inputs_json(const CostInputs& in) {
           {"grad_accum", t.grad_accum},
           {"global_batch", t.global_batch},
           {"recompute", to_string(t.recompute)},
+          {"loss_chunks", t.loss_chunks},
           {"fp8_dispatch", t.fp8_dispatch},
           {"overlap_a2a", t.overlap_a2a}}},
         {"cluster",

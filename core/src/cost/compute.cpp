@@ -48,6 +48,8 @@ ForwardFlops forward_flops_per_token(const ModelSpec& m, const ParameterCounts& 
     f.mtp = static_cast<double>(p.mtp_modules) * (2.0 * 2.0 * h * h + mtp_layer + output);
     f.layers =
         f.attention + f.core + f.router + f.experts + f.dense_ffn + static_cast<double>(p.mtp_modules) * mtp_layer;
+    f.per_op_recompute = 0.5 * f.attention + f.router + moe * 2.0 * static_cast<double>(p.expert * p.top_k) +
+                         (moe * 2.0 * static_cast<double>(p.shared) + f.dense_ffn) / 3.0;
     return f;
 }
 
@@ -56,7 +58,9 @@ ComputeCost compute_cost(const CostInputs& in, const Topology& topology, std::in
     const ForwardFlops f = forward_flops_per_token(in.model, in.params, t.seq);
     ComputeCost out;
     out.model_flops_per_token = 3.0 * f.total();
-    out.hardware_flops_per_token = out.model_flops_per_token + (t.recompute == Recompute::full ? f.layers : 0.0);
+    out.hardware_flops_per_token = out.model_flops_per_token + (t.recompute == Recompute::full     ? f.layers
+                                                                : t.recompute == Recompute::per_op ? f.per_op_recompute
+                                                                                                   : 0.0);
     out.tokens_per_gpu = static_cast<double>(t.micro_batch * grad_accum * t.seq) /
                          static_cast<double>(std::max<std::int64_t>(topology.cp, 1));
     const double flops_per_second = in.cluster.peak_tflops * 1e12 * in.cluster.efficiency;

@@ -5,6 +5,7 @@
 #include "meshscope/cost/memory.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace meshscope::cost {
 
@@ -15,26 +16,25 @@ double mtp_glue_activation_bytes(const ModelSpec& m, const TrainingSpec& t) {
     return 4.0 * static_cast<double>(m.hidden) * t.activation_bytes + 4.0 * static_cast<double>(m.hidden + m.vocab);
 }
 
-// Per token: token ids (int64) and the output layer's input and logits, 4(h + V) bytes as Megatron counts them.
-double head_activation_bytes(const ModelSpec& m) {
-    return 8.0 + 4.0 * static_cast<double>(m.hidden + m.vocab);
+// Per token: token ids (int64) and the output layer's input and logits, 4(h + V) bytes as Megatron counts them. With
+// the loss in chunks (torchtitan's ChunkedLossWrapper) one chunk's share of those is held, and the detached final
+// hidden states with their accumulated gradient (2h values) for the decoder's backward.
+double head_activation_bytes(const ModelSpec& m, const TrainingSpec& t) {
+    const auto chunks = static_cast<double>(std::max<std::int64_t>(t.loss_chunks, 1));
+    const double chunked = t.loss_chunks > 1 ? 2.0 * static_cast<double>(m.hidden) * t.activation_bytes : 0.0;
+    return 8.0 + 4.0 * static_cast<double>(m.hidden + m.vocab) / chunks + chunked;
 }
-}  // namespace
+// What a layer keeps per token: values in the activation dtype, and other bytes (fp32 statistics, indices).
+struct Kept {
+    double values = 0;
+    double bytes = 0;
+};
 
-double tokens_per_rank(const TrainingSpec& training, std::int64_t cp) noexcept {
-    return static_cast<double>(training.seq) * static_cast<double>(training.micro_batch) /
-           static_cast<double>(std::max<std::int64_t>(cp, 1));
-}
-
-double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer) noexcept {
-    return layer_activation_bytes_per_token(m, t, moe_layer, false);
-}
-
-double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer,
-                                        bool linear_attention_layer) noexcept {
-    // Selective recomputation (Megatron-Core's layernorm and moe_act modules; core attention is flash attention,
-    // which keeps no score matrix anyway) drops norm outputs and activation-function outputs.
-    const double keep = t.recompute == Recompute::selective ? 0.0 : 1.0;
+// Everything a layer's backward reads, less what Megatron-Core's layernorm and moe_act recomputation drops (norm
+// outputs and activation-function outputs) when `drop_norm_act` is set; core attention is flash attention, which
+// keeps no score matrix anyway.
+Kept kept_by_backward(const ModelSpec& m, bool moe_layer, bool linear_attention_layer, bool drop_norm_act) {
+    const double keep = drop_norm_act ? 0.0 : 1.0;
     const auto h = static_cast<double>(m.hidden);
     double values = 0;
     double fp32_bytes = 0;
@@ -79,7 +79,76 @@ double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& 
         const auto f = static_cast<double>(m.dense_ffn);
         values += 2.0 * f + keep * f;
     }
-    return values * t.activation_bytes + fp32_bytes;
+    return {values, fp32_bytes};
+}
+
+// torchtitan's per-op selective checkpointing (SelectiveAC in torchtitan/distributed/activation_checkpoint.py,
+// read at pytorch/torchtitan@b5bcd76c): inside each checkpointed block it saves the outputs of the ops in
+// PyTorch's compute-intensive list (mm, addmm, bmm, flash and efficient attention) except every second matmul,
+// of cudnn/flex attention, topk and the all-to-alls, and recomputes the rest. The router's matmul is forced to
+// recompute and uncounted; the experts' torch._grouped_mm is not in the list, so the routed experts are
+// recomputed whole, and neither is a linear-attention kernel. Matmuls counted per block in forward order (q, k
+// and v fused into one, torchtitan's Qwen3 default; Qwen3.5's q carries its output gate): attention [qkv, o_proj]
+// (latent: [wq_a, wq_b, wkv_a, wkv_b, wo]; Gated DeltaNet: [in_proj_qkv, in_proj_z, in_proj_b, in_proj_a,
+// out_proj]), then the dense or shared FFN [w1, w3, w2]; the first, third, ... are saved.
+Kept kept_per_op(const ModelSpec& m, bool moe_layer, bool linear_attention_layer, std::int64_t ep) {
+    const auto h = static_cast<double>(m.hidden);
+    std::vector<double> matmuls;
+    if (linear_attention_layer) {
+        const auto& a = m.linear;
+        matmuls.insert(matmuls.end(), {static_cast<double>(a.conv_dim()), static_cast<double>(a.value_dim()),
+                                       static_cast<double>(a.value_heads), static_cast<double>(a.value_heads)});
+    } else if (m.attention == AttentionKind::latent) {
+        const auto& a = m.latent;
+        const auto heads = static_cast<double>(a.heads);
+        if (a.q_lora_rank > 0) matmuls.push_back(static_cast<double>(a.q_lora_rank));
+        matmuls.push_back(heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim));
+        matmuls.push_back(static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim));
+        matmuls.push_back(heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim));
+    } else {
+        const double gate = m.standard.output_gate ? static_cast<double>(m.q_width()) : 0.0;
+        matmuls.push_back(static_cast<double>(m.q_width() + m.k_width() + m.v_width()) + gate);
+    }
+    matmuls.push_back(h);  // o_proj
+    const auto ffn = static_cast<double>(moe_layer ? m.shared_experts * m.shared_expert_ffn : m.dense_ffn);
+    if (ffn > 0) matmuls.insert(matmuls.end(), {ffn, ffn, h});
+    Kept out;
+    out.values = h;  // the block's input, which the checkpoint keeps
+    for (std::size_t i = 0; i < matmuls.size(); i += 2) out.values += matmuls[i];
+    if (!linear_attention_layer) {
+        out.values += static_cast<double>(m.attention_out_width());  // the attention kernel's output
+        out.bytes = 4.0 * static_cast<double>(m.query_heads());      // and its log-sum-exp
+    }
+    if (moe_layer) {
+        const auto k = static_cast<double>(m.top_k);
+        out.bytes += k * (4.0 + 8.0);  // topk: fp32 scores and int64 indices
+        // The dispatch and combine all-to-alls' outputs: every routed copy of the token, there and back.
+        if (ep > 1) out.values += 2.0 * k * h;
+    }
+    return out;
+}
+}  // namespace
+
+double tokens_per_rank(const TrainingSpec& training, std::int64_t cp) noexcept {
+    return static_cast<double>(training.seq) * static_cast<double>(training.micro_batch) /
+           static_cast<double>(std::max<std::int64_t>(cp, 1));
+}
+
+double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer) noexcept {
+    return layer_activation_bytes_per_token(m, t, moe_layer, false);
+}
+
+double layer_activation_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, bool moe_layer,
+                                        bool linear_attention_layer, std::int64_t ep) noexcept {
+    Kept kept;
+    switch (t.recompute) {
+        case Recompute::none:
+        case Recompute::core_attention: kept = kept_by_backward(m, moe_layer, linear_attention_layer, false); break;
+        case Recompute::selective: kept = kept_by_backward(m, moe_layer, linear_attention_layer, true); break;
+        case Recompute::full: kept.values = static_cast<double>(m.hidden); break;
+        case Recompute::per_op: kept = kept_per_op(m, moe_layer, linear_attention_layer, ep); break;
+    }
+    return kept.values * t.activation_bytes + kept.bytes;
 }
 
 namespace {
@@ -89,13 +158,14 @@ struct LayerActivations {
     double largest = 0;
 };
 
-LayerActivations layer_activations(const ModelSpec& m, const ParameterCounts& p, const TrainingSpec& t) {
+LayerActivations layer_activations(const ModelSpec& m, const ParameterCounts& p, const TrainingSpec& t,
+                                   std::int64_t ep) {
     const std::int64_t moe_layers = p.moe_layers + (p.mtp_is_moe ? p.mtp_modules : 0);
     const std::int64_t dense_layers = p.dense_layers + (p.mtp_is_moe ? 0 : p.mtp_modules);
     LayerActivations out;
     auto add = [&](std::int64_t count, bool moe, bool linear) {
         if (count <= 0) return;
-        const double bytes = layer_activation_bytes_per_token(m, t, moe, linear);
+        const double bytes = layer_activation_bytes_per_token(m, t, moe, linear, ep);
         out.all += static_cast<double>(count) * bytes;
         out.largest = std::max(out.largest, bytes);
     };
@@ -134,17 +204,17 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
     const std::int64_t moe_layers = p.moe_layers + (p.mtp_is_moe ? p.mtp_modules : 0);
     const std::int64_t dense_layers = p.dense_layers + (p.mtp_is_moe ? 0 : p.mtp_modules);
     const double outside_layers =
-        head_activation_bytes(m) + static_cast<double>(p.mtp_modules) * mtp_glue_activation_bytes(m, t);
-    if (t.recompute == Recompute::full) {
-        // Only each layer's input is kept; backward recomputes one layer at a time with everything it keeps.
+        head_activation_bytes(m, t) + static_cast<double>(p.mtp_modules) * mtp_glue_activation_bytes(m, t);
+    const double kept_in_layers = layer_activations(m, p, t, topology.ep).all;
+    if (recomputes_layers(t.recompute)) {
+        // Backward recomputes one layer at a time and holds that layer's full set meanwhile; it starts after the
+        // output layer's backward has freed the logits, so the two do not add up.
         TrainingSpec none = t;
         none.recompute = Recompute::none;
-        const double one_layer = layer_activations(m, p, none).largest;
-        out.activations = tokens * (static_cast<double>(moe_layers + dense_layers) * static_cast<double>(m.hidden) *
-                                        t.activation_bytes +
-                                    one_layer + outside_layers);
+        const double one_layer = layer_activations(m, p, none, topology.ep).largest;
+        out.activations = tokens * (kept_in_layers + std::max(one_layer, outside_layers));
     } else {
-        out.activations = tokens * (layer_activations(m, p, t).all + outside_layers);
+        out.activations = tokens * (kept_in_layers + outside_layers);
     }
 
     // The largest all-to-all in flight: ep's combine (bf16 both ways; the fp8 dispatch is smaller), or
@@ -157,16 +227,22 @@ MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) n
         cp_buffers = 2.0 * tokens * static_cast<double>(m.q_width() + m.k_width() + m.v_width()) * t.activation_bytes;
     out.all_to_all = std::max(ep_buffers, cp_buffers);
 
-    // FSDP2 holds two units unsharded (the one computing and the one prefetched: two layers, or a layer and the
-    // input embedding), and for one unit the unsharded gradient in bf16 with its fp32 copy for the reduce-scatter;
-    // the root (output layer, final norm, MTP glue) stays gathered from forward to backward.
+    // FSDP2 units in flight. While the activations peak (the start of backward and the last layers' recompute) it
+    // holds two layers unsharded (the one computing and the one prefetched), one layer's unsharded gradient in bf16
+    // with its fp32 copy for the reduce-scatter, and the root (output layer, final norm, MTP glue), which it does
+    // not reshard after forward. The untied input embedding is gathered only at the ends of the step, the first
+    // forward unit and the last gradient to reduce, when almost no activation is held: that phase counts only
+    // where it needs more than the peak's activations, all-to-all and buffers together.
     const double experts_local = static_cast<double>(p.moe_layer_experts()) / static_cast<double>(topology.ep);
     double layer = 0;
     if (moe_layers > 0) layer = static_cast<double>(p.moe_layer_non_expert()) + experts_local;
     if (dense_layers > 0) layer = std::max(layer, static_cast<double>(p.dense_layer()));
-    const double largest = std::max(layer, static_cast<double>(p.embedding_unit()));
-    out.fsdp_buffers = (layer + largest) * t.param_bytes + largest * (t.grad_bytes + t.reduce_bytes) +
-                       static_cast<double>(p.root_unit()) * t.param_bytes;
+    const auto root = static_cast<double>(p.root_unit());
+    const auto embedding = static_cast<double>(p.embedding_unit());
+    const double at_peak = (2.0 * layer + root) * t.param_bytes + layer * (t.grad_bytes + t.reduce_bytes);
+    const double at_ends =
+        (layer + embedding + root) * t.param_bytes + std::max(layer, embedding) * (t.grad_bytes + t.reduce_bytes);
+    out.fsdp_buffers = std::max(at_peak, at_ends - out.activations - out.all_to_all);
     return out;
 }
 

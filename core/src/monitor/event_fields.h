@@ -59,4 +59,8 @@ template <typename Enum>
 // written as <FF>.
 [[nodiscard]] std::string json_error_text(const std::exception& e);
 
+// Parses `text` into `out` as parse_events does: the message when it holds a repeated key or nests deeper than
+// max_json_depth; a syntax error (or a NUL byte) throws json::parse_error.
+[[nodiscard]] std::optional<std::string> parse_unique_keys(std::string_view text, nlohmann::json& out);
+
 }  // namespace meshscope::event_fields

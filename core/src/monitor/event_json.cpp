@@ -382,6 +382,10 @@ std::optional<std::string> parse_json_unique_keys(std::string_view text, json& o
 }
 }  // namespace
 
+std::optional<std::string> event_fields::parse_unique_keys(std::string_view text, json& out) {
+    return parse_json_unique_keys(text, out);
+}
+
 bool valid_job_name(std::string_view job, const EventLimits& limits) noexcept {
     return !job.empty() && job.size() <= limits.max_job_length && std::all_of(job.begin(), job.end(), is_job_char);
 }
@@ -447,7 +451,9 @@ Expected<std::vector<Event>> parse_events(std::string_view body, const EventLimi
         if (!is_blank(line)) lines.push_back(line);
         start = end + 1;
     }
-    if (lines.size() < 2 || !is_one_json_value(lines.front())) return ValueError("invalid JSON: " + whole_error);
+    // A NUL byte anywhere is the body's error at its byte (JSON text never holds one), NDJSON or not.
+    if (lines.size() < 2 || body.find('\0') != std::string_view::npos || !is_one_json_value(lines.front()))
+        return ValueError("invalid JSON: " + whole_error);
     if (lines.size() > limits.max_events)
         return ValueError("the body holds more than " + std::to_string(limits.max_events) + " events");
     events.reserve(lines.size());

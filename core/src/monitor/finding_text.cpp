@@ -171,12 +171,16 @@ Finding creation_order_mismatch(const CreationEvidence& e) {
     return f;
 }
 
-Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after) {
+Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after,
+                     std::int64_t missing) {
     Finding f;
     f.kind = FindingKind::missing_rank;
     f.id = "missing_rank";
-    f.message = std::to_string(ranks.size()) + " of " + std::to_string(world_size) + " ranks never reported within " +
+    const auto named = static_cast<std::int64_t>(ranks.size());
+    if (missing < named) missing = named;
+    f.message = std::to_string(missing) + " of " + std::to_string(world_size) + " ranks never reported within " +
                 seconds_text(missing_after) + " of the job's first event: " + ranks_text(ranks);
+    if (missing > named) f.message += " and " + std::to_string(missing - named) + " more";
     f.fix =
         "Check that these ranks' processes were launched (launcher and scheduler logs on their hosts) and can reach "
         "the collector; the job's first collective waits for them.";

@@ -20,6 +20,7 @@
 #include "meshscope/mesh/plan.h"
 #include "meshscope/monitor/finding.h"
 #include "meshscope/monitor/group.h"
+#include "meshscope/monitor/rank_index.h"
 #include "meshscope/monitor/rank_state.h"
 #include "monitor/communicator_book.h"
 #include "monitor/group_tally.h"
@@ -100,8 +101,8 @@ struct Aspect {
 
 struct Job {
     std::string name;
-    std::deque<RankRecord> records;   // arrival order; deque keeps references stable
-    std::vector<std::int32_t> slots;  // rank -> index in records, -1 when never seen
+    std::deque<RankRecord> records;  // arrival order; deque keeps references stable
+    RankIndex slots;                 // rank -> index in records (memory by the ranks seen, not by their size)
     std::int64_t events = 0;
     std::optional<double> first_event, last_event, first_ts, last_ts;
     std::array<std::int64_t, rank_state_kind_count> state_counts{};  // over seen ranks
@@ -157,16 +158,16 @@ struct Job {
     std::vector<std::unordered_map<std::int64_t, Group>> unanimous;
 
     std::map<std::string, Finding> findings;  // by id
-    std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted
+    std::vector<std::int64_t> missing;        // ranks named by the missing_rank finding, sorted (the first ones)
+    std::int64_t missing_count = 0;           // ranks of the world missing, named or not
     std::vector<std::int64_t> stale;          // ranks named by the stale_rank finding, sorted
     CommunicatorBook communicators;           // meshscope-probe's group measurements
     // Ranks never seen here that a relay heard from (Monitor::seen): their events wait in their reporters,
-    // refused under load, so they are late, not missing. One bit per rank below the job's world (only those can
-    // be missing), up to the highest heard: 128 KiB at most, whatever ranks a batch's "seen" names.
-    std::vector<bool> heard;
-    [[nodiscard]] bool was_heard(std::int64_t rank) const {
-        return rank >= 0 && static_cast<std::size_t>(rank) < heard.size() && heard[static_cast<std::size_t>(rank)];
-    }
+    // refused under load, so they are late, not missing. Only ranks below the job's world are kept (only those can
+    // be missing), and only those never seen: a bit each where they are dense (128 KiB for a whole 2^20-rank
+    // world), memory by the ranks heard where they are sparse, whatever ranks a batch's "seen" names.
+    RankBits heard;
+    [[nodiscard]] bool was_heard(std::int64_t rank) const { return heard.contains(rank); }
 
     // Work left for the end of the current ingest call.
     std::vector<Aspect*> dirty_aspects;
@@ -186,8 +187,7 @@ struct Job {
     std::array<StragglerJudgment, phase_count> stragglers{};
 
     [[nodiscard]] RankRecord* find(std::int64_t rank) noexcept {
-        if (rank < 0 || rank >= static_cast<std::int64_t>(slots.size())) return nullptr;
-        const auto slot = slots[static_cast<std::size_t>(rank)];
+        const auto slot = slots.get(rank);
         return slot < 0 ? nullptr : &records[static_cast<std::size_t>(slot)];
     }
     [[nodiscard]] const RankRecord* find(std::int64_t rank) const noexcept {

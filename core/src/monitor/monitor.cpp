@@ -35,12 +35,11 @@ JobSummary summarize(const monitor::Job& job) {
     s.world_size = job.reference_world;
     s.ranks_seen = static_cast<std::int64_t>(job.records.size());
     s.states = job.state_counts;
-    std::int64_t seen_in_world = 0;
-    const auto limit = std::min<std::int64_t>(job.reference_world, static_cast<std::int64_t>(job.slots.size()));
     // Ranks beyond the world are rare (a rank reporting a larger world_size); count only those below it.
-    seen_in_world = s.ranks_seen;
-    for (std::int64_t r = limit; r < static_cast<std::int64_t>(job.slots.size()); ++r)
-        if (job.slots[static_cast<std::size_t>(r)] >= 0) --seen_in_world;
+    std::int64_t seen_in_world = s.ranks_seen;
+    if (job.slots.highest() >= job.reference_world)
+        for (const auto& rec : job.records)
+            if (rec.state.rank >= job.reference_world) --seen_in_world;
     // Never seen, or seen only in imported records (no hook event says its state).
     s.states[static_cast<std::size_t>(RankStateKind::pending)] =
         std::clamp<std::int64_t>(s.world_size - seen_in_world + job.records_only_ranks, 0, s.world_size);
@@ -72,7 +71,7 @@ std::vector<std::uint16_t> finding_masks(const monitor::Job& job, std::size_t be
 }
 
 std::size_t row_count(const monitor::Job& j) {
-    return std::max<std::size_t>(static_cast<std::size_t>(j.reference_world), j.slots.size());
+    return static_cast<std::size_t>(std::max(j.reference_world, j.slots.highest() + 1));
 }
 
 void apply_mask(RankState& state, std::uint16_t mask) {

@@ -74,6 +74,8 @@ struct Monitor::Impl {
     void note_straggler_report(monitor::Job& job, const monitor::RankRecord& rec);
     void set_rank_list_finding(monitor::Job& job, std::vector<std::int64_t>& current, std::vector<std::int64_t> ranks,
                                FindingKind kind);
+    // missing_rank: the lowest missing ranks (at most monitor::missing_named_limit) and how many are missing.
+    void set_missing(monitor::Job& job, std::vector<std::int64_t> named, std::int64_t count);
 };
 
 }  // namespace meshscope

@@ -61,8 +61,7 @@ struct FoundRecord {
 
 FoundRecord record_for(monitor::Job& job, std::int64_t rank) {
     if (monitor::RankRecord* record = job.find(rank)) return {*record, false};
-    if (static_cast<std::int64_t>(job.slots.size()) <= rank) job.slots.resize(static_cast<std::size_t>(rank) + 1, -1);
-    job.slots[static_cast<std::size_t>(rank)] = static_cast<std::int32_t>(job.records.size());
+    job.slots.set(rank, static_cast<std::int32_t>(job.records.size()));
     monitor::RankRecord& record = job.records.emplace_back();
     record.state.rank = rank;
     return {record, true};
@@ -198,10 +197,12 @@ void Monitor::Impl::note_alive(monitor::Job& job, monitor::RankRecord& rec, bool
         stale.erase(std::remove(stale.begin(), stale.end(), rank), stale.end());
         set_rank_list_finding(job, job.stale, std::move(stale), FindingKind::stale_rank);
     }
-    if (first_seen && std::binary_search(job.missing.begin(), job.missing.end(), rank)) {
+    // A missing rank that reports is no longer missing, named or only counted.
+    if (first_seen && job.missing_count > 0 && rank < job.reference_world && !job.was_heard(rank)) {
         auto missing = job.missing;
-        missing.erase(std::lower_bound(missing.begin(), missing.end(), rank));
-        set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
+        if (const auto it = std::lower_bound(missing.begin(), missing.end(), rank); it != missing.end() && *it == rank)
+            missing.erase(it);
+        set_missing(job, std::move(missing), job.missing_count - 1);
     }
 }
 

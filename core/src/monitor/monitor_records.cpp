@@ -33,7 +33,7 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
     // a declared plan) says one.
     std::int64_t world = records.world_size;
     if (world <= 0) {
-        world = static_cast<std::int64_t>(job.slots.size());
+        world = job.slots.highest() + 1;
         for (const RecordsRank& r : records.ranks) world = std::max(world, r.rank + 1);
         for (const Finding& f : records.findings)
             if (!f.ranks.empty()) world = std::max(world, f.ranks.back() + 1);
@@ -46,9 +46,7 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
         monitor::RankRecord* rec = job.find(r.rank);
         const bool added = rec == nullptr;
         if (added) {
-            if (static_cast<std::int64_t>(job.slots.size()) <= r.rank)
-                job.slots.resize(static_cast<std::size_t>(r.rank) + 1, -1);
-            job.slots[static_cast<std::size_t>(r.rank)] = static_cast<std::int32_t>(job.records.size());
+            job.slots.set(r.rank, static_cast<std::int32_t>(job.records.size()));
             rec = &job.records.emplace_back();
             rec->state.rank = r.rank;
             rec->records_only = true;

@@ -13,10 +13,7 @@ bool Monitor::seen(std::string_view job, std::int64_t rank, double received_at, 
     monitor::RankRecord* record = j.find(rank);
     if (!record) {
         // Alive, but none of its events is stored yet (a relay refused them under load): not missing.
-        if (rank >= 0 && rank < j.reference_world) {
-            if (static_cast<std::size_t>(rank) >= j.heard.size()) j.heard.resize(static_cast<std::size_t>(rank) + 1);
-            j.heard[static_cast<std::size_t>(rank)] = true;
-        }
+        if (rank >= 0 && rank < j.reference_world) j.heard.insert(rank);
         return false;
     }
     if (held) record->held = true;

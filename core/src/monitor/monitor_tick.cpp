@@ -33,6 +33,14 @@ void Monitor::Impl::set_rank_list_finding(monitor::Job& job, std::vector<std::in
                          : monitor::stale_rank(std::move(ranks), options.stale_after));
 }
 
+void Monitor::Impl::set_missing(monitor::Job& job, std::vector<std::int64_t> named, std::int64_t count) {
+    if (named == job.missing && count == job.missing_count) return;
+    job.missing = named;
+    job.missing_count = count;
+    if (count == 0) return drop_finding(job, "missing_rank");
+    put_finding(job, monitor::missing_rank(std::move(named), job.reference_world, options.missing_after, count));
+}
+
 void Monitor::Impl::tick_job(monitor::Job& job, double now) {
     // stale_rank: alive ranks that have said nothing for stale_after.
     std::vector<std::int64_t> stale;
@@ -49,12 +57,21 @@ void Monitor::Impl::tick_job(monitor::Job& job, double now) {
 
     // missing_rank: ranks of the world never seen, missing_after after the job's first event. A rank a relay
     // heard from (its events refused under load, Monitor::seen) is late, not missing.
+    // The count comes from the ranks that reported or were heard; the walk of the world stops at the lowest
+    // missing_named_limit missing ranks, so a tick costs what reported, whatever world the job claims.
     std::vector<std::int64_t> missing;
-    if (job.first_event && now - *job.first_event >= options.missing_after) {
-        for (std::int64_t r = 0; r < job.reference_world; ++r)
+    std::int64_t count = 0;
+    const std::int64_t world = job.reference_world;
+    if (job.first_event && now - *job.first_event >= options.missing_after && world > 0) {
+        std::int64_t present = 0;
+        for (const auto& rec : job.records) present += rec.state.rank < world ? 1 : 0;
+        job.heard.for_each([&](std::int64_t r) { present += r < world && !job.find(r) ? 1 : 0; });
+        count = std::max<std::int64_t>(0, world - present);
+        const auto wanted = std::min<std::int64_t>(count, static_cast<std::int64_t>(monitor::missing_named_limit));
+        for (std::int64_t r = 0; r < world && static_cast<std::int64_t>(missing.size()) < wanted; ++r)
             if (!job.find(r) && !job.was_heard(r)) missing.push_back(r);
     }
-    set_rank_list_finding(job, job.missing, std::move(missing), FindingKind::missing_rank);
+    set_missing(job, std::move(missing), count);
 
     for (const Phase phase : timed_phases) judge_straggler(job, phase, now);
 }

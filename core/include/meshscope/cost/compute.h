@@ -21,6 +21,10 @@ struct ForwardFlops {
 
     // What full recomputation runs again in backward: every transformer layer, not the output layers.
     double layers = 0;
+    // What torchtitan's per-op selective checkpointing runs again: every second matmul of the attention
+    // projections (half their FLOPs), the router and the routed experts whole (torch._grouped_mm is not saved), and
+    // w3 of the dense and shared FFNs (a third of them); the attention kernel's output is saved.
+    double per_op_recompute = 0;
     [[nodiscard]] double total() const noexcept {
         return attention + core + router + experts + dense_ffn + output_layer + mtp;
     }

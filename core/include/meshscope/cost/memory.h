@@ -27,11 +27,13 @@ struct MemoryBreakdown {
 [[nodiscard]] double tokens_per_rank(const TrainingSpec& training, std::int64_t cp) noexcept;
 
 // Activation bytes one token keeps in one layer (MoE or dense; full attention, or linear attention where the
-// model has it), by the recompute mode.
+// model has it) until the layer's backward, by the recompute mode (full: the layer's input only). `ep` matters to
+// torchtitan's per-op checkpointing alone, which saves the all-to-alls' outputs.
 [[nodiscard]] double layer_activation_bytes_per_token(const ModelSpec& model, const TrainingSpec& training,
                                                       bool moe_layer) noexcept;
 [[nodiscard]] double layer_activation_bytes_per_token(const ModelSpec& model, const TrainingSpec& training,
-                                                      bool moe_layer, bool linear_attention_layer) noexcept;
+                                                      bool moe_layer, bool linear_attention_layer,
+                                                      std::int64_t ep = 1) noexcept;
 
 [[nodiscard]] MemoryBreakdown memory_per_gpu(const CostInputs& in, const Topology& topology) noexcept;
 

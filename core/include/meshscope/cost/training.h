@@ -4,16 +4,51 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "meshscope/mesh/error.h"
 
 namespace meshscope::cost {
 
-enum class Recompute { none, selective, full };
+// What activation recomputation keeps for backward. Each framework's own setting maps onto one of these by what
+// it saves (docs/cost-model.md, "Recomputation by framework"); recompute_names() lists the names.
+enum class Recompute {
+    none,       // every activation a layer's backward reads is kept
+    selective,  // Megatron-Core `--recompute-modules layernorm moe_act`: norm outputs and SwiGLU products dropped
+    full,       // each layer's input only; backward recomputes the layer (LlamaFactory, torchtitan `full`, ...)
+    // Megatron `--recompute-granularity selective` with its default module, core_attn: recomputes the attention
+    // scores, which flash attention never keeps, so it keeps what `none` keeps.
+    core_attention,
+    // torchtitan `selective` (per-op SAC): each layer's input and the outputs of every second matmul, the
+    // attention kernel, top-k and the all-to-alls; the router's matmul and the experts' grouped GEMMs are
+    // recomputed, so is everything elementwise.
+    per_op,
+};
 
+// A name `--recompute` accepts, the mode it maps to, and what the framework means by it.
+struct RecomputeName {
+    std::string_view name;
+    Recompute mode;
+    std::string_view meaning;
+};
+
+// Every accepted name, the canonical one of each mode first: none, selective, full, megatron-selective,
+// torchtitan-selective, then the framework aliases of full and selective.
+[[nodiscard]] const std::vector<RecomputeName>& recompute_names();
+// "none, selective, full, megatron-selective, ...": the list help texts and errors print.
+[[nodiscard]] std::string recompute_names_text();
+
+// The canonical name of a mode (the first of recompute_names() that maps to it).
 [[nodiscard]] std::string_view to_string(Recompute recompute) noexcept;
+// Any name of recompute_names(), exactly.
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text) noexcept;
+// "no recompute", "selective recompute", "full recompute", "Megatron selective recompute", "torchtitan selective
+// recompute": the words the advisor's sentences use.
+[[nodiscard]] std::string_view recompute_words(Recompute recompute) noexcept;
+// Whether backward recomputes inside a layer, holding one layer's full set of activations meanwhile.
+[[nodiscard]] bool recomputes_layers(Recompute recompute) noexcept;
 
 struct TrainingSpec {
     std::int64_t seq = 4096;       // tokens per sequence
@@ -27,6 +62,10 @@ struct TrainingSpec {
     bool overlap_a2a = false;
     bool fp8_dispatch = false;  // tokens dispatched to experts in fp8 (1 byte, plus one fp32 scale per 128)
     Recompute recompute = Recompute::selective;
+    // The loss computed over this many chunks of a micro-batch's tokens, each chunk's output layer, loss and backward
+    // before the next (torchtitan's ChunkedLossWrapper, 8 in its Qwen3 configs): only one chunk's logits are held.
+    // 1: the whole micro-batch's logits at once (LlamaFactory, Megatron's default).
+    std::int64_t loss_chunks = 1;
 
     // Bytes per value. FSDPTurbo stores parameters in bf16 (FSDPTurboFSDP2Engine.shard_model); FSDP2 keeps the
     // sharded gradient in the parameter's dtype and reduces in fp32 (LlamaFactory's MixedPrecisionPolicy,

@@ -53,7 +53,12 @@ struct CreationEvidence {
 };
 [[nodiscard]] Finding creation_order_mismatch(const CreationEvidence& evidence);
 
-[[nodiscard]] Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after);
+// The missing_rank finding names at most this many ranks (the lowest), and counts the rest: a job may claim 2^20
+// ranks and report one, and the finding (its copies in the stream and the API) must not cost its world.
+inline constexpr std::size_t missing_named_limit = 1024;
+// `ranks`: the ones named (sorted); `missing`: how many are missing in all (-1: ranks.size()).
+[[nodiscard]] Finding missing_rank(std::vector<std::int64_t> ranks, std::int64_t world_size, double missing_after,
+                                   std::int64_t missing = -1);
 [[nodiscard]] Finding duplicate_rank(std::int64_t rank, const std::vector<Identity>& identities);
 [[nodiscard]] Finding straggler(Phase phase, std::vector<SlowRank> slow, double median, std::size_t peers);
 [[nodiscard]] Finding stale_rank(std::vector<std::int64_t> ranks, double stale_after);

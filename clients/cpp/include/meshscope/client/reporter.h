@@ -23,6 +23,12 @@ namespace meshscope::client {
 struct ReporterOptions {
     std::string url;    // the collector, "http://127.0.0.1:7077" (events go to <url>/api/v1/events)
     std::string token;  // sent as "Authorization: Bearer <token>" when not empty
+    // "meshscope": meshscope.event/1 to <url>/api/v1/events. "otlp": OTLP/HTTP JSON logs to <url>/v1/logs, one log
+    // record per event (docs/protocol.md, "OTLP logs"), e.g. to a node-local OpenTelemetry Collector
+    // (http://127.0.0.1:4318); a partial success counts its refused records as rejected. Empty:
+    // $MESHSCOPE_PROTOCOL, else "meshscope". Any other value: nothing is sent (enqueue() drops every event,
+    // stats().last_error says why).
+    std::string protocol;
     // For an https:// url: the PEM file of the CAs to trust (a self-signed collector's certificate).
     // Empty: $MESHSCOPE_CA_FILE when set, else the system's CAs. Verification is never turned off.
     std::string ca_file;
