@@ -128,7 +128,8 @@ RecordsImport TorchDebugPoller::read(const ras::RasStop& stop) {
     last_progress_ = progress;
     std::vector<Finding> findings;
     for (auto& f : records.findings) {
-        if (f.kind == FindingKind::collective_stuck || f.kind == FindingKind::communicator_not_formed) {
+        if (f.kind == FindingKind::collective_stuck || f.kind == FindingKind::communicator_not_formed ||
+            f.kind == FindingKind::verdict) {
             if (!stalled) continue;
             const std::string clause = "; no rank recorded anything since the previous read";
             if (f.message.ends_with(fr_suffix))

@@ -91,7 +91,8 @@ class RasCliTest(unittest.TestCase):
         self.assertEqual(doc["status_format"], "json")
         self.assertEqual(doc["diagnosis"]["schema"], "meshscope.diagnosis/1")
         kinds = sorted(f["kind"] for f in doc["diagnosis"]["findings"])
-        self.assertEqual(kinds, ["collective_stuck", "communicator_not_formed", "peer_unreachable"])
+        self.assertEqual(kinds, ["collective_stuck", "communicator_not_formed", "peer_unreachable", "verdict"])
+        self.assertEqual(doc["diagnosis"]["verdict"]["ranks"], [6])  # the dead rank, on which the others wait
 
     def test_interval_names_a_stalled_communicator(self):
         # Poll 1: the ep group mismatched; poll 2: its counts moved (not stalled); poll 3: the same as poll 2.

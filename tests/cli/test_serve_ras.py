@@ -129,17 +129,21 @@ class ServeRasTest(unittest.TestCase):
             self.assertEqual(serve.started["ras"], [{"address": where, "job": "live"}])
             # The same status at every poll: from the second on, the ep group's counts stalled (the stall rule).
             findings = serve.wait_for("the RAS diagnosis of two polls in job live",
-                                      lambda: (lambda f: len(f) == 3 and f)(serve.findings("live")))
+                                      lambda: (lambda f: len(f) == 4 and f)(serve.findings("live")))
             self.assertEqual(summary(findings), [
-                ("records/1", "communicator_not_formed", [2],
+                ("records/1", "verdict", [6], findings[0]["message"], [where]),
+                ("records/2", "communicator_not_formed", [2],
                  "the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)", [where]),
-                ("records/2", "collective_stuck", [7],
+                ("records/3", "collective_stuck", [7],
                  "the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, 5 launched 57; "
                  "rank 7 is behind, and no count changed since the previous poll (NCCL RAS)", [where]),
-                ("records/3", "peer_unreachable", [6],
-                 findings[2]["message"], [where]),
+                ("records/4", "peer_unreachable", [6],
+                 findings[3]["message"], [where]),
             ])
-            self.assertTrue(findings[2]["message"].startswith("rank 6 (node1 pid 41006) is dead"), findings[2])
+            # the dead rank 6 is the root cause: every other finding waits on it
+            self.assertTrue(findings[0]["message"].startswith("rank 6 (node1 pid 41006) is dead"), findings[0])
+            self.assertIn("py-spy dump --pid 41006 on node1", findings[0]["fix"])
+            self.assertTrue(findings[3]["message"].startswith("rank 6 (node1 pid 41006) is dead"), findings[3])
             # Polled again and again, each time as ncclras asks; beside the polls, a MONITOR connection (this
             # server closes it after its events, so it is opened again each interval).
             status = ["CLIENT PROTOCOL 2", "SET FORMAT json", "VERBOSE STATUS"]
@@ -195,7 +199,7 @@ class ServeRasTest(unittest.TestCase):
                     self.assertEqual([(f["kind"], f["ranks"], f["message"]) for f in findings
                                       if f["kind"] == "collective_stuck"], [stuck] if stuck else [])
                     self.assertEqual([f["kind"] for f in findings if f["kind"] != "collective_stuck"],
-                                     ["communicator_not_formed", "peer_unreachable"])
+                                     ["verdict", "communicator_not_formed", "peer_unreachable"])
             ras.close()  # the poll waiting at the gate ends now
             serve.stop()
 
@@ -210,9 +214,10 @@ class ServeRasTest(unittest.TestCase):
             self.assertEqual([(f["kind"], f["ranks"]) for f in findings], [("communicator_not_formed", [2])])
             serve.wait_for("the MONITOR connection", lambda: len(ras.monitors) == 1)
             self.assertEqual(ras.push_event({"json": PEER_DEAD, "text": b""}), 1)
-            findings = serve.wait_for("the poll after PEER_DEAD", lambda: (lambda f: len(f) == 2 and f)(
+            findings = serve.wait_for("the poll after PEER_DEAD", lambda: (lambda f: len(f) == 3 and f)(
                 serve.findings("live")))
             self.assertEqual([(f["kind"], f["ranks"], f["message"]) for f in findings], [
+                ("verdict", [6], findings[0]["message"]),
                 ("communicator_not_formed", [2], "the efsdp group 2 [2, 6] communicator never formed: rank 2 is "
                  "still in init (NCCL RAS)"),
                 ("peer_unreachable", [6], "rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s "
@@ -238,7 +243,7 @@ class ServeRasTest(unittest.TestCase):
         with FakeRas(STATUSES, json_format=False, monitor=False) as ras:
             where = "127.0.0.1:%d" % ras.port
             with Serve("--ras", where, "--ras-job", "old", "--ras-interval", "0.2", "--dp", "8", "--ep", "4") as serve:
-                serve.wait_for("the polls' findings", lambda: len(serve.findings("old")) == 3)
+                serve.wait_for("the polls' findings", lambda: len(serve.findings("old")) == 4)
                 err = serve.stop()
         self.assertEqual(err, 'meshscope serve: %s refused MONITOR (NCCL 2.29 and later have it): "ERROR: Unknown '
                               'command MONITOR"; job "old" follows its polls only\n' % where)

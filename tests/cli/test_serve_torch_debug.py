@@ -119,7 +119,10 @@ class ServeTorchDebugTest(unittest.TestCase):
                 except AssertionError:
                     print(job.output(), serve.findings("live"), file=sys.stderr)
                     raise
-                self.assertEqual(sorted(found), sorted([ep, world]))
+                # first the verdict: rank 3 skipped ep group 1's all_reduce at seq 2, every other stuck group waits
+                self.assertEqual(found[0][:2], ("verdict", [3]))
+                self.assertTrue(found[0][2].startswith("rank 3 skipped ep group 1's all_reduce at seq 2"), found[0])
+                self.assertEqual(sorted(f for f in found if f[0] != "verdict"), sorted([ep, world]))
                 for f in serve.findings("live"):
                     self.assertEqual(f["sources"][0].split(" rank ")[0], where, f)
                 # No hook ran: the world is the plan's, every rank named by the page with its worker's host.

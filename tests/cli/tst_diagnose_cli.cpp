@@ -48,10 +48,11 @@ private slots:
         const auto doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(doc["schema"].toString(), QString("meshscope.diagnosis/1"));
         const auto findings = doc["findings"].toArray();
-        QCOMPARE(findings.size(), 1);
-        QCOMPARE(findings[0].toObject()["id"].toString(), QString("communicator_not_formed/ep/1"));
-        QCOMPARE(findings[0].toObject()["ranks"].toArray(), (QJsonArray{6}));
-        QVERIFY(findings[0].toObject()["sources"].toArray()[0].toString().endsWith("mpirun.log.gz:62"));
+        QCOMPARE(findings.size(), 2);  // the verdict (rank 6, which never started the split), then the finding
+        QCOMPARE(findings[0].toObject()["id"].toString(), QString("verdict/6"));
+        QCOMPARE(findings[1].toObject()["id"].toString(), QString("communicator_not_formed/ep/1"));
+        QCOMPARE(findings[1].toObject()["ranks"].toArray(), (QJsonArray{6}));
+        QVERIFY(findings[1].toObject()["sources"].toArray()[0].toString().endsWith("mpirun.log.gz:62"));
     }
 
     void proposes_without_plan() {

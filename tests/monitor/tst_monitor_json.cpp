@@ -44,7 +44,7 @@ Finding finding(std::string id, FindingKind kind, std::vector<std::int64_t> rank
 }
 
 const QString kinds = QStringLiteral(
-    "topology_mismatch, group_disagreement, missing_rank, duplicate_rank, straggler, stale_rank, rank_error, "
+    "verdict, topology_mismatch, group_disagreement, missing_rank, duplicate_rank, straggler, stale_rank, rank_error, "
     "reinit_mismatch, slow_group, communicator_not_formed, creation_order_mismatch, collective_mismatch, "
     "collective_stuck, peer_unreachable");
 }  // namespace

@@ -59,6 +59,13 @@ const SourcedFinding* find(const Diagnosis& d, const std::string& id) {
     return nullptr;
 }
 
+// The k-th finding that is no verdict (the verdict comes first, its consequences after it).
+const SourcedFinding& plain(const Diagnosis& d, std::size_t k) {
+    for (const auto& f : d.findings)
+        if (f.finding.kind != FindingKind::verdict && k-- == 0) return f;
+    qFatal("no finding %zu", k);
+}
+
 QString ids(const Diagnosis& d) {
     QStringList out;
     for (const auto& f : d.findings) out << QString::fromStdString(f.finding.id);
@@ -100,7 +107,8 @@ RasStatus ep1_status(const QString& counts) {
 
 QString messages(const Diagnosis& d) {
     QStringList out;
-    for (const auto& f : d.findings) out << QString::fromStdString(f.finding.message);
+    for (const auto& f : d.findings)
+        if (f.finding.kind != FindingKind::verdict) out << QString::fromStdString(f.finding.message);
     return out.join("\n");
 }
 }  // namespace
@@ -121,12 +129,12 @@ private slots:
             // rank 6 skipped step 2's ep all_reduce: ep group 1 is stuck at its seq 2; ranks 4, 5, 7 wait there,
             // so the world all_reduce of step 2 (seq 3) misses them.
             QTest::addRow("skip %s", qPrintable(tag))
-                << "skip" + format << "collective_stuck/world/0 collective_stuck/ep/1"
+                << "skip" + format << "verdict/6 collective_stuck/world/0 collective_stuck/ep/1"
                 << "collective_stuck/ep/1" << std::vector<std::int64_t>{6}
                 << "the ep group 1 [4, 5, 6, 7] is stuck at seq 2 (all_reduce): rank 6 never entered it; ranks 4, 5, 7 "
                    "entered it; rank 6 last recorded default_pg seq 3 (all_reduce) (Flight Recorder)";
             QTest::addRow("skip world %s", qPrintable(tag))
-                << "skip" + format << "collective_stuck/world/0 collective_stuck/ep/1"
+                << "skip" + format << "verdict/6 collective_stuck/world/0 collective_stuck/ep/1"
                 << "collective_stuck/world/0" << std::vector<std::int64_t>{4, 5, 7}
                 << "the world group [0, 1, 2, 3, 4, 5, 6, 7] is stuck at seq 3 (all_reduce): ranks 4, 5, 7 never "
                    "entered it; ranks 0-3, 6 entered it; ranks 4, 5, 7 last recorded ep group 1 seq 2 (all_reduce) "
@@ -135,7 +143,7 @@ private slots:
             // creation after the first world all_reduce, rank 3 went on to the second.
             QTest::addRow("nogroup %s", qPrintable(tag))
                 << "nogroup" + format
-                << "communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
+                << "verdict/3 communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
                    "collective_stuck/efsdp/1 collective_stuck/efsdp/2 collective_stuck/ep/1"
                 << "communicator_not_formed/ep/0" << std::vector<std::int64_t>{3}
                 << "the ep group 0 [0, 1, 2, 3] communicator never ran a collective (no member recorded one) while 1 "
@@ -161,13 +169,90 @@ private slots:
         QVERIFY(!f->sources.empty());
     }
 
+    // The verdict on each fixture: the rank its fault broke (make_fr_fixtures.py, make_nccl_logs.py,
+    // fixtures/ras/README.md), in one sentence, with its process where a record gives it.
+    void verdicts_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("sentence");
+        QTest::addColumn<QString>("process");  // "host pid", or "" when no record gives it
+        QTest::addColumn<QString>("consequences");
+        QTest::newRow("fr skip") << "fr/skip"
+                                 << "rank 6 skipped ep group 1's all_reduce at seq 2"
+                                 << ""
+                                 << "collective_stuck/world/0 collective_stuck/ep/1";
+        QTest::newRow("fr nogroup") << "fr/nogroup"
+                                    << "rank 3 went on without creating the ep group 0 [0, 1, 2, 3]"
+                                    << ""
+                                    << "communicator_not_formed/ep/0 collective_stuck/efsdp/0 collective_stuck/world/0 "
+                                       "collective_stuck/efsdp/1 collective_stuck/efsdp/2 collective_stuck/ep/1";
+        QTest::newRow("nccl 2.26") << "nccl-logs/v2.26-mpirun.log"
+                                   << "rank 6 hangs outside collectives (compute, the data loader, host code): "
+                                      "nothing it recorded is pending"
+                                   << "node1 41006"
+                                   << "communicator_not_formed/ep/1";
+        QTest::newRow("ras json") << "ras/status.json"
+                                  << "rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"
+                                  << "node1 41006"
+                                  << "communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6";
+        QTest::newRow("ras text") << "ras/status.txt"
+                                  << "rank 6 (10.1.0.2 pid 41006) is dead (NCCL RAS could not reach it for 60 s or "
+                                     "more)"
+                                  << "10.1.0.2 41006"
+                                  << "communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6";
+    }
+    void verdicts() {
+        QFETCH(QString, path);
+        QFETCH(QString, process);
+        const Plan plan = plan_8_1_4();
+        const Diagnosis d = diagnose(load(fixtures() + "/" + path), &plan);
+        QCOMPARE(d.verdicts.size(), std::size_t{1});
+        const Verdict& v = d.verdicts.front();
+        QTEST(QString::fromStdString(v.sentence), "sentence");
+        QStringList folded;
+        for (const auto& f : d.findings)
+            if (f.consequence_of == v.id) folded << QString::fromStdString(f.finding.id);
+        QTEST(folded.join(" "), "consequences");
+        const QString fix = QString::fromStdString(d.findings.front().finding.fix);
+        if (process.isEmpty()) {
+            QVERIFY(!v.pid);
+            QVERIFY2(fix.contains("no record gives its host and pid"), qPrintable(fix));
+            return;
+        }
+        const QStringList p = process.split(' ');
+        QCOMPARE(QString::fromStdString(v.host.value_or("")), p[0]);
+        QCOMPARE(v.pid.value_or(0), p[1].toLongLong());
+        QVERIFY2(fix.contains("py-spy dump --pid " + p[1] + " on " + p[0]), qPrintable(fix));
+        // the JSON's ranks carry the process too
+        const auto j = to_json(d, &plan);
+        QCOMPARE(QString::fromStdString(j.at("ranks")[6].value("host", std::string())), p[0]);
+    }
+
+    // A communicator no plan places: its absent members are known only as communicator ranks, and the fix asks
+    // for those, never for the ranks that started init and wait for them.
+    void unplaced_communicator_fix() {
+        const Diagnosis d = diagnose(load(fixtures() + "/nccl-logs/v2.26-mpirun.log"), nullptr);
+        const SourcedFinding* f = nullptr;
+        for (const auto& x : d.findings)
+            if (x.finding.kind == FindingKind::communicator_not_formed) f = &x;
+        QVERIFY2(f, qPrintable(ids(d)));
+        const QString message = QString::fromStdString(f->finding.message);
+        QVERIFY2(message.contains("communicator rank 2 never appeared; ranks 4, 5, 7 started init"),
+                 qPrintable(message));
+        QVERIFY(f->finding.ranks.empty());
+        QCOMPARE(f->finding.fix,
+                 std::string("Start every rank with the same plan (dp, cp, ep and creation order) and check that the "
+                             "processes of communicator rank 2 (their global ranks: give --plan or --dp --cp --ep) "
+                             "are running and can reach their peers; a communicator waits for every member and NCCL "
+                             "would hang here."));
+    }
+
     // rank 5 gathered tensors of shape [2, 2] where rank 1 gathered [4] (Flight Recorder's sizes as torch wrote them).
     void size_mismatch() {
         const Plan plan = plan_8_1_4();
         for (const QString format : {"", "/json"}) {
             const Diagnosis d = diagnose(load(fixtures() + "/fr/sizes" + format), &plan);
             QCOMPARE(ids(d), QString("collective_mismatch/efsdp/1"));
-            const Finding& f = d.findings[0].finding;
+            const Finding& f = plain(d, 0).finding;
             QCOMPARE(f.kind, FindingKind::collective_mismatch);
             QCOMPARE(f.ranks, (std::vector<std::int64_t>{5}));
             const QString m = QString::fromStdString(f.message);
@@ -234,7 +319,7 @@ private slots:
                                                 << "" << std::vector<std::int64_t>{};
         QTest::addRow("2.26 mpirun, rank 6 never starts its ep split")
             << "v2.26-mpirun.log"
-            << "communicator_not_formed/ep/1"
+            << "verdict/6 communicator_not_formed/ep/1"
             << "the ep group 1 [4, 5, 6, 7] communicator never formed: rank 6 never appeared; ranks 4, 5, 7 started "
                "init; none completed (NCCL log)"
             << std::vector<std::int64_t>{6};
@@ -263,8 +348,8 @@ private slots:
             for (const auto& g : d.groups) QVERIFY2(g.place, g.id.c_str());
             return;
         }
-        QCOMPARE(QString::fromStdString(d.findings[0].finding.message), message);
-        QTEST(d.findings[0].finding.ranks, "ranks");
+        QCOMPARE(QString::fromStdString(plain(d, 0).finding.message), message);
+        QTEST(plain(d, 0).finding.ranks, "ranks");
     }
 
     // A 64-rank job written here in NCCL 2.28's format under srun -l: dp 32, cp 2, ep 4, so the expert mesh is
@@ -309,11 +394,16 @@ private slots:
         QCOMPARE(set.nccl.problems.size(), std::size_t{0});
         const Plan plan = Plan::make(Topology::make(32, 2, 4).value(), 8).value();
         const Diagnosis d = diagnose(set, &plan);
-        QCOMPARE(ids(d), QString("communicator_not_formed/ep/3"));
-        QCOMPARE(d.findings[0].finding.message,
+        QCOMPARE(ids(d), QString("verdict/13 communicator_not_formed/ep/3"));
+        // rank 13 printed its world init, then nothing: it hangs outside collectives, on node1 as pid 5013
+        QCOMPARE(d.verdicts.front().cause, Verdict::Cause::outside);
+        QCOMPARE(d.verdicts.front().host, std::optional<std::string>("node1"));
+        QCOMPARE(d.verdicts.front().pid, std::optional<std::int64_t>(5013));
+        QVERIFY(QString::fromStdString(d.findings.front().finding.fix).contains("py-spy dump --pid 5013 on node1"));
+        QCOMPARE(plain(d, 0).finding.message,
                  std::string("the ep group 3 [9, 11, 13, 15] communicator never formed: rank 13 never appeared; ranks "
                              "9, 11, 15 started init; none completed (NCCL log)"));
-        QCOMPARE(d.findings[0].finding.ranks, (std::vector<std::int64_t>{13}));
+        QCOMPARE(plain(d, 0).finding.ranks, (std::vector<std::int64_t>{13}));
         // 1 world + 8 efsdp + 16 ep communicators, each on the plan
         QCOMPARE(d.groups.size(), std::size_t{25});
         int efsdp = 0, ep = 0;
@@ -329,16 +419,16 @@ private slots:
     void ras() {
         const Plan plan = plan_8_1_4();
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.json"), &plan);
-        QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
-        QCOMPARE(d.findings[0].finding.message,
+        QCOMPARE(ids(d), QString("verdict/6 communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(plain(d, 0).finding.message,
                  std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.message,
+        QCOMPARE(plain(d, 1).finding.message,
                  std::string("the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 collectives, ranks 4, 5 "
                              "launched 57; rank 7 is behind (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
-        QCOMPARE(d.findings[2].finding.message,
+        QCOMPARE(plain(d, 1).finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(plain(d, 2).finding.message,
                  std::string("rank 6 (node1 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
-        QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.json"}));
+        QCOMPARE(plain(d, 2).sources, (std::vector<std::string>{"status.json"}));
     }
 
     // A plan smaller than the job: the RAS status names ranks 0-7 (fixtures/ras/README.md), the plan dp 4 has 0-3.
@@ -406,7 +496,11 @@ private slots:
             const bool in_turn = !polls[i].startsWith('*');
             const Diagnosis d = watched.next(ep1_status(polls[i].mid(in_turn ? 0 : 1)), &plan, in_turn);
             QVERIFY2(messages(d) == findings[i], qPrintable(QString("poll %1: %2").arg(i + 1).arg(messages(d))));
-            for (const auto& f : d.findings) QCOMPARE(f.finding.id, std::string("collective_stuck/ep/1"));
+            for (const auto& f : d.findings)
+                if (f.finding.kind != FindingKind::verdict)
+                    QCOMPARE(f.finding.id, std::string("collective_stuck/ep/1"));
+            // ranks behind and stalled: the verdict names them, the ranks ahead wait on them
+            if (!findings[i].isEmpty()) QCOMPARE(d.verdicts.size(), std::size_t{1});
         }
     }
 
@@ -431,11 +525,12 @@ private slots:
         QCOMPARE(set.ras.size(), std::size_t{1});
         RasPollDiagnosis watched;
         const Diagnosis first = watched.next(set.ras.front(), &plan);
-        QCOMPARE(ids(first), QString("communicator_not_formed/efsdp/2 peer_unreachable/6"));
+        QCOMPARE(ids(first), QString("verdict/6 communicator_not_formed/efsdp/2 peer_unreachable/6"));
         const Diagnosis second = watched.next(set.ras.front(), &plan);
-        QCOMPARE(ids(second), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
-        QTEST(QString::fromStdString(second.findings[1].finding.message), "behind");
-        QCOMPARE(second.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(ids(second),
+                 QString("verdict/6 communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QTEST(QString::fromStdString(plain(second, 1).finding.message), "behind");
+        QCOMPARE(plain(second, 1).finding.ranks, (std::vector<std::int64_t>{7}));
     }
 
     // The same job as status.json in RAS's text form (fixtures/ras/README.md): the same three findings, though
@@ -444,17 +539,17 @@ private slots:
     void ras_text() {
         const Plan plan = plan_8_1_4();
         const Diagnosis d = diagnose(load(fixtures() + "/ras/status.txt"), &plan);
-        QCOMPARE(ids(d), QString("communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
+        QCOMPARE(ids(d), QString("verdict/6 communicator_not_formed/efsdp/2 collective_stuck/ep/1 peer_unreachable/6"));
         QCOMPARE(d.world, std::int64_t{8});
-        QCOMPARE(d.findings[0].finding.message,
+        QCOMPARE(plain(d, 0).finding.message,
                  std::string("the efsdp group 2 [2, 6] communicator never formed: rank 2 is still in init (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.message,
+        QCOMPARE(plain(d, 1).finding.message,
                  std::string("the ep group 1 [4, 5, 6, 7] communicator: rank 7 launched 56 AllReduce, 2 unnamed ranks "
                              "launched 57; rank 7 is behind (NCCL RAS)"));
-        QCOMPARE(d.findings[1].finding.ranks, (std::vector<std::int64_t>{7}));
-        QCOMPARE(d.findings[2].finding.message,
+        QCOMPARE(plain(d, 1).finding.ranks, (std::vector<std::int64_t>{7}));
+        QCOMPARE(plain(d, 2).finding.message,
                  std::string("rank 6 (10.1.0.2 pid 41006) is dead (NCCL RAS could not reach it for 60 s or more)"));
-        QCOMPARE(d.findings[2].sources, (std::vector<std::string>{"status.txt"}));
+        QCOMPARE(plain(d, 2).sources, (std::vector<std::string>{"status.txt"}));
 
         // NCCL 2.24's text names the world's missing rank by number only: still rank 6, without its process.
         {
@@ -473,12 +568,13 @@ private slots:
         // status-mixed.txt: a 4-rank world whose rank 1 aborted with a remote error and launched 9 AllReduce
         // (2 unnamed ranks 10), rank 3 (pid 503) silent; no plan, so no group is placed.
         const Diagnosis m = diagnose(load(fixtures() + "/ras/status-mixed.txt"), nullptr);
-        QCOMPARE(ids(m), QString("rank_error/ras/0xf00dfeed000a11 collective_stuck/0xf00dfeed000a11 "
-                                 "peer_unreachable/3"));
-        QCOMPARE(m.findings[1].finding.message,
+        // rank 3 is silent: the verdict, the others wait on it; rank 1's error stays beside it
+        QCOMPARE(ids(m), QString("verdict/3 collective_stuck/0xf00dfeed000a11 peer_unreachable/3 "
+                                 "rank_error/ras/0xf00dfeed000a11"));
+        QCOMPARE(plain(m, 0).finding.message,
                  std::string("the communicator commId 0xf00dfeed000a11 (4 ranks) communicator: rank 1 launched 9 "
                              "AllReduce, 2 unnamed ranks launched 10; rank 1 is behind (NCCL RAS)"));
-        QCOMPARE(m.findings[2].finding.message,
+        QCOMPARE(plain(m, 1).finding.message,
                  std::string("rank 3 (10.2.0.7 pid 503) is unresponsive (NCCL RAS reaches its host, not it)"));
     }
 };

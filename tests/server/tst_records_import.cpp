@@ -53,29 +53,32 @@ private slots:
         QVERIFY2(serve.port(), serve.errors().constData());
         const auto run = run_in_fixtures(import_args + QStringList{"--target", serve.url(), "--job", "skip"});
         QCOMPARE(run.err, QByteArray());
-        QCOMPARE(run.out, "imported 4 findings and 8 ranks into job \"skip\" at " + serve.url().toUtf8() + "\n");
+        QCOMPARE(run.out, "imported 5 findings and 8 ranks into job \"skip\" at " + serve.url().toUtf8() + "\n");
         QCOMPARE(run.exit_code, 0);
 
         QNetworkAccessManager nam;
         const QJsonArray findings = findings_of(nam, serve.url(), "skip");
-        QCOMPARE(findings.size(), 4);
+        QCOMPARE(findings.size(), 5);
         QStringList kinds;
         for (const auto& f : findings)
             kinds << f.toObject().value("id").toString() + " " + f.toObject().value("kind").toString();
-        QCOMPARE(kinds, (QStringList{"records/1 group_disagreement", "records/2 group_disagreement",
-                                     "records/3 collective_stuck", "records/4 collective_stuck"}));
-        const QJsonObject stuck = finding(findings, "records/4");
+        // the verdict first (rank 6 skipped its ep all_reduce), its consequences numbered after it
+        QCOMPARE(kinds,
+                 (QStringList{"records/1 verdict", "records/4 group_disagreement", "records/5 group_disagreement",
+                              "records/2 collective_stuck", "records/3 collective_stuck"}));
+        QCOMPARE(finding(findings, "records/1").value("ranks").toArray(), (QJsonArray{6}));
+        const QJsonObject stuck = finding(findings, "records/3");
         QCOMPARE(stuck.value("ranks").toArray(), (QJsonArray{6}));
         QCOMPARE(stuck.value("message").toString(), ep_stuck);
         QCOMPARE(stuck.value("sources").toArray(), (QJsonArray{"fr/skip/json/nccl_trace_rank_6.json"}));
         QCOMPARE(stuck.value("from").toString(), QString("From: fr/skip/json/nccl_trace_rank_6.json"));
-        const QJsonObject split = finding(findings, "records/2");
+        const QJsonObject split = finding(findings, "records/5");
         QCOMPARE(split.value("ranks").toArray(), (QJsonArray{5}));
         QCOMPARE(split.value("message").toString(), split_message);
         QCOMPARE(split.value("from").toString(),
                  QString("From: nccl-logs/v2.29-per-rank/node0.41000:6, nccl-logs/v2.29-per-rank/node1.41004:6, "
                          "nccl-logs/v2.29-per-rank/node1.41005:6"));
-        QCOMPARE(finding(findings, "records/3").value("ranks").toArray(), (QJsonArray{4, 5, 7}));
+        QCOMPARE(finding(findings, "records/2").value("ranks").toArray(), (QJsonArray{4, 5, 7}));
 
         // The ranks the records name, with the host and pid of the NCCL process that was each.
         const auto rank5 = test::http(nam, "GET", serve.url() + "/api/v1/jobs/skip/ranks/5").json();
@@ -84,7 +87,7 @@ private slots:
         QCOMPARE(rank5.value("findings").toArray(), (QJsonArray{"group_disagreement", "collective_stuck"}));
         const auto job = test::http(nam, "GET", serve.url() + "/api/v1/jobs/skip").json();
         QCOMPARE(job.value("ranks_seen").toInt(), 8);
-        QCOMPARE(job.value("findings").toInt(), 4);
+        QCOMPARE(job.value("findings").toInt(), 5);
     }
 
     void import_survives_restart_and_is_replaced() {
@@ -96,7 +99,7 @@ private slots:
             QVERIFY(serve.port());
             QCOMPARE(run_in_fixtures(import_args + QStringList{"--target", serve.url(), "--job", "j"}).exit_code, 0);
             before = findings_of(nam, serve.url(), "j");
-            QCOMPARE(before.size(), 4);
+            QCOMPARE(before.size(), 5);
         }
         test::ServeProcess serve({"--db", dir.filePath("h.db")});
         QVERIFY(serve.port());
@@ -108,10 +111,11 @@ private slots:
             {"import", "nccl-logs/v2.26-mpirun.log", "--dp", "8", "--ep", "4", "--target", serve.url(), "--job", "j"});
         QCOMPARE(again.exit_code, 0);
         const QJsonArray after = findings_of(nam, serve.url(), "j");
-        QCOMPARE(after.size(), 1);
-        QCOMPARE(after[0].toObject().value("id").toString(), QString("records/1"));
-        QCOMPARE(after[0].toObject().value("kind").toString(), QString("communicator_not_formed"));
-        QCOMPARE(after[0].toObject().value("ranks").toArray(), (QJsonArray{6}));
+        QCOMPARE(after.size(), 2);
+        QCOMPARE(after[0].toObject().value("kind").toString(), QString("verdict"));
+        QCOMPARE(after[1].toObject().value("id").toString(), QString("records/2"));
+        QCOMPARE(after[1].toObject().value("kind").toString(), QString("communicator_not_formed"));
+        QCOMPARE(after[1].toObject().value("ranks").toArray(), (QJsonArray{6}));
         serve.stop();
         test::ServeProcess third({"--db", dir.filePath("h.db")});
         QCOMPARE(findings_of(nam, third.url(), "j"), after);
@@ -131,7 +135,7 @@ private slots:
         const QJsonArray findings = findings_of(nam, serve.url(), "both");
         QStringList ids;
         for (const auto& f : findings) ids << f.toObject().value("id").toString();
-        QCOMPARE(ids, (QStringList{"records/1", "records/2", "rank_error/0", "records/3", "records/4"}));
+        QCOMPARE(ids, (QStringList{"records/1", "records/4", "records/5", "rank_error/0", "records/2", "records/3"}));
         // The hook's own report of rank 0's process stands; rank 1's comes from the records.
         QCOMPARE(test::http(nam, "GET", serve.url() + "/api/v1/jobs/both/ranks/0").json().value("host").toString(),
                  QString("hooked"));
@@ -274,8 +278,8 @@ private slots:
         QVERIFY(import.waitForFinished(30000));
         QCOMPARE(import.exitCode(), 0);
         QCOMPARE(import.readAllStandardOutput(),
-                 "imported 4 findings and 8 ranks into job \"later\" at " + serve.url().toUtf8() + "\n");
-        QCOMPARE(findings_of(nam, serve.url(), "later").size(), 4);
+                 "imported 5 findings and 8 ranks into job \"later\" at " + serve.url().toUtf8() + "\n");
+        QCOMPARE(findings_of(nam, serve.url(), "later").size(), 5);
     }
 
     void command_errors_data() {
@@ -358,7 +362,7 @@ private slots:
                                   << QByteArray(R"({"format":"meshscope.records/1","findings":[{"kind":"bad",)"
                                                 R"("message":"m"}]})")
                                   << 400
-                                  << R"(field "findings[0].kind" must be a finding kind (topology_mismatch, )"
+                                  << R"(field "findings[0].kind" must be a finding kind (verdict, topology_mismatch, )"
                                      "group_disagreement, missing_rank, duplicate_rank, straggler, stale_rank, "
                                      "rank_error, reinit_mismatch, slow_group, communicator_not_formed, "
                                      "creation_order_mismatch, collective_mismatch, collective_stuck, "

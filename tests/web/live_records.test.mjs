@@ -42,9 +42,12 @@ test('each imported finding shows the collector\'s "From:" line; the hook\'s sho
   await page.goto(`${serve.url}/#/live/records`);
   const {body} = await getJson(serve.url, '/api/v1/jobs/records/findings');
   const expected = body.findings.map((f) => ({kind: f.kind, message: f.message, from: f.from ?? ''}));
-  // Four read from the records (two communicators not in the plan, two stuck collectives), one from the hook.
-  assert.equal(expected.filter((f) => f.from.startsWith('From: ')).length, 4);
+  // Five read from the records (the verdict, two communicators not in the plan, two stuck collectives), one from
+  // the hook; the verdict first: rank 6 skipped its ep group's all_reduce (tests/records/make_fr_fixtures.py).
+  assert.equal(expected.filter((f) => f.from.startsWith('From: ')).length, 5);
   assert.equal(expected.filter((f) => f.from === '').length, 1);
+  assert.equal(expected[0].kind, 'verdict');
+  assert.ok(expected[0].message.startsWith('rank 6 skipped ep group 1\'s all_reduce at seq 2'), expected[0].message);
   const shown = () => page.$$eval('.finding', (buttons) => buttons.map((b) => ({
     kind: b.dataset.kind,
     message: b.querySelector('.finding-message').textContent,
@@ -94,13 +97,16 @@ test('a job read from NCCL RAS by the collector is live on the page, with no hoo
     })));
     const collector = async () => (await getJson(polled.url, '/api/v1/jobs/rasjob/findings')).body.findings
       .map((f) => ({kind: f.kind, message: f.message, from: f.from ?? ''}));
-    // RAS's three faults (tests/records/fixtures/ras/README.md), each from the RAS address.
+    // RAS's three faults (tests/records/fixtures/ras/README.md), each from the RAS address, under their verdict:
+    // the dead rank 6, on which the others wait.
     await eventually(async () => {
       const expected = await collector();
-      return expected.length === 3 && JSON.stringify(await shown()) === JSON.stringify(expected);
+      return expected.length === 4 && JSON.stringify(await shown()) === JSON.stringify(expected);
     }, {describe: async () => `collector ${JSON.stringify(await collector())}, page ${JSON.stringify(await shown())}`});
-    assert.deepEqual((await shown()).map((f) => [f.kind, f.from]), [['communicator_not_formed', `From: ${where}`],
-      ['collective_stuck', `From: ${where}`], ['peer_unreachable', `From: ${where}`]]);
+    assert.deepEqual((await shown()).map((f) => [f.kind, f.from]), [['verdict', `From: ${where}`],
+      ['communicator_not_formed', `From: ${where}`], ['collective_stuck', `From: ${where}`],
+      ['peer_unreachable', `From: ${where}`]]);
+    assert.ok((await shown())[0].message.startsWith('rank 6 (node1 pid 41006) is dead'), (await shown())[0].message);
     // The job's RAS goes away: the page shows the collector's finding about it in place of the diagnosis.
     const gone = new Promise((resolve) => ras.once('exit', resolve));
     ras.kill();

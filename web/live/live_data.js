@@ -17,7 +17,7 @@ import {phaseNames, stateNames, unknownState} from '../shared/rank_columns.js';
 export {phaseNames, stateNames};
 
 // The collector's order of findings: kind (core's FindingKind order), first rank, id.
-const kindOrder = ['topology_mismatch', 'group_disagreement', 'missing_rank', 'duplicate_rank', 'straggler',
+const kindOrder = ['verdict', 'topology_mismatch', 'group_disagreement', 'missing_rank', 'duplicate_rank', 'straggler',
   'stale_rank', 'rank_error', 'reinit_mismatch', 'slow_group', 'communicator_not_formed',
   'creation_order_mismatch', 'collective_mismatch', 'collective_stuck', 'peer_unreachable'];
 

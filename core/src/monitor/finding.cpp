@@ -8,6 +8,7 @@ namespace meshscope {
 
 namespace {
 constexpr std::array<std::string_view, finding_kind_count> kind_names = {
+    "verdict",
     "topology_mismatch",
     "group_disagreement",
     "missing_rank",

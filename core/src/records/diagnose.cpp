@@ -60,6 +60,59 @@ nlohmann::json stragglers_json(const Stragglers& s) {
     }
     return j;
 }
+
+nlohmann::json position_json(const Position& p) {
+    nlohmann::json j = {
+        {"state", to_string(p.state)}, {"source", p.source}, {"label", p.label}, {"seq", p.seq}, {"op", p.op}};
+    if (!p.mesh.empty()) {
+        j["mesh"] = p.mesh;
+        j["dim"] = p.dim;
+        j["group"] = p.index;
+    }
+    if (!p.waits_on.empty()) j["waits_on"] = p.waits_on;
+    return j;
+}
+
+const RecordsRank* process_of(const Diagnosis& d, std::int64_t rank) {
+    const auto it = std::lower_bound(d.ranks.begin(), d.ranks.end(), rank,
+                                     [](const RecordsRank& r, std::int64_t v) { return r.rank < v; });
+    return it != d.ranks.end() && it->rank == rank ? &*it : nullptr;
+}
+
+nlohmann::json verdict_json(const Verdict& v, const Diagnosis& d) {
+    nlohmann::json j = {{"id", v.id}, {"cause", to_string(v.cause)}, {"ranks", v.ranks}, {"sentence", v.sentence}};
+    if (v.host) j["host"] = *v.host;
+    if (v.pid) j["pid"] = *v.pid;
+    j["processes"] = nlohmann::json::array();
+    for (const std::int64_t r : v.ranks) {
+        nlohmann::json p = {{"rank", r}};
+        if (const RecordsRank* known = process_of(d, r)) {
+            if (known->host) p["host"] = *known->host;
+            if (known->pid) p["pid"] = *known->pid;
+        }
+        j["processes"].push_back(std::move(p));
+    }
+    if (v.where) j["where"] = position_json(*v.where);
+    if (v.instead) j["instead"] = position_json(*v.instead);
+    j["waiting"] = nlohmann::json::array();
+    for (const auto& w : v.waiting) {
+        nlohmann::json o = position_json(w.at);
+        o.erase("state");
+        o["waiting"] = w.waiting;
+        o["waits_on"] = w.waits_on;
+        j["waiting"].push_back(std::move(o));
+    }
+    for (const auto& f : d.findings)
+        if (f.finding.kind == FindingKind::verdict && f.finding.id == v.id) {
+            j["message"] = f.finding.message;
+            j["fix"] = f.finding.fix;
+        }
+    j["consequences"] = nlohmann::json::array();
+    for (const auto& f : d.findings)
+        if (f.consequence_of == v.id) j["consequences"].push_back(f.finding.id);
+    j["sources"] = v.sources;
+    return j;
+}
 }  // namespace
 
 // Text from the records (host names, group descriptions, file names) reaches a terminal: control characters,
@@ -100,11 +153,46 @@ void note_ranks_beyond_plan(const RecordSet& records, const Plan& plan, Diagnosi
     out.findings.push_back({std::move(f), std::move(sources)});
 }
 
+// Where to look: a fix that says "py-spy dump --pid" gets the pid and host of its one rank, and a fix of ranks
+// whose processes the records give names them ("rank 4: node1 pid 41004").
+void name_processes(Diagnosis& out) {
+    const auto process = [&](std::int64_t rank) -> const RecordsRank* {
+        const auto it = std::lower_bound(out.ranks.begin(), out.ranks.end(), rank,
+                                         [](const RecordsRank& r, std::int64_t v) { return r.rank < v; });
+        return it != out.ranks.end() && it->rank == rank && (it->host || it->pid) ? &*it : nullptr;
+    };
+    const auto words = [](const RecordsRank& r) {
+        std::string text = r.host ? *r.host : std::string();
+        if (r.pid) text += (text.empty() ? "pid " : " pid ") + std::to_string(*r.pid);
+        return text;
+    };
+    for (auto& sf : out.findings) {
+        Finding& f = sf.finding;
+        if (f.kind == FindingKind::verdict || f.ranks.empty()) continue;
+        const std::string spy = "py-spy dump --pid,";
+        if (const std::size_t at = f.fix.find(spy); at != std::string::npos && f.ranks.size() == 1) {
+            if (const RecordsRank* r = process(f.ranks.front()); r && r->pid)
+                f.fix.replace(
+                    at, spy.size(),
+                    "py-spy dump --pid " + std::to_string(*r->pid) + (r->host ? " on " + *r->host : "") + ",");
+            continue;
+        }
+        std::string known;
+        std::size_t named = 0;
+        for (const std::int64_t rank : f.ranks)
+            if (const RecordsRank* r = process(rank); r && named < 8) {
+                known += (named++ ? ", " : "") + ("rank " + std::to_string(rank) + ": " + words(*r));
+            }
+        if (named == 0 || f.fix.find(known) != std::string::npos) continue;
+        f.fix += " Processes: " + known + (f.ranks.size() > named ? ", ..." : "") + ".";
+    }
+}
+
 Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::vector<RasStall>* ras_stalls) {
     Diagnosis out;
     out.problems = records.problems;
     out.problems.insert(out.problems.end(), records.nccl.problems.begin(), records.nccl.problems.end());
-    detail::Context context{records, nullptr, 0, {}, out, ras_stalls};
+    detail::Context context{records, nullptr, 0, {}, out, ras_stalls, {}, {}};
     detail::find_process_ranks(context);
     for (const auto& d : records.dumps) context.world = std::max(context.world, d.rank + 1);
 
@@ -155,6 +243,8 @@ Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::v
     for (const auto& d : records.dumps)
         if (d.rank >= 0) detail::note_rank(out, d.rank, {}, std::nullopt);
     if (plan) note_ranks_beyond_plan(records, *plan, out);
+    detail::find_verdicts(context);
+    name_processes(out);
     // The collector's order: kind, then first rank, then id.
     std::stable_sort(out.findings.begin(), out.findings.end(), [](const SourcedFinding& a, const SourcedFinding& b) {
         if (a.finding.kind != b.finding.kind) return a.finding.kind < b.finding.kind;
@@ -163,6 +253,23 @@ Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::v
         if (ra != rb) return ra < rb;
         return a.finding.id < b.finding.id;
     });
+    // The verdicts first in their own order (the one most groups wait on first), each followed by its consequences.
+    std::vector<SourcedFinding> ordered;
+    ordered.reserve(out.findings.size());
+    std::vector<bool> taken(out.findings.size(), false);
+    const auto take = [&](const auto& wanted) {
+        for (std::size_t i = 0; i < out.findings.size(); ++i)
+            if (!taken[i] && wanted(out.findings[i])) {
+                taken[i] = true;
+                ordered.push_back(std::move(out.findings[i]));
+            }
+    };
+    for (const Verdict& v : out.verdicts) {
+        take([&](const SourcedFinding& f) { return f.finding.kind == FindingKind::verdict && f.finding.id == v.id; });
+        take([&](const SourcedFinding& f) { return f.consequence_of == v.id; });
+    }
+    take([](const SourcedFinding&) { return true; });
+    out.findings = std::move(ordered);
     return out;
 }
 }  // namespace
@@ -233,8 +340,23 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
                 for (std::size_t k = 0; k < names.size(); ++k) c[names[k]] = m.mesh.coordinate(r, k);
                 coords[m.name] = std::move(c);
             }
-            j["ranks"].push_back({{"rank", r}, {"coordinates", std::move(coords)}});
+            nlohmann::json o = {{"rank", r}, {"coordinates", std::move(coords)}};
+            if (const RecordsRank* known = process_of(d, r)) {
+                if (known->host) o["host"] = *known->host;
+                if (known->pid) o["pid"] = *known->pid;
+            }
+            j["ranks"].push_back(std::move(o));
         }
+    else
+        for (const auto& known : d.ranks) {  // no plan: the ranks the records name, with their processes
+            nlohmann::json o = {{"rank", known.rank}};
+            if (known.host) o["host"] = *known.host;
+            if (known.pid) o["pid"] = *known.pid;
+            j["ranks"].push_back(std::move(o));
+        }
+    j["verdict"] = d.verdicts.empty() ? nlohmann::json(nullptr) : verdict_json(d.verdicts.front(), d);
+    j["verdicts"] = nlohmann::json::array();
+    for (const auto& v : d.verdicts) j["verdicts"].push_back(verdict_json(v, d));
     j["progress"] = d.progress;
     j["arrivals"] = d.arrivals;
     j["stragglers"] = stragglers_json(d.stragglers);
@@ -242,6 +364,7 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
     for (const auto& f : d.findings) {
         nlohmann::json o = to_json(f.finding);
         o["sources"] = f.sources;
+        if (!f.consequence_of.empty()) o["consequence_of"] = f.consequence_of;
         j["findings"].push_back(std::move(o));
     }
     j["problems"] = nlohmann::json::array();
@@ -260,6 +383,30 @@ std::string to_text(const Diagnosis& d) {
         out << "  layouts that explain the groups:";
         for (const auto& t : d.candidates) out << " " << t.tuple_string();
         out << "\n";
+    }
+    // The root cause first, with what waits on it.
+    for (const auto& v : d.verdicts) {
+        const SourcedFinding* f = nullptr;
+        for (const auto& x : d.findings)
+            if (x.finding.kind == FindingKind::verdict && x.finding.id == v.id) f = &x;
+        out << "\nverdict: " << printable(v.sentence) << "\n";
+        for (const std::int64_t r : v.ranks)
+            if (const RecordsRank* known = process_of(d, r); known && (known->host || known->pid)) {
+                out << "  rank " << r << ":";
+                if (known->host) out << " " << printable(*known->host);
+                if (known->pid) out << " pid " << *known->pid;
+                out << "\n";
+            }
+        out << "  " << v.waiting.size() << (v.waiting.size() == 1 ? " group waits" : " groups wait") << " on "
+            << (v.ranks.size() == 1 ? "it" : "them") << ":\n";
+        for (const auto& w : v.waiting)
+            out << "    " << printable(w.at.label) << " at "
+                << (w.at.op == "init" || w.at.op == "creation" || w.at.seq <= 0
+                        ? w.at.op
+                        : w.at.op + " " + std::to_string(w.at.seq))
+                << ": " << detail::ranks_words(w.waiting) << " wait" << (w.waiting.size() == 1 ? "s" : "") << " for "
+                << detail::ranks_words(w.waits_on) << " (" << w.at.source << ")\n";
+        if (f) out << "  fix: " << printable(f->finding.fix) << "\n";
     }
     out << "\ngroups (" << d.groups.size() << "):\n";
     for (const auto& g : d.groups) {
@@ -304,12 +451,19 @@ std::string to_text(const Diagnosis& d) {
     }
     out << "\nfindings (" << d.findings.size() << "):\n";
     for (const auto& f : d.findings) {
-        out << "  " << to_string(f.finding.kind) << ": " << printable(f.finding.message) << "\n";
-        out << "    fix: " << printable(f.finding.fix) << "\n";
+        // A consequence of a verdict is folded under it, indented.
+        const std::string indent = f.consequence_of.empty() ? "  " : "      ";
+        out << indent << to_string(f.finding.kind) << ": " << printable(f.finding.message) << "\n";
+        out << indent << "  fix: " << printable(f.finding.fix) << "\n";
         if (!f.sources.empty()) {
-            out << "    from:";
+            out << indent << "  from:";
             for (const auto& s : f.sources) out << " " << printable(s);
             out << "\n";
+        }
+        if (f.finding.kind == FindingKind::verdict) {
+            std::size_t n = 0;
+            for (const auto& c : d.findings) n += c.consequence_of == f.finding.id;
+            if (n) out << "    " << n << " finding" << (n == 1 ? "" : "s") << " that follow from it:\n";
         }
     }
     if (!d.problems.empty()) {

@@ -186,6 +186,8 @@ void diagnose_flight_recorder(Context& context) {
         std::int64_t latest_rank = -1;
         std::int64_t spread_ns = 0;
         std::string collective;
+        // Members without a dump: whether they reached `reached` no record says.
+        std::vector<std::int64_t> without_dump;
     };
     std::vector<Outcome> outcomes;
     std::map<std::string, std::set<std::int64_t>> dims_with_records;  // dim -> plan group indices seen
@@ -399,7 +401,8 @@ void diagnose_flight_recorder(Context& context) {
             break;
         }
 
-        Outcome outcome{group.place ? group.place->dim : pg.desc, group.label(), hi, false, {}, lo, -1, 0, {}};
+        Outcome outcome{
+            group.place ? group.place->dim : pg.desc, group.label(), hi, false, {}, lo, -1, 0, {}, without_dump};
         if (lo >= 1 && by_member.size() > 1) {
             std::int64_t first = INT64_MAX, last = INT64_MIN;
             for (const auto& [m, seqs] : by_member) {
@@ -519,6 +522,24 @@ void diagnose_flight_recorder(Context& context) {
                     // The members that went further did not wait in this group's creation: they skipped it.
                     f.ranks = by_progress.rbegin()->second;
                     f.message += ": " + ranks_words(f.ranks) + " went on without creating it";
+                    // The others wait in its creation for them (verdict.cpp follows the chain).
+                    for (auto it = by_progress.begin(); std::next(it) != by_progress.end(); ++it)
+                        for (const std::int64_t m : it->second) {
+                            Position wait;
+                            wait.rank = m;
+                            wait.state = Position::State::blocked;
+                            wait.source = "Flight Recorder";
+                            wait.mesh = p->mesh;
+                            wait.dim = p->dim;
+                            wait.index = p->index;
+                            wait.label = p->label();
+                            wait.name = dim + " group " + std::to_string(p->index);
+                            wait.key = dim + "/" + std::to_string(p->index);
+                            wait.op = "creation";
+                            wait.waits_on = f.ranks;
+                            wait.files = {by_rank[m]->file};
+                            context.positions.push_back(std::move(wait));
+                        }
                 } else
                     f.ranks = p->members;
                 f.message += " (Flight Recorder)";
@@ -537,8 +558,9 @@ void diagnose_flight_recorder(Context& context) {
     for (const auto& [dim, list] : by_dim) {
         const bool any_stuck = std::any_of(list.begin(), list.end(), [](const Outcome* o) { return o->stuck; });
         const auto first_reached = list.front()->reached;  // a local: clang 14 cannot capture a structured binding
-        const bool same =
-            std::all_of(list.begin(), list.end(), [&](const Outcome* o) { return o->reached == first_reached; });
+        const bool same = std::all_of(list.begin(), list.end(), [&](const Outcome* o) {
+            return o->reached == first_reached && o->without_dump.empty();
+        });
         if (!any_stuck && same) {
             context.out.progress.push_back(list.size() == 1
                                                ? "the " + list.front()->label + " reached seq " +
@@ -547,9 +569,15 @@ void diagnose_flight_recorder(Context& context) {
                                                      ") reached seq " + std::to_string(list.front()->reached));
             continue;
         }
-        for (const Outcome* o : list)
-            context.out.progress.push_back(o->stuck ? "the " + o->stuck_text
-                                                    : "the " + o->label + " reached seq " + std::to_string(o->reached));
+        for (const Outcome* o : list) {
+            std::string line =
+                o->stuck ? "the " + o->stuck_text : "the " + o->label + " reached seq " + std::to_string(o->reached);
+            // A member without a dump may not have reached it: said, never assumed.
+            if (!o->without_dump.empty())
+                line += (o->stuck ? "; " : " on the members with a dump; ") + ranks_words(o->without_dump) +
+                        " left no Flight Recorder dump";
+            context.out.progress.push_back(std::move(line));
+        }
     }
     // The latest arrival per dim: of the dim's groups, the one whose members called their last common
     // collective furthest apart, and the member that called it last.

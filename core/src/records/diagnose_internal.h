@@ -78,6 +78,10 @@ struct Context {
     // RAS polled by `serve --ras` (RasPollDiagnosis): the communicators stalled at this poll. Then a communicator's
     // ranks behind are a finding only when it is among them; null for one status read alone.
     const std::vector<RasStall>* ras_stalls = nullptr;
+    // Where ranks stand, as the NCCL log and RAS tell it (Flight Recorder's are read by find_verdicts itself): the
+    // blocked positions, and the ranks RAS cannot reach (rank -> RAS's words, the status's file).
+    std::vector<Position> positions;
+    std::map<std::int64_t, std::pair<std::string, std::string>> unreachable;
     [[nodiscard]] std::optional<std::int64_t> rank_of(const NcclProcess& p) const;
 };
 
@@ -93,6 +97,10 @@ void diagnose_nccl(Context& context);
 void diagnose_flight_recorder(Context& context);
 // RAS communicators: placed; peer_unreachable, communicator_not_formed, collective_stuck.
 void diagnose_ras(Context& context);
+
+// Who waits on whom across groups, followed to the ends of the chains: the verdicts, each added as the first of the
+// findings with the findings it explains marked (verdict.cpp).
+void find_verdicts(Context& context);
 
 // The complete groups each part sees (for proposing a layout without a plan).
 [[nodiscard]] std::vector<std::vector<std::int64_t>> complete_nccl_groups(const Context& context);

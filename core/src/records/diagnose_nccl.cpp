@@ -237,7 +237,29 @@ void diagnose_nccl(Context& context) {
             f.kind = FindingKind::communicator_not_formed;
             f.id = "communicator_not_formed/" +
                    (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : comm.id);
-            f.ranks = !never.empty() ? never : pending;
+            // The ranks at fault: those that never appeared; when only their communicator ranks are known (no plan
+            // places the communicator), none is named, never those that started init and wait for them.
+            f.ranks = !never.empty() ? never : !completed.empty() || all_seen ? pending : std::vector<std::int64_t>{};
+            if (completed.empty() && !never.empty())
+                for (const std::int64_t r : started) {  // every member that started waits in this init for them
+                    Position p;
+                    p.rank = r;
+                    p.state = Position::State::blocked;
+                    p.source = "NCCL log";
+                    if (group.place) {
+                        p.mesh = group.place->mesh;
+                        p.dim = group.place->dim;
+                        p.index = group.place->index;
+                    }
+                    p.label = group.label();
+                    p.name =
+                        group.place ? group.place->dim + " group " + std::to_string(group.place->index) : group.label();
+                    p.key = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : comm.id;
+                    p.op = "init";
+                    p.waits_on = never;
+                    p.files = group.sources;
+                    context.positions.push_back(std::move(p));
+                }
             const std::string subject = "the " + group.label() + (group.place ? " communicator" : "");
             if (!completed.empty()) {
                 f.message = subject + " formed, but " + ranks_words(pending) + " never completed " +
@@ -252,11 +274,26 @@ void diagnose_nccl(Context& context) {
                 for (std::size_t i = 0; i < parts.size(); ++i) f.message += (i ? "; " : "") + parts[i];
                 f.message += " (NCCL log)";
             }
-            const auto& culprits = f.ranks.empty() ? group.seen : f.ranks;
+            std::string culprits_text;
+            bool one = f.ranks.size() == 1;
+            if (!f.ranks.empty())
+                culprits_text = ranks_words(f.ranks);
+            else if (never_text.rfind("communicator ", 0) == 0) {
+                // "communicator rank 3 never appeared": their global ranks need a plan to place the communicator
+                culprits_text = "the processes of " + never_text.substr(0, never_text.size() - 15) +
+                                " (their global ranks: give --plan or --dp --cp --ep)";
+                one = false;
+            } else if (!never_text.empty()) {
+                culprits_text = "the processes of the " + never_text.substr(0, never_text.size() - 15) +
+                                " that never appeared (their global ranks: give --plan or --dp --cp --ep)";
+                one = false;
+            } else {
+                culprits_text = "every member of this communicator";
+                one = true;
+            }
             f.fix = "Start every rank with the same plan (dp, cp, ep and creation order) and check that " +
-                    ranks_words(culprits) +
-                    (culprits.size() == 1 ? " is running and can reach its peers"
-                                          : " are running and can reach their peers") +
+                    culprits_text +
+                    (one ? " is running and can reach its peers" : " are running and can reach their peers") +
                     "; a communicator waits for every member and NCCL would hang here.";
             context.out.findings.push_back({std::move(f), group.sources});
         } else if (context.plan && !group.place) {

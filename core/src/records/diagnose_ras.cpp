@@ -17,6 +17,33 @@ std::string who(const std::vector<std::int64_t>& named, std::int64_t unnamed) {
     return out;
 }
 
+// A rank of a communicator blocked in its collective number `count` (or its init), waiting on `waits_on`.
+void note_blocked(Context& context, std::int64_t rank, const ObservedGroup& group, const std::string& hash,
+                  std::int64_t count, const std::string& op, std::vector<std::int64_t> waits_on,
+                  const std::string& file) {
+    std::erase(waits_on, rank);
+    if (waits_on.empty()) return;
+    std::sort(waits_on.begin(), waits_on.end());
+    waits_on.erase(std::unique(waits_on.begin(), waits_on.end()), waits_on.end());
+    Position p;
+    p.rank = rank;
+    p.state = Position::State::blocked;
+    p.source = "NCCL RAS";
+    if (group.place) {
+        p.mesh = group.place->mesh;
+        p.dim = group.place->dim;
+        p.index = group.place->index;
+    }
+    p.label = group.label();
+    p.name = group.place ? group.place->dim + " group " + std::to_string(group.place->index) : group.label();
+    p.key = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : hash;
+    p.seq = count;
+    p.op = op;
+    p.waits_on = std::move(waits_on);
+    p.files = {file};
+    context.positions.push_back(std::move(p));
+}
+
 // Polled by `serve --ras` (Context::ras_stalls): whether c's ranks behind are a finding, and the words that say
 // it stalled. Read alone, a status's ranks behind always are, in their plain words.
 std::optional<std::string> behind_words(const Context& context, const RasCommunicator& c) {
@@ -66,6 +93,13 @@ void text_findings(Context& context, const RasStatus& status, const RasCommunica
     for (const auto& u : c.unnamed)
         if (u.op == op) by_count[u.count].second += u.ranks;
     if (by_count.size() < 2) return;
+    // Every named rank waits in its collective number `count` on the named ranks that launched fewer.
+    std::vector<std::int64_t> lower;
+    for (const auto& [count, ranks] : by_count) {
+        for (const std::int64_t r : ranks.first)
+            note_blocked(context, r, group, c.hash, static_cast<std::int64_t>(count), op, lower, status.file);
+        lower.insert(lower.end(), ranks.first.begin(), ranks.first.end());
+    }
     auto& [low, low_ranks] = *by_count.begin();
     auto& [high, high_ranks] = *by_count.rbegin();
     std::sort(low_ranks.first.begin(), low_ranks.first.end());
@@ -164,9 +198,43 @@ void diagnose_ras(Context& context) {
             }
             std::sort(group.seen.begin(), group.seen.end());
             place_group(context, group, positions, {});
+            // Who waits on whom in this communicator: a rank waits on the ranks RAS cannot reach, and (counts read
+            // alone, or stalled at this poll) on the ranks that launched fewer collectives.
+            std::vector<std::int64_t> gone;
+            for (const auto& m : c.missing_ranks) {
+                auto g = rank_of(m.host, m.pid);
+                if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
+                if (!g && group.place && m.rank >= 0 && m.rank < static_cast<std::int64_t>(group.place->members.size()))
+                    g = group.place->members[static_cast<std::size_t>(m.rank)];
+                if (g) gone.push_back(*g);
+            }
+            if (!status.text_form) {
+                const bool counts_stalled = behind_words(context, c).has_value();
+                std::vector<std::int64_t> lower;
+                for (const auto& [total, ranks] : by_total) {
+                    for (const std::int64_t r : ranks) {
+                        std::vector<std::int64_t> on = gone;
+                        if (counts_stalled) on.insert(on.end(), lower.begin(), lower.end());
+                        note_blocked(
+                            context, r, group, c.hash, static_cast<std::int64_t>(total),
+                            std::find(in_init.begin(), in_init.end(), r) != in_init.end() ? "init" : "collective",
+                            std::move(on), status.file);
+                    }
+                    lower.insert(lower.end(), ranks.begin(), ranks.end());
+                }
+            }
             if (status.text_form) {
                 text_findings(context, status, c, group, in_init, rank_of);
                 in_init_text = true;
+                // The text names few of a communicator's ranks: its members on the plan, but those RAS cannot reach,
+                // wait for those.
+                for (const std::int64_t r : group.place ? group.place->members : group.seen)
+                    if (std::find(gone.begin(), gone.end(), r) == gone.end())
+                        note_blocked(context, r, group, c.hash, 0,
+                                     c.status == "INIT" || std::find(in_init.begin(), in_init.end(), r) != in_init.end()
+                                         ? "init"
+                                         : "collective",
+                                     gone, status.file);
             }
             const std::string id_part =
                 group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;
@@ -217,6 +285,7 @@ void diagnose_ras(Context& context) {
         }
     }
     for (const auto& [rank, how] : unreachable) {
+        context.unreachable[rank] = {how, unreachable_source[rank]};
         Finding f;
         f.kind = FindingKind::peer_unreachable;
         f.id = "peer_unreachable/" + std::to_string(rank);

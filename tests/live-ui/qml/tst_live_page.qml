@@ -142,17 +142,18 @@ TestCase {
         verify(where !== "");
         const session = createSession(collector.url);
         const page = createTemporaryObject(pageComponent, testCase, {session: session});
-        tryVerify(() => session.view.findings.count === 3, 10000, "RAS's three findings");
+        tryVerify(() => session.view.findings.count === 4, 10000, "RAS's three findings and their verdict");
         const list = findChild(page, "liveFindingList");
         const kinds = [];
-        for (let row = 0; row < 3; ++row) {
+        compare(session.view.findings.kindAt(0), "verdict");  // the dead rank 6, first
+        for (let row = 0; row < 4; ++row) {
             kinds.push(session.view.findings.kindAt(row));
             list.positionViewAtIndex(row, ListView.Contain);
             const item = list.itemAtIndex(row);
             verify(item !== null);
             compare(findChild(item, "findingFrom").text, "From: " + where);
         }
-        compare(kinds.sort(), ["collective_stuck", "communicator_not_formed", "peer_unreachable"]);
+        compare(kinds.sort(), ["collective_stuck", "communicator_not_formed", "peer_unreachable", "verdict"]);
         collector.stopFakeRas();
         tryVerify(() => session.view.findings.count === 1, 10000, "the finding that RAS cannot be read");
         compare(session.view.findings.kindAt(0), "peer_unreachable");

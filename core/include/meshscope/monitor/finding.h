@@ -27,6 +27,9 @@ namespace meshscope {
 
 // One vocabulary for the API, the UI, the docs and the simulator; to_string gives the exact JSON names.
 enum class FindingKind {
+    // read from a job's records (meshscope diagnose, docs/records.md): the root cause of a hang, the rank every stuck
+    // group waits on, with the other findings of the hang folded under it; first in the order, so it comes first
+    verdict,
     topology_mismatch,   // (dp, cp, ep), world size or a mesh differs from the majority or the declared plan
     group_disagreement,  // a reported group differs from a peer's report or from what the topology implies
     missing_rank,        // never seen, missing_after seconds after the job's first event
@@ -48,8 +51,9 @@ enum class FindingKind {
     // NCCL RAS cannot reach a rank's process: dead or unresponsive
     peer_unreachable,
 };
-inline constexpr std::size_t finding_kind_count = 14;
+inline constexpr std::size_t finding_kind_count = 15;
 inline constexpr std::array<FindingKind, finding_kind_count> all_finding_kinds = {
+    FindingKind::verdict,
     FindingKind::topology_mismatch,
     FindingKind::group_disagreement,
     FindingKind::missing_rank,
@@ -89,7 +93,7 @@ struct Finding {
 // (finding_from_json, rank_state_from_json, change_from_json) keep the value such a name is in, leave the name's
 // field as said below and write the name here, so that a front end shows it as written (the desktop lists a
 // finding of an unknown kind under that kind's name). Without one, an unknown name is a ValueError like any other
-// bad value: `field "kind" must be a finding kind (topology_mismatch, ..., peer_unreachable)`.
+// bad value: `field "kind" must be a finding kind (verdict, topology_mismatch, ..., peer_unreachable)`.
 struct UnknownNames {
     std::string kind;                   // Finding::kind, left at its default: the finding's own kind
     std::string state;                  // RankState::state, Change::state, left at pending

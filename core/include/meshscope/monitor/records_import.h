@@ -58,7 +58,7 @@ struct RecordsLimits {
 [[nodiscard]] nlohmann::json to_json(const RecordsImport& records);
 
 // ValueError with the field it is about, e.g. `field "findings[0].kind" must be a finding kind
-// (topology_mismatch, ..., peer_unreachable)`. Unknown fields are ignored. A finding's ranks come back sorted.
+// (verdict, topology_mismatch, ..., peer_unreachable)`. Unknown fields are ignored. A finding's ranks come back sorted.
 [[nodiscard]] Expected<RecordsImport> records_import_from_json(const nlohmann::json& document,
                                                                const RecordsLimits& limits = {});
 // A request body: "invalid JSON: ..." (nlohmann's words; nesting past max_json_depth refused as such), else

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -19,6 +20,7 @@
 #include "meshscope/records/nccl_log.h"
 #include "meshscope/records/nccl_ras.h"
 #include "meshscope/records/stragglers.h"
+#include "meshscope/records/verdict.h"
 
 namespace meshscope::records {
 
@@ -51,8 +53,14 @@ struct ObservedGroup {
 };
 
 struct SourcedFinding {
+    SourcedFinding() = default;
+    SourcedFinding(Finding f, std::vector<std::string> from, std::string of = {})
+        : finding(std::move(f)), sources(std::move(from)), consequence_of(std::move(of)) {}
     Finding finding;
     std::vector<std::string> sources;
+    // The verdict's id ("verdict/13") when this finding is one of its consequences: a group that waits on the
+    // verdict's rank, or the rank itself seen by one source.
+    std::string consequence_of;
 };
 
 struct Diagnosis {
@@ -68,6 +76,9 @@ struct Diagnosis {
     std::vector<std::string> arrivals;
     // Flight Recorder's arrivals over the whole window: per dim the rule's figures, per rank its lags and score.
     Stragglers stragglers;
+    // The root causes of the hang (verdict.h), first the one most groups wait on; each is also the first of the
+    // findings (kind verdict), the findings it explains marked consequence_of.
+    std::vector<Verdict> verdicts;
     std::vector<SourcedFinding> findings;
     std::vector<ReadProblem> problems;
     // Every rank the records name (an NCCL process, a Flight Recorder dump, a RAS rank), sorted, with the host and

@@ -1,0 +1,704 @@
+// The root cause of a hang across groups (verdict.h): every rank's Position from each source, who waits on whom,
+// the chains followed to their ends (the sink components of the wait-for graph), one Verdict per end.
+#include "meshscope/records/verdict.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
+
+#include "records/diagnose_internal.h"
+
+namespace meshscope::records {
+
+std::string_view to_string(Verdict::Cause cause) noexcept {
+    switch (cause) {
+        case Verdict::Cause::skipped: return "skipped";
+        case Verdict::Cause::out_of_order: return "called_out_of_order";
+        case Verdict::Cause::other_collective: return "called_another_collective";
+        case Verdict::Cause::wait_each_other: return "wait_on_each_other";
+        case Verdict::Cause::no_record: return "no_record";
+        case Verdict::Cause::dead: return "dead";
+        case Verdict::Cause::outside: return "outside_collectives";
+    }
+    return "no_record";
+}
+
+std::string_view to_string(Position::State state) noexcept {
+    switch (state) {
+        case Position::State::blocked: return "blocked";
+        case Position::State::completed: return "completed";
+        case Position::State::none: return "none";
+    }
+    return "none";
+}
+
+namespace detail {
+
+namespace {
+
+// "ep group 3's all_to_all at seq 2", "ep group 1's init", "ep group 1's collective 57 (NCCL RAS)"
+std::string call_text(const Position& p) {
+    if (p.op == "init") return p.name + "'s init";
+    if (p.op == "creation") return p.name + "'s creation";
+    if (p.source == "NCCL RAS" && p.seq <= 0) return p.name + "'s " + (p.op == "collective" ? "collectives" : p.op);
+    if (p.source == "NCCL RAS") return p.name + "'s " + p.op + " " + std::to_string(p.seq);
+    return p.name + "'s " + p.op + " at seq " + std::to_string(p.seq);
+}
+
+// A group of Flight Recorder's, as every rank names it (pg name), placed as diagnose_fr places it.
+struct FrGroup {
+    std::string desc;
+    std::vector<std::int64_t> members;  // sorted
+    std::optional<PlanPlace> place;
+    std::string id, label, name, key;
+    std::string order_dim;  // what an entry on it is called in the common order: its dim, else its desc
+};
+
+// One rank's collectives in the order it called them, and how far it reached on each group.
+struct FrRank {
+    const FrDump* dump = nullptr;
+    std::vector<const FrEntry*> calls;  // not p2p, seq > 0, by record id
+    // With Flight Recorder's states (NCCL): the first call not completed, where it is blocked; calls after it were
+    // only enqueued. Without (gloo: every entry "scheduled"): its last call.
+    std::optional<std::size_t> blocked;
+    std::map<std::string, std::int64_t> reached;  // pg name -> the highest seq it reached
+};
+
+struct Key {
+    std::string dim;
+    std::int64_t seq = 0;
+    std::string op;
+    friend auto operator<=>(const Key&, const Key&) = default;
+};
+
+class FrView {
+public:
+    explicit FrView(const Context& context) {
+        for (const auto& d : context.records.dumps)
+            if (d.rank >= 0) by_rank_.emplace(d.rank, FrRank{&d, {}, {}, {}});
+        std::map<std::string, std::pair<std::string, std::set<std::int64_t>>> pgs;  // name -> desc, seen
+        for (auto& [rank, r] : by_rank_) {
+            for (const auto& e : r.dump->entries) {
+                auto& [desc, seen] = pgs[e.pg_name()];
+                if (desc.empty() || desc == "undefined") desc = e.pg_desc();
+                seen.insert(rank);
+                if (!e.is_p2p && e.collective_seq_id > 0) r.calls.push_back(&e);
+            }
+            std::stable_sort(r.calls.begin(), r.calls.end(),
+                             [](const FrEntry* a, const FrEntry* b) { return a->record_id < b->record_id; });
+            const bool states =
+                std::any_of(r.calls.begin(), r.calls.end(), [](const FrEntry* e) { return e->state() != "scheduled"; });
+            if (!r.calls.empty()) r.blocked = r.calls.size() - 1;
+            if (states)
+                for (std::size_t i = 0; i < r.calls.size(); ++i)
+                    if (r.calls[i]->state() != "completed") {
+                        r.blocked = i;
+                        break;
+                    }
+            for (std::size_t i = 0; i < r.calls.size() && (!r.blocked || i <= *r.blocked); ++i) {
+                auto& s = r.reached[r.calls[i]->pg_name()];
+                s = std::max(s, r.calls[i]->collective_seq_id);
+            }
+        }
+        std::map<std::string, const std::vector<std::int64_t>*> config;
+        for (const auto& [rank, r] : by_rank_)
+            for (const auto& [name, c] : r.dump->pg_config)
+                if (!c.ranks->empty()) config.emplace(name, c.ranks.get());
+        for (const auto& [name, found] : pgs) {
+            const auto& [desc, seen] = found;
+            FrGroup g;
+            g.desc = desc;
+            ObservedGroup observed;
+            observed.id = desc == "default_pg" ? "default_pg" : "process group " + name + " (" + desc + ")";
+            observed.seen.assign(seen.begin(), seen.end());
+            std::vector<std::int64_t> members = observed.seen;
+            if (const auto it = config.find(name); it != config.end()) {
+                members = *it->second;
+                std::sort(members.begin(), members.end());
+            }
+            if (desc == "default_pg") {
+                members.clear();
+                const std::int64_t world =
+                    std::max<std::int64_t>(context.world, static_cast<std::int64_t>(by_rank_.size()));
+                for (std::int64_t r = 0; r < world && r < (1 << 20); ++r) members.push_back(r);
+            }
+            observed.size = static_cast<std::int64_t>(members.size());
+            if (context.plan) {
+                if (desc == "default_pg" && observed.size == context.plan->world())
+                    observed.place = PlanPlace{"world", "world", 0, members};
+                else
+                    place_group(context, observed, {}, desc == "default_pg" ? std::string() : dim_from_desc(desc));
+                if (observed.place) members = observed.place->members;
+            }
+            g.members = std::move(members);
+            g.place = observed.place;
+            g.id = observed.id;
+            g.label = g.place && g.place->mesh == "world" ? "default_pg" : observed.label();
+            g.name = g.place ? (g.place->mesh == "world" ? "default_pg"
+                                                         : g.place->dim + " group " + std::to_string(g.place->index))
+                             : observed.id;
+            g.key = g.place ? g.place->dim + "/" + std::to_string(g.place->index) : observed.id;
+            g.order_dim = g.place ? g.place->dim : desc == "default_pg" ? "world" : desc;
+            groups_.emplace(name, std::move(g));
+        }
+    }
+
+    [[nodiscard]] bool has(std::int64_t rank) const { return by_rank_.count(rank) > 0; }
+    [[nodiscard]] const std::map<std::int64_t, FrRank>& ranks() const { return by_rank_; }
+
+    [[nodiscard]] Key key(const FrEntry& e) const {
+        return {groups_.at(e.pg_name()).order_dim, e.collective_seq_id, std::string(e.collective())};
+    }
+
+    [[nodiscard]] Position position_of(const FrEntry& e, std::int64_t rank) const {
+        const FrGroup& g = groups_.at(e.pg_name());
+        Position p;
+        p.rank = rank;
+        p.source = "Flight Recorder";
+        if (g.place) {
+            p.mesh = g.place->mesh;
+            p.dim = g.place->dim;
+            p.index = g.place->index;
+        }
+        p.label = g.label;
+        p.name = g.name;
+        p.key = g.key;
+        p.seq = e.collective_seq_id;
+        p.op = std::string(e.collective());
+        p.files = {by_rank_.at(rank).dump->file};
+        return p;
+    }
+
+    // Where a rank with a dump stands: blocked in its collective with the members that never reached it, or its
+    // last collective completed (every member reached it). A member without a dump may not have reached it.
+    [[nodiscard]] Position position(std::int64_t rank) {
+        const FrRank& r = by_rank_.at(rank);
+        if (!r.blocked) {
+            Position p;
+            p.rank = rank;
+            p.state = Position::State::completed;
+            p.source = "Flight Recorder";
+            p.files = {r.dump->file};
+            return p;
+        }
+        const FrEntry& e = *r.calls[*r.blocked];
+        Position p = position_of(e, rank);
+        const auto cached = behind_.find({e.pg_name(), e.collective_seq_id});
+        if (cached == behind_.end()) {
+            std::vector<std::int64_t> behind;
+            for (const std::int64_t m : groups_.at(e.pg_name()).members) {
+                const auto it = by_rank_.find(m);
+                if (it == by_rank_.end()) {
+                    behind.push_back(m);
+                    continue;
+                }
+                const auto s = it->second.reached.find(e.pg_name());
+                if (s == it->second.reached.end() || s->second < e.collective_seq_id) behind.push_back(m);
+            }
+            p.waits_on = behind_.emplace(std::pair{e.pg_name(), e.collective_seq_id}, std::move(behind)).first->second;
+        } else
+            p.waits_on = cached->second;
+        std::erase(p.waits_on, rank);
+        p.state = p.waits_on.empty() ? Position::State::completed : Position::State::blocked;
+        return p;
+    }
+
+    // Whether `rank` left the common order at the collective `missed` (a Flight Recorder position its peers wait in
+    // for it): how, and where it went instead. The common order is that of a rank that called the missed
+    // collective (on its own group of the dim) and went furthest past it, preferably one outside `cycle`.
+    struct Departure {
+        Verdict::Cause cause;
+        Position instead;
+    };
+    [[nodiscard]] std::optional<Departure> departure(std::int64_t rank, const Position& missed,
+                                                     const std::set<std::int64_t>& cycle) const {
+        const auto b = by_rank_.find(rank);
+        if (b == by_rank_.end() || b->second.calls.empty()) return std::nullopt;
+        const Key k{missed.dim.empty() ? std::string() : missed.dim, missed.seq, missed.op};
+        const FrRank* reference = nullptr;
+        std::size_t at = 0;
+        std::pair<bool, std::size_t> best{false, 0};
+        for (const auto& [r, fr] : by_rank_) {
+            if (r == rank) continue;
+            for (std::size_t i = 0; i < fr.calls.size(); ++i) {
+                const Key ki = key(*fr.calls[i]);
+                if (ki.seq != k.seq || ki.op != k.op || (!k.dim.empty() && ki.dim != k.dim)) continue;
+                const std::pair<bool, std::size_t> score{!cycle.count(r), fr.calls.size() - i};
+                if (!reference || score > best) {
+                    reference = &fr;
+                    at = i;
+                    best = score;
+                }
+                break;
+            }
+        }
+        if (!reference) return std::nullopt;
+        std::set<Key> before;
+        std::map<Key, std::size_t> after;
+        for (std::size_t i = 0; i < at; ++i) before.insert(key(*reference->calls[i]));
+        for (std::size_t i = at + 1; i < reference->calls.size(); ++i) after.emplace(key(*reference->calls[i]), i);
+        const Key missed_key = key(*reference->calls[at]);
+        const FrRank& fr = b->second;
+        const std::size_t end = fr.blocked ? *fr.blocked + 1 : fr.calls.size();
+        for (std::size_t j = 0; j < end; ++j) {
+            const Key kj = key(*fr.calls[j]);
+            if (before.count(kj)) continue;
+            if (kj == missed_key) return std::nullopt;  // it reached the missed collective: not its fault
+            Departure d{Verdict::Cause::other_collective, position_of(*fr.calls[j], rank)};
+            if (after.count(kj)) {
+                d.cause = Verdict::Cause::skipped;
+                for (std::size_t l = j + 1; l < fr.calls.size(); ++l)
+                    if (key(*fr.calls[l]) == missed_key) d.cause = Verdict::Cause::out_of_order;
+            }
+            // where it stands now: its blocked collective
+            if (fr.blocked) d.instead = position_of(*fr.calls[*fr.blocked], rank);
+            return d;
+        }
+        return std::nullopt;
+    }
+
+    // How many ranks called the collective of `p` (on their own group of its dim): how common its place in the
+    // order is. In a cycle, the collective most ranks call is the one a rank left the common order at.
+    [[nodiscard]] std::size_t popularity(const Position& p) {
+        const auto cached = popularity_.find({p.dim, p.seq, p.op});
+        if (cached != popularity_.end()) return cached->second;
+        std::size_t n = 0;
+        for (const auto& [r, fr] : by_rank_)  // the calls it reached: those NCCL only enqueued do not count
+            n += std::any_of(
+                fr.calls.begin(),
+                fr.blocked ? fr.calls.begin() + static_cast<std::ptrdiff_t>(*fr.blocked) + 1 : fr.calls.end(),
+                [&](const FrEntry* e) {
+                    const Key k = key(*e);
+                    return k.seq == p.seq && k.op == p.op && (p.dim.empty() || k.dim == p.dim);
+                });
+        return popularity_[{p.dim, p.seq, p.op}] = n;
+    }
+
+private:
+    std::map<std::int64_t, FrRank> by_rank_;
+    std::map<std::string, FrGroup> groups_;
+    std::map<std::pair<std::string, std::int64_t>, std::vector<std::int64_t>> behind_;
+    std::map<Key, std::size_t> popularity_;
+};
+
+// The wait-for graph: ranks 0..world-1 are nodes 0..world-1; each place where ranks wait (a group's collective) is
+// one node after them, with an edge from each rank blocked in it and an edge to each member it waits on.
+struct Graph {
+    std::int64_t world = 0;
+    std::vector<std::vector<std::size_t>> out;
+    std::vector<WaitingGroup> waits;  // node world + i
+    std::map<std::tuple<std::string, std::string, std::int64_t, std::string>, std::size_t> wait_index;
+
+    void add(const Position& p) {
+        const auto k = std::tuple{p.source, p.key, p.seq, p.op};
+        auto [it, added] = wait_index.emplace(k, waits.size());
+        if (added) {
+            waits.push_back({p, {}, p.waits_on});
+            out.emplace_back();
+            for (const std::int64_t m : p.waits_on)
+                if (m >= 0 && m < world) out.back().push_back(static_cast<std::size_t>(m));
+        }
+        WaitingGroup& w = waits[it->second];
+        if (std::find(w.waiting.begin(), w.waiting.end(), p.rank) == w.waiting.end()) w.waiting.push_back(p.rank);
+        for (const std::int64_t m : p.waits_on)
+            if (std::find(w.waits_on.begin(), w.waits_on.end(), m) == w.waits_on.end()) {
+                w.waits_on.push_back(m);
+                if (m >= 0 && m < world) out[static_cast<std::size_t>(world) + it->second].push_back(m);
+            }
+        out[static_cast<std::size_t>(p.rank)].push_back(static_cast<std::size_t>(world) + it->second);
+    }
+
+    // Tarjan's strongly connected components, without recursion; component ids in reverse topological order.
+    [[nodiscard]] std::vector<std::size_t> components(std::size_t& count) const {
+        const std::size_t n = out.size();
+        std::vector<std::size_t> index(n, SIZE_MAX), low(n, 0), comp(n, SIZE_MAX);
+        std::vector<bool> on(n, false);
+        std::vector<std::size_t> stack;
+        std::vector<std::pair<std::size_t, std::size_t>> frames;
+        std::size_t next = 0;
+        count = 0;
+        for (std::size_t s = 0; s < n; ++s) {
+            if (index[s] != SIZE_MAX) continue;
+            frames.push_back({s, 0});
+            index[s] = low[s] = next++;
+            stack.push_back(s);
+            on[s] = true;
+            while (!frames.empty()) {
+                auto& [v, i] = frames.back();
+                if (i < out[v].size()) {
+                    const std::size_t w = out[v][i++];
+                    if (index[w] == SIZE_MAX) {
+                        index[w] = low[w] = next++;
+                        stack.push_back(w);
+                        on[w] = true;
+                        frames.push_back({w, 0});
+                    } else if (on[w])
+                        low[v] = std::min(low[v], index[w]);
+                    continue;
+                }
+                if (low[v] == index[v]) {
+                    for (;;) {
+                        const std::size_t w = stack.back();
+                        stack.pop_back();
+                        on[w] = false;
+                        comp[w] = count;
+                        if (w == v) break;
+                    }
+                    ++count;
+                }
+                const std::size_t done = v;
+                frames.pop_back();
+                if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+            }
+        }
+        return comp;
+    }
+};
+
+std::string join_sources(const std::set<std::string>& sources) {
+    std::string out;
+    for (const auto& s : sources) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+// The rank(s) a sentence names: "rank 13", "ranks 0-2".
+std::string who(const std::vector<std::int64_t>& ranks) {
+    return ranks_words(ranks);
+}
+}  // namespace
+
+// "py-spy dump --pid 41013 on node3"; without a pid, what is known.
+std::string process_text(const Diagnosis& d, std::int64_t rank) {
+    const auto it = std::lower_bound(d.ranks.begin(), d.ranks.end(), rank,
+                                     [](const RecordsRank& r, std::int64_t v) { return r.rank < v; });
+    if (it == d.ranks.end() || it->rank != rank || (!it->pid && !it->host))
+        return "py-spy dump --pid on rank " + std::to_string(rank) +
+               "'s host: no record gives its host and pid, the launcher's log maps ranks to hosts";
+    if (!it->pid)
+        return "py-spy dump --pid on " + *it->host + ": no record gives rank " + std::to_string(rank) + "'s pid";
+    std::string out = "py-spy dump --pid " + std::to_string(*it->pid);
+    if (it->host) out += " on " + *it->host;
+    return out;
+}
+
+void find_verdicts(Context& context) {
+    Diagnosis& d = context.out;
+    FrView fr(context);
+    std::int64_t world = context.world;
+    for (const auto& r : d.ranks) world = std::max(world, r.rank + 1);
+    for (const auto& p : context.positions) {
+        world = std::max(world, p.rank + 1);
+        for (const std::int64_t m : p.waits_on) world = std::max(world, m + 1);
+    }
+    if (world <= 0 || world > (1 << 22)) return;
+
+    // Every rank's positions: Flight Recorder's first, then the NCCL log's and RAS's blocked ones.
+    std::vector<std::vector<Position>> positions(static_cast<std::size_t>(world));
+    for (const auto& [rank, r] : fr.ranks())
+        if (rank < world) positions[static_cast<std::size_t>(rank)].push_back(fr.position(rank));
+    for (const auto& p : context.positions)
+        if (p.rank >= 0 && p.rank < world) positions[static_cast<std::size_t>(p.rank)].push_back(p);
+
+    Graph graph;
+    graph.world = world;
+    graph.out.assign(static_cast<std::size_t>(world), {});
+    bool any_blocked = false;
+    for (const auto& list : positions)
+        for (const auto& p : list)
+            if (p.state == Position::State::blocked && !p.waits_on.empty()) {
+                graph.add(p);
+                any_blocked = true;
+            }
+    if (!any_blocked) return;
+    for (auto& w : graph.waits) {
+        std::sort(w.waiting.begin(), w.waiting.end());
+        std::sort(w.waits_on.begin(), w.waits_on.end());
+    }
+
+    // Ranks some record names: a dump, an NCCL line, a RAS entry.
+    std::set<std::int64_t> recorded;
+    for (const auto& r : d.ranks) recorded.insert(r.rank);
+    for (const auto& p : context.positions) recorded.insert(p.rank);
+
+    std::size_t count = 0;
+    const auto comp = graph.components(count);
+    const std::size_t n = graph.out.size();
+    std::vector<bool> leaves(count, false);  // a component with an edge out of it is no end
+    for (std::size_t v = 0; v < n; ++v)
+        for (const std::size_t w : graph.out[v])
+            if (comp[w] != comp[v]) leaves[comp[v]] = true;
+    // The ends reachable from a wait.
+    std::vector<bool> reached(n, false);
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < graph.waits.size(); ++i) {
+        reached[static_cast<std::size_t>(world) + i] = true;
+        todo.push_back(static_cast<std::size_t>(world) + i);
+    }
+    while (!todo.empty()) {
+        const std::size_t v = todo.back();
+        todo.pop_back();
+        for (const std::size_t w : graph.out[v])
+            if (!reached[w]) {
+                reached[w] = true;
+                todo.push_back(w);
+            }
+    }
+    std::map<std::size_t, std::vector<std::size_t>> ends;  // component -> its nodes
+    for (std::size_t v = 0; v < n; ++v)
+        if (reached[v] && !leaves[comp[v]]) ends[comp[v]].push_back(v);
+    std::vector<std::vector<std::size_t>> into(n);  // reversed edges
+    for (std::size_t v = 0; v < n; ++v)
+        for (const std::size_t w : graph.out[v]) into[w].push_back(v);
+
+    // One verdict per end; ends with the same cause and place are one verdict of several ranks.
+    std::map<std::string, Verdict> found;
+    std::map<std::string, std::set<std::size_t>> found_waits;
+    for (const auto& [c, nodes] : ends) {
+        std::vector<std::int64_t> ranks;
+        std::vector<std::size_t> waits;
+        for (const std::size_t v : nodes)
+            (v < static_cast<std::size_t>(world) ? ranks.push_back(static_cast<std::int64_t>(v)) : waits.push_back(v));
+        Verdict v;
+        std::set<std::string> sources;
+        if (ranks.size() == 1 && waits.empty()) {
+            const std::int64_t r = ranks.front();
+            v.ranks = {r};
+            if (const auto u = context.unreachable.find(r); u != context.unreachable.end()) {
+                v.cause = Verdict::Cause::dead;
+                v.how = u->second.first;
+                v.sources.push_back(u->second.second);
+                sources.insert("NCCL RAS");
+            } else if (!recorded.count(r))
+                v.cause = Verdict::Cause::no_record;
+            else {
+                v.cause = Verdict::Cause::outside;
+                for (const auto& p : positions[static_cast<std::size_t>(r)])
+                    if (p.state == Position::State::completed && !p.op.empty()) {
+                        v.where = p;
+                        break;
+                    }
+                for (const auto& p : positions[static_cast<std::size_t>(r)])
+                    v.sources.insert(v.sources.end(), p.files.begin(), p.files.end());
+            }
+        } else {
+            // A cycle: the member whose records went past a collective its peers in the cycle wait in.
+            const std::set<std::int64_t> cycle(ranks.begin(), ranks.end());
+            std::map<std::tuple<int, std::string, std::int64_t, std::string>, std::vector<std::int64_t>> culprits;
+            std::map<std::int64_t, std::pair<Position, std::optional<Position>>> where;  // rank -> missed, instead
+            std::size_t most = 0;  // the most ranks that called one of the cycle's collectives
+            for (const std::size_t wnode : waits) {
+                const WaitingGroup& w = graph.waits[wnode - static_cast<std::size_t>(world)];
+                if (w.at.source == "Flight Recorder" && w.at.op != "creation")
+                    most = std::max(most, fr.popularity(w.at));
+            }
+            for (const std::size_t wnode : waits) {
+                const WaitingGroup& w = graph.waits[wnode - static_cast<std::size_t>(world)];
+                if (w.at.source == "Flight Recorder" && w.at.op != "creation" && fr.popularity(w.at) < most) continue;
+                for (const std::int64_t b : w.waits_on) {
+                    if (!cycle.count(b) || where.count(b)) continue;
+                    std::optional<std::pair<Verdict::Cause, std::optional<Position>>> departed;
+                    if (w.at.op == "creation")
+                        departed = {{Verdict::Cause::skipped, std::nullopt}};
+                    else if (w.at.source == "Flight Recorder")
+                        if (const auto dep = fr.departure(b, w.at, cycle)) departed = {{dep->cause, dep->instead}};
+                    if (!departed) continue;
+                    culprits[{static_cast<int>(departed->first), w.at.key, w.at.seq, w.at.op}].push_back(b);
+                    where.emplace(b, std::pair{w.at, departed->second});
+                }
+            }
+            if (culprits.size() == 1) {
+                const auto& [k, who_left] = *culprits.begin();
+                v.cause = static_cast<Verdict::Cause>(std::get<0>(k));
+                v.ranks = who_left;
+                std::sort(v.ranks.begin(), v.ranks.end());
+                v.where = where.at(v.ranks.front()).first;
+                v.instead = where.at(v.ranks.front()).second;
+                if (v.instead) v.instead->rank = v.ranks.front();
+            } else {
+                v.cause = Verdict::Cause::wait_each_other;
+                v.ranks = ranks;
+            }
+        }
+        // Every wait that leads here.
+        std::set<std::size_t> waiting;
+        std::vector<std::size_t> back(nodes.begin(), nodes.end());
+        std::set<std::size_t> seen(nodes.begin(), nodes.end());
+        while (!back.empty()) {
+            const std::size_t x = back.back();
+            back.pop_back();
+            if (x >= static_cast<std::size_t>(world)) waiting.insert(x);
+            for (const std::size_t y : into[x])
+                if (seen.insert(y).second) back.push_back(y);
+        }
+        std::string group_key = std::string(to_string(v.cause));
+        if (v.where)
+            group_key +=
+                "|" + v.where->source + "|" + v.where->key + "|" + std::to_string(v.where->seq) + "|" + v.where->op;
+        if (v.cause == Verdict::Cause::wait_each_other || v.cause == Verdict::Cause::skipped ||
+            v.cause == Verdict::Cause::out_of_order || v.cause == Verdict::Cause::other_collective)
+            for (const auto r : v.ranks) group_key += "|" + std::to_string(r);
+        auto [it, added] = found.emplace(group_key, v);
+        if (!added) {
+            it->second.ranks.insert(it->second.ranks.end(), v.ranks.begin(), v.ranks.end());
+            it->second.sources.insert(it->second.sources.end(), v.sources.begin(), v.sources.end());
+        }
+        found_waits[group_key].insert(waiting.begin(), waiting.end());
+    }
+
+    std::vector<Verdict> verdicts;
+    for (auto& [k, v] : found) {
+        std::sort(v.ranks.begin(), v.ranks.end());
+        v.ranks.erase(std::unique(v.ranks.begin(), v.ranks.end()), v.ranks.end());
+        for (const std::size_t x : found_waits[k])
+            v.waiting.push_back(graph.waits[x - static_cast<std::size_t>(world)]);
+        // the group it left first, then the others by dim and index
+        std::sort(v.waiting.begin(), v.waiting.end(), [&](const WaitingGroup& a, const WaitingGroup& b) {
+            const bool fa = v.where && a.at.key == v.where->key, fb = v.where && b.at.key == v.where->key;
+            if (fa != fb) return fa;
+            return std::tie(a.at.mesh, a.at.dim, a.at.index, a.at.key, a.at.seq) <
+                   std::tie(b.at.mesh, b.at.dim, b.at.index, b.at.key, b.at.seq);
+        });
+        verdicts.push_back(std::move(v));
+    }
+    // The verdict most groups wait on first.
+    std::stable_sort(verdicts.begin(), verdicts.end(), [](const Verdict& a, const Verdict& b) {
+        if (a.waiting.size() != b.waiting.size()) return a.waiting.size() > b.waiting.size();
+        return a.ranks < b.ranks;
+    });
+
+    const std::size_t all_waits = graph.waits.size();
+    for (Verdict& v : verdicts) {
+        std::string ids;
+        for (std::size_t i = 0; i < v.ranks.size(); ++i) ids += (i ? "," : "") + std::to_string(v.ranks[i]);
+        v.id = "verdict/" + ids;
+        const std::int64_t first = v.ranks.front();
+        if (const auto it = std::lower_bound(d.ranks.begin(), d.ranks.end(), first,
+                                             [](const RecordsRank& r, std::int64_t x) { return r.rank < x; });
+            it != d.ranks.end() && it->rank == first) {
+            v.host = it->host;
+            v.pid = it->pid;
+        }
+        const std::string subject = who(v.ranks);
+        const bool one = v.ranks.size() == 1;
+        std::set<std::string> source_names;
+        for (const auto& w : v.waiting) source_names.insert(w.at.source);
+        if (v.cause == Verdict::Cause::dead) source_names.insert("NCCL RAS");
+        switch (v.cause) {
+            case Verdict::Cause::skipped:
+                v.sentence = v.where && v.where->op == "creation"
+                                 ? subject + " went on without creating the " + v.where->label
+                                 : subject + " skipped " + call_text(*v.where);
+                break;
+            case Verdict::Cause::out_of_order:
+                v.sentence =
+                    subject + " called " + call_text(*v.instead) + " before " + call_text(*v.where) + " (out of order)";
+                break;
+            case Verdict::Cause::other_collective:
+                v.sentence = subject + " called " + (v.instead ? call_text(*v.instead) : "another collective") +
+                             " where " + (one ? "its" : "their") + " peers call " + call_text(*v.where);
+                break;
+            case Verdict::Cause::wait_each_other:
+                v.sentence = subject +
+                             " wait on each other in different groups: their collectives are called in "
+                             "different orders";
+                break;
+            case Verdict::Cause::no_record:
+                v.sentence = subject + " left no record (no Flight Recorder dump, NCCL line or RAS entry): " +
+                             (one ? "it" : "they") + " died or hang" + (one ? "s" : "") + " outside any collective";
+                break;
+            case Verdict::Cause::dead: v.sentence = subject + " " + v.how; break;
+            case Verdict::Cause::outside:
+                v.sentence = subject + (one ? " hangs" : " hang") +
+                             " outside collectives (compute, the data loader, host code)" +
+                             (v.where ? ": " + std::string(one ? "its" : "their") + " last collective, " +
+                                            call_text(*v.where) + ", completed on every member"
+                                      : ": nothing " + std::string(one ? "it" : "they") + " recorded is pending");
+                break;
+        }
+        // The records behind it: those of the waits (at most 8).
+        std::set<std::string> files(v.sources.begin(), v.sources.end());
+        for (const auto& w : v.waiting)
+            for (const auto& f : w.at.files)
+                if (files.size() < 8) files.insert(f);
+        v.sources.assign(files.begin(), files.end());
+
+        Finding f;
+        f.kind = FindingKind::verdict;
+        f.id = v.id;
+        f.ranks = v.ranks;
+        f.message = v.sentence;
+        if (v.instead && v.cause == Verdict::Cause::skipped) f.message += " and went on to " + call_text(*v.instead);
+        const bool every = v.waiting.size() == all_waits;
+        const bool left = v.cause == Verdict::Cause::skipped || v.cause == Verdict::Cause::out_of_order ||
+                          v.cause == Verdict::Cause::other_collective;
+        if (every && left && v.waiting.size() > 1)
+            f.message += "; every other stuck group waits on " + std::string(one ? "it" : "them");
+        else if (every && !left)
+            f.message += "; every stuck group waits on " + std::string(one ? "it" : "them");
+        f.message += ". " + std::to_string(v.waiting.size()) +
+                     (v.waiting.size() == 1 ? " group waits" : " groups wait") + " on " + (one ? "it" : "them") + ": ";
+        for (std::size_t i = 0; i < v.waiting.size() && i < 8; ++i)
+            f.message += (i ? ", " : "") + call_text(v.waiting[i].at) + " (" + ranks_words(v.waiting[i].waiting) + ")";
+        if (v.waiting.size() > 8) f.message += " and " + std::to_string(v.waiting.size() - 8) + " more";
+        f.message += " (" + join_sources(source_names) + ")";
+
+        std::string look;
+        for (std::size_t i = 0; i < v.ranks.size() && i < 8; ++i) look += (i ? "; " : "") + process_text(d, v.ranks[i]);
+        if (v.ranks.size() > 8) look += "; and " + std::to_string(v.ranks.size() - 8) + " more";
+        switch (v.cause) {
+            case Verdict::Cause::skipped:
+            case Verdict::Cause::out_of_order:
+            case Verdict::Cause::other_collective:
+                f.fix = "Find why " + subject + " did not call " + call_text(*v.where) + " where " +
+                        (one ? "its" : "their") +
+                        " peers did (a data-dependent branch, a caught exception, a rank-dependent condition): every "
+                        "rank must call a group's collectives in the same order. Where " +
+                        (one ? "it is" : "they are") + " now: " + look + ".";
+                break;
+            case Verdict::Cause::wait_each_other:
+                f.fix = "Make " + subject +
+                        " call these groups' collectives in one order (the same code path on every rank); each "
+                        "one's stack: " +
+                        look + ".";
+                break;
+            case Verdict::Cause::no_record:
+                f.fix = "Check " + subject + "'s process" + (one ? "" : "es") +
+                        ": whether it died (the scheduler's log, dmesg for the OOM killer, its stderr) or hangs (" +
+                        look + "); every group listed waits for " + (one ? "it" : "them") + ".";
+                break;
+            case Verdict::Cause::dead:
+                f.fix = "Check " + subject + "'s process and host (" + look +
+                        "; the scheduler's log, dmesg, the NIC): every group listed waits for " +
+                        (one ? "it" : "them") + ".";
+                break;
+            case Verdict::Cause::outside:
+                f.fix = "Look at what " + subject + (one ? " does" : " do") + " after " + (one ? "its" : "their") +
+                        " last collective, compute, the data loader or host code that does not return (" + look +
+                        "); every group listed waits for " + (one ? "it" : "them") + ".";
+                break;
+        }
+        d.findings.push_back({std::move(f), v.sources, {}});
+    }
+
+    // Fold the findings each verdict explains under it: a group that waits on it, the rank itself by another source.
+    for (auto& sf : d.findings) {
+        if (sf.finding.kind == FindingKind::verdict) continue;
+        const std::string& id = sf.finding.id;
+        const std::size_t slash = id.find('/');
+        const std::string key = slash == std::string::npos ? std::string() : id.substr(slash + 1);
+        for (const Verdict& v : verdicts) {
+            const bool group =
+                std::any_of(v.waiting.begin(), v.waiting.end(), [&](const WaitingGroup& w) { return w.at.key == key; });
+            const bool same_ranks = !sf.finding.ranks.empty() && sf.finding.ranks == v.ranks;
+            if (group || same_ranks) {
+                sf.consequence_of = v.id;
+                break;
+            }
+        }
+    }
+    d.verdicts = std::move(verdicts);
+}
+
+}  // namespace detail
+}  // namespace meshscope::records
