@@ -70,6 +70,19 @@ class VerdictFromTorch(unittest.TestCase):
         self.assertEqual((verdict["instead"]["dim"], verdict["instead"]["group"]), DP_DIM)
         self.assertEqual(verdict["sentence"], f"rank {rank} skipped ep group {rank // 4}'s all_to_all at seq 2")
         self.check_folded(report)
+        # The timeline (--trace) marks rank 13 in every group that waits on it, and only rank 13.
+        trace_path = os.path.join(JOBS, "skip.trace.json")
+        out = subprocess.run([MESHSCOPE, "diagnose", os.path.join(JOBS, "skip"), "--dp", "16", "--ep", "4", "--trace",
+                              trace_path], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(trace_path) as f:
+            events = json.load(f)["traceEvents"]
+        marks = [e for e in events if e.get("cat") == "verdict"]
+        self.assertEqual({e["tid"] for e in marks}, {rank})
+        self.assertTrue(1 <= len(marks) <= len(verdict["waiting"]), marks)  # one per waiting group on the timeline
+        for e in marks:
+            self.assertEqual((e["ph"], e["name"], e["args"]["cause"]),
+                             ("i", "verdict: " + verdict["sentence"], "skipped"))
         text = diagnose("skip", "text")
         self.assertLess(text.index(f"\nverdict: rank {rank} skipped ep group {rank // 4}'s all_to_all at seq 2\n"),
                         text.index("\ngroups ("))

@@ -176,6 +176,23 @@ void write_trace(const RecordSet& records, const Diagnosis& d, std::ostream& out
                 ",\"args\":{\"message\":" + json_text(f->finding.message) + "}}");
         }
     }
+    // The verdict: on each root-cause rank's thread in every group that waits on it, at its last entry (or, for a
+    // rank with no record, when the job's last collective was entered: where the hang begins).
+    std::int64_t stopped = t0;
+    for (const auto& [rank, time] : last_entry) stopped = std::max(stopped, time);
+    for (const Verdict& v : d.verdicts)
+        for (const WaitingGroup& w : v.waiting) {
+            const auto p = pid_of_label.find(w.at.label);
+            if (p == pid_of_label.end()) continue;
+            for (const std::int64_t rank : v.ranks) {
+                thread(p->second, rank);
+                const auto at = last_entry.find(rank);
+                event("{\"ph\":\"i\",\"s\":\"t\",\"name\":" + json_text("verdict: " + v.sentence) +
+                      ",\"cat\":\"verdict\",\"pid\":" + std::to_string(p->second) + ",\"tid\":" + std::to_string(rank) +
+                      ",\"ts\":" + micros(at != last_entry.end() ? at->second : stopped, t0) + ",\"args\":{\"cause\":" +
+                      json_text(std::string(to_string(v.cause))) + ",\"waiting\":" + json_text(w.at.label) + "}}");
+            }
+        }
     out << "\n]}\n";
 }
 
