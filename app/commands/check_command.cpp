@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "llamafactory_versions.h"
 #include "meshscope/cost/advice.h"
@@ -32,10 +33,7 @@ constexpr const char* usage_hint =
     "hint: meshscope check CONFIG.yaml --nnodes N --nproc-per-node G [--model-config FILE] [--hardware NAME] "
     "[--network ndr|hdr] [--efficiency E] [--llamafactory-version V]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope check: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"check", usage_hint};
 
 // Hugging Face repository ids of the presets, for a `model:` that is not a local path.
 struct HubName {
@@ -252,13 +250,7 @@ int run_check(int argc, char** argv) {
         ->type_name("V");
     cli.add_option("--efficiency", efficiency, "share of the dense bf16 peak the compute reaches (default: the GPU's)")
         ->type_name("E");
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     if (nnodes_opt->count() == 0) return usage_error("give --nnodes");
     if (nproc_opt->count() == 0) return usage_error("give --nproc-per-node");
     std::int64_t nnodes = 0, nproc = 0;

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "meshscope/records/diagnose.h"
 #include "meshscope/records/trace.h"
@@ -20,10 +21,7 @@ namespace {
 constexpr const char* usage_hint =
     "hint: meshscope diagnose PATH... [--plan FILE | --dp D [--cp C] [--ep E]] [--format text|json] [--trace FILE]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope diagnose: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"diagnose", usage_hint};
 
 }  // namespace
 
@@ -31,15 +29,10 @@ int run_diagnose(int argc, char** argv) {
     CLI::App cli{"Read a job's NCCL INFO logs, Flight Recorder dumps and NCCL RAS status and place them on a plan.",
                  "meshscope diagnose"};
     std::vector<std::string> paths;
-    std::string plan_file, dp_text, cp_text = "1", ep_text = "1", format = "text", trace_file;
+    std::string format = "text", trace_file;
     cli.add_option("paths", paths, "files or directories (plain or gzip)")->required()->type_name("PATH...");
-    auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
-    auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
-    auto* cp_opt = cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT");
-    auto* ep_opt = cli.add_option("--ep", ep_text, "expert-parallel size")->type_name("INT");
-    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
-    cp_opt->needs(dp_opt);
-    ep_opt->needs(dp_opt);
+    PlanOptions plan_options;
+    plan_options.add_to(cli);
     cli.add_option("--format", format, "text or json (meshscope.diagnosis/1)")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
@@ -47,17 +40,10 @@ int run_diagnose(int argc, char** argv) {
                    "also write the collectives' timeline across ranks to FILE (Chrome Trace Event Format JSON: "
                    "Perfetto UI, chrome://tracing)")
         ->type_name("FILE");
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
 
     std::optional<Plan> plan;
-    if (const auto failed = plan_from_options("diagnose", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
-        return *failed;
+    if (const auto failed = plan_from_options("diagnose", usage_hint, plan_options, plan)) return *failed;
 
     // The trace file is opened before the records are read: a path that cannot be written fails at once.
     std::ofstream trace;

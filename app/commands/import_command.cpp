@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli_support.h"
 #include "commands.h"
 #include "http_post.h"
 #include "meshscope/monitor/event.h"
@@ -28,10 +29,7 @@ constexpr const char* usage_hint =
     "hint: meshscope import PATH... --target URL [--job NAME] [--token T] [--timeout S] [--retries N] "
     "[--retry-wait-max S] [--plan FILE | --dp D [--cp C] [--ep E]]";
 
-int usage_error(const std::string& message) {
-    std::cerr << "meshscope import: " << message << "\n" << usage_hint << "\n";
-    return exit_usage;
-}
+const Usage usage_error{"import", usage_hint};
 
 // The job named after the first path: its last component ("/scratch/job-4711/fr/" -> "fr"), characters a job
 // name cannot hold as '-', at most the longest job name.
@@ -72,7 +70,7 @@ int run_import(int argc, char** argv) {
     CLI::App cli{"Put a job's NCCL INFO logs, Flight Recorder dumps and NCCL RAS status into a collector.",
                  "meshscope import"};
     std::vector<std::string> paths;
-    std::string target, job, token, plan_file, dp_text, cp_text = "1", ep_text = "1";
+    std::string target, job, token;
     double timeout = 30, retry_wait_max = 60;
     int retries = 5;
     cli.add_option("paths", paths, "files or directories (plain or gzip)")->required()->type_name("PATH...");
@@ -87,20 +85,9 @@ int run_import(int argc, char** argv) {
     cli.add_option("--retry-wait-max", retry_wait_max,
                    "seconds waited at most before sending again, whatever Retry-After asks (without one: 1 s)")
         ->capture_default_str();
-    auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
-    auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
-    auto* cp_opt = cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT");
-    auto* ep_opt = cli.add_option("--ep", ep_text, "expert-parallel size")->type_name("INT");
-    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
-    cp_opt->needs(dp_opt);
-    ep_opt->needs(dp_opt);
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    PlanOptions plan_options;
+    plan_options.add_to(cli);
+    if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     while (!target.empty() && target.back() == '/') target.pop_back();
     if (!target.starts_with("http://") && !target.starts_with("https://"))
         return usage_error("--target must be an http:// or https:// URL, got '" + target + "'");
@@ -114,8 +101,7 @@ int run_import(int argc, char** argv) {
                            " characters of A-Z, a-z, 0-9 and ._-:@+=, got '" + records::printable(job) + "'");
 
     std::optional<Plan> plan;
-    if (const auto failed = plan_from_options("import", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
-        return *failed;
+    if (const auto failed = plan_from_options("import", usage_hint, plan_options, plan)) return *failed;
 
     records::RecordSet records;
     if (!load_usable_records("import", paths, records, ": nothing sent to " + target)) return exit_usage;

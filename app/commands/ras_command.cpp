@@ -75,7 +75,7 @@ int run_ras(int argc, char** argv) {
         "Read a running job's NCCL RAS status from its RAS socket (NCCL_RAS_ADDR, default localhost:28028) "
         "and diagnose it; poll it, or follow its lifecycle events.",
         "meshscope ras"};
-    std::string address, plan_file, dp_text, cp_text = "1", ep_text = "1", format = "text";
+    std::string address, format = "text";
     std::string interval_text, timeout_text = "15";
     std::int64_t polls = 0;
     std::size_t max_reply = 64u << 20;
@@ -83,13 +83,8 @@ int run_ras(int argc, char** argv) {
     cli.add_option("address", address, "the job's RAS socket, HOST[:PORT] (port 28028 by default)")
         ->required()
         ->type_name("HOST[:PORT]");
-    auto* plan_opt = cli.add_option("--plan", plan_file, "a plan as `meshscope plan --format json` writes it");
-    auto* dp_opt = cli.add_option("--dp", dp_text, "data-parallel size (world = dp * cp)")->type_name("INT");
-    auto* cp_opt = cli.add_option("--cp", cp_text, "context-parallel size")->type_name("INT");
-    auto* ep_opt = cli.add_option("--ep", ep_text, "expert-parallel size")->type_name("INT");
-    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
-    cp_opt->needs(dp_opt);
-    ep_opt->needs(dp_opt);
+    PlanOptions plan_options;
+    plan_options.add_to(cli);
     auto* once_opt = cli.add_flag("--once", once, "read the status once (the default)");
     auto* interval_opt =
         cli.add_option("--interval", interval_text, "poll every S seconds; stalled communicators are named")
@@ -122,8 +117,7 @@ int run_ras(int argc, char** argv) {
             return usage_error("--interval " + interval_text + ": a number of seconds above 0, at most 86400");
     }
     std::optional<Plan> plan;
-    if (const auto failed = plan_from_options("ras", usage_hint, plan_file, dp_text, cp_text, ep_text, plan))
-        return *failed;
+    if (const auto failed = plan_from_options("ras", usage_hint, plan_options, plan)) return *failed;
 
     const auto timeout_ms = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(*timeout * 1000)));
     RasClient client(host, port, timeout_ms, max_reply);

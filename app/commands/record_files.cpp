@@ -24,6 +24,7 @@
 
 #include "commands.h"
 #include "meshscope/mesh/json_limits.h"
+#include "meshscope/mesh/parallel_for.h"
 #include "meshscope/mesh/plan_json.h"
 #include "meshscope/mesh/plan_request.h"
 
@@ -254,24 +255,15 @@ void load_records(const std::vector<std::string>& paths, records::RecordSet& int
     // only one file's bytes per thread are held at a time (the dumps kept are compact). Results are taken in file
     // order, so what is read and every problem come out as a single thread would give them.
     std::vector<Outcome> outcomes(files.size());
-    std::atomic<std::size_t> next{0};
     records::FrShared shared;
-    const auto work = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < files.size();) {
-            try {
-                outcomes[i] = read_document(files[i], limits, shared);
-            } catch (const std::exception& e) {
-                outcomes[i] = Outcome{};
-                outcomes[i].problem = e.what();
-            }
+    parallel_for(files.size(), parallel_threads(files.size() + 1, 8), [&](std::size_t i) {
+        try {
+            outcomes[i] = read_document(files[i], limits, shared);
+        } catch (const std::exception& e) {
+            outcomes[i] = Outcome{};
+            outcomes[i].problem = e.what();
         }
-    };
-    const std::size_t threads =
-        std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::min<std::size_t>(8, files.size() + 1));
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+    });
     for (std::size_t i = 0; i < files.size(); ++i) {
         Outcome& o = outcomes[i];
         if (o.log) {
@@ -323,9 +315,22 @@ Expected<Plan> plan_from_file(const std::string& path) {
 }
 }  // namespace
 
-std::optional<int> plan_from_options(const std::string& command, const std::string& hint, const std::string& plan_file,
-                                     const std::string& dp_text, const std::string& cp_text, const std::string& ep_text,
+void PlanOptions::add_to(CLI::App& cli, const std::string& help_prefix) {
+    auto* plan_opt = cli.add_option("--plan", file, help_prefix + "a plan as `meshscope plan --format json` writes it");
+    auto* dp_opt = cli.add_option("--dp", dp, help_prefix + "data-parallel size (world = dp * cp)")->type_name("INT");
+    auto* cp_opt = cli.add_option("--cp", cp, help_prefix + "context-parallel size")->type_name("INT");
+    auto* ep_opt = cli.add_option("--ep", ep, help_prefix + "expert-parallel size")->type_name("INT");
+    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
+    cp_opt->needs(dp_opt);
+    ep_opt->needs(dp_opt);
+}
+
+std::optional<int> plan_from_options(const std::string& command, const std::string& hint, const PlanOptions& options,
                                      std::optional<Plan>& plan) {
+    const std::string& plan_file = options.file;
+    const std::string& dp_text = options.dp;
+    const std::string& cp_text = options.cp;
+    const std::string& ep_text = options.ep;
     const auto usage_error = [&](const std::string& message) {
         std::cerr << "meshscope " << command << ": " << message << "\n" << hint << "\n";
         return exit_usage;

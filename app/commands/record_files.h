@@ -3,6 +3,8 @@
 // read as an NCCL log, streamed). A file that cannot be read is named with why; the rest are still read.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -26,12 +28,17 @@ void load_records(const std::vector<std::string>& paths, records::RecordSet& int
 [[nodiscard]] bool load_usable_records(const std::string& command, const std::vector<std::string>& paths,
                                        records::RecordSet& into, const std::string& nothing_done = {});
 
-// --plan FILE, or --dp (dp_text not empty) with --cp and --ep, as `meshscope diagnose` and `meshscope ras` take
-// them, into plan (left empty when neither is given). Bad input: the message ("meshscope COMMAND: ..." and the
-// hint) on stderr, and the exit status returned.
+// --plan FILE | --dp D [--cp C] [--ep E]: the plan the records commands (diagnose, import, ras, serve) place the
+// records on, as one set of flags: --plan excludes the others, --cp and --ep need --dp.
+struct PlanOptions {
+    std::string file, dp, cp = "1", ep = "1";
+    // Adds the four flags to cli, each help text after help_prefix (serve: "with --ras or --torch-debug: ").
+    void add_to(CLI::App& cli, const std::string& help_prefix = {});
+};
+
+// The plan of options (left empty when neither --plan nor --dp is given). Bad input: the message
+// ("meshscope COMMAND: ..." and the hint) on stderr, and the exit status returned.
 [[nodiscard]] std::optional<int> plan_from_options(const std::string& command, const std::string& hint,
-                                                   const std::string& plan_file, const std::string& dp_text,
-                                                   const std::string& cp_text, const std::string& ep_text,
-                                                   std::optional<Plan>& plan);
+                                                   const PlanOptions& options, std::optional<Plan>& plan);
 
 }  // namespace meshscope::app

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "collector_tour_jobs.h"
 #include "commands.h"
 #include "http/collector_service.h"
@@ -91,7 +92,6 @@ int run_serve(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     std::vector<std::string> ras_addresses, ras_jobs;
     double ras_interval = 5, ras_timeout = 10;
-    std::string plan_file, dp_text, cp_text = "1", ep_text = "1";
     auto* ras_opt = cli.add_option("--ras", ras_addresses,
                                    "read a running job's NCCL RAS at HOST[:PORT] (its NCCL_RAS_ADDR; port 28028 by "
                                    "default) every --ras-interval into a job, as `meshscope import` puts records, "
@@ -142,27 +142,11 @@ int run_serve(int argc, char** argv) {
                    "largest page in bytes read from --torch-debug (larger: a finding)")
         ->capture_default_str()
         ->needs(torch_opt);
-    auto* plan_opt = cli.add_option("--plan", plan_file,
-                                    "with --ras or --torch-debug: a plan as `meshscope plan --format json` writes it");
-    auto* dp_opt = cli.add_option("--dp", dp_text, "with --ras or --torch-debug: data-parallel size (world = dp * cp)")
-                       ->type_name("INT");
-    auto* cp_opt =
-        cli.add_option("--cp", cp_text, "with --ras or --torch-debug: context-parallel size")->type_name("INT");
-    auto* ep_opt =
-        cli.add_option("--ep", ep_text, "with --ras or --torch-debug: expert-parallel size")->type_name("INT");
-    plan_opt->excludes(dp_opt)->excludes(cp_opt)->excludes(ep_opt);
-    cp_opt->needs(dp_opt);
-    ep_opt->needs(dp_opt);
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "meshscope serve: " << e.what() << "\nRun 'meshscope serve --help' for usage.\n";
-        return exit_usage;
-    }
+    PlanOptions plan_options;
+    plan_options.add_to(cli, "with --ras or --torch-debug: ");
+    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"serve"})) return *status;
     if (ras_addresses.empty() && torch_addresses.empty())
-        for (const auto* opt : {plan_opt, dp_opt})
+        for (const auto* opt : {cli.get_option("--plan"), cli.get_option("--dp")})
             if (opt->count() > 0) {
                 std::cerr << "meshscope serve: " << opt->get_name() << " requires --ras or --torch-debug\n"
                           << "Run 'meshscope serve --help' for usage.\n";
@@ -170,8 +154,8 @@ int run_serve(int argc, char** argv) {
             }
     std::optional<Plan> plan;
     if (!ras_addresses.empty() || !torch_addresses.empty()) {
-        if (const auto failed = plan_from_options("serve", ras_addresses.empty() ? torch_debug_hint : ras_hint,
-                                                  plan_file, dp_text, cp_text, ep_text, plan))
+        if (const auto failed =
+                plan_from_options("serve", ras_addresses.empty() ? torch_debug_hint : ras_hint, plan_options, plan))
             return *failed;
     }
     std::vector<std::string> jobs;  // every job a --ras or --torch-debug reads into

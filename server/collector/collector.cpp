@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/mesh/json_limits.h"
+#include "meshscope/mesh/parallel_for.h"
 
 namespace meshscope::server {
 
@@ -92,21 +93,11 @@ private:
 
     void flush() {
         // Up to 8 threads, each with at least 1,024 rows.
-        const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                            std::clamp<std::size_t>(window_.size() / 1024, 1, 8));
-        const std::size_t per_thread = (window_.size() + threads - 1) / threads;
-        auto parse = [this, per_thread](std::size_t part) {
-            const std::size_t end = std::min(window_.size(), (part + 1) * per_thread);
-            for (std::size_t i = part * per_thread; i < end; ++i) {
-                const auto json = parse_json_bounded(window_[i].json);
-                if (json.is_discarded()) continue;
-                if (auto event = event_from_json(json, limits_)) window_[i].event = std::move(event).value();
-            }
-        };
-        std::vector<std::thread> helpers;
-        for (std::size_t part = 1; part < threads; ++part) helpers.emplace_back(parse, part);
-        parse(0);
-        for (std::thread& t : helpers) t.join();
+        parallel_for(window_.size(), parallel_threads(window_.size() / 1024, 8), [this](std::size_t i) {
+            const auto json = parse_json_bounded(window_[i].json);
+            if (json.is_discarded()) return;
+            if (auto event = event_from_json(json, limits_)) window_[i].event = std::move(event).value();
+        });
 
         std::vector<Event> batch;
         double batch_received = 0;

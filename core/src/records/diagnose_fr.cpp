@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "meshscope/mesh/parallel_for.h"
 #include "records/diagnose_internal.h"
 
 namespace meshscope::records::detail {
@@ -461,18 +462,8 @@ void diagnose_flight_recorder(Context& context) {
     // The groups are judged on a few threads, each taking the next group: a 16,384-rank job's groups read 2.4 GB
     // of entries (docs/benchmarks.md, "Flight Recorder").
     std::vector<GroupVerdict> verdicts(placed.size());
-    std::atomic<std::size_t> next_group{0};
-    const auto judge_groups = [&] {
-        for (std::size_t i; (i = next_group.fetch_add(1)) < placed.size();) verdicts[i] = judge_group(placed[i]);
-    };
-    // At least the calling thread (a job whose dumps hold no group has no group to judge: clamp's bounds cross).
-    const std::size_t threads =
-        std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, placed.size()}));
-    {
-        std::vector<std::jthread> pool;
-        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(judge_groups);
-        judge_groups();
-    }
+    parallel_for(placed.size(), parallel_threads(placed.size(), 8),
+                 [&](std::size_t i) { verdicts[i] = judge_group(placed[i]); });
     // Stragglers over the whole window: placed[i] is the group of pg_index i (both in pgs' order).
     {
         std::vector<FrGroupArrivals> arrivals;
