@@ -263,9 +263,11 @@ test('the Cost section ranks by step time with the numbers of meshscope advise, 
   await page.waitForSelector('.planner-cost-table tbody tr');
   const step = await text('.planner-cost-step');
   ok(step.startsWith('step ') && step.includes(' tokens/s per GPU · MFU ') && step.endsWith('grad-accum 1'), step);
-  // The same ranking as the CLI's, first row and order: step times as the page prints them, never falling.
+  // The same ranking as the CLI's, first row and order: step times as the page prints them, never falling. The
+  // page costs the knobs its form gives (micro-batch 1, selective recompute), so the CLI is asked with them fixed.
+  const knobs = ['--micro-batch', '1', '--recompute', 'selective'];
   const cli = JSON.parse(execFileSync(binary, ['advise', '--model', 'qwen3-30b-a3b', '--world', '64', '--hardware',
-    'h200', '--format', 'json', '--show', '1000'], {encoding: 'utf8'}));
+    'h200', '--format', 'json', '--show', '1000', ...knobs], {encoding: 'utf8'}));
   // Each dim that moves anything: its communication and the part the overlap rules leave exposed, the dims of the
   // plan's own layout as advise lists them.
   const mine = cli.ranked.find((l) => l.dp === 64 && l.cp === 1 && l.ep === 8);
@@ -297,7 +299,7 @@ test('the Cost section ranks by step time with the numbers of meshscope advise, 
   await waitText('.planner-cost-step', 'This layout is left out: global batch of 96 sequences is not a multiple of ' +
     'dp x micro-batch (64 x 1 = 64)');
   const cli96 = JSON.parse(execFileSync(binary, ['advise', '--model', 'qwen3-30b-a3b', '--world', '64', '--hardware',
-    'h200', '--global-batch', '96', '--format', 'json', '--show', '1000'], {encoding: 'utf8'}));
+    'h200', '--global-batch', '96', '--format', 'json', '--show', '1000', ...knobs], {encoding: 'utf8'}));
   const rows96 = await page.locator('.planner-cost-table tbody tr').evaluateAll((trs) =>
     trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   equal(rows96.length, cli96.ranked.length, 'ranked rows at 96 sequences');
