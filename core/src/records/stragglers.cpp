@@ -83,7 +83,9 @@ Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
         std::vector<Worst> worst(dims);
         std::vector<std::size_t> order;
         for (std::size_t i; (i = next.fetch_add(1)) < dumps.size();) {
-            const auto& [rank, dump] = dumps[i];
+            // Named, not bound: clang 14 (the fuzz and sanitizer trees) cannot capture a structured binding.
+            const auto rank = dumps[i].first;
+            const auto* const dump = dumps[i].second;
             const auto& ids = group_ids.at(dump);
             // The entries in record order (a ring buffer's dump mostly is).
             order.resize(dump->entries.size());

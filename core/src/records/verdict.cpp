@@ -547,7 +547,10 @@ void find_verdicts(Context& context) {
     }
 
     std::vector<Verdict> verdicts;
-    for (auto& [k, v] : found) {
+    for (auto& found_entry : found) {
+        // Named, not bound: clang 14 (the fuzz and sanitizer trees) cannot capture a structured binding.
+        const auto& k = found_entry.first;
+        auto& v = found_entry.second;
         std::sort(v.ranks.begin(), v.ranks.end());
         v.ranks.erase(std::unique(v.ranks.begin(), v.ranks.end()), v.ranks.end());
         for (const std::size_t x : found_waits[k])
