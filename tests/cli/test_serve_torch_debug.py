@@ -122,7 +122,10 @@ class ServeTorchDebugTest(unittest.TestCase):
                 # first the verdict: rank 3 skipped ep group 1's all_reduce at seq 2, every other stuck group waits
                 self.assertEqual(found[0][:2], ("verdict", [3]))
                 self.assertTrue(found[0][2].startswith("rank 3 skipped ep group 1's all_reduce at seq 2"), found[0])
-                self.assertEqual(sorted(f for f in found if f[0] != "verdict"), sorted([ep, world]))
+                # The hang's findings are exactly the two stuck groups. A straggler finding may stand beside them:
+                # rank 0 spawns the debug server's front end before its first collectives, and so can arrive late
+                # into them (the straggler rule itself is tested with an injected delay in records.stragglers_torch).
+                self.assertEqual(sorted(f for f in found if f[0] not in ("verdict", "straggler")), sorted([ep, world]))
                 for f in serve.findings("live"):
                     self.assertEqual(f["sources"][0].split(" rank ")[0], where, f)
                 # No hook ran: the world is the plan's, every rank named by the page with its worker's host.
