@@ -141,4 +141,23 @@ struct FrGroupArrivals {
 // "2004.1 ms"
 [[nodiscard]] std::string ms_text(std::int64_t ns);
 
+// A rank blocked in a communicator an NCCL log or RAS names: the Position's group fields from its place on the plan,
+// or, unplaced, its label with `unplaced_key` (the communicator's id or hash) as its findings' key.
+inline Position blocked_in(const ObservedGroup& group, std::int64_t rank, std::string source,
+                           const std::string& unplaced_key) {
+    Position p;
+    p.rank = rank;
+    p.state = Position::State::blocked;
+    p.source = std::move(source);
+    if (group.place) {
+        p.mesh = group.place->mesh;
+        p.dim = group.place->dim;
+        p.index = group.place->index;
+    }
+    p.label = group.label();
+    p.name = group.place ? group.place->dim + " group " + std::to_string(group.place->index) : group.label();
+    p.key = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : unplaced_key;
+    return p;
+}
+
 }  // namespace meshscope::records::detail

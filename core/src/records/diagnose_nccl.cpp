@@ -242,19 +242,7 @@ void diagnose_nccl(Context& context) {
             f.ranks = !never.empty() ? never : !completed.empty() || all_seen ? pending : std::vector<std::int64_t>{};
             if (completed.empty() && !never.empty())
                 for (const std::int64_t r : started) {  // every member that started waits in this init for them
-                    Position p;
-                    p.rank = r;
-                    p.state = Position::State::blocked;
-                    p.source = "NCCL log";
-                    if (group.place) {
-                        p.mesh = group.place->mesh;
-                        p.dim = group.place->dim;
-                        p.index = group.place->index;
-                    }
-                    p.label = group.label();
-                    p.name =
-                        group.place ? group.place->dim + " group " + std::to_string(group.place->index) : group.label();
-                    p.key = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : comm.id;
+                    Position p = blocked_in(group, r, "NCCL log", comm.id);
                     p.op = "init";
                     p.waits_on = never;
                     p.files = group.sources;

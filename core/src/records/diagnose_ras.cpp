@@ -25,18 +25,7 @@ void note_blocked(Context& context, std::int64_t rank, const ObservedGroup& grou
     if (waits_on.empty()) return;
     std::sort(waits_on.begin(), waits_on.end());
     waits_on.erase(std::unique(waits_on.begin(), waits_on.end()), waits_on.end());
-    Position p;
-    p.rank = rank;
-    p.state = Position::State::blocked;
-    p.source = "NCCL RAS";
-    if (group.place) {
-        p.mesh = group.place->mesh;
-        p.dim = group.place->dim;
-        p.index = group.place->index;
-    }
-    p.label = group.label();
-    p.name = group.place ? group.place->dim + " group " + std::to_string(group.place->index) : group.label();
-    p.key = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : hash;
+    Position p = blocked_in(group, rank, "NCCL RAS", hash);
     p.seq = count;
     p.op = op;
     p.waits_on = std::move(waits_on);
