@@ -1,7 +1,7 @@
 // meshscope serve: the collector. Events in over HTTP, durably stored (SQLite WAL), watched by the
 // monitor; jobs, ranks and findings out over HTTP, a WebSocket stream and /metrics (docs/collector.md). With
 // --ras it also reads running jobs' NCCL RAS itself, each into a job, and with --torch-debug the Flight Recorder
-// that torch's debug server serves (hook-free live mode, docs/records.md).
+// that torch's debug server serves (hook-free live mode, docs/records-live.md).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

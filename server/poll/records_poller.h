@@ -1,4 +1,4 @@
-// RecordsPoller: what `meshscope serve --ras` and `--torch-debug` share (hook-free live mode, docs/records.md). One
+// RecordsPoller: what `meshscope serve --ras` and `--torch-debug` share (hook-free live mode, docs/records-live.md). One
 // thread per source reads it every interval (a WorkerThread: a read asked for while one waits is merged into it),
 // turns the read into records (the caller's Read, on that thread), and puts them into a job exactly as
 // `meshscope import` does (Collector::submit_records: stored, replacing the job's last import, then in the

@@ -164,7 +164,7 @@ long RasClient::open(bool want_json) {
     send_line(hello, deadline, hello);
     const std::string answer = read_line(deadline, hello);
     const auto version = records::ras_server_protocol(answer);
-    if (!version) fail(where() + " is not an NCCL RAS server: it answered " + quoted(answer) + " to " + hello);
+    if (!version) fail(where() + " is not an NCCL RAS server: it answered " + ras::quoted(answer) + " to " + hello);
     json_ = false;
     if (want_json) {
         send_line("SET FORMAT json", deadline, "SET FORMAT json");
@@ -172,7 +172,7 @@ long RasClient::open(bool want_json) {
         if (ok == "OK")
             json_ = true;
         else if (!ok.starts_with("ERROR:"))  // RAS before 2.28.7: "ERROR: Unknown command SET FORMAT json"
-            fail(where() + ": unexpected answer to SET FORMAT json: " + quoted(ok));
+            fail(where() + ": unexpected answer to SET FORMAT json: " + ras::quoted(ok));
     }
     return *version;
 }
@@ -245,7 +245,8 @@ RasClient::MonitorEnd RasClient::monitor(const std::function<bool(const std::str
     const auto deadline = Clock::now() + timeout_;
     send_line("MONITOR", deadline, "MONITOR");
     const std::string ok = read_line(deadline, "MONITOR");
-    if (ok != "OK") throw RasMonitorRefused(where() + " refused MONITOR (NCCL 2.29 and later have it): " + quoted(ok));
+    if (ok != "OK")
+        throw RasMonitorRefused(where() + " refused MONITOR (NCCL 2.29 and later have it): " + ras::quoted(ok));
     std::string event;
     for (;;) {
         const auto nl = buffer_.find('\n');

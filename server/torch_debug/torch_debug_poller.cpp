@@ -145,7 +145,7 @@ RecordsImport TorchDebugPoller::read(const ras::RasStop& stop) {
     for (const auto& rank : page)
         if (std::none_of(records.ranks.begin(), records.ranks.end(),
                          [&](const RecordsRank& r) { return r.rank == rank.rank; }))
-            records.ranks.push_back({rank.rank, std::nullopt, std::nullopt});
+            records.ranks.push_back({rank.rank, std::nullopt, std::nullopt, std::nullopt});
     std::sort(records.ranks.begin(), records.ranks.end(),
               [](const RecordsRank& a, const RecordsRank& b) { return a.rank < b.rank; });
     for (auto& r : records.ranks)

@@ -32,7 +32,8 @@ RecordsImport first_import() {
     r.findings = {imported(FindingKind::collective_stuck, {6}, "stuck", {"fr/nccl_trace_rank_6.json"}),
                   imported(FindingKind::group_disagreement, {1, 5}, "split",
                            {"a.log:1", "b.log:2", "c.log:3", "d.log:4", "e.log:5"})};
-    r.ranks = {RecordsRank{0, "node0", 41000}, RecordsRank{6, "node1", std::nullopt}, RecordsRank{9, std::nullopt, 7}};
+    r.ranks = {RecordsRank{0, "node0", 41000, std::nullopt}, RecordsRank{6, "node1", std::nullopt, std::nullopt},
+               RecordsRank{9, std::nullopt, 7, std::nullopt}};
     return r;
 }
 }  // namespace

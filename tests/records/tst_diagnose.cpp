@@ -118,6 +118,92 @@ Q_DECLARE_METATYPE(std::vector<std::int64_t>)
 class DiagnoseTest : public QObject {
     Q_OBJECT
 private slots:
+    // The hang map on real torch jobs (fixtures/fr-verdict, make_verdict_jobs.py): where each of the 16 ranks stands,
+    // worked out by hand from the fault each job injected. A step runs, on the rank's own groups: an efsdp
+    // all_gather, an ep all_to_all, an efsdp all_reduce, a dp all_reduce; so step s is seq s on ep and dp, and seqs
+    // 2s-1, 2s on efsdp. ep group g = [4g..4g+3], efsdp group g = [g, g+4, g+8, g+12], one dp group of all 16: torch's
+    // default group, which DeviceMesh reuses for a dim that spans the world (its dumps say default_pg), so it is
+    // placed as the world group, dim "world".
+    void hang_map_data() {
+        QTest::addColumn<QString>("job");
+        QTest::addColumn<QString>("summary");
+        QTest::addColumn<QString>("some");  // "rank=standing dim seq op" for a few ranks, ';'-separated
+        // Rank 13 skips step 2's all_to_all and goes on: its ep peers wait there; it completes the efsdp all_reduce
+        // with 1, 5, 9 and waits in the dp all_reduce with them; the other efsdp groups wait for 12, 14, 15.
+        QTest::addRow("skip")
+            << "skip"
+            << "root cause: rank 13; waiting in efsdp seq 4: 9 ranks; in world seq 2: 4; in ep seq 2: 3"
+            << "13=waiting world 2 all_reduce root;12=waiting ep 2 all_to_all;0=waiting efsdp 4 "
+               "all_reduce;5=waiting world 2 all_reduce";
+        // Rank 2 dies before step 2: its efsdp peers wait in the all_gather, every ep group then waits for the
+        // member stuck there (or for rank 2).
+        QTest::addRow("die")
+            << "die"
+            << "root cause: rank 2; waiting in ep seq 2: 12 ranks; in efsdp seq 3: 3; no record: rank 2"
+            << "2=no_record root;6=waiting efsdp 3 all_gather;0=waiting ep 2 all_to_all";
+        // Rank 9 never leaves host code after step 1: its last collective (dp all_reduce, seq 1) completed.
+        QTest::addRow("host") << "host"
+                              << "root cause: rank 9; waiting in ep seq 2: 12 ranks; in efsdp seq 3: 3; outside "
+                                 "collectives: rank 9"
+                              << "9=outside_collectives world 1 all_reduce root;13=waiting efsdp 3 all_gather;"
+                                 "8=waiting ep 2 all_to_all";
+        QTest::addRow("healthy")
+            << "healthy"
+            << "outside collectives: 16 ranks"
+            << "0=outside_collectives world 3 all_reduce;15=outside_collectives world 3 all_reduce";
+    }
+    void hang_map() {
+        QFETCH(QString, job);
+        QFETCH(QString, summary);
+        QFETCH(QString, some);
+        const Plan plan = Plan::make(Topology::make(16, 1, 4).value(), 8).value();
+        const Diagnosis d = diagnose(load(fixtures() + "/fr-verdict/" + job), &plan);
+        QCOMPARE(d.positions.size(), std::size_t{16});
+        const auto hang = hang_summary(d);
+        QVERIFY(hang);
+        QCOMPARE(QString::fromStdString(hang->text), summary);
+        for (const QString& item : some.split(';')) {
+            const QStringList parts = item.split('=');
+            const std::int64_t rank = parts[0].toLongLong();
+            const QStringList want = parts[1].split(' ');
+            const HangPosition& p = d.positions[static_cast<std::size_t>(rank)].second;
+            QCOMPARE(d.positions[static_cast<std::size_t>(rank)].first, rank);
+            QCOMPARE(QString::fromStdString(std::string(to_string(p.standing))), want[0]);
+            QCOMPARE(p.root_cause, want.endsWith("root"));
+            if (want.size() >= 4) {
+                QCOMPARE(QString::fromStdString(p.dim), want[1]);
+                QCOMPARE(p.seq, want[2].toLongLong());
+                QCOMPARE(QString::fromStdString(p.op), want[3]);
+            }
+        }
+        // What meshscope import sends: the plan, and every rank of the world with its position, the dead one too.
+        const RecordsImport sent = to_records_import(d);
+        QVERIFY(sent.topology);
+        QCOMPARE(sent.topology->ep, std::int64_t{4});
+        QVERIFY(!sent.topology_proposed);
+        QCOMPARE(sent.ranks.size(), std::size_t{16});
+        for (const auto& r : sent.ranks) QVERIFY(r.position);
+    }
+
+    // A rank's last collectives per group, latest first: rank 13 of the skip job completed efsdp seq 4 and waits in
+    // the dp (world) group at seq 2; its last ep collective is seq 1 (it skipped seq 2).
+    void last_collectives() {
+        const Plan plan = Plan::make(Topology::make(16, 1, 4).value(), 8).value();
+        const Diagnosis d = diagnose(load(fixtures() + "/fr-verdict/skip"), &plan);
+        const HangPosition& p = d.positions[13].second;
+        QString text;
+        for (const RecordsCall& c : p.last)
+            text += QStringLiteral("%1/%2 %3 %4 %5; ")
+                        .arg(QString::fromStdString(c.dim))
+                        .arg(c.group)
+                        .arg(c.seq)
+                        .arg(QString::fromStdString(c.op))
+                        .arg(c.completed ? "completed" : "waiting");
+        QCOMPARE(
+            text,
+            QString("world/0 2 all_reduce waiting; efsdp/1 4 all_reduce completed; ep/3 1 all_to_all completed; "));
+    }
+
     void flight_recorder_data() {
         QTest::addColumn<QString>("dir");
         QTest::addColumn<QString>("ids");  // every finding, in the collector's order

@@ -110,6 +110,10 @@ struct Job {
     // The world the last import of records establishes (its world_size, else one past the highest rank it names):
     // the job's world while no hook event says one.
     std::int64_t records_world = 0;
+    // The (dp, cp, ep) the last import placed its records on (given or proposed): the job's topology while no
+    // declared plan or hook report says one. Where its ranks stand in the hang, summed up (HangSummary).
+    std::optional<ReportedTopology> records_topology;
+    std::optional<HangSummary> hang;
 
     // Declared plan and the expected layout ranks are compared with.
     std::optional<nlohmann::json> plan_json;

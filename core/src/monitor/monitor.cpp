@@ -53,6 +53,7 @@ JobSummary summarize(const monitor::Job& job) {
     s.last_ts = job.last_ts;
     s.plan_declared = job.plan.has_value();
     s.topology = job.reference_topology;
+    s.hang = job.hang;
     return s;
 }
 
@@ -119,6 +120,7 @@ nlohmann::json to_json(const JobSummary& s) {
     if (s.first_ts) j["first_ts"] = *s.first_ts;
     if (s.last_ts) j["last_ts"] = *s.last_ts;
     if (s.topology) j["topology"] = topology_json(*s.topology);
+    if (s.hang) j["hang"] = to_json(*s.hang);
     return j;
 }
 

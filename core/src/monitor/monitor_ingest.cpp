@@ -319,6 +319,8 @@ void Monitor::Impl::refresh_aspect(monitor::Job& job, monitor::Aspect& aspect) {
             topology = ReportedTopology{t.dp, t.cp, t.ep};
         } else if (!reference.empty()) {
             topology = job.find(aspect.holders.at(reference).front())->state.topology;
+        } else {
+            topology = job.records_topology;
         }
         set_reference_topology(job, topology);
     }

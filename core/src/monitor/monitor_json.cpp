@@ -312,6 +312,11 @@ Expected<RankState> rank_state_from_json(const json& value, UnknownNames* unknow
         if (auto error = read_timings(*timings, s, unknown)) return *error;
     if (const json* findings = member(value, "findings"))
         if (auto error = read_rank_findings(*findings, s, unknown)) return *error;
+    if (const json* position = member(value, "position")) {
+        auto p = hang_position_from_json(*position, "position");
+        if (!p) return p.error();
+        s.position = std::move(p).value();
+    }
     return s;
 }
 

@@ -40,6 +40,27 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
     }
     job.records_world = world;
     if (!job.plan && job.world.reference.empty()) job.reference_world = world;
+    // The plan the records were placed on draws the job's grid while no declared plan or hook report says one.
+    job.records_topology = records.topology;
+    if (!job.plan && job.topology.reference.empty()) impl_->set_reference_topology(job, records.topology);
+
+    // Where each rank stands: this import's positions replace the earlier one's.
+    std::vector<RankedPosition> positions;
+    for (const RecordsRank& r : records.ranks)
+        if (r.rank >= 0 && r.position) positions.push_back({r.rank, &*r.position});
+    if (positions.empty())
+        job.hang.reset();
+    else
+        job.hang = summarize_hang(positions);
+    std::vector<std::int64_t> placed;  // sorted: the ranks this import gives a position
+    for (const RankedPosition& p : positions) placed.push_back(p.rank);
+    std::sort(placed.begin(), placed.end());
+    std::vector<std::int64_t> cleared;
+    for (auto& rec : job.records)
+        if (rec.state.position && !std::binary_search(placed.begin(), placed.end(), rec.state.rank)) {
+            rec.state.position.reset();
+            cleared.push_back(rec.state.rank);
+        }
 
     for (const RecordsRank& r : records.ranks) {
         if (r.rank < 0) continue;
@@ -54,6 +75,10 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
         }
         // The hook's own report of its process wins over what the records say.
         bool changed = added;
+        if (r.position && rec->state.position != r.position) {
+            rec->state.position = r.position;
+            changed = true;
+        }
         if (r.host && !rec->state.host) {
             rec->state.host = r.host;
             changed = true;
@@ -72,6 +97,18 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
         change.phase = rec->state.phase;
         impl_->emit(std::move(change));
     }
+    // Ranks the earlier import placed and this one does not.
+    if (impl_->listener || impl_->options.record_changes)
+        for (const std::int64_t rank : cleared) {
+            const monitor::RankRecord* rec = job.find(rank);
+            Change change;
+            change.kind = ChangeKind::rank_changed;
+            change.job = job.name;
+            change.rank = rank;
+            change.state = rec->state.state;
+            change.phase = rec->state.phase;
+            impl_->emit(std::move(change));
+        }
 }
 
 }  // namespace meshscope

@@ -66,6 +66,11 @@ constexpr std::array<PaletteEntry, colour_count> table{{
     {Colour::state_failed, "state-failed", 0xd9463e, 0xe5534b},
     {Colour::state_stale, "state-stale", 0xe8a33a, 0xd29922},
     {Colour::state_exited, "state-exited", 0x8c94a0, 0x6e7681},
+    // outside collectives: a pale steel that no dim and no rank state uses; no record: near black, the void a rank
+    // that left nothing behind is; the root cause's ring: the error red
+    {Colour::standing_outside_collectives, "standing-outside-collectives", 0xb8c7d3, 0x52606c},
+    {Colour::standing_no_record, "standing-no-record", 0x2d2d2d, 0x0d0d0d},
+    {Colour::root_cause, "root-cause", 0xd32f2f, 0xff5252},
     {Colour::finding, "finding", 0xb4238c, 0xff6ad5},
     {Colour::rank_selection, "rank-selection", 0x111111, 0xffffff},
     {Colour::ink_on_dark, "ink-on-dark", 0xeceff1, 0xeceff1},
@@ -110,6 +115,27 @@ std::string_view to_string(Colour colour) noexcept {
 
 Colour state_colour(RankStateKind state) noexcept {
     return static_cast<Colour>(static_cast<int>(Colour::state_pending) + static_cast<int>(state));
+}
+
+Colour dim_colour(std::string_view dim) noexcept {
+    if (dim == "ep") return Colour::dim_ep;
+    if (dim == "dp") return Colour::dim_dp;
+    if (dim == "cp" || dim == "expert_cp") return Colour::dim_cp;
+    if (dim == "efsdp") return Colour::dim_efsdp;
+    if (dim == "edp") return Colour::dim_edp;
+    if (dim == "mp_shard") return Colour::dim_mp_shard;
+    if (dim == "mp_replicate") return Colour::dim_mp_replicate;
+    return Colour::dim_other;
+}
+
+Colour standing_colour(HangStanding standing, std::string_view dim) noexcept {
+    switch (standing) {
+        case HangStanding::waiting: return dim_colour(dim);
+        case HangStanding::outside_collectives: return Colour::standing_outside_collectives;
+        case HangStanding::no_record: return Colour::standing_no_record;
+        case HangStanding::dead: return Colour::state_failed;
+    }
+    return Colour::dim_other;
 }
 
 Colour grid_node_colour(std::size_t node) noexcept {

@@ -57,6 +57,7 @@ nlohmann::json to_json(const RankState& s) {
     auto kinds = nlohmann::json::array();
     for (const FindingKind k : s.findings) kinds.push_back(to_string(k));
     j["findings"] = std::move(kinds);
+    if (s.position) j["position"] = to_json(*s.position);
     return j;
 }
 

@@ -105,6 +105,11 @@ Expected<RecordsRank> read_rank(const json& value, std::size_t i, const RecordsL
             return field_error(at("ranks", i, "pid"), "must be an integer from 0 to " + std::to_string(max_pid));
         r.pid = *p;
     }
+    if (const json* position = member(value, "position")) {
+        auto p = hang_position_from_json(*position, at("ranks", i, "position"));
+        if (!p) return p.error();
+        r.position = std::move(p).value();
+    }
     return r;
 }
 }  // namespace
@@ -121,9 +126,14 @@ json to_json(const RecordsImport& records) {
         json o = {{"rank", r.rank}};
         if (r.host) o["host"] = *r.host;
         if (r.pid) o["pid"] = *r.pid;
+        if (r.position) o["position"] = to_json(*r.position);
         j["ranks"].push_back(std::move(o));
     }
     if (records.world_size > 0) j["world_size"] = records.world_size;
+    if (records.topology) {
+        j["topology"] = {{"dp", records.topology->dp}, {"cp", records.topology->cp}, {"ep", records.topology->ep}};
+        j["topology_proposed"] = records.topology_proposed;
+    }
     return j;
 }
 
@@ -160,6 +170,17 @@ Expected<RecordsImport> records_import_from_json(const json& document, const Rec
         if (!n || *n < 1 || *n > static_cast<std::int64_t>(limits.max_ranks))
             return field_error("world_size", "must be an integer from 1 to " + std::to_string(limits.max_ranks));
         out.world_size = *n;
+    }
+    if (const json* topology = member(document, "topology")) {
+        EventLimits bounds;
+        bounds.max_world_size = static_cast<std::int64_t>(limits.max_ranks);
+        auto t = event_fields::read_topology(*topology, bounds);
+        if (!t) return t.error();
+        out.topology = std::move(t).value();
+    }
+    if (const json* proposed = member(document, "topology_proposed")) {
+        if (!proposed->is_boolean()) return field_error("topology_proposed", "must be true or false");
+        out.topology_proposed = proposed->get<bool>();
     }
     return out;
 }

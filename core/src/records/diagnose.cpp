@@ -79,6 +79,12 @@ const RecordsRank* process_of(const Diagnosis& d, std::int64_t rank) {
     return it != d.ranks.end() && it->rank == rank ? &*it : nullptr;
 }
 
+const HangPosition* position_of(const Diagnosis& d, std::int64_t rank) {
+    const auto it = std::lower_bound(d.positions.begin(), d.positions.end(), rank,
+                                     [](const auto& p, std::int64_t v) { return p.first < v; });
+    return it != d.positions.end() && it->first == rank ? &it->second : nullptr;
+}
+
 nlohmann::json verdict_json(const Verdict& v, const Diagnosis& d) {
     nlohmann::json j = {{"id", v.id}, {"cause", to_string(v.cause)}, {"ranks", v.ranks}, {"sentence", v.sentence}};
     if (v.host) j["host"] = *v.host;
@@ -285,6 +291,14 @@ Diagnosis RasPollDiagnosis::next(const RasStatus& status, const Plan* plan, bool
     return diagnose_with(set, plan, &stalls);
 }
 
+std::optional<HangSummary> hang_summary(const Diagnosis& d) {
+    if (d.positions.empty()) return std::nullopt;
+    std::vector<RankedPosition> ranks;
+    ranks.reserve(d.positions.size());
+    for (const auto& [rank, position] : d.positions) ranks.push_back({rank, &position});
+    return summarize_hang(ranks);
+}
+
 RecordsImport to_records_import(const Diagnosis& d) {
     RecordsImport out;
     for (const auto& f : d.findings) {
@@ -293,9 +307,24 @@ RecordsImport to_records_import(const Diagnosis& d) {
         finding.sources = f.sources;
         out.findings.push_back(std::move(finding));
     }
-    out.ranks = d.ranks;
+    // The ranks the records name, each with its position; then the ranks no record names, with theirs (no_record).
+    out.ranks.reserve(std::max(d.ranks.size(), d.positions.size()));
+    auto position = d.positions.begin();
+    for (const RecordsRank& r : d.ranks) {
+        for (; position != d.positions.end() && position->first < r.rank; ++position)
+            out.ranks.push_back({position->first, std::nullopt, std::nullopt, position->second});
+        out.ranks.push_back(r);
+        if (position != d.positions.end() && position->first == r.rank)
+            out.ranks.back().position = (position++)->second;
+    }
+    for (; position != d.positions.end(); ++position)
+        out.ranks.push_back({position->first, std::nullopt, std::nullopt, position->second});
     // A world the collector could not take (past its bound of a rank) is left unsaid.
     if (d.world > 0 && d.world <= static_cast<std::int64_t>(RecordsLimits{}.max_ranks)) out.world_size = d.world;
+    if (d.topology) {
+        out.topology = ReportedTopology{d.topology->dp, d.topology->cp, d.topology->ep};
+        out.topology_proposed = d.proposed;
+    }
     return out;
 }
 
@@ -345,6 +374,7 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
                 if (known->host) o["host"] = *known->host;
                 if (known->pid) o["pid"] = *known->pid;
             }
+            if (const HangPosition* p = position_of(d, r)) o["position"] = to_json(*p);
             j["ranks"].push_back(std::move(o));
         }
     else
@@ -352,8 +382,10 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
             nlohmann::json o = {{"rank", known.rank}};
             if (known.host) o["host"] = *known.host;
             if (known.pid) o["pid"] = *known.pid;
+            if (const HangPosition* p = position_of(d, known.rank)) o["position"] = to_json(*p);
             j["ranks"].push_back(std::move(o));
         }
+    if (const auto hang = hang_summary(d)) j["hang"] = to_json(*hang);
     j["verdict"] = d.verdicts.empty() ? nlohmann::json(nullptr) : verdict_json(d.verdicts.front(), d);
     j["verdicts"] = nlohmann::json::array();
     for (const auto& v : d.verdicts) j["verdicts"].push_back(verdict_json(v, d));
@@ -408,6 +440,7 @@ std::string to_text(const Diagnosis& d) {
                 << detail::ranks_words(w.waits_on) << " (" << w.at.source << ")\n";
         if (f) out << "  fix: " << printable(f->finding.fix) << "\n";
     }
+    if (const auto hang = hang_summary(d)) out << "\nwhere the ranks stand: " << printable(hang->text) << "\n";
     out << "\ngroups (" << d.groups.size() << "):\n";
     for (const auto& g : d.groups) {
         out << "  " << g.source << " " << printable(g.id) << ": ";

@@ -96,7 +96,8 @@ void note_rank(Diagnosis& diagnosis, std::int64_t rank, const std::string& host,
     auto& ranks = diagnosis.ranks;
     auto it = std::lower_bound(ranks.begin(), ranks.end(), rank,
                                [](const RecordsRank& r, std::int64_t value) { return r.rank < value; });
-    if (it == ranks.end() || it->rank != rank) it = ranks.insert(it, RecordsRank{rank, std::nullopt, std::nullopt});
+    if (it == ranks.end() || it->rank != rank)
+        it = ranks.insert(it, RecordsRank{rank, std::nullopt, std::nullopt, std::nullopt});
     if (!it->host && !host.empty()) it->host = host;
     if (!it->pid && pid) it->pid = pid;
 }

@@ -204,6 +204,28 @@ public:
         return p;
     }
 
+    // Its latest collective on each group it called, latest first (at most HangPosition::max_last): those it
+    // reached, not those NCCL only enqueued after the one it is blocked in.
+    [[nodiscard]] std::vector<RecordsCall> last_calls(std::int64_t rank, bool blocked_completes) const {
+        const FrRank& r = by_rank_.at(rank);
+        const std::size_t end = r.blocked ? *r.blocked + 1 : r.calls.size();
+        std::vector<RecordsCall> out;
+        std::set<std::string> seen;
+        for (std::size_t i = end; i-- > 0 && out.size() < HangPosition::max_last;) {
+            const FrEntry& e = *r.calls[i];
+            if (!seen.insert(e.pg_name()).second) continue;
+            const FrGroup& g = groups_.at(e.pg_name());
+            RecordsCall c;
+            c.dim = g.place ? g.place->dim : std::string();
+            c.group = g.place ? g.place->index : -1;
+            c.seq = e.collective_seq_id;
+            c.op = std::string(e.collective());
+            c.completed = !r.blocked || i != *r.blocked || blocked_completes;
+            out.push_back(std::move(c));
+        }
+        return out;
+    }
+
     // Whether `rank` left the common order at the collective `missed` (a Flight Recorder position its peers wait in
     // for it): how, and where it went instead. The common order is that of a rank that called the missed
     // collective (on its own group of the dim) and went furthest past it, preferably one outside `cycle`.
@@ -382,6 +404,53 @@ std::string process_text(const Diagnosis& d, std::int64_t rank) {
     return out;
 }
 
+// A source's Position as the hang map shows it.
+HangPosition hang_position(const Position& p, HangStanding standing) {
+    HangPosition h;
+    h.standing = standing;
+    h.dim = p.dim;
+    h.group = p.dim.empty() ? -1 : p.index;
+    h.seq = p.seq;
+    h.op = p.op;
+    h.label = p.label;
+    return h;
+}
+
+// Where every rank of the world stands (Diagnosis::positions): RAS's dead first, then the collective it waits in
+// (Flight Recorder's before the NCCL log's and RAS's), then its last completed collective; a rank no record names is
+// no_record. A rank named only by records that say neither (an NCCL init line) has no position.
+void place_ranks(Context& context, const FrView& fr, const std::vector<std::vector<Position>>& positions,
+                 const std::set<std::int64_t>& recorded) {
+    Diagnosis& d = context.out;
+    d.positions.clear();
+    const bool any = std::any_of(positions.begin(), positions.end(), [](const auto& l) { return !l.empty(); });
+    if (!any && context.unreachable.empty()) return;
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+        const auto rank = static_cast<std::int64_t>(r);
+        const auto& list = positions[r];
+        std::optional<HangPosition> h;
+        const auto blocked = std::find_if(list.begin(), list.end(), [](const Position& p) {
+            return p.state == Position::State::blocked && !p.waits_on.empty();
+        });
+        const auto completed = std::find_if(list.begin(), list.end(),
+                                            [](const Position& p) { return p.state == Position::State::completed; });
+        if (context.unreachable.count(rank)) {
+            h = HangPosition{};
+            h->standing = HangStanding::dead;
+        } else if (blocked != list.end()) {
+            h = hang_position(*blocked, HangStanding::waiting);
+        } else if (completed != list.end()) {
+            h = hang_position(*completed, HangStanding::outside_collectives);
+        } else if (!recorded.count(rank) && !fr.has(rank)) {
+            h = HangPosition{};
+            h->standing = HangStanding::no_record;
+        }
+        if (!h) continue;
+        if (fr.has(rank)) h->last = fr.last_calls(rank, blocked == list.end() || blocked->source != "Flight Recorder");
+        d.positions.emplace_back(rank, std::move(*h));
+    }
+}
+
 void find_verdicts(Context& context) {
     Diagnosis& d = context.out;
     FrView fr(context);
@@ -400,6 +469,12 @@ void find_verdicts(Context& context) {
     for (const auto& p : context.positions)
         if (p.rank >= 0 && p.rank < world) positions[static_cast<std::size_t>(p.rank)].push_back(p);
 
+    // Ranks some record names: a dump, an NCCL line, a RAS entry.
+    std::set<std::int64_t> recorded;
+    for (const auto& r : d.ranks) recorded.insert(r.rank);
+    for (const auto& p : context.positions) recorded.insert(p.rank);
+    if (world <= static_cast<std::int64_t>(RecordsLimits{}.max_ranks)) place_ranks(context, fr, positions, recorded);
+
     Graph graph;
     graph.world = world;
     graph.out.assign(static_cast<std::size_t>(world), {});
@@ -415,11 +490,6 @@ void find_verdicts(Context& context) {
         std::sort(w.waiting.begin(), w.waiting.end());
         std::sort(w.waits_on.begin(), w.waits_on.end());
     }
-
-    // Ranks some record names: a dump, an NCCL line, a RAS entry.
-    std::set<std::int64_t> recorded;
-    for (const auto& r : d.ranks) recorded.insert(r.rank);
-    for (const auto& p : context.positions) recorded.insert(p.rank);
 
     std::size_t count = 0;
     const auto comp = graph.components(count);
@@ -700,6 +770,13 @@ void find_verdicts(Context& context) {
             }
         }
     }
+    // The hang map marks each verdict's ranks.
+    for (const Verdict& v : verdicts)
+        for (const std::int64_t r : v.ranks) {
+            const auto it = std::lower_bound(d.positions.begin(), d.positions.end(), r,
+                                             [](const auto& p, std::int64_t x) { return p.first < x; });
+            if (it != d.positions.end() && it->first == r) it->second.root_cause = true;
+        }
     d.verdicts = std::move(verdicts);
 }
 

@@ -76,12 +76,14 @@ struct JobSummary {
     std::optional<double> first_ts;  // sender's clock
     std::optional<double> last_ts;
     bool plan_declared = false;
-    std::optional<ReportedTopology> topology;  // the declared plan's, else the majority's
+    std::optional<ReportedTopology> topology;  // the declared plan's, else the majority's, else the records'
+    // Where the ranks stand in the hang the job's imported records show (hang_position.h); none without them.
+    std::optional<HangSummary> hang;
 };
 
 // {"job", "world_size", "ranks_seen", "ranks_ready", "states": {state: n}, "findings",
 //  "findings_by_kind": {kind: n}, "events", "first_event", "last_event", "first_ts", "last_ts",
-//  "plan_declared", "topology": {"dp","cp","ep"}} (absent optionals omitted).
+//  "plan_declared", "topology": {"dp","cp","ep"}, "hang": {...}} (absent optionals omitted).
 [[nodiscard]] nlohmann::json to_json(const JobSummary& summary);
 
 enum class ChangeKind {

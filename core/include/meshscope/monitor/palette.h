@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "meshscope/monitor/hang_position.h"
 #include "meshscope/monitor/rank_state.h"
 
 namespace meshscope {
@@ -80,6 +81,11 @@ enum class Colour {
     state_failed,
     state_stale,
     state_exited,
+    // the hang map (hang_position.h): a rank waiting in a collective takes its dim's colour (dim_*), a dead one
+    // state_failed's; these are the others, and the ring around a root cause's ranks
+    standing_outside_collectives,
+    standing_no_record,
+    root_cause,
     finding,         // the corner mark of a rank that a finding names
     rank_selection,  // outline of the selected rank
     ink_on_dark,     // rank numbers on dark cells (both themes)
@@ -106,6 +112,10 @@ struct PaletteEntry {
 [[nodiscard]] std::uint32_t palette_rgb(Colour colour, ColourScheme scheme) noexcept;
 [[nodiscard]] std::string_view to_string(Colour colour) noexcept;  // "state-ready"
 [[nodiscard]] Colour state_colour(RankStateKind state) noexcept;
+// A dim's colour: "ep" dim_ep, "cp" and "expert_cp" dim_cp, ..., any other (the default group's "world") dim_other.
+[[nodiscard]] Colour dim_colour(std::string_view dim) noexcept;
+// Where a rank stands in a hang: waiting, its dim's colour; dead, state_failed; the others their own.
+[[nodiscard]] Colour standing_colour(HangStanding standing, std::string_view dim) noexcept;
 [[nodiscard]] Colour grid_node_colour(std::size_t node) noexcept;
 [[nodiscard]] Colour grid_group_colour(std::size_t group) noexcept;
 // Part p of a GPU's memory (0 parameters, 1 gradients, 2 optimizer, 3 activations, 4 all-to-all, 5 FSDP buffers);

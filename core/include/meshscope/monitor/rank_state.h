@@ -18,6 +18,7 @@
 
 #include "meshscope/monitor/event.h"
 #include "meshscope/monitor/finding.h"
+#include "meshscope/monitor/hang_position.h"
 
 namespace meshscope {
 
@@ -67,14 +68,16 @@ struct RankState {
     std::int64_t events = 0;
     // Kinds of the findings that name this rank (filled by Monitor queries), sorted, distinct.
     std::vector<FindingKind> findings;
+    // Where it stands in the hang its job's imported records show (meshscope import, serve --ras/--torch-debug).
+    std::optional<HangPosition> position;
     friend bool operator==(const RankState&, const RankState&) = default;
 };
 
 // {"rank", "state", "host", "pid", "local_rank", "device", "device_uuid", "phase", "status", "world_size",
 //  "topology": {"dp","cp","ep"[,"mp_replicate","mp_shard"]}, "meshes": [{"name","dim_names","shape"}], "groups": {dim:
 //  [...]}, "error": {"type","message"}, "timings": {phase: {"started","done","failed","duration"}}, "first_seen",
-//  "last_seen", "last_ts", "events", "findings": [kind...]}; absent values are omitted (timings only lists phases
-//  seen).
+//  "last_seen", "last_ts", "events", "findings": [kind...], "position": {...} (hang_position.h)}; absent values are
+//  omitted (timings only lists phases seen).
 [[nodiscard]] nlohmann::json to_json(const RankState& state);
 
 // Reads what to_json(RankState) writes (monitor_json.cpp): rank_state_from_json(to_json(s)) == s. "rank" and

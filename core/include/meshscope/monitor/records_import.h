@@ -7,8 +7,13 @@
 //   {"format": "meshscope.records/1",
 //    "findings": [{"kind": "collective_stuck", "ranks": [6], "message": "...", "fix": "...",
 //                  "sources": ["fr/nccl_trace_rank_6.json", "node0.41000:12"]}],
-//    "ranks": [{"rank": 0, "host": "node0", "pid": 41000}],
-//    "world_size": 8}
+//    "ranks": [{"rank": 0, "host": "node0", "pid": 41000,
+//               "position": {"standing": "waiting", "dim": "ep", "group": 0, "seq": 2, "op": "all_to_all", ...}}],
+//    "world_size": 8, "topology": {"dp": 8, "cp": 1, "ep": 4}, "topology_proposed": true}
+//
+// A rank's position (hang_position.h) is where it stands in the hang the records show; ranks of the world that no
+// record names come with the position "no_record" only. topology is the plan the records were placed on, or the one
+// proposed from the groups seen (topology_proposed): the Live pages draw the job's grid on it.
 //
 // records_import_from_json is the one reader: every field is checked with an exact message (the collector's 400).
 #pragma once
@@ -23,7 +28,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "meshscope/mesh/error.h"
+#include "meshscope/monitor/event.h"
 #include "meshscope/monitor/finding.h"
+#include "meshscope/monitor/hang_position.h"
 
 namespace meshscope {
 
@@ -34,6 +41,7 @@ struct RecordsRank {
     std::int64_t rank = 0;
     std::optional<std::string> host;
     std::optional<std::int64_t> pid;
+    std::optional<HangPosition> position;  // where it stands in the hang the records show
     friend bool operator==(const RecordsRank&, const RecordsRank&) = default;
 };
 
@@ -43,6 +51,9 @@ struct RecordsImport {
     // The job's world as the plan given, or the records, establish it (`meshscope diagnose`'s world_size); 0 when
     // the document says none. A job that has only records takes it as its world (Monitor::import_records).
     std::int64_t world_size = 0;
+    // The plan's (dp, cp, ep) the records were placed on, or the one proposed from the groups they show.
+    std::optional<ReportedTopology> topology;
+    bool topology_proposed = false;
     friend bool operator==(const RecordsImport&, const RecordsImport&) = default;
 };
 

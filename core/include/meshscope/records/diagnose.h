@@ -80,6 +80,9 @@ struct Diagnosis {
     // findings (kind verdict), the findings it explains marked consequence_of.
     std::vector<Verdict> verdicts;
     std::vector<SourcedFinding> findings;
+    // Where each rank of the world stands in the hang (hang_position.h), sorted by rank: the hang map. Empty when
+    // no record says where any rank is (NCCL init lines alone).
+    std::vector<std::pair<std::int64_t, HangPosition>> positions;
     std::vector<ReadProblem> problems;
     // Every rank the records name (an NCCL process, a Flight Recorder dump, a RAS rank), sorted, with the host and
     // pid of its process where NCCL's lines or RAS give them.
@@ -89,7 +92,7 @@ struct Diagnosis {
 // plan may be null: then a layout is proposed from the groups seen.
 [[nodiscard]] Diagnosis diagnose(const RecordSet& records, const Plan* plan);
 
-// `meshscope serve --ras`'s diagnosis of one RAS server, poll after poll (the stall rule, docs/records.md): as
+// `meshscope serve --ras`'s diagnosis of one RAS server, poll after poll (the stall rule, docs/records-live.md): as
 // diagnose of the one status, except that a communicator's ranks behind in operation counts (collective_stuck)
 // are a finding only once RasStallWatch names the communicator stalled, its same differing counts at two
 // successive polls, and then read "...; rank 7 is behind, and no count changed since the previous poll (NCCL
@@ -107,6 +110,10 @@ private:
 
 // Control characters (escape sequences, line breaks) of text read from records, as '?': what a terminal is shown.
 [[nodiscard]] std::string printable(std::string text);
+
+// The hang map's summary of the diagnosis's positions ("root cause: rank 13; waiting in ep seq 2: 3 ranks; ..."),
+// none without positions.
+[[nodiscard]] std::optional<HangSummary> hang_summary(const Diagnosis& diagnosis);
 
 // What `meshscope import` posts (meshscope.records/1): the findings with their sources, and the ranks.
 [[nodiscard]] RecordsImport to_records_import(const Diagnosis& diagnosis);
