@@ -1,5 +1,5 @@
-// RecordsPoller: what `meshscope serve --ras` and `--torch-debug` share (hook-free live mode, docs/records-live.md). One
-// thread per source reads it every interval (a WorkerThread: a read asked for while one waits is merged into it),
+// RecordsPoller: what `meshscope serve --ras` and `--torch-debug` share (hook-free live mode, docs/records-live.md).
+// One thread per source reads it every interval (a WorkerThread: a read asked for while one waits is merged into it),
 // turns the read into records (the caller's Read, on that thread), and puts them into a job exactly as
 // `meshscope import` does (Collector::submit_records: stored, replacing the job's last import, then in the
 // monitor). A source that cannot be read is one finding of the job (the caller's Unreadable, with the client's
