@@ -1,0 +1,351 @@
+"""`meshscope serve --otlp-export URL` (docs/collector.md, "OTLP export"), against a real OpenTelemetry Collector:
+otelcol-meshscope (scripts/otelcol.sh) receives OTLP/HTTP on a free port and writes what it gets with its debug
+exporter at verbosity detailed; the test reads that output back. A simulated job with injected faults runs into the
+collector, and a records import adds findings with sources; the collector must have received each finding as a log
+record with its attributes and each job's rank states and findings by kind as gauges, with the values the test's own
+events imply. Beside it: a dead or silent export URL never slows or breaks ingest, and a bad URL is a usage error."""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+
+import support
+from meshscope_serve import MeshScopeServe
+
+BIN = os.environ.get("MESHSCOPE_BIN", "")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The meshes FSDPTurbo and LlamaFactory build (docs/domain.md): which mesh each dim belongs to.
+MESH_OF = {"mp_replicate": "model", "mp_shard": "model", "dp": "data", "cp": "data", "edp": "expert",
+           "efsdp": "expert", "ep": "expert", "expert_cp": "expert"}
+SEVERITY = {"verdict": "FATAL", "straggler": "WARN", "stale_rank": "WARN", "slow_group": "WARN"}  # else ERROR
+STATES = ["pending", "initializing", "ready", "failed", "stale", "exited"]
+
+
+def otelcol_config(port):
+    # JSON is YAML: otelcol reads it as its config file.
+    return {
+        "receivers": {"otlp": {"protocols": {"http": {"endpoint": f"127.0.0.1:{port}"}}}},
+        "exporters": {"debug": {"verbosity": "detailed"}},
+        "service": {"telemetry": {"metrics": {"level": "none"}},
+                    "pipelines": {"logs": {"receivers": ["otlp"], "exporters": ["debug"]},
+                                  "metrics": {"receivers": ["otlp"], "exporters": ["debug"]}}},
+    }
+
+
+ATTRIBUTE = re.compile(r"^\s+-> ([^:]+): (Str|Int|Slice|Bool|Double)\((.*)\)$")
+
+
+def attribute_value(kind, text):
+    if kind == "Int":
+        return int(text)
+    if kind == "Slice":
+        return json.loads(text)
+    return text
+
+
+def read_debug_output(text):
+    """The debug exporter's detailed output as data: (log records, latest gauge points). A log record is a dict of
+    its attributes plus "resource" (the resource's attributes), "severity" and "body"; a gauge point is keyed by
+    (metric name, sorted attribute items) with its value, the last one written winning."""
+    records, points = [], {}
+    resource, section, record, metric, point = {}, None, None, None, None
+    for line in text.splitlines():
+        if line.startswith("ResourceLog #") or line.startswith("ResourceMetrics #"):
+            resource, section = {}, "resource"
+        elif line.startswith("Resource attributes:"):
+            section = "resource"
+        elif line.startswith("LogRecord #"):
+            record = {"resource": resource}
+            records.append(record)
+            section = "record"
+        elif line.startswith("SeverityText: ") and record is not None:
+            record["severity"] = line[len("SeverityText: "):]
+        elif line.startswith("Body: Str(") and record is not None:
+            record["body"] = line[len("Body: Str("):-1]
+        elif line.startswith("EventName: ") and record is not None:
+            record["event"] = line[len("EventName: "):]
+        elif line.startswith("Attributes:"):
+            section = "record"
+        elif line.startswith("Descriptor:"):
+            section = "descriptor"
+        elif line.strip().startswith("-> Name: ") and section == "descriptor":
+            metric = line.strip()[len("-> Name: "):]
+        elif line.startswith("NumberDataPoints #"):
+            point = {}
+        elif line.startswith("Data point attributes:"):
+            section = "point"
+        elif line.startswith("Value: ") and point is not None:
+            points[(metric, tuple(sorted(point.items())))] = float(line[len("Value: "):])
+            point = None
+        else:
+            match = ATTRIBUTE.match(line)
+            if not match:
+                continue
+            key, kind, value = match.group(1), match.group(2), attribute_value(match.group(2), match.group(3))
+            if section == "resource":
+                resource[key] = value
+            elif section == "record" and record is not None:
+                record[key] = value
+            elif section == "point" and point is not None:
+                point[key] = value
+    return records, points
+
+
+def post(url, path, body):
+    request = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, json.loads(response.read().decode())
+
+
+def simulate(target, job, faults, dp=4, ep=2):
+    """A simulated job (meshscope simulate) with injected faults; returns its summary line."""
+    out = subprocess.run([BIN, "simulate", "--target", target, "--dp", str(dp), "--ep", str(ep), "--job", job,
+                          "--faults", faults, "--seed", "7", "--speed", "200"],
+                         capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise AssertionError(f"meshscope simulate failed: {out.stdout} {out.stderr}")
+    return json.loads(out.stdout.splitlines()[0])
+
+
+def metrics_text(url):
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as response:
+        return response.read().decode()
+
+
+def counter(text, name):
+    match = re.search(rf"^{name} (\d+)$", text, re.M)
+    return int(match.group(1)) if match else None
+
+
+# A records import (docs/records.md, meshscope.records/1): two findings read from records, with their sources.
+RECORDS_JOB = "otel-export-records"
+RECORDS = {
+    "format": "meshscope.records/1",
+    "world_size": 4,
+    "findings": [
+        {"kind": "verdict", "ranks": [3], "message": "rank 3 never entered allreduce #12 of ep group 1",
+         "fix": "look at rank 3's stack", "sources": ["fr/nccl_trace_rank_3.json"]},
+        {"kind": "collective_stuck", "ranks": [2, 3], "message": "ep group 1 waits in allreduce #12",
+         "fix": "see the verdict", "sources": ["fr/nccl_trace_rank_2.json", "node1.41006:4"]},
+    ],
+    "ranks": [{"rank": 2, "host": "node1", "pid": 41006}, {"rank": 3, "host": "node1", "pid": 41007}],
+}
+
+
+class OtelExportTest(unittest.TestCase):
+    def test_findings_and_gauges_reach_a_real_otelcol(self):
+        if not BIN:
+            raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
+        built = subprocess.run(["bash", os.path.join(ROOT, "scripts", "otelcol.sh")], capture_output=True, text=True,
+                               timeout=3600)
+        self.assertEqual(built.returncode, 0, built.stderr[-4000:])
+        otelcol = built.stdout.strip().splitlines()[-1]
+        work = tempfile.TemporaryDirectory(prefix="meshscope-otel-export-")
+        agent, serve = None, None
+        try:
+            port = support.free_port()
+            config = os.path.join(work.name, "otelcol.yaml")
+            with open(config, "w") as handle:
+                json.dump(otelcol_config(port), handle)
+            log = open(os.path.join(work.name, "otelcol.log"), "w+")
+            agent = subprocess.Popen([otelcol, "--config", config], stdout=log, stderr=subprocess.STDOUT)
+
+            def output():
+                log.flush()
+                with open(log.name) as handle:
+                    return handle.read()
+
+            deadline = time.monotonic() + 60
+            while "Everything is ready" not in output():
+                self.assertIsNone(agent.poll(), output()[-4000:])
+                self.assertLess(time.monotonic(), deadline, output()[-4000:])
+                time.sleep(0.1)
+            serve = MeshScopeServe(BIN, extra=["--otlp-export", f"http://127.0.0.1:{port}", "--otlp-interval",
+                                               "0.5"])
+
+            # A simulated job: one rank fails its communicator, one reports a group that disagrees with its peers'.
+            job = "otel-export-sim"
+            summary = simulate(serve.url, job, "rank_error=1,group_disagreement=1")
+            world = summary["world_size"]
+            failed = summary["injected"]["rank_error"]
+            disagreeing = summary["injected"]["group_disagreement"]
+            self.assertEqual((world, len(failed), len(disagreeing)), (8, 1, 1), summary)
+            status, answer = post(serve.url, f"/api/v1/jobs/{RECORDS_JOB}/records", RECORDS)
+            self.assertEqual((status, answer["findings"]), (200, 2), answer)
+
+            # What the events imply: the failed rank failed, every other rank exited; the records' job has its four
+            # ranks pending and the two findings it was given.
+            expected_ranks = {job: dict({s: 0 for s in STATES}, failed=1, exited=world - 1),
+                              RECORDS_JOB: dict({s: 0 for s in STATES}, pending=4)}
+
+            def gauges():
+                _, points = read_debug_output(output())
+                found = {}
+                for (name, attributes), value in points.items():
+                    attributes = dict(attributes)
+                    if name == "meshscope_ranks":
+                        found.setdefault(("ranks", attributes["slurm_job_id"]), {})[attributes["state"]] = value
+                    elif name == "meshscope_findings":
+                        found.setdefault(("findings", attributes["slurm_job_id"]), {})[attributes["kind"]] = value
+                return found
+
+            def settled():
+                found = gauges()
+                return (all(found.get(("ranks", j)) == want for j, want in expected_ranks.items())
+                        and found.get(("findings", RECORDS_JOB), {}).get("verdict") == 1
+                        and found.get(("findings", RECORDS_JOB), {}).get("collective_stuck") == 1
+                        and found.get(("findings", job), {}).get("rank_error") == 1
+                        and found.get(("findings", job), {}).get("group_disagreement", 0) >= 1)
+
+            self.assertTrue(serve.wait_for(settled, 30), (gauges(), serve.output()[-2000:]))
+            found = gauges()
+            # Every kind is written, zeros included, under the names GET /metrics uses.
+            self.assertEqual(len(found[("findings", job)]), 15, found[("findings", job)])
+            self.assertEqual(found[("findings", job)]["missing_rank"], 0)
+            prometheus = metrics_text(serve.url)
+            self.assertIn(f'meshscope_ranks{{slurm_job_id="{job}",state="failed"}} 1\n', prometheus)
+            self.assertIn(f'meshscope_findings{{slurm_job_id="{RECORDS_JOB}",kind="verdict"}} 1\n', prometheus)
+
+            def records_of(job_name):
+                records, _ = read_debug_output(output())
+                return [r for r in records if r["resource"].get("meshscope.job") == job_name]
+
+            def logged():
+                kinds = {r["kind"] for r in records_of(job)}
+                return ({"rank_error", "group_disagreement"} <= kinds
+                        and {r["kind"] for r in records_of(RECORDS_JOB)} == {"verdict", "collective_stuck"})
+
+            self.assertTrue(serve.wait_for(logged, 30), output()[-4000:])
+            for record in records_of(job) + records_of(RECORDS_JOB):
+                self.assertEqual(record["resource"]["service.name"], "meshscope")
+                self.assertEqual(record["event"], "meshscope.finding")
+                self.assertEqual(record["severity"], SEVERITY.get(record["kind"], "ERROR"), record)
+                self.assertIn(record["change"], ("added", "updated"))
+                self.assertEqual(record["body"], record["message"])
+                self.assertEqual(record["rank_count"], len(record["ranks"]))
+            rank_error = [r for r in records_of(job) if r["kind"] == "rank_error"][-1]
+            self.assertEqual(rank_error["ranks"], failed)
+            self.assertTrue(rank_error["fix"])
+            disagreement = [r for r in records_of(job) if r["kind"] == "group_disagreement"]
+            self.assertTrue(any(set(disagreeing) <= set(r["ranks"]) for r in disagreement), disagreement)
+            for record in disagreement:
+                self.assertIn(record["dim"], MESH_OF, record)
+                self.assertEqual(record["mesh"], MESH_OF[record["dim"]], record)
+            by_kind = {r["kind"]: r for r in records_of(RECORDS_JOB)}
+            for given in RECORDS["findings"]:
+                got = by_kind[given["kind"]]
+                self.assertEqual((got["ranks"], got["message"], got["fix"], got["source"]),
+                                 (given["ranks"], given["message"], given["fix"], given["sources"]))
+            self.assertEqual(by_kind["verdict"]["severity"], "FATAL")
+            # Nothing was dropped or refused on the way.
+            prometheus = metrics_text(serve.url)
+            self.assertEqual(counter(prometheus, "meshscope_otlp_export_findings_dropped_total"), 0)
+            self.assertEqual(counter(prometheus, "meshscope_otlp_export_findings_failed_total"), 0)
+            self.assertGreaterEqual(counter(prometheus, "meshscope_otlp_export_findings_sent_total"), 4)
+            self.assertGreaterEqual(counter(prometheus, "meshscope_otlp_export_metrics_sent_total"), 1)
+        finally:
+            if serve is not None:
+                serve.close()
+            if agent is not None:
+                agent.terminate()
+                try:
+                    agent.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    agent.kill()
+            work.cleanup()
+
+
+class DeadExportUrlTest(unittest.TestCase):
+    """Ingest never waits on the export: a URL nobody listens on, and one that accepts and never answers."""
+
+    def run_job(self, export_url, timeout_s):
+        serve = MeshScopeServe(BIN, extra=["--otlp-export", export_url, "--otlp-interval", "0.2",
+                                           "--otlp-timeout", str(timeout_s)])
+        try:
+            summary = simulate(serve.url, "dead-export", "rank_error=1")
+            self.assertEqual(summary["acknowledged"], summary["events"], summary)
+            self.assertTrue(serve.wait_for(lambda: any(f["kind"] == "rank_error"
+                                                       for f in serve.findings("dead-export")), 10))
+            job = serve.get("/api/v1/jobs/dead-export")
+            self.assertEqual(job["ranks_seen"], summary["world_size"])
+            return serve
+        except BaseException:
+            serve.close()
+            raise
+
+    def test_a_url_nobody_listens_on(self):
+        port = support.free_port()  # nothing listens there
+        serve = self.run_job(f"http://127.0.0.1:{port}", 5)
+        try:
+            # The exporter keeps trying (counted), the finding waits in its queue.
+            def counted():
+                text = metrics_text(serve.url)
+                return ((counter(text, "meshscope_otlp_export_retries_total") or 0) >= 2
+                        and (counter(text, "meshscope_otlp_export_findings_queued") or 0) >= 1
+                        and (counter(text, "meshscope_otlp_export_metrics_failed_total") or 0) >= 1)
+
+            self.assertTrue(serve.wait_for(counted, 20), metrics_text(serve.url))
+            self.assertEqual(counter(metrics_text(serve.url), "meshscope_otlp_export_findings_sent_total"), 0)
+            self.assertTrue(serve.wait_for(lambda: "--otlp-export" in serve.output(), 10), serve.output())
+        finally:
+            serve.close()
+
+    def test_a_url_that_never_answers(self):
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)  # connections complete in the backlog; nothing is ever read or answered
+        try:
+            serve = self.run_job(f"http://127.0.0.1:{silent.getsockname()[1]}", 60)
+            # Stopping does not wait for the request in flight (60 s): it is aborted, the queue tried once more
+            # within 2 s.
+            started = time.monotonic()
+            serve.process.send_signal(signal.SIGTERM)
+            serve.process.wait(timeout=30)
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertEqual(serve.process.returncode, 0, serve.output())
+            serve.close()
+        finally:
+            silent.close()
+
+
+class BadExportUrlTest(unittest.TestCase):
+    def run_serve(self, *args):
+        return subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--db", os.devnull, *args],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_bad_values_are_usage_errors(self):
+        hint = "hint: meshscope serve --otlp-export http://agent:4318 [--otlp-interval S] [--otlp-timeout S]\n"
+        cases = [
+            (["--otlp-export", "agent:4318"],
+             "meshscope serve: --otlp-export must be the http:// or https:// URL of an OpenTelemetry Collector's "
+             "OTLP/HTTP endpoint, e.g. http://agent:4318, got 'agent:4318'\n" + hint),
+            (["--otlp-export", "http://agent:99999"],
+             "meshscope serve: --otlp-export must be the http:// or https:// URL of an OpenTelemetry Collector's "
+             "OTLP/HTTP endpoint, e.g. http://agent:4318, got 'http://agent:99999'\n" + hint),
+            (["--otlp-export", "http://agent:4318/v1/logs"],
+             "meshscope serve: --otlp-export takes the endpoint's base URL (e.g. http://agent:4318): /v1/logs and "
+             "/v1/metrics are added to it, got 'http://agent:4318/v1/logs'\n" + hint),
+            (["--otlp-export", "http://agent:4318", "--otlp-interval", "0"],
+             "meshscope serve: --otlp-interval must be from 0.1 to 86400 seconds\n" + hint),
+            (["--otlp-export", "http://agent:4318", "--otlp-timeout", "nan"],
+             "meshscope serve: --otlp-timeout must be from 0.1 to 86400 seconds\n" + hint),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                out = self.run_serve(*args)
+                self.assertEqual((out.returncode, out.stderr, out.stdout), (2, message, ""))
+        out = self.run_serve("--otlp-interval", "5")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--otlp-interval requires --otlp-export", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
