@@ -217,12 +217,16 @@ void OtlpExporter::run() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         const auto now = Clock::now();
+        if (now >= next_metrics && now < not_before) {
+            // Due while the endpoint is being waited for: this moment's counts are not sent (the next replace them).
+            ++stats_.metrics_failed;
+            next_metrics = now + options_.interval;
+            continue;
+        }
         const bool findings_due = !queue_.empty() && now >= not_before;
-        const bool metrics_due = now >= next_metrics && now >= not_before;
+        const bool metrics_due = now >= next_metrics;
         if (!findings_due && !metrics_due) {
-            auto until = std::max(next_metrics, not_before);
-            if (!queue_.empty()) until = std::min(until, not_before);
-            wake_.wait_until(lock, until);
+            wake_.wait_until(lock, queue_.empty() ? next_metrics : std::min(next_metrics, not_before));
             continue;
         }
         if (findings_due) {
