@@ -5,6 +5,7 @@
 #include <charconv>
 #include <iostream>
 #include <random>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -134,20 +135,23 @@ void OtlpExporter::on_change(const Change& change) {
     std::string key = change.job;
     key += '\0';
     key += change.finding->id;
+    std::string record = otlp_log_record(item);  // outside the lock: the sender never waits for it
     {
         const std::lock_guard lock(mutex_);
         if (const auto it = index_.find(key); it != index_.end()) {
             // Not sent yet: the newer state replaces it; a finding added and then updated is still news as added.
-            if (item.change == ChangeKind::finding_updated && it->second->change == ChangeKind::finding_added)
+            if (item.change == ChangeKind::finding_updated && it->second->change == ChangeKind::finding_added) {
                 item.change = ChangeKind::finding_added;
+                record = otlp_log_record(item);
+            }
             it->second->change = item.change;
-            it->second->record = otlp_log_record(item);
+            it->second->record = std::move(record);
             it->second->version = next_version_++;
         } else if (queue_.size() >= options_.max_queued) {
             ++stats_.findings_dropped;
             return;
         } else {
-            queue_.push_back({key, change.job, item.change, otlp_log_record(item), next_version_++});
+            queue_.push_back({key, change.job, item.change, std::move(record), next_version_++});
             index_.emplace(std::move(key), std::prev(queue_.end()));
         }
     }
@@ -288,9 +292,16 @@ void OtlpExporter::run() {
         lock.unlock();
         next_metrics = Clock::now() + options_.interval;
         const auto jobs = collector_.call([](const Monitor& m) { return m.jobs(); });
+        const double at = Collector::now();
         client::PostResult result;
-        if (!jobs.empty()) result = metrics.post(otlp_metrics_body(jobs, Collector::now()));
-        const bool ok = jobs.empty() || (result.status >= 200 && result.status < 300);
+        bool ok = true;
+        // At most max_metrics_jobs jobs a request (each ~5 KB), so that a collector of 1,024 jobs sends 16 requests
+        // of a few hundred KB, not one of 5 MB.
+        for (std::size_t first = 0; first < jobs.size() && ok; first += options_.max_metrics_jobs) {
+            const auto count = std::min(options_.max_metrics_jobs, jobs.size() - first);
+            result = metrics.post(otlp_metrics_body(std::span(jobs).subspan(first, count), at));
+            ok = result.status >= 200 && result.status < 300;
+        }
         lock.lock();
         if (jobs.empty()) continue;
         if (ok) {

@@ -39,6 +39,7 @@ struct OtlpExportOptions {
     std::chrono::milliseconds timeout{10000};   // one request, connect included
     std::size_t max_queued = 10000;             // findings waiting to be sent
     std::size_t max_batch = 512;                // log records in one request (and at most ~1 MiB of them)
+    std::size_t max_metrics_jobs = 64;          // jobs in one metrics request
     std::chrono::milliseconds first_backoff{500};
     std::chrono::milliseconds max_backoff{30000};
 };

@@ -274,7 +274,10 @@ class DeadExportUrlTest(unittest.TestCase):
         serve = MeshScopeServe(BIN, extra=["--otlp-export", export_url, "--otlp-interval", "0.2",
                                            "--otlp-timeout", str(timeout_s)])
         try:
+            started = time.monotonic()
             summary = simulate(serve.url, "dead-export", "rank_error=1")
+            # An export that held ingest up would hold it for a whole --otlp-timeout (60 s for the silent URL).
+            self.assertLess(time.monotonic() - started, 30)
             self.assertEqual(summary["acknowledged"], summary["events"], summary)
             self.assertTrue(serve.wait_for(lambda: any(f["kind"] == "rank_error"
                                                        for f in serve.findings("dead-export")), 10))
@@ -318,6 +321,158 @@ class DeadExportUrlTest(unittest.TestCase):
             serve.close()
         finally:
             silent.close()
+
+
+class ScriptedEndpoint:
+    """An OTLP/HTTP endpoint on loopback that answers each POST to one of `paths` with the next of `answers` (status,
+    headers, body), the last one for ever after, any other POST with 200 {}, and keeps what it received."""
+
+    def __init__(self, answers, paths=("/v1/logs",)):
+        import http.server
+        import threading
+
+        self.answers, self.received, self.lock = list(answers), [], threading.Lock()
+        endpoint = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with endpoint.lock:
+                    endpoint.received.append((self.path, self.headers.get("Content-Type"), json.loads(body),
+                                              time.monotonic()))
+                    if self.path not in paths:
+                        status, headers, answer = 200, {}, {}
+                    elif len(endpoint.answers) == 1:
+                        status, headers, answer = endpoint.answers[0]
+                    else:
+                        status, headers, answer = endpoint.answers.pop(0)
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def logs(self):
+        """The finding log records received, each with its resource's job, in order."""
+        with self.lock:
+            received = list(self.received)
+        out = []
+        for path, _, body, _ in received:
+            if path != "/v1/logs":
+                continue
+            for resource in body["resourceLogs"]:
+                job = {a["key"]: a["value"]["stringValue"] for a in resource["resource"]["attributes"]}["meshscope.job"]
+                for scope in resource["scopeLogs"]:
+                    for record in scope["logRecords"]:
+                        attributes = {a["key"]: a["value"] for a in record["attributes"]}
+                        out.append((job, attributes["kind"]["stringValue"], record))
+        return out
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class ScriptedEndpointTest(unittest.TestCase):
+    """Retries and refusals, against an endpoint whose answers the test scripts."""
+
+    def run_against(self, endpoint):
+        serve = MeshScopeServe(BIN, extra=["--otlp-export", endpoint.url + "/", "--otlp-interval", "0.3"])
+        summary = simulate(serve.url, "scripted", "rank_error=1")
+        return serve, summary
+
+    def test_busy_answers_are_retried_until_taken(self):
+        busy = (503, {"Retry-After": "1"}, {"code": 14, "message": "busy"})
+        endpoint = ScriptedEndpoint([busy, busy, (429, {}, {"code": 8, "message": "slow down"}), (200, {}, {})])
+        serve = None
+        try:
+            serve, summary = self.run_against(endpoint)
+            failed = summary["injected"]["rank_error"]
+            self.assertTrue(serve.wait_for(lambda: any(k == "rank_error" for _, k, _ in endpoint.logs()), 30),
+                            (endpoint.received, serve.output()))
+            job, _, record = [r for r in endpoint.logs() if r[1] == "rank_error"][-1]
+            self.assertEqual(job, "scripted")
+            ranks = {a["key"]: a["value"] for a in record["attributes"]}["ranks"]["arrayValue"]["values"]
+            self.assertEqual([int(v["intValue"]) for v in ranks], failed)
+            # The same records were sent until taken: three refusals, each tried again.
+            self.assertTrue(all(c == "application/json" for _, c, _, _ in endpoint.received))
+
+            def settled():
+                text = metrics_text(serve.url)
+                return (counter(text, "meshscope_otlp_export_findings_queued") == 0
+                        and counter(text, "meshscope_otlp_export_findings_sent_total") >= 1
+                        and counter(text, "meshscope_otlp_export_metrics_sent_total") >= 1)
+
+            self.assertTrue(serve.wait_for(settled, 30), metrics_text(serve.url))
+            text = metrics_text(serve.url)
+            self.assertGreaterEqual(counter(text, "meshscope_otlp_export_retries_total"), 3)
+            self.assertEqual(counter(text, "meshscope_otlp_export_findings_dropped_total"), 0)
+            self.assertEqual(counter(text, "meshscope_otlp_export_findings_failed_total"), 0)
+            # Retry-After: 1 was honoured: the second attempt came at least a second after the first.
+            times = [t for path, _, _, t in endpoint.received if path == "/v1/logs"]
+            self.assertGreaterEqual(times[1] - times[0], 1.0, times)
+        finally:
+            if serve is not None:
+                serve.close()
+            endpoint.close()
+
+    def test_refusals_are_counted_not_retried(self):
+        endpoint = ScriptedEndpoint([(400, {}, {"code": 3, "message": "bad request"})], ("/v1/logs", "/v1/metrics"))
+        serve = None
+        try:
+            serve, _ = self.run_against(endpoint)
+
+            def counted():
+                text = metrics_text(serve.url)
+                return ((counter(text, "meshscope_otlp_export_findings_failed_total") or 0) >= 1
+                        and counter(text, "meshscope_otlp_export_findings_queued") == 0
+                        and (counter(text, "meshscope_otlp_export_metrics_failed_total") or 0) >= 1)
+
+            self.assertTrue(serve.wait_for(counted, 30), metrics_text(serve.url))
+            text = metrics_text(serve.url)
+            self.assertEqual(counter(text, "meshscope_otlp_export_retries_total"), 0)
+            self.assertEqual(counter(text, "meshscope_otlp_export_findings_sent_total"), 0)
+            self.assertTrue(serve.wait_for(lambda: "the endpoint refused" in serve.output(), 10), serve.output())
+            self.assertIn("(HTTP 400: {\"code\": 3, \"message\": \"bad request\"})", serve.output())
+        finally:
+            if serve is not None:
+                serve.close()
+            endpoint.close()
+
+    def test_a_partial_success_counts_the_rejected_records(self):
+        endpoint = ScriptedEndpoint([(200, {}, {"partialSuccess": {"rejectedLogRecords": "1",
+                                                                   "errorMessage": "too long"}})])
+        serve = None
+        try:
+            serve, _ = self.run_against(endpoint)
+
+            def counted():
+                text = metrics_text(serve.url)
+                return ((counter(text, "meshscope_otlp_export_findings_failed_total") or 0) >= 1
+                        and counter(text, "meshscope_otlp_export_findings_queued") == 0)
+
+            self.assertTrue(serve.wait_for(counted, 30), metrics_text(serve.url))
+            logs = [r for r in endpoint.received if r[0] == "/v1/logs"]
+            records = sum(len(s["logRecords"]) for _, _, b, _ in logs for r in b["resourceLogs"] for s in r["scopeLogs"])
+            text = metrics_text(serve.url)
+            # Each request had one of its records rejected: the others count as sent.
+            self.assertEqual(counter(text, "meshscope_otlp_export_findings_failed_total"), len(logs))
+            self.assertEqual(counter(text, "meshscope_otlp_export_findings_sent_total"), records - len(logs))
+        finally:
+            if serve is not None:
+                serve.close()
+            endpoint.close()
 
 
 class BadExportUrlTest(unittest.TestCase):
