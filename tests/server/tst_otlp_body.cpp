@@ -1,9 +1,15 @@
 // What `meshscope serve --otlp-export` writes (docs/collector.md, "OTLP export"): where a finding is on the meshes
-// (from its id), its severity, one log record, the metrics request, and which URLs the flag takes. Expected values are
+// (from its id), its severity, one log record, the metrics request, and which URLs the flag takes; and the exporter's
+// queue: bounded, one entry per finding. Expected values are
 // written by hand from the ids the monitor and the records give (docs/findings.md) and from OTLP's JSON encoding.
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
+
 #include <nlohmann/json.hpp>
+
+#include "collector/collector.h"
 
 #include "otlp_export/otlp_body.h"
 #include "otlp_export/otlp_exporter.h"
@@ -18,6 +24,14 @@ Finding finding(FindingKind kind, std::string id) {
     f.kind = kind;
     f.id = std::move(id);
     return f;
+}
+
+// A meshscope.records/1 import of `count` collective_stuck findings (records/1 ...), each message ending in `tag`.
+std::string records_body(int count, const std::string& tag) {
+    json findings = json::array();
+    for (int i = 0; i < count; ++i)
+        findings.push_back({{"kind", "collective_stuck"}, {"ranks", {i}}, {"message", "stuck " + tag}, {"fix", "f"}});
+    return json{{"format", "meshscope.records/1"}, {"findings", findings}, {"world_size", count}}.dump();
 }
 
 // The attributes of an OTLP log record as {key: value-object}.
@@ -173,6 +187,44 @@ private slots:
         QCOMPARE(metrics[1].at("gauge").at("dataPoints").size(), std::size_t{15});  // every kind
         QCOMPARE(metrics[0].at("gauge").at("dataPoints")[0].at("timeUnixNano").get<std::string>(),
                  std::string("1700000000000000000"));
+    }
+
+    // Against a URL nobody answers and a backoff longer than the test: the first attempt fails, then the queue holds
+    // still. Five new findings in a queue of three: three wait, two are dropped. The same five changed: the three
+    // waiting take their new text in place (no more room used), the two others find no room.
+    void queue_is_bounded_one_entry_per_finding() {
+        QTemporaryDir dir;
+        CollectorOptions options;
+        options.database = dir.filePath("h.db").toStdString();
+        options.durability = Durability::normal;
+        auto collector = Collector::open(options);
+        QVERIFY(collector);
+        OtlpExportOptions export_options;
+        export_options.url = "http://127.0.0.1:1";
+        export_options.max_queued = 3;
+        export_options.first_backoff = std::chrono::minutes(10);
+        export_options.interval = std::chrono::hours(1);
+        OtlpExporter exporter(**collector, export_options);
+        std::atomic<int> imported{0};
+        const auto import = [&](const std::string& tag) {
+            (*collector)->submit_records("j", records_body(5, tag), [&](const SubmitResult& r) {
+                QCOMPARE(r.status, 200);
+                ++imported;
+            });
+        };
+        import("a");
+        QTRY_COMPARE(imported.load(), 1);
+        QTRY_COMPARE(exporter.stats().retries, std::int64_t{1});
+        QCOMPARE(exporter.stats().findings_queued, std::int64_t{3});
+        QCOMPARE(exporter.stats().findings_dropped, std::int64_t{2});
+        import("b");
+        QTRY_COMPARE(imported.load(), 2);
+        QTRY_COMPARE(exporter.stats().findings_dropped, std::int64_t{4});
+        QCOMPARE(exporter.stats().findings_queued, std::int64_t{3});
+        QCOMPARE(exporter.stats().findings_sent, std::int64_t{0});
+        const std::string text = (*collector)->metrics_text();
+        QVERIFY(text.find("\nmeshscope_otlp_export_findings_dropped_total 4\n") != std::string::npos);
+        QVERIFY(text.find("\nmeshscope_otlp_export_findings_queued 3\n") != std::string::npos);
     }
 
     void urls_data() {
