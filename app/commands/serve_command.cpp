@@ -11,6 +11,7 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,8 @@ constexpr const char* torch_debug_hint =
     "[--plan FILE | --dp D [--cp C] [--ep E]]";
 
 constexpr const char* otlp_hint =
-    "hint: meshscope serve --otlp-export http://agent:4318 [--otlp-interval S] [--otlp-timeout S]";
+    "hint: meshscope serve --otlp-export http://agent:4318 [--otlp-interval S] [--otlp-timeout S] "
+    "[--otlp-header 'Name: value' ... | --otlp-header-file FILE]";
 
 std::chrono::milliseconds milliseconds(double seconds) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
@@ -47,7 +49,8 @@ std::chrono::milliseconds milliseconds(double seconds) {
 // --otlp-export URL [--otlp-interval S] [--otlp-timeout S]: findings and per-job gauges to a site's OpenTelemetry
 // Collector (server/otlp_export, docs/collector.md "OTLP export").
 struct OtlpExportFlags {
-    std::string url;
+    std::string url, header_file;
+    std::vector<std::string> headers;
     double interval = 15, timeout = 10;
 
     void add_to(CLI::App& cli) {
@@ -62,6 +65,16 @@ struct OtlpExportFlags {
         cli.add_option("--otlp-timeout", timeout, "seconds for one --otlp-export request, connect included")
             ->capture_default_str()
             ->needs(url_opt);
+        auto* header_opt = cli.add_option("--otlp-header", headers,
+                                          "a header line of every --otlp-export request, e.g. 'Authorization: "
+                                          "Bearer TOKEN' (repeatable)")
+                               ->type_name("'NAME: VALUE'")
+                               ->needs(url_opt);
+        cli.add_option("--otlp-header-file", header_file,
+                       "read --otlp-export's header lines from FILE, one 'Name: value' a line (# comments), so that "
+                       "secrets stay out of the command line")
+            ->needs(url_opt)
+            ->excludes(header_opt);
     }
     // The exporter's options, or the usage error (exit 2).
     [[nodiscard]] std::optional<std::string> check(std::optional<server::OtlpExportOptions>& out) const {
@@ -70,7 +83,23 @@ struct OtlpExportFlags {
         for (const auto& [name, value] : {std::pair{"--otlp-interval", interval}, {"--otlp-timeout", timeout}})
             if (!std::isfinite(value) || value < 0.1 || value > 86400)
                 return std::string(name) + " must be from 0.1 to 86400 seconds";
+        std::vector<std::string> lines = headers;
+        for (const auto& line : headers)
+            if (auto error = server::otlp_header_error(line)) return error;
+        if (!header_file.empty()) {
+            std::ifstream in(header_file);
+            if (!in) return "cannot read --otlp-header-file " + header_file;
+            std::string line;
+            for (int number = 1; std::getline(in, line); ++number) {
+                while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+                if (line.empty() || line.front() == '#') continue;
+                if (auto error = server::otlp_header_error(line))
+                    return header_file + ":" + std::to_string(number) + ": " + *error;
+                lines.push_back(line);
+            }
+        }
         out.emplace();
+        out->headers = std::move(lines);
         out->url = url;
         out->interval = milliseconds(interval);
         out->timeout = milliseconds(timeout);

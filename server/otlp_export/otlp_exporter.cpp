@@ -105,6 +105,24 @@ std::optional<std::string> otlp_export_url_error(const std::string& url) {
     return std::nullopt;
 }
 
+std::optional<std::string> otlp_header_error(const std::string& line) {
+    const auto colon = line.find(':');
+    const std::string_view name = std::string_view(line).substr(0, colon);
+    constexpr std::string_view token_marks = "!#$%&'*+-.^_`|~";
+    const bool name_ok =
+        colon != std::string::npos && !name.empty() && std::all_of(name.begin(), name.end(), [&](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || token_marks.find(c) != std::string_view::npos;
+        });
+    const bool value_ok = colon != std::string::npos &&
+                          std::none_of(line.begin() + static_cast<std::ptrdiff_t>(colon), line.end(),
+                                       [](char c) { return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f; });
+    if (name_ok && value_ok) return std::nullopt;
+    if (!name_ok)
+        return "--otlp-header must be 'Name: value' with a name of letters, digits and !#$%&'*+-.^_`|~ (e.g. "
+               "'Authorization: Bearer TOKEN')";
+    return "--otlp-header '" + std::string(name) + ": ...' has a control character in its value";
+}
+
 OtlpExporter::OtlpExporter(Collector& collector, OtlpExportOptions options)
     : collector_(collector), options_(std::move(options)) {
     while (options_.url.ends_with('/')) options_.url.pop_back();
@@ -203,6 +221,10 @@ void OtlpExporter::run() {
     net::name_this_thread("ms-otlp");
     client::HttpPost logs(options_.url + "/v1/logs", {}, {}, options_.timeout, options_.timeout, abort_);
     client::HttpPost metrics(options_.url + "/v1/metrics", {}, {}, options_.timeout, options_.timeout, abort_);
+    for (const auto& header : options_.headers) {
+        logs.add_header(header);
+        metrics.add_header(header);
+    }
     std::mt19937 random(std::random_device{}());
     auto backoff = options_.first_backoff;
     Clock::time_point not_before{};  // nothing is sent before this (a backoff, a Retry-After)
@@ -334,6 +356,7 @@ void OtlpExporter::run() {
     const std::atomic<bool> never{false};
     const auto last_wait = std::min(options_.timeout, std::chrono::milliseconds(2000));
     client::HttpPost last(options_.url + "/v1/logs", {}, {}, last_wait, last_wait, never);
+    for (const auto& header : options_.headers) last.add_header(header);
     const auto result = last.post(otlp_logs_body(records));
     lock.lock();
     if (result.status >= 200 && result.status < 300)

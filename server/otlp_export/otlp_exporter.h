@@ -26,6 +26,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "meshscope/monitor/monitor.h"
 
@@ -40,6 +41,7 @@ struct OtlpExportOptions {
     std::size_t max_queued = 10000;             // findings waiting to be sent
     std::size_t max_batch = 512;                // log records in one request (and at most ~1 MiB of them)
     std::size_t max_metrics_jobs = 64;          // jobs in one metrics request
+    std::vector<std::string> headers;           // more header lines on every request ("Authorization: ..."), valid
     std::chrono::milliseconds first_backoff{500};
     std::chrono::milliseconds max_backoff{30000};
 };
@@ -47,6 +49,10 @@ struct OtlpExportOptions {
 // Why `url` cannot be an export URL, or nullopt: an http:// or https:// URL with a host, an optional port from 1 to
 // 65535 and an optional path, not ending in /v1/logs or /v1/metrics (the exporter adds them).
 [[nodiscard]] std::optional<std::string> otlp_export_url_error(const std::string& url);
+// Why `line` cannot be a header line of the export's requests, or nullopt: "Name: value", the name of HTTP's token
+// characters (letters, digits, !#$%&'*+-.^_`|~), the value without control characters. The message does not repeat
+// the value (it is often a secret).
+[[nodiscard]] std::optional<std::string> otlp_header_error(const std::string& line);
 
 struct OtlpExportStats {
     std::int64_t findings_sent = 0;     // log records the endpoint accepted

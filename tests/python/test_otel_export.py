@@ -331,7 +331,7 @@ class ScriptedEndpoint:
         import http.server
         import threading
 
-        self.answers, self.received, self.lock = list(answers), [], threading.Lock()
+        self.answers, self.received, self.headers, self.lock = list(answers), [], [], threading.Lock()
         endpoint = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -340,6 +340,7 @@ class ScriptedEndpoint:
                 with endpoint.lock:
                     endpoint.received.append((self.path, self.headers.get("Content-Type"), json.loads(body),
                                               time.monotonic()))
+                    endpoint.headers.append((self.path, dict(self.headers)))
                     if self.path not in paths:
                         status, headers, answer = 200, {}, {}
                     elif len(endpoint.answers) == 1:
@@ -387,8 +388,8 @@ class ScriptedEndpoint:
 class ScriptedEndpointTest(unittest.TestCase):
     """Retries and refusals, against an endpoint whose answers the test scripts."""
 
-    def run_against(self, endpoint):
-        serve = MeshScopeServe(BIN, extra=["--otlp-export", endpoint.url + "/", "--otlp-interval", "0.3"])
+    def run_against(self, endpoint, extra=()):
+        serve = MeshScopeServe(BIN, extra=["--otlp-export", endpoint.url + "/", "--otlp-interval", "0.3", *extra])
         summary = simulate(serve.url, "scripted", "rank_error=1")
         return serve, summary
 
@@ -397,7 +398,8 @@ class ScriptedEndpointTest(unittest.TestCase):
         endpoint = ScriptedEndpoint([busy, busy, (429, {}, {"code": 8, "message": "slow down"}), (200, {}, {})])
         serve = None
         try:
-            serve, summary = self.run_against(endpoint)
+            serve, summary = self.run_against(endpoint, ["--otlp-header", "X-Scope-OrgID: tenant-1",
+                                                         "--otlp-header", "Authorization: Bearer s3cret"])
             failed = summary["injected"]["rank_error"]
             self.assertTrue(serve.wait_for(lambda: any(k == "rank_error" for _, k, _ in endpoint.logs()), 30),
                             (endpoint.received, serve.output()))
@@ -419,6 +421,11 @@ class ScriptedEndpointTest(unittest.TestCase):
             self.assertGreaterEqual(counter(text, "meshscope_otlp_export_retries_total"), 3)
             self.assertEqual(counter(text, "meshscope_otlp_export_findings_dropped_total"), 0)
             self.assertEqual(counter(text, "meshscope_otlp_export_findings_failed_total"), 0)
+            # Every request, logs and metrics, carried the header lines given.
+            self.assertEqual({p for p, _ in endpoint.headers}, {"/v1/logs", "/v1/metrics"})
+            for _, headers in endpoint.headers:
+                self.assertEqual((headers.get("X-Scope-OrgID"), headers.get("Authorization")),
+                                 ("tenant-1", "Bearer s3cret"))
             # Retry-After: 1 was honoured: the second attempt came at least a second after the first.
             times = [t for path, _, _, t in endpoint.received if path == "/v1/logs"]
             self.assertGreaterEqual(times[1] - times[0], 1.0, times)
@@ -430,8 +437,11 @@ class ScriptedEndpointTest(unittest.TestCase):
     def test_refusals_are_counted_not_retried(self):
         endpoint = ScriptedEndpoint([(400, {}, {"code": 3, "message": "bad request"})], ("/v1/logs", "/v1/metrics"))
         serve = None
+        headers = tempfile.NamedTemporaryFile("w", suffix=".headers", delete=False)
+        headers.write("# the gateway's key\n\nAuthorization: Bearer from-file\r\n")
+        headers.close()
         try:
-            serve, _ = self.run_against(endpoint)
+            serve, _ = self.run_against(endpoint, ["--otlp-header-file", headers.name])
 
             def counted():
                 text = metrics_text(serve.url)
@@ -445,10 +455,12 @@ class ScriptedEndpointTest(unittest.TestCase):
             self.assertEqual(counter(text, "meshscope_otlp_export_findings_sent_total"), 0)
             self.assertTrue(serve.wait_for(lambda: "the endpoint refused" in serve.output(), 10), serve.output())
             self.assertIn("(HTTP 400: {\"code\": 3, \"message\": \"bad request\"})", serve.output())
+            self.assertTrue(all(h.get("Authorization") == "Bearer from-file" for _, h in endpoint.headers))
         finally:
             if serve is not None:
                 serve.close()
             endpoint.close()
+            os.unlink(headers.name)
 
     def test_a_partial_success_counts_the_rejected_records(self):
         endpoint = ScriptedEndpoint([(200, {}, {"partialSuccess": {"rejectedLogRecords": "1",
@@ -481,7 +493,12 @@ class BadExportUrlTest(unittest.TestCase):
                               capture_output=True, text=True, timeout=30)
 
     def test_bad_values_are_usage_errors(self):
-        hint = "hint: meshscope serve --otlp-export http://agent:4318 [--otlp-interval S] [--otlp-timeout S]\n"
+        hint = ("hint: meshscope serve --otlp-export http://agent:4318 [--otlp-interval S] [--otlp-timeout S] "
+                "[--otlp-header 'Name: value' ... | --otlp-header-file FILE]\n")
+        bad_headers = tempfile.NamedTemporaryFile("w", suffix=".headers", delete=False)
+        bad_headers.write("Authorization: Bearer x\nno colon here\n")
+        bad_headers.close()
+        self.addCleanup(os.unlink, bad_headers.name)
         cases = [
             (["--otlp-export", "agent:4318"],
              "meshscope serve: --otlp-export must be the http:// or https:// URL of an OpenTelemetry Collector's "
@@ -496,6 +513,14 @@ class BadExportUrlTest(unittest.TestCase):
              "meshscope serve: --otlp-interval must be from 0.1 to 86400 seconds\n" + hint),
             (["--otlp-export", "http://agent:4318", "--otlp-timeout", "nan"],
              "meshscope serve: --otlp-timeout must be from 0.1 to 86400 seconds\n" + hint),
+            (["--otlp-export", "http://agent:4318", "--otlp-header", "Authorization Bearer secret"],
+             "meshscope serve: --otlp-header must be 'Name: value' with a name of letters, digits and "
+             "!#$%&'*+-.^_`|~ (e.g. 'Authorization: Bearer TOKEN')\n" + hint),
+            (["--otlp-export", "http://agent:4318", "--otlp-header-file", "/nonexistent/headers"],
+             "meshscope serve: cannot read --otlp-header-file /nonexistent/headers\n" + hint),
+            (["--otlp-export", "http://agent:4318", "--otlp-header-file", bad_headers.name],
+             f"meshscope serve: {bad_headers.name}:2: --otlp-header must be 'Name: value' with a name of letters, "
+             "digits and !#$%&'*+-.^_`|~ (e.g. 'Authorization: Bearer TOKEN')\n" + hint),
         ]
         for args, message in cases:
             with self.subTest(args=args):

@@ -227,6 +227,31 @@ private slots:
         QVERIFY(text.find("\nmeshscope_otlp_export_findings_queued 3\n") != std::string::npos);
     }
 
+    void headers_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("error");  // empty: valid
+        const QString name_error =
+            "--otlp-header must be 'Name: value' with a name of letters, digits and "
+            "!#$%&'*+-.^_`|~ (e.g. 'Authorization: Bearer TOKEN')";
+        QTest::addRow("authorization") << "Authorization: Bearer abc"
+                                       << "";
+        QTest::addRow("no space, marks in the name") << "X-Scope-OrgID:tenant_1"
+                                                     << "";
+        QTest::addRow("an empty value") << "X-Empty:"
+                                        << "";
+        QTest::addRow("no colon") << "Authorization Bearer abc" << name_error;
+        QTest::addRow("no name") << ": abc" << name_error;
+        QTest::addRow("a space in the name") << "X Key: abc" << name_error;
+        QTest::addRow("a line break in the value") << "X-Key: abc\r\nHost: evil"
+                                                   << "--otlp-header 'X-Key: ...' has a control character in its value";
+    }
+    void headers() {
+        QFETCH(QString, line);
+        QFETCH(QString, error);
+        const auto got = otlp_header_error(line.toStdString());
+        QCOMPARE(QString::fromStdString(got.value_or("")), error);
+    }
+
     void urls_data() {
         QTest::addColumn<QString>("url");
         QTest::addColumn<bool>("valid");
