@@ -46,8 +46,8 @@ std::chrono::milliseconds milliseconds(double seconds) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
 }
 
-// --otlp-export URL [--otlp-interval S] [--otlp-timeout S]: findings and per-job gauges to a site's OpenTelemetry
-// Collector (server/otlp_export, docs/collector.md "OTLP export").
+// --otlp-export URL [--otlp-interval S] [--otlp-timeout S] [--otlp-header L ... | --otlp-header-file F]: findings
+// and per-job gauges to a site's OpenTelemetry Collector (server/otlp_export, docs/collector.md "OTLP export").
 struct OtlpExportFlags {
     std::string url, header_file;
     std::vector<std::string> headers;
