@@ -229,6 +229,7 @@ void OtlpExporter::run() {
     auto backoff = options_.first_backoff;
     Clock::time_point not_before{};  // nothing is sent before this (a backoff, a Retry-After)
     auto next_metrics = Clock::now() + options_.interval;
+    bool findings_last = false;  // the last request sent findings
     // After a failure: wait, then try again; the wait doubles up to max_backoff, times U(0.5, 1.5), or the answer's
     // Retry-After.
     const auto back_off = [&](const client::PostResult& result) {
@@ -255,7 +256,10 @@ void OtlpExporter::run() {
             wake_.wait_until(lock, queue_.empty() ? next_metrics : std::min(next_metrics, not_before));
             continue;
         }
-        if (findings_due) {
+        // Findings first, but a metrics export that is due goes between two batches: a stream of findings never
+        // holds the gauges back for longer than one request.
+        if (findings_due && !(metrics_due && findings_last)) {
+            findings_last = true;
             // A batch from the queue's front; its entries stay queued (a newer change replaces one's text) until
             // the endpoint answers.
             std::vector<std::pair<std::string, std::uint64_t>> batch;
@@ -311,6 +315,7 @@ void OtlpExporter::run() {
             continue;
         }
         // Metrics: the counts of this moment (one trip to the monitor thread, as a GET /metrics scrape).
+        findings_last = false;
         lock.unlock();
         next_metrics = Clock::now() + options_.interval;
         const auto jobs = collector_.call([](const Monitor& m) { return m.jobs(); });
