@@ -3,7 +3,7 @@ otelcol-meshscope (scripts/otelcol.sh) receives OTLP/HTTP on a free port and wri
 exporter at verbosity detailed; the test reads that output back. A simulated job with injected faults runs into the
 collector, and a records import adds findings with sources; the collector must have received each finding as a log
 record with its attributes and each job's rank states and findings by kind as gauges, with the values the test's own
-events imply. Beside it: a dead or silent export URL never slows or breaks ingest, and a bad URL is a usage error."""
+events imply; a second import without one finding sends its removal. Beside it: a dead or silent export URL never slows or breaks ingest, and a bad URL is a usage error."""
 
 import json
 import os
@@ -230,11 +230,11 @@ class OtelExportTest(unittest.TestCase):
             self.assertTrue(serve.wait_for(logged, 30), output()[-4000:])
             for record in records_of(job) + records_of(RECORDS_JOB):
                 self.assertEqual(record["resource"]["service.name"], "meshscope")
+                self.assertEqual(record["rank_count"], len(record["ranks"]))
                 self.assertEqual(record["event"], "meshscope.finding")
                 self.assertEqual(record["severity"], SEVERITY.get(record["kind"], "ERROR"), record)
                 self.assertIn(record["change"], ("added", "updated"))
                 self.assertEqual(record["body"], record["message"])
-                self.assertEqual(record["rank_count"], len(record["ranks"]))
             rank_error = [r for r in records_of(job) if r["kind"] == "rank_error"][-1]
             self.assertEqual(rank_error["ranks"], failed)
             self.assertTrue(rank_error["fix"])
@@ -249,6 +249,21 @@ class OtelExportTest(unittest.TestCase):
                 self.assertEqual((got["ranks"], got["message"], got["fix"], got["source"]),
                                  (given["ranks"], given["message"], given["fix"], given["sources"]))
             self.assertEqual(by_kind["verdict"]["severity"], "FATAL")
+
+            # The records imported again without the stuck collective: its finding goes, and says so.
+            again = dict(RECORDS, findings=RECORDS["findings"][:1])
+            status, answer = post(serve.url, f"/api/v1/jobs/{RECORDS_JOB}/records", again)
+            self.assertEqual((status, answer["findings"]), (200, 1), answer)
+            stuck_id = by_kind["collective_stuck"]["id"]
+
+            def resolved():
+                return [r for r in records_of(RECORDS_JOB) if r["change"] == "removed"]
+
+            self.assertTrue(serve.wait_for(resolved, 30), output()[-4000:])
+            self.assertEqual([(r["id"], r["kind"], r["severity"], r["body"]) for r in resolved()],
+                             [(stuck_id, "collective_stuck", "INFO", f"resolved: {stuck_id}")])
+            self.assertTrue(serve.wait_for(
+                lambda: gauges().get(("findings", RECORDS_JOB), {}).get("collective_stuck") == 0, 30), gauges())
             # Nothing was dropped or refused on the way.
             prometheus = metrics_text(serve.url)
             self.assertEqual(counter(prometheus, "meshscope_otlp_export_findings_dropped_total"), 0)
