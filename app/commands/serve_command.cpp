@@ -60,9 +60,11 @@ struct OtlpExportFlags {
                                        "(OTLP/HTTP JSON: URL/v1/logs, URL/v1/metrics)")
                             ->type_name("URL");
         cli.add_option("--otlp-interval", interval, "seconds between two metrics exports of --otlp-export")
+            ->type_name("SECONDS")
             ->capture_default_str()
             ->needs(url_opt);
         cli.add_option("--otlp-timeout", timeout, "seconds for one --otlp-export request, connect included")
+            ->type_name("SECONDS")
             ->capture_default_str()
             ->needs(url_opt);
         auto* header_opt = cli.add_option("--otlp-header", headers,
@@ -73,6 +75,7 @@ struct OtlpExportFlags {
         cli.add_option("--otlp-header-file", header_file,
                        "read --otlp-export's header lines from FILE, one 'Name: value' a line (# comments), so that "
                        "secrets stay out of the command line")
+            ->type_name("FILE")
             ->needs(url_opt)
             ->excludes(header_opt);
     }
