@@ -11,6 +11,7 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@
 #include "http/collector_service.h"
 #include "listen_address.h"
 #include "meshscope/monitor/event.h"
+#include "otlp_export/otlp_exporter.h"
 #include "ras/ras_client.h"
 #include "ras/ras_poller.h"
 #include "record_files.h"
@@ -36,9 +38,77 @@ constexpr const char* torch_debug_hint =
     "[--torch-debug-timeout S] [--torch-debug-backend NAME] [--torch-debug-max-reply BYTES] "
     "[--plan FILE | --dp D [--cp C] [--ep E]]";
 
+constexpr const char* otlp_hint =
+    "hint: meshscope serve --otlp-export http://agent:4318 [--otlp-interval S] [--otlp-timeout S] "
+    "[--otlp-header 'Name: value' ... | --otlp-header-file FILE]";
+
 std::chrono::milliseconds milliseconds(double seconds) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
 }
+
+// --otlp-export URL [--otlp-interval S] [--otlp-timeout S] [--otlp-header L ... | --otlp-header-file F]: findings
+// and per-job gauges to a site's OpenTelemetry Collector (server/otlp_export, docs/collector.md "OTLP export").
+struct OtlpExportFlags {
+    std::string url, header_file;
+    std::vector<std::string> headers;
+    double interval = 15, timeout = 10;
+
+    void add_to(CLI::App& cli) {
+        auto* url_opt = cli.add_option("--otlp-export", url,
+                                       "send each finding as an OTLP log record and each job's rank states and "
+                                       "findings by kind as OTLP gauges to the OpenTelemetry Collector at URL "
+                                       "(OTLP/HTTP JSON: URL/v1/logs, URL/v1/metrics)")
+                            ->type_name("URL");
+        cli.add_option("--otlp-interval", interval, "seconds between two metrics exports of --otlp-export")
+            ->type_name("SECONDS")
+            ->capture_default_str()
+            ->needs(url_opt);
+        cli.add_option("--otlp-timeout", timeout, "seconds for one --otlp-export request, connect included")
+            ->type_name("SECONDS")
+            ->capture_default_str()
+            ->needs(url_opt);
+        auto* header_opt = cli.add_option("--otlp-header", headers,
+                                          "a header line of every --otlp-export request, e.g. 'Authorization: "
+                                          "Bearer TOKEN' (repeatable)")
+                               ->type_name("'NAME: VALUE'")
+                               ->needs(url_opt);
+        cli.add_option("--otlp-header-file", header_file,
+                       "read --otlp-export's header lines from FILE, one 'Name: value' a line (# comments), so that "
+                       "secrets stay out of the command line")
+            ->type_name("FILE")
+            ->needs(url_opt)
+            ->excludes(header_opt);
+    }
+    // The exporter's options, or the usage error (exit 2).
+    [[nodiscard]] std::optional<std::string> check(std::optional<server::OtlpExportOptions>& out) const {
+        if (url.empty()) return std::nullopt;
+        if (auto error = server::otlp_export_url_error(url)) return error;
+        for (const auto& [name, value] : {std::pair{"--otlp-interval", interval}, {"--otlp-timeout", timeout}})
+            if (!std::isfinite(value) || value < 0.1 || value > 86400)
+                return std::string(name) + " must be from 0.1 to 86400 seconds";
+        std::vector<std::string> lines = headers;
+        for (const auto& line : headers)
+            if (auto error = server::otlp_header_error(line)) return error;
+        if (!header_file.empty()) {
+            std::ifstream in(header_file);
+            if (!in) return "cannot read --otlp-header-file " + header_file;
+            std::string line;
+            for (int number = 1; std::getline(in, line); ++number) {
+                while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+                if (line.empty() || line.front() == '#') continue;
+                if (auto error = server::otlp_header_error(line))
+                    return header_file + ":" + std::to_string(number) + ": " + *error;
+                lines.push_back(line);
+            }
+        }
+        out.emplace();
+        out->headers = std::move(lines);
+        out->url = url;
+        out->interval = milliseconds(interval);
+        out->timeout = milliseconds(timeout);
+        return std::nullopt;
+    }
+};
 }  // namespace
 
 int run_serve(int argc, char** argv) {
@@ -142,9 +212,16 @@ int run_serve(int argc, char** argv) {
                    "largest page in bytes read from --torch-debug (larger: a finding)")
         ->capture_default_str()
         ->needs(torch_opt);
+    OtlpExportFlags otlp_flags;
+    otlp_flags.add_to(cli);
     PlanOptions plan_options;
     plan_options.add_to(cli, "with --ras or --torch-debug: ");
     if (const auto status = parse_or_usage(cli, argc, argv, Usage{"serve"})) return *status;
+    std::optional<server::OtlpExportOptions> otlp_export;
+    if (const auto error = otlp_flags.check(otlp_export)) {
+        std::cerr << "meshscope serve: " << *error << "\n" << otlp_hint << "\n";
+        return exit_usage;
+    }
     if (ras_addresses.empty() && torch_addresses.empty())
         for (const auto* opt : {cli.get_option("--plan"), cli.get_option("--dp")})
             if (opt->count() > 0) {
@@ -317,12 +394,19 @@ int run_serve(int argc, char** argv) {
         started["torch_debug"].push_back({{"address", poll.address}, {"job", poll.job}});
         torch_pollers.push_back(std::make_unique<server::TorchDebugPoller>((*service)->collector(), std::move(poll)));
     }
+    // Findings and gauges out to the site's OpenTelemetry Collector, from a thread of its own.
+    std::unique_ptr<server::OtlpExporter> exporter;
+    if (otlp_export) {
+        started["otlp_export"] = otlp_export->url;
+        exporter = std::make_unique<server::OtlpExporter>((*service)->collector(), std::move(*otlp_export));
+    }
     std::cout << started.dump() << std::endl;
 
     int signal = 0;
     sigwait(&stop_signals, &signal);
     pollers.clear();                     // no more reads of RAS (one in progress ends at once)
     torch_pollers.clear();               // nor of torch's debug servers
+    exporter.reset();                    // what is still queued is sent once more (at most 2 s)
     std::move(service).value().reset();  // stop listening, commit what is in flight
     return exit_ok;
 }

@@ -331,16 +331,16 @@ std::string Collector::metrics_text() {
         << "meshscope_events_pending " << s.events_pending << "\n"
         << "# HELP meshscope_jobs Jobs the monitor knows.\n# TYPE meshscope_jobs gauge\n"
         << "meshscope_jobs " << jobs.size() << "\n";
-    out << "# HELP meshscope_ranks Ranks of each job by state.\n# TYPE meshscope_ranks gauge\n";
+    out << "# HELP " << ranks_metric << " Ranks of each job by state.\n# TYPE " << ranks_metric << " gauge\n";
     for (const JobSummary& job : jobs)
         for (std::size_t i = 0; i < rank_state_kind_count; ++i)
-            out << "meshscope_ranks{job=\"" << label(job.job) << "\",state=\""
+            out << ranks_metric << "{" << job_label << "=\"" << label(job.job) << "\",state=\""
                 << to_string(static_cast<RankStateKind>(i)) << "\"} " << job.states[i] << "\n";
-    out << "# HELP meshscope_findings Findings of each job by kind.\n# TYPE meshscope_findings gauge\n";
+    out << "# HELP " << findings_metric << " Findings of each job by kind.\n# TYPE " << findings_metric << " gauge\n";
     for (const JobSummary& job : jobs)
         for (std::size_t i = 0; i < finding_kind_count; ++i)
-            out << "meshscope_findings{job=\"" << label(job.job) << "\",kind=\"" << to_string(all_finding_kinds[i])
-                << "\"} " << job.findings_by_kind[i] << "\n";
+            out << findings_metric << "{" << job_label << "=\"" << label(job.job) << "\",kind=\""
+                << to_string(all_finding_kinds[i]) << "\"} " << job.findings_by_kind[i] << "\n";
     out << "# HELP meshscope_store_commit_seconds Time to commit one group of requests to the history.\n"
            "# TYPE meshscope_store_commit_seconds histogram\n";
     std::uint64_t cumulative = 0;
@@ -354,7 +354,20 @@ std::string Collector::metrics_text() {
         << "# HELP meshscope_store_commit_failures_total Commits that failed (their requests got 503).\n"
            "# TYPE meshscope_store_commit_failures_total counter\n"
         << "meshscope_store_commit_failures_total " << s.commits.failures << "\n";
+    const std::lock_guard lock(metrics_sources_mutex_);
+    for (const auto& [id, source] : metrics_sources_) out << source();
     return out.str();
+}
+
+int Collector::add_metrics_text(std::function<std::string()> fn) {
+    const std::lock_guard lock(metrics_sources_mutex_);
+    metrics_sources_.emplace(next_metrics_source_, std::move(fn));
+    return next_metrics_source_++;
+}
+
+void Collector::remove_metrics_text(int id) {
+    const std::lock_guard lock(metrics_sources_mutex_);
+    metrics_sources_.erase(id);
 }
 
 }  // namespace meshscope::server

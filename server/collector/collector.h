@@ -161,8 +161,14 @@ public:
     void unsubscribe(int id);
 
     [[nodiscard]] CollectorStats stats() const;
-    // Prometheus text: ranks by state, findings by kind, events ingested, store latency.
+    // Prometheus text: ranks by state, findings by kind, events ingested, store latency, then what each
+    // add_metrics_text source writes.
     [[nodiscard]] std::string metrics_text();
+    // More Prometheus text for GET /metrics from a part that runs beside the collector (the OTLP exporter's
+    // counters): fn runs on the thread that asks for the metrics and must not call back into the collector.
+    // Returns an id for remove_metrics_text(), which waits for no call in progress: remove before fn's owner dies.
+    int add_metrics_text(std::function<std::string()> fn);
+    void remove_metrics_text(int id);
     [[nodiscard]] const std::string& database_path() const noexcept { return path_; }
     [[nodiscard]] const CollectorOptions& options() const noexcept { return options_; }
 
@@ -201,6 +207,9 @@ private:
     std::mutex listeners_mutex_;
     std::map<int, ChangeListener> listeners_;
     int next_listener_ = 1;
+    std::mutex metrics_sources_mutex_;  // held while a source writes, so that removing one waits for it
+    std::map<int, std::function<std::string()>> metrics_sources_;
+    int next_metrics_source_ = 1;
     std::atomic<std::int64_t> events_stored_{0};
     std::atomic<std::int64_t> events_refused_{0};
     std::atomic<std::int64_t> bodies_refused_{0};
@@ -219,6 +228,14 @@ private:
 // names.
 std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
                                               const std::function<std::int64_t(const std::string&)>& world_of);
+
+// The per-job gauges GET /metrics writes and the OTLP export sends (docs/collector.md, "OTLP export"): their names,
+// and the label (attribute) that carries the job. The job goes under NCCL Inspector's name for it, slurm_job_id (under
+// srun the reporters name the job after SLURM_JOB_ID), so that one Grafana board joins both; a plain `job` label would
+// also clash with the one Prometheus gives every scraped series.
+inline constexpr std::string_view ranks_metric = "meshscope_ranks";
+inline constexpr std::string_view findings_metric = "meshscope_findings";
+inline constexpr std::string_view job_label = "slurm_job_id";
 
 // {"error": message} as the API writes it.
 [[nodiscard]] std::string error_body(std::string_view message);

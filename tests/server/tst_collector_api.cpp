@@ -254,10 +254,11 @@ private slots:
         QCOMPARE(test::http(nam, "POST", s->url + "/api/v1/events", good).status, 200);
         const auto text = QString::fromUtf8(test::http(nam, "GET", s->url + "/metrics").body);
         QVERIFY(text.contains("\nmeshscope_events_ingested_total 1\n"));
-        QVERIFY(text.contains("meshscope_ranks{job=\"api\",state=\"initializing\"} 1\n"));
-        QVERIFY(text.contains("meshscope_ranks{job=\"api\",state=\"pending\"} 3\n"));
-        QVERIFY(text.contains("meshscope_findings{job=\"api\",kind=\"straggler\"} 0\n"));
+        QVERIFY(text.contains("meshscope_ranks{slurm_job_id=\"api\",state=\"initializing\"} 1\n"));
+        QVERIFY(text.contains("meshscope_ranks{slurm_job_id=\"api\",state=\"pending\"} 3\n"));
+        QVERIFY(text.contains("meshscope_findings{slurm_job_id=\"api\",kind=\"straggler\"} 0\n"));
         QVERIFY(text.contains("meshscope_store_commit_seconds_count 1\n"));
+        QVERIFY(!text.contains("{job="));  // NCCL Inspector's slurm_job_id, not Prometheus's own job label
     }
 
     void websocket_stream() {

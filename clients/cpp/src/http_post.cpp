@@ -91,6 +91,12 @@ HttpPost::~HttpPost() {
     if (headers_) curl_slist_free_all(static_cast<curl_slist*>(headers_));
 }
 
+void HttpPost::add_header(const std::string& line) {
+    if (!curl_) return;
+    headers_ = curl_slist_append(static_cast<curl_slist*>(headers_), line.c_str());
+    curl_easy_setopt(static_cast<CURL*>(curl_), CURLOPT_HTTPHEADER, headers_);
+}
+
 PostResult HttpPost::post(const std::string& body) {
     PostResult result;
     auto* curl = static_cast<CURL*>(curl_);

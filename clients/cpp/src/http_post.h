@@ -31,6 +31,9 @@ public:
     HttpPost(const HttpPost&) = delete;
     HttpPost& operator=(const HttpPost&) = delete;
 
+    // One more header line ("Name: value") on every request from now on (an OTLP endpoint's API key).
+    void add_header(const std::string& line);
+
     PostResult post(const std::string& body);
 
 private:
