@@ -294,6 +294,7 @@ int run_check(int argc, char** argv) {
         if (end == efficiency.c_str() || *end != '\0' || !(e > 0.0 && e <= 1.0))
             return usage_error("--efficiency must be a number in (0, 1], got '" + efficiency + "'.");
         cluster.efficiency = e;
+        cluster.calibration = 0;  // one flat share for all compute instead of the kernel curves
     }
 
     Report report;

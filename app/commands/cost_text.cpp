@@ -59,9 +59,11 @@ void write_inputs_text(std::ostream& out, const cost::CostInputs& in) {
     out << ", recompute " << cost::to_string(t.recompute);
     if (t.loss_chunks > 1) out << ", loss in " << t.loss_chunks << " chunks";
     out << ", bf16, Adam (fp32 master and moments)\n";
-    out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x efficiency "
-        << format("%g", c.efficiency) << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed")
-        << "\n";
+    out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x "
+        << (c.calibration > 0
+                ? "each GEMM's and attention's share by shape x calibration " + format("%g", c.calibration)
+                : "efficiency " + format("%g", c.efficiency))
+        << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed") << "\n";
 }
 
 void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {

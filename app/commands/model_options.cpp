@@ -90,6 +90,7 @@ Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node)
         if (error != std::errc() || end != last || !(e > 0.0 && e <= 1.0))
             return ValueError("--efficiency must be a number in (0, 1], got '" + efficiency + "'.");
         cluster.efficiency = e;
+        cluster.calibration = 0;  // one flat share for all compute instead of the kernel curves
     }
     return cost::CostInputs::make(std::move(spec).value(), training, std::move(cluster));
 }

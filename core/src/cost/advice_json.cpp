@@ -90,6 +90,7 @@ ordered_json inputs_json(const CostInputs& in) {
           {"reserve", c.reserve},
           {"peak_tflops", c.peak_tflops},
           {"efficiency", c.efficiency},
+          {"calibration", c.calibration},
           {"intra_node_gbps", c.intra.bus_gbps},
           {"inter_node_gbps", c.inter.bus_gbps}}},
     };
