@@ -283,11 +283,12 @@ private slots:
         QVERIFY(!r.out.contains("\nwhy: "));
     }
 
-    // By default each GEMM runs at its shape's share of the peak times the GPU's calibration (docs/cost-model-compute.md);
+    // By default each GEMM runs at its shape's share of the peak times the GPU's calibration
+    // (docs/cost-model-compute.md);
     // --efficiency E prices every FLOP at one flat share instead: doubling it halves every layout's compute time and
-    // changes nothing else of the compute; --overlap-a2a runs the ep all-to-all behind compute, so no layout's ep exposes
-    // more or steps longer, and a layout whose compute has room left hides part of it (at this batch FSDP's and the
-    // all-to-all's traffic exceed compute on every layout, so some stays exposed: docs/cost-model.md, "Overlap").
+    // changes nothing else of the compute; --overlap-a2a runs the ep all-to-all behind compute, so no layout's ep
+    // exposes more or steps longer, and a layout whose compute has room left hides part of it (at this batch FSDP's and
+    // the all-to-all's traffic exceed compute on every layout, so some stays exposed: docs/cost-model.md, "Overlap").
     void efficiency_and_overlap_options() {
         const QStringList batch{"--global-batch", "512", "--micro-batch", "2", "--format", "json", "--show", "1000"};
         const auto shape = json_of(run(qwen64 + batch));
