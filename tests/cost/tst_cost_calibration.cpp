@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "meshscope/cost/advice.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/layout_cost.h"
 #include "meshscope/cost/memory.h"
@@ -294,6 +295,33 @@ private slots:
         }
     }
 
+    // The advisor asked at each memory row's world, knobs fixed as the source ran them (one micro-batch a step):
+    // every run its source ran is ranked, never excluded as out of memory; the one reported out of memory is excluded
+    // with the advisor's "needs ... GiB per GPU" reason.
+    void advisor_excludes_no_run_that_ran_data() { memory_rows_data(); }
+    void advisor_excludes_no_run_that_ran() {
+        QFETCH(int, index);
+        const MemoryRow& row = memory_runs[index];
+        auto cluster = make_cluster(row.gpu, "ndr").value();
+        cluster.gib_per_gpu = row.gib_per_gpu;
+        auto training = TrainingSpec::make(row.seq, row.micro, 1, row.recompute).value();
+        training.loss_chunks = row.loss_chunks;
+        training.global_batch = row.world / row.cp * row.micro;
+        const auto advice = advise(CostInputs::make(model_of(row.model), training, cluster), row.world).value();
+        const auto same = [&](const Topology& t) {
+            return t.dp == row.world / row.cp && t.cp == row.cp && t.ep == row.ep;
+        };
+        const bool ranked = std::any_of(advice.ranked.begin(), advice.ranked.end(),
+                                        [&](const LayoutCost& l) { return same(l.topology); });
+        const auto excluded = std::find_if(advice.excluded.begin(), advice.excluded.end(),
+                                           [&](const ExcludedLayout& e) { return same(e.topology); });
+        QCOMPARE(ranked, row.ran);
+        if (!row.ran) {
+            QVERIFY(excluded != advice.excluded.end());
+            QVERIFY2(excluded->reason.rfind("needs ", 0) == 0, excluded->reason.c_str());
+        }
+    }
+
     // docs/cost-model-calibration.md's memory table is the one this test holds: each row's layout, micro-batch,
     // recompute, whether it ran, the measured and predicted GiB and the error as printed there.
     void docs_memory_table_matches() {
@@ -495,6 +523,8 @@ private slots:
             QCOMPARE(m.captured(8).contains("full"), row.recompute == Recompute::full);
             QCOMPARE(m.captured(8).contains("torchtitan-selective"), row.recompute == Recompute::per_op);
             QCOMPARE(m.captured(8).contains("--overlap-a2a"), row.overlap_a2a);
+            QCOMPARE(m.captured(8).contains(QString("kernels at micro-batch %1").arg(row.shape_micro)),
+                     row.shape_micro != row.micro);
             QCOMPARE(m.captured(8).contains(QString("--loss-chunks %1").arg(row.loss_chunks)), row.loss_chunks > 1);
             QCOMPARE(number(m.captured(9)), std::round(row.measured));
             const double predicted = predict(row).step.tokens_per_second_per_gpu;
