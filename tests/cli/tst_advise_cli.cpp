@@ -318,8 +318,18 @@ private slots:
             return 0.0;
         };
         bool some_ep_hides = false;
+        // Each expert's GEMMs get micro-batch x 4096 tokens x top-8 x ep / 128 experts rows; the flat run's compute
+        // reaches exactly its efficiency, the shape run's a share below one.
+        for (const auto& key : sh.keys()) {
+            const auto layout = sh[key];
+            const double rows = 2.0 * 4096 / layout["cp"].toInt() * 8 * layout["ep"].toInt() / 128;
+            QCOMPARE(layout["step"].toObject()["expert_rows"].toDouble(), rows);
+            const double share = layout["step"].toObject()["compute_share"].toDouble();
+            QVERIFY(share > 0.05 && share < 1.0);
+        }
         for (const auto& key : b.keys()) {
             const auto bs = b[key]["step"].toObject(), fs = f[key]["step"].toObject();
+            QVERIFY(std::abs(bs["compute_share"].toDouble() - 0.45) < 1e-12);
             QVERIFY(std::abs(fs["compute_seconds"].toDouble() * 2.0 - bs["compute_seconds"].toDouble()) <=
                     1e-12 * bs["compute_seconds"].toDouble());
             QCOMPARE(fs["model_flops_per_token"].toDouble(), bs["model_flops_per_token"].toDouble());

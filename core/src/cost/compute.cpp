@@ -144,11 +144,13 @@ ComputeCost compute_cost(const CostInputs& in, const Topology& topology, std::in
     out.tokens_per_gpu = static_cast<double>(t.micro_batch * grad_accum * t.seq) /
                          static_cast<double>(std::max<std::int64_t>(topology.cp, 1));
     const double peak = in.cluster.peak_tflops * 1e12;
-    if (in.cluster.calibration > 0) {
+    out.shape = shape_efficiency(in, topology);
+    out.by_shape = in.cluster.calibration > 0;
+    if (out.by_shape) {
         // Each part's hardware FLOPs (forward, backward twice the forward, and what recomputation repeats) at its
         // own share of the peak; MTP modules at the attention projections' share.
         const auto& p = in.params;
-        const ShapeEfficiency e = shape_efficiency(in, topology);
+        const ShapeEfficiency& e = out.shape;
         const double moe = static_cast<double>(p.moe_layers);
         const double routed = moe * 2.0 * static_cast<double>(p.expert * p.top_k);
         const double shared = moe * 2.0 * static_cast<double>(p.shared);
@@ -163,7 +165,6 @@ ComputeCost compute_cost(const CostInputs& in, const Topology& topology, std::in
                           (3.0 + again + (per_op ? 1.0 / 3.0 : 0.0)) * f.dense_ffn / e.dense_ffn +
                           3.0 * f.output_layer / e.output_layer +
                           (3.0 * f.mtp + again * mtp_layers) / e.attention_projections;
-        out.shape = e;
         const double denominator = peak * in.cluster.calibration;
         out.seconds = denominator > 0 ? out.tokens_per_gpu * weighted / denominator : 0.0;
     } else {

@@ -76,7 +76,8 @@ struct ComputeCost {
     // over their own share, divided by peak x calibration.
     double seconds = 0;
     double efficiency = 0;  // the share of the peak the step's compute reaches: hardware FLOPs / (seconds x peak)
-    ShapeEfficiency shape;  // by shape only
+    bool by_shape = false;  // priced by the kernel curves (calibration > 0), not one flat efficiency
+    ShapeEfficiency shape;  // each part's share at the layout's shapes (what prices the step when by_shape)
 };
 
 // `grad_accum` micro-batches of `micro_batch` sequences on each of dp ranks, the sequence split over cp: every GPU
