@@ -431,7 +431,7 @@ private slots:
         for (const auto& f : fitted_frameworks) QVERIFY(!frameworks.count(f));
     }
 
-    // The kernel curves' points are the cited figures (docs/cost-model.md, "Compute by shape"), written here from the
+    // The kernel curves' points are the cited figures (docs/cost-model-compute.md, "The curves"), written here from the
     // sources: x and the TFLOPS each measured, over the 989 TFLOPS dense bf16 peak of H100 and H200.
     void kernel_curve_points_data() {
         QTest::addColumn<bool>("gemm");

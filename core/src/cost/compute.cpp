@@ -17,7 +17,7 @@ constexpr double share(double tflops) {
 
 const std::vector<KernelPoint>& gemm_curve() {
     // x: multiply-accumulates of one weight matrix of one group, M rows x hidden x width (a fused gate-and-up GEMM
-    // of width 2f counts as two matrices of width f). docs/cost-model.md, "Compute by shape", cites each point.
+    // of width 2f counts as two matrices of width f). docs/cost-model-compute.md, "The curves", cites each point.
     static const std::vector<KernelPoint> curve{
         // ByteDance-Seed/VeOmni pull 460, H100: H=2048, FFN=512, 512 experts, top-10, 32768 tokens (640 rows per
         // expert), torch._grouped_mm fused MoE forward, 180.67 TFLOP/s.

@@ -32,7 +32,7 @@ struct ClusterSpec {
     double efficiency = 0.45;      // one share of that peak for all compute; used when calibration is 0
     // > 0: compute by shape (compute.h, gemm_efficiency and attention_efficiency: each GEMM and the attention core
     // at its own share of the peak from published kernel measurements) times this scalar, the residual the kernels
-    // do not explain (one per GPU type, docs/cost-model.md, "Compute by shape"). 0: the flat `efficiency`.
+    // do not explain (one per GPU type, docs/cost-model-compute.md, "Calibration"). 0: the flat `efficiency`.
     double calibration = 0;
 
     [[nodiscard]] double memory_bytes() const noexcept { return gib_per_gpu * 1024.0 * 1024.0 * 1024.0; }

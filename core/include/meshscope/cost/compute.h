@@ -1,7 +1,7 @@
 // The compute of one optimizer step: FLOPs per token of a model (matrix multiplies and the causal attention
 // term), and the time one GPU spends on its share of the step: each GEMM and the attention core at the share of the
 // dense bf16 peak published kernel measurements reach at its shape, times one calibration scalar per GPU type, or
-// one flat efficiency for everything (docs/cost-model.md, "Compute" and "Compute by shape").
+// one flat efficiency for everything (docs/cost-model-compute.md).
 #pragma once
 
 #include <vector>
@@ -42,7 +42,7 @@ struct ForwardFlops {
 
 // One published kernel measurement: at `x` the kernel reached `share` of the GPU's dense bf16 peak. GEMM curve: x is
 // the multiply-accumulates of one GEMM of one group (M x N x K; for an expert, tokens per expert x hidden x expert
-// width). Attention curve: x is the sequence length. Sources: docs/cost-model.md, "Compute by shape".
+// width). Attention curve: x is the sequence length. Sources: docs/cost-model-compute.md, "The curves".
 struct KernelPoint {
     double x;
     double share;
