@@ -248,7 +248,9 @@ int run_check(int argc, char** argv) {
                        " (a tag or commit prefix also works)")
         ->capture_default_str()
         ->type_name("V");
-    cli.add_option("--efficiency", efficiency, "share of the dense bf16 peak the compute reaches (default: the GPU's)")
+    cli.add_option("--efficiency", efficiency,
+                   "one share of the dense bf16 peak for every FLOP (default: each GEMM's share by its shape x "
+                   "the GPU's calibration)")
         ->type_name("E");
     if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     if (nnodes_opt->count() == 0) return usage_error("give --nnodes");
@@ -294,6 +296,7 @@ int run_check(int argc, char** argv) {
         if (end == efficiency.c_str() || *end != '\0' || !(e > 0.0 && e <= 1.0))
             return usage_error("--efficiency must be a number in (0, 1], got '" + efficiency + "'.");
         cluster.efficiency = e;
+        cluster.calibration = 0;  // one flat share for all compute instead of the kernel curves
     }
 
     Report report;

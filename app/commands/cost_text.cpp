@@ -59,9 +59,11 @@ void write_inputs_text(std::ostream& out, const cost::CostInputs& in) {
     out << ", recompute " << cost::to_string(t.recompute);
     if (t.loss_chunks > 1) out << ", loss in " << t.loss_chunks << " chunks";
     out << ", bf16, Adam (fp32 master and moments)\n";
-    out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x efficiency "
-        << format("%g", c.efficiency) << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed")
-        << "\n";
+    out << "compute: " << format("%g", c.peak_tflops) << " TFLOPS dense bf16 x "
+        << (c.calibration > 0
+                ? "each GEMM's and attention's share by shape x calibration " + format("%g", c.calibration)
+                : "efficiency " + format("%g", c.efficiency))
+        << "; ep all-to-all " << (t.overlap_a2a ? "overlapped with compute" : "exposed") << "\n";
 }
 
 void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {
@@ -80,6 +82,18 @@ void write_layout_cost_text(std::ostream& out, const cost::LayoutCost& cost) {
         << secs(st.exposed_seconds) << " s; grad-accum " << st.grad_accum << ", " << format("%.0f", st.tokens)
         << " tokens a step, " << format("%.0f", st.tokens_per_second_per_gpu) << " tokens/s per GPU, MFU "
         << format("%.1f", st.mfu * 100.0) << "%\n";
+    const auto& sh = st.compute.shape;
+    out << "compute at " << format("%.1f", st.compute.efficiency * 100.0) << "% of the peak";
+    if (st.compute.by_shape) {
+        if (sh.expert_tokens > 0)
+            out << "; expert GEMMs " << format("%.0f", sh.expert_tokens) << " rows a micro-batch (share "
+                << format("%.3f", sh.experts) << ")";
+        out << "; attention projections share " << format("%.3f", sh.attention_projections) << ", attention core "
+            << format("%.3f", sh.core);
+    } else {
+        out << " (--efficiency: every FLOP alike)";
+    }
+    out << "\n";
     out << "communication per step: " << ms(cost.seconds) << " ms before overlap (inside nodes "
         << ms(cost.intra_node_seconds) << " ms, between nodes " << ms(cost.inter_node_seconds) << " ms), "
         << ms(st.exposed_seconds) << " ms exposed\n";

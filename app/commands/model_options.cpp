@@ -52,7 +52,8 @@ void ModelOptions::add_to(CLI::App& cli) {
         ->type_name("N")
         ->capture_default_str();
     cli.add_option("--efficiency", efficiency,
-                   "share of the GPU's dense bf16 peak the compute reaches, in (0, 1] (default: the hardware's)")
+                   "one share of the GPU's dense bf16 peak for every FLOP, in (0, 1] (default: each GEMM's "
+                   "share by its shape x the hardware's calibration)")
         ->type_name("E");
     cli.add_flag("--overlap-a2a", overlap_a2a, "the ep all-to-all runs behind compute (DeepEP-style overlap)");
 }
@@ -90,6 +91,7 @@ Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node)
         if (error != std::errc() || end != last || !(e > 0.0 && e <= 1.0))
             return ValueError("--efficiency must be a number in (0, 1], got '" + efficiency + "'.");
         cluster.efficiency = e;
+        cluster.calibration = 0;  // one flat share for all compute instead of the kernel curves
     }
     return cost::CostInputs::make(std::move(spec).value(), training, std::move(cluster));
 }

@@ -283,15 +283,20 @@ private slots:
         QVERIFY(!r.out.contains("\nwhy: "));
     }
 
-    // --efficiency overrides the GPU's one efficiency: doubling it halves every layout's compute time and changes
-    // nothing else of the compute; --overlap-a2a runs the ep all-to-all behind compute, so no layout's ep exposes
-    // more or steps longer, and a layout whose compute has room left hides part of it (at this batch FSDP's and the
-    // all-to-all's traffic exceed compute on every layout, so some stays exposed: docs/cost-model.md, "Overlap").
+    // By default each GEMM runs at its shape's share of the peak times the GPU's calibration
+    // (docs/cost-model-compute.md);
+    // --efficiency E prices every FLOP at one flat share instead: doubling it halves every layout's compute time and
+    // changes nothing else of the compute; --overlap-a2a runs the ep all-to-all behind compute, so no layout's ep
+    // exposes more or steps longer, and a layout whose compute has room left hides part of it (at this batch FSDP's and
+    // the all-to-all's traffic exceed compute on every layout, so some stays exposed: docs/cost-model.md, "Overlap").
     void efficiency_and_overlap_options() {
         const QStringList batch{"--global-batch", "512", "--micro-batch", "2", "--format", "json", "--show", "1000"};
-        const auto base = json_of(run(qwen64 + batch));
+        const auto shape = json_of(run(qwen64 + batch));
+        const auto base = json_of(run(qwen64 + batch + QStringList{"--efficiency", "0.45"}));
         const auto fast = json_of(run(qwen64 + batch + QStringList{"--efficiency", "0.9"}));
         const auto overlap = json_of(run(qwen64 + batch + QStringList{"--overlap-a2a"}));
+        QCOMPARE(shape["cluster"].toObject()["calibration"].toDouble(), 0.6);
+        QCOMPARE(base["cluster"].toObject()["calibration"].toDouble(), 0.0);
         QCOMPARE(base["cluster"].toObject()["efficiency"].toDouble(), 0.45);
         QCOMPARE(fast["cluster"].toObject()["efficiency"].toDouble(), 0.9);
         QCOMPARE(overlap["training"].toObject()["overlap_a2a"].toBool(), true);
@@ -303,24 +308,37 @@ private slots:
             }
             return out;
         };
-        const auto b = by_layout(base), f = by_layout(fast), o = by_layout(overlap);
+        const auto b = by_layout(base), f = by_layout(fast), o = by_layout(overlap), sh = by_layout(shape);
         QVERIFY(!b.isEmpty());
         QCOMPARE(f.keys(), b.keys());
-        QCOMPARE(o.keys(), b.keys());
+        QCOMPARE(o.keys(), sh.keys());
         const auto exposed_ep = [](const QJsonObject& layout) {
             for (const auto& d : layout["communication"].toObject()["dims"].toArray())
                 if (d.toObject()["dim"].toString() == "ep") return d.toObject()["exposed_seconds"].toDouble();
             return 0.0;
         };
         bool some_ep_hides = false;
+        // Each expert's GEMMs get micro-batch x 4096 tokens x top-8 x ep / 128 experts rows; the flat run's compute
+        // reaches exactly its efficiency, the shape run's a share below one.
+        for (const auto& key : sh.keys()) {
+            const auto layout = sh[key];
+            const double rows = 2.0 * 4096 / layout["cp"].toInt() * 8 * layout["ep"].toInt() / 128;
+            QCOMPARE(layout["step"].toObject()["expert_rows"].toDouble(), rows);
+            const double share = layout["step"].toObject()["compute_share"].toDouble();
+            QVERIFY(share > 0.05 && share < 1.0);
+        }
         for (const auto& key : b.keys()) {
-            const auto bs = b[key]["step"].toObject(), fs = f[key]["step"].toObject(), os = o[key]["step"].toObject();
+            const auto bs = b[key]["step"].toObject(), fs = f[key]["step"].toObject();
+            QVERIFY(std::abs(bs["compute_share"].toDouble() - 0.45) < 1e-12);
             QVERIFY(std::abs(fs["compute_seconds"].toDouble() * 2.0 - bs["compute_seconds"].toDouble()) <=
                     1e-12 * bs["compute_seconds"].toDouble());
             QCOMPARE(fs["model_flops_per_token"].toDouble(), bs["model_flops_per_token"].toDouble());
-            QVERIFY(os["seconds"].toDouble() <= bs["seconds"].toDouble() * (1 + 1e-12));
-            QVERIFY(exposed_ep(o[key]) <= exposed_ep(b[key]) * (1 + 1e-12));
-            if (exposed_ep(o[key]) < exposed_ep(b[key]) * 0.99) some_ep_hides = true;
+        }
+        for (const auto& key : sh.keys()) {
+            const auto ss = sh[key]["step"].toObject(), os = o[key]["step"].toObject();
+            QVERIFY(os["seconds"].toDouble() <= ss["seconds"].toDouble() * (1 + 1e-12));
+            QVERIFY(exposed_ep(o[key]) <= exposed_ep(sh[key]) * (1 + 1e-12));
+            if (exposed_ep(o[key]) < exposed_ep(sh[key]) * 0.99) some_ep_hides = true;
         }
         QVERIFY(some_ep_hides);
     }

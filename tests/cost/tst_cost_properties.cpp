@@ -2,6 +2,7 @@
 // by the code under test: each check compares the model with itself or with core's placement).
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cost_test_support.h"
@@ -131,9 +132,16 @@ private slots:
         }
     }
 
-    // At a fixed global batch, a GPU's compute time never rises when dp doubles: with the world (its share of the
-    // batch halves) or at the same world with cp halved (its share stays).
+    // At a fixed global batch, a GPU's compute time never rises when dp doubles with the world (its share of the
+    // batch halves). At the same world with cp halved (its share stays) each rank's GEMMs get twice the rows: with one
+    // flat efficiency the time stays; by shape it can rise only as far as the published kernel curve falls from a
+    // smaller GEMM to a larger one (its points are measurements of different kernels and GPUs, not monotone).
     void compute_never_rises_when_dp_doubles() {
+        double dip = 1.0;
+        for (const auto* curve : {&gemm_curve(), &attention_curve()})
+            for (std::size_t i = 0; i < curve->size(); ++i)
+                for (std::size_t j = i + 1; j < curve->size(); ++j)
+                    dip = std::max(dip, (*curve)[i].share / (*curve)[j].share);
         for (const char* model : models)
             for (Recompute recompute : {Recompute::selective, Recompute::full}) {
                 auto in = preset_inputs(model, recompute);
@@ -151,7 +159,13 @@ private slots:
                             const auto halved = Topology::make(dp * 2, cp / 2, 1).value();
                             const double c =
                                 compute_cost(in, halved, grad_accum_for(in.training, dp * 2).value()).seconds;
-                            QVERIFY(c <= a * (1 + 1e-12));
+                            QVERIFY(c <= a * dip * (1 + 1e-12));
+                            auto flat = in;
+                            flat.cluster.calibration = 0;
+                            const auto k = grad_accum_for(in.training, dp).value();
+                            const auto k2 = grad_accum_for(in.training, dp * 2).value();
+                            QVERIFY(compute_cost(flat, halved, k2).seconds <=
+                                    compute_cost(flat, one, k).seconds * (1 + 1e-12));
                         }
                     }
             }

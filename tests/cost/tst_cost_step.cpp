@@ -139,6 +139,36 @@ private slots:
         COMPARE_BYTES(c.seconds, seconds);
     }
 
+    // Compute by shape on the hand-worked model: every GEMM of hidden 8 is far below the GEMM curve's first point
+    // (640 x 2048 x 512 multiply-accumulates), so each runs at its share, 180.67 / 989; the attention core at sequence
+    // 4 is below the attention curve's first point (512), 430.32 / 989. The core is s (q + o) = 4 x (8 + 8) = 64
+    // FLOPs per token and layer, 2 layers: 128 forward, 384 with backward, 512 with full recomputation's second
+    // forward. 12 tokens at a peak of 1e-6 TFLOPS and calibration 0.5: selective
+    // 12 x ((6816 - 384) / s_gemm + 384 / s_core) / 5e5; full 12 x ((8928 - 512) / s_gemm + 512 / s_core) / 5e5.
+    void compute_time_by_shape_data() {
+        QTest::addColumn<Recompute>("recompute");
+        QTest::addColumn<double>("gemm_flops");
+        QTest::addColumn<double>("core_flops");
+        QTest::addRow("selective") << Recompute::selective << 6816.0 - 384.0 << 384.0;
+        QTest::addRow("full recompute") << Recompute::full << 8928.0 - 512.0 << 512.0;
+    }
+    void compute_time_by_shape() {
+        QFETCH(Recompute, recompute);
+        QFETCH(double, gemm_flops);
+        QFETCH(double, core_flops);
+        auto in = costtest::tiny_inputs(recompute, 4, 3);
+        in.cluster.peak_tflops = 1e-6;
+        in.cluster.calibration = 0.5;
+        const auto c = compute_cost(in, Topology::make(2, 1, 1).value(), 3);
+        QVERIFY(c.by_shape);
+        const double s_gemm = 180.67 / 989.0, s_core = 430.32 / 989.0;
+        COMPARE_BYTES(c.seconds, 12.0 * (gemm_flops / s_gemm + core_flops / s_core) / 5e5);
+        COMPARE_BYTES(c.efficiency, c.tokens_per_gpu * c.hardware_flops_per_token / (c.seconds * 1e6));
+        // Each rank's micro-batch holds 4 tokens; 4 x top-2 x ep 1 / 4 experts = 2 rows per expert.
+        COMPARE_BYTES(c.shape.tokens, 4.0);
+        COMPARE_BYTES(c.shape.expert_tokens, 2.0);
+    }
+
     // The overlap rules on hand-made dims: dp all-gather 10 ms over 5 calls, reduce-scatter 6 ms over 3; ep 4 ms;
     // cp 2 ms.
     //   compute 100 ms: dp exposes one gather (2 ms) and one reduce-scatter (2 ms), hides 12 ms behind compute;

@@ -54,7 +54,9 @@ ordered_json layout_cost_json(const LayoutCost& cost) {
                                {"tokens_per_second_per_gpu", st.tokens_per_second_per_gpu},
                                {"mfu", st.mfu},
                                {"model_flops_per_token", st.compute.model_flops_per_token},
-                               {"hardware_flops_per_token", st.compute.hardware_flops_per_token}};
+                               {"hardware_flops_per_token", st.compute.hardware_flops_per_token},
+                               {"compute_share", st.compute.efficiency},
+                               {"expert_rows", st.compute.shape.expert_tokens}};
     out["communication"] = ordered_json{{"seconds", cost.seconds},
                                         {"intra_node_seconds", cost.intra_node_seconds},
                                         {"inter_node_seconds", cost.inter_node_seconds},
@@ -90,6 +92,7 @@ ordered_json inputs_json(const CostInputs& in) {
           {"reserve", c.reserve},
           {"peak_tflops", c.peak_tflops},
           {"efficiency", c.efficiency},
+          {"calibration", c.calibration},
           {"intra_node_gbps", c.intra.bus_gbps},
           {"inter_node_gbps", c.inter.bus_gbps}}},
     };

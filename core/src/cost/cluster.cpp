@@ -16,8 +16,12 @@ std::string lower(std::string_view text) {
 // NCCL's hwLatencies for Ring/Simple (src/graph/tuning.cc): 3.4 us per step over NVLink, 14 us over the network.
 constexpr double nvlink_hop_us = 3.4;
 constexpr double network_hop_us = 14.0;
-// The share of the dense bf16 peak a training step's compute reaches on H100 (docs/cost-model.md, "Measured error").
+// One flat share of the dense bf16 peak for all compute: what --efficiency replaces, and what the model used before
+// compute by shape (docs/cost-model.md, "Compute").
 constexpr double default_efficiency = 0.45;
+// The scalar over the kernel curves (compute.h), fitted on the H100 rows of one source, NeMo AutoModel, to the nearest
+// 0.05 (docs/cost-model-calibration.md, "Measured error"); the other GPU types have no fitted row and take it.
+constexpr double hopper_calibration = 0.60;
 }  // namespace
 
 const std::vector<HardwarePreset>& hardware_presets() {
@@ -29,10 +33,10 @@ const std::vector<HardwarePreset>& hardware_presets() {
     // calibrated once per GPU type on H100 rows; H200 has the same tensor cores; A100 and B200 have no bf16 row and
     // take H100's).
     static const std::vector<HardwarePreset> presets{
-        {"a100", 80, 300, 8, 312, default_efficiency},
-        {"h100", 80, 450, 8, 989, default_efficiency},
-        {"h200", 141, 450, 8, 989, default_efficiency},
-        {"b200", 180, 900, 8, 2250, default_efficiency},
+        {"a100", 80, 300, 8, 312, default_efficiency, hopper_calibration},
+        {"h100", 80, 450, 8, 989, default_efficiency, hopper_calibration},
+        {"h200", 141, 450, 8, 989, default_efficiency, hopper_calibration},
+        {"b200", 180, 900, 8, 2250, default_efficiency, hopper_calibration},
     };
     return presets;
 }
@@ -71,6 +75,7 @@ Expected<ClusterSpec> make_cluster(std::string_view hardware, std::string_view n
     spec.gib_per_gpu = h->gib_per_gpu;
     spec.peak_tflops = h->peak_tflops;
     spec.efficiency = h->efficiency;
+    spec.calibration = h->calibration;
     spec.intra = Link{h->nvlink_gbps, nvlink_hop_us};
     spec.inter = Link{n->gbps, network_hop_us};
     return spec;

@@ -29,7 +29,11 @@ struct ClusterSpec {
     Link inter;                    // between nodes (one NIC per GPU)
     double base_latency_us = 8.4;  // NCCL's base latency of a Ring/Simple collective
     double peak_tflops = 989;      // dense bf16 tensor-core peak of one GPU (datasheet, without sparsity)
-    double efficiency = 0.45;      // the share of that peak a training step's compute reaches (one per GPU type)
+    double efficiency = 0.45;      // one share of that peak for all compute; used when calibration is 0
+    // > 0: compute by shape (compute.h, gemm_efficiency and attention_efficiency: each GEMM and the attention core
+    // at its own share of the peak from published kernel measurements) times this scalar, the residual the kernels
+    // do not explain (one per GPU type, docs/cost-model-compute.md, "Calibration"). 0: the flat `efficiency`.
+    double calibration = 0;
 
     [[nodiscard]] double memory_bytes() const noexcept { return gib_per_gpu * 1024.0 * 1024.0 * 1024.0; }
     [[nodiscard]] double usable_bytes() const noexcept { return memory_bytes() * (1.0 - reserve); }
@@ -41,7 +45,8 @@ struct HardwarePreset {
     double nvlink_gbps;
     std::int64_t gpus_per_node;
     double peak_tflops;  // dense bf16, without sparsity
-    double efficiency;   // achievable share of the peak (docs/cost-model.md, "Measured error")
+    double efficiency;   // flat share of the peak, what --efficiency replaces (docs/cost-model.md, "Compute")
+    double calibration;  // the scalar over the kernel curves (docs/cost-model-calibration.md, "Measured error")
 };
 
 struct NetworkPreset {

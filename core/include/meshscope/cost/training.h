@@ -66,6 +66,11 @@ struct TrainingSpec {
     // before the next (torchtitan's ChunkedLossWrapper, 8 in its Qwen3 configs): only one chunk's logits are held.
     // 1: the whole micro-batch's logits at once (LlamaFactory, Megatron's default).
     std::int64_t loss_chunks = 1;
+    // Sequences one forward pass holds, for the GEMMs' and attention's shapes only (compute by shape), when it differs
+    // from micro_batch: a pipelined or distributed-optimizer run costed as one micro-batch holding the rank's share of
+    // the step (its parameters cross the network once per step) still runs its kernels on micro-batches of this
+    // many sequences (docs/cost-model-calibration.md, "How the rows are mapped"). 0: micro_batch.
+    std::int64_t shape_micro_batch = 0;
 
     // Bytes per value. FSDPTurbo stores parameters in bf16 (FSDPTurboFSDP2Engine.shard_model); FSDP2 keeps the
     // sharded gradient in the parameter's dtype and reduces in fp32 (LlamaFactory's MixedPrecisionPolicy,
