@@ -13,7 +13,8 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {axeSource, eventually, getJson, launchBrowser, meshscope, spawnSync, startServe, tempDir} from './harness.mjs';
 
-const verdicts = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'records', 'fixtures', 'fr-verdict');
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'records', 'fixtures');
+const verdicts = path.join(fixtures, 'fr-verdict');
 const jobs = ['skip', 'die', 'host'];
 const facts = Object.fromEntries(jobs.map((job) =>
   [job, JSON.parse(readFileSync(path.join(verdicts, job, 'facts.json'), 'utf8'))]));
@@ -24,13 +25,16 @@ let browser;
 before(async () => {
   dir = tempDir();
   serve = await startServe({db: dir.file('h.db')});
-  for (const job of jobs) {
-    const run = spawnSync(meshscope, ['import', path.join(verdicts, job), '--dp', '16', '--ep', '4',
-      '--target', serve.url, '--job', job], {encoding: 'utf8'});
-    assert.equal(run.status, 0, run.stderr);
-  }
+  for (const job of jobs) importJob(job, job);
   browser = await launchBrowser();
 });
+
+// `meshscope import fr-verdict/DUMPS --dp 16 --ep 4` from the fixtures' folder (the findings name the dumps so).
+function importJob(dumps, job) {
+  const run = spawnSync(meshscope, ['import', `fr-verdict/${dumps}`, '--dp', '16', '--ep', '4', '--target', serve.url,
+    '--job', job], {cwd: fixtures, encoding: 'utf8'});
+  assert.equal(run.status, 0, run.stderr);
+}
 
 after(async () => {
   await browser?.close();
@@ -218,5 +222,24 @@ test('host: rank 9 outside collectives; its last collectives all completed', asy
   assert.equal(position.standing, 'outside_collectives');
   assert.ok(position.last.length > 0 && position.last.every((c) => c.completed), JSON.stringify(position.last));
   if (process.env.LIVE_HANG_SCREENSHOT) await page.screenshot({path: `${process.env.LIVE_HANG_SCREENSHOT}-host.png`});
+  assert.deepEqual(browser.errors, []);
+});
+
+test('records imported again while the page is open: the page follows them', async () => {
+  const {page} = browser;
+  // First the healthy job's dumps (every rank outside collectives, no root cause), then the skip job's in its place.
+  importJob('healthy', 'late');
+  await page.goto(`${serve.url}/#/live/late`);
+  const healthy = (await getJson(serve.url, '/api/v1/jobs/late')).body.hang;
+  assert.deepEqual(healthy.root_cause, []);
+  await eventually(async () => (await page.textContent('#hang-headline')) === healthy.text);
+  importJob('skip', 'late');
+  const summary = (await getJson(serve.url, '/api/v1/jobs/late')).body;
+  const ranks = (await getJson(serve.url, '/api/v1/jobs/late/ranks')).body.ranks;
+  await eventually(async () => (await page.textContent('#hang-headline')) === summary.hang.text, {
+    describe: async () => `headline ${await page.textContent('#hang-headline')}`,
+  });
+  const {ringed} = await checkGrid(page, 'late', ranks);
+  assert.deepEqual(ringed, [facts.skip.fault.rank]);
   assert.deepEqual(browser.errors, []);
 });
