@@ -4,7 +4,7 @@
 // written out below from docs/records.md, read from the palette's CSS variables), the injected fault's rank is the
 // one ringed / in the no-record / outside-collectives colour; the start-up words give way to the collector's
 // sentence and places; a rank opened by mouse or keyboard shows its position and last collectives as the rank JSON
-// has them; axe-core finds no serious or critical violation.
+// has them; axe-core finds no serious or critical violation; hostile words in a position stay text.
 // LIVE_HANG_SCREENSHOT=PREFIX also saves PREFIX-skip.png, PREFIX-die.png and PREFIX-host.png.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
@@ -241,5 +241,28 @@ test('records imported again while the page is open: the page follows them', asy
   });
   const {ringed} = await checkGrid(page, 'late', ranks);
   assert.deepEqual(ringed, [facts.skip.fault.rank]);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('hostile words in positions stay text', async () => {
+  const {page} = browser;
+  const hostile = '<img src=x onerror="window.pwned=1">';
+  const position = {standing: 'waiting', dim: hostile, group: 0, seq: 1, op: hostile, label: hostile,
+    root_cause: true, last: [{dim: hostile, group: 0, seq: 1, op: hostile, completed: false}]};
+  const doc = {format: 'meshscope.records/1', findings: [], world_size: 2,
+    ranks: [{rank: 0, position}, {rank: 1, position: {standing: 'no_record'}}]};
+  const response = await fetch(`${serve.url}/api/v1/jobs/hostile/records`, {method: 'POST', body: JSON.stringify(doc),
+    headers: {'Content-Type': 'application/json'}});
+  assert.equal(response.status, 200);
+  const {hang} = (await getJson(serve.url, '/api/v1/jobs/hostile')).body;
+  assert.ok(hang.text.includes(hostile), hang.text);
+  await page.goto(`${serve.url}/#/live/hostile?rank=0`);
+  await eventually(async () => (await page.textContent('#hang-headline')) === hang.text);
+  await eventually(async () => (await page.$$('.rank-last tbody tr')).length === 1);
+  const details = await page.$$eval('.rank-standing dd', (dds) => dds.map((d) => d.textContent));
+  assert.deepEqual(details, ['root cause', 'waiting', hostile, '1', hostile]);
+  assert.equal(await page.textContent('.legend .place-text'), hang.places[0].text);
+  assert.equal(await page.$$eval('.live-page img', (images) => images.length), 0);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
   assert.deepEqual(browser.errors, []);
 });
