@@ -132,7 +132,8 @@ async function checkRankPanel(page, job, rank) {
   const point = await page.evaluate((r) => {
     const grid = window.meshscopeLive.grid;
     const box = grid.base.getBoundingClientRect();
-    return {x: box.left + (grid.origins[2 * r] + 22) * grid.scale, y: box.top + (grid.origins[2 * r + 1] + 22) * grid.scale};
+    return {x: box.left + (grid.origins[2 * r] + 22) * grid.scale,
+      y: box.top + (grid.origins[2 * r + 1] + 22) * grid.scale};
   }, rank);
   await page.mouse.click(point.x, point.y);
   return checkPanelShows(page, job, rank);
@@ -166,7 +167,8 @@ test('skip: drawn on the plan\'s expert mesh; rank 13 ringed; the collector\'s w
     const {summary, ranks} = await openJob(page, 'skip');
     // The import's plan is the job's topology; the grid is its expert mesh: 4 efsdp blocks of 4 ep columns, 1 row.
     assert.deepEqual(summary.topology, {dp: 16, cp: 1, ep: 4});
-    await eventually(async () => (await page.textContent('.filter-bar .axes')) === 'blocks efsdp · columns ep · rows expert_cp');
+    await eventually(async () => (await page.textContent('.filter-bar .axes'))
+      === 'blocks efsdp · columns ep · rows expert_cp');
     assert.deepEqual(await page.evaluate(() => {
       const {blocks, columns, rows} = window.meshscopeLive.grid.layout;
       return {blocks, columns, rows};

@@ -296,8 +296,7 @@ class LivePage {
     if (this.hovered >= 0) {
       const what = this.data.position(this.hovered) ? 'where it stands' : 'its timeline';
       text = `${this.hoverText(this.hovered)} — click for ${what}`;
-    }
-    else if (this.data.error) {
+    } else if (this.data.error) {
       text = this.data.error;
       error = true;
     } else if (this.ctx.stream.state === 'live') text = `Live from ${location.host}`;

@@ -158,7 +158,8 @@ export class RankPanel {
       add('op', position.op);
     }
     replaceChildren(this.standing, ...items);
-    const last = position && Array.isArray(position.last) ? position.last.filter((c) => c && typeof c === 'object') : [];
+    const last = position && Array.isArray(position.last)
+      ? position.last.filter((c) => c && typeof c === 'object') : [];
     this.lastTitle.hidden = this.last.hidden = last.length === 0;
     const cell = (value) => el('td', {}, value === undefined || value === null ? '' : String(value));
     replaceChildren(this.last, last.length ? el('thead', {}, el('tr', {},

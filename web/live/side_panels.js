@@ -185,7 +185,8 @@ export class Legend {
       for (const place of hang.places) {
         if (!place || typeof place !== 'object') continue;
         items.push(el('li', {class: 'place', 'data-standing': String(place.standing ?? '')},
-          swatch(standingVariable(place.standing, place.dim)), el('span', {class: 'place-text'}, String(place.text ?? '')),
+          swatch(standingVariable(place.standing, place.dim)),
+          el('span', {class: 'place-text'}, String(place.text ?? '')),
           ': ', el('span', {class: 'place-count'}, String(place.ranks ?? ''))));
       }
       if (rootCause.length) {
