@@ -11,9 +11,9 @@ std::string dump(const RankState& state) {
     return to_json(state).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// The row of a rank that never reported, as dump() writes it, split around its rank number: such rows differ
-// only in the rank and the findings that name it. Keys are sorted ("findings", "rank", "state", "timings"), so
-// "rank":0 appears once, after '{' or ','.
+// The row of a rank that never reported and has no hang position, as dump() writes it, split around its rank
+// number: such rows differ only in the rank and the findings that name it. Keys are sorted ("findings", "rank",
+// "state", "timings"), so "rank":0 appears once, after '{' or ','.
 std::pair<std::string, std::string> pending_template(const RankState& pending) {
     RankState zero = pending;
     zero.rank = 0;
@@ -50,7 +50,8 @@ std::optional<std::string> RanksCache::page(const Monitor& monitor, const std::s
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         RankState& state = ranks[i];
         if (i > 0) body += ',';
-        if (!state.first_seen) {
+        // A rank the records place (a hang position) has its own row, however it was seen.
+        if (!state.first_seen && !state.position) {
             auto it = pending.find(state.findings);
             if (it == pending.end()) it = pending.emplace(state.findings, pending_template(state)).first;
             body.append(it->second.first).append(std::to_string(state.rank)).append(it->second.second);

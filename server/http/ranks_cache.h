@@ -1,9 +1,9 @@
 // RanksCache: GET /api/v1/jobs/{job}/ranks served from serialized rows kept per job. A request compares
 // the monitor's ranks with the ones behind the cached rows and serializes again only those that changed,
 // so a 16,384-rank job costs a copy and a comparison per request instead of building and dumping a JSON
-// tree of every rank (docs/live-at-scale.md). Only ranks that reported are kept: a rank never seen is
-// written from one template per page, so a job that claims 2^20 ranks costs what its reporting ranks cost,
-// and a page at most max_page rows. Used on the monitor thread only (Collector::query).
+// tree of every rank (docs/live-at-scale.md). Only ranks that reported or that records place (a hang position)
+// are kept: any other rank never seen is written from one template per page, so a job that claims 2^20 ranks costs what
+// its reporting ranks cost, and a page at most max_page rows. Used on the monitor thread only (Collector::query).
 #pragma once
 
 #include <cstddef>

@@ -186,6 +186,49 @@ private slots:
         check(again.url());
     }
 
+    // Ranks known from records alone are all pending and named by the same findings (none here), yet each has its
+    // own hang position: the ranks page gives every rank the position its records sent, as the rank's own answer
+    // does; rank 3, which the records do not place, has none (the template of the ranks never seen).
+    void records_only_ranks_keep_their_positions() {
+        QTemporaryDir dir;
+        test::ServeProcess serve({"--db", dir.filePath("h.db")});
+        QVERIFY(serve.port());
+        QNetworkAccessManager nam;
+        const QJsonObject sent[] = {
+            QJsonObject{{"standing", "waiting"},
+                        {"dim", "ep"},
+                        {"group", 0},
+                        {"seq", 2},
+                        {"op", "all_to_all"},
+                        {"label", "ep group 0 [0, 1]"}},
+            QJsonObject{{"standing", "waiting"},
+                        {"dim", "dp"},
+                        {"group", 1},
+                        {"seq", 3},
+                        {"op", "all_reduce"},
+                        {"label", "dp group 1 [1, 3]"}},
+            QJsonObject{{"standing", "no_record"}, {"root_cause", true}},
+            QJsonObject{},
+        };
+        QJsonArray ranks;
+        for (int rank = 0; rank < 3; ++rank) ranks.append(QJsonObject{{"rank", rank}, {"position", sent[rank]}});
+        const QByteArray body =
+            QJsonDocument(
+                QJsonObject{
+                    {"format", "meshscope.records/1"}, {"findings", QJsonArray{}}, {"world_size", 4}, {"ranks", ranks}})
+                .toJson(QJsonDocument::Compact);
+        QCOMPARE(test::http(nam, "POST", serve.url() + "/api/v1/jobs/p/records", body).status, 200);
+        const QJsonArray page = test::http(nam, "GET", serve.url() + "/api/v1/jobs/p/ranks").json()["ranks"].toArray();
+        QCOMPARE(page.size(), 4);
+        for (int rank = 0; rank < 4; ++rank) {
+            QCOMPARE(page[rank].toObject()["rank"].toInt(), rank);
+            QCOMPARE(page[rank].toObject()["position"].toObject(), sent[rank]);
+            QCOMPARE(page[rank].toObject().contains("position"), rank < 3);
+            const auto one = test::http(nam, "GET", serve.url() + "/api/v1/jobs/p/ranks/" + QString::number(rank));
+            QCOMPARE(one.json()["position"].toObject(), sent[rank]);
+        }
+    }
+
     void records_world_until_the_hook_reports() {
         QTemporaryDir dir;
         test::ServeProcess serve({"--db", dir.filePath("h.db")});
