@@ -501,6 +501,15 @@ private slots:
         model.setRank(nullptr);
         QCOMPARE(model.rank(), -1);
         QCOMPARE(changed.count(), 5);
+
+        // The rank list says where each rank stands, in core's words.
+        RanksModel list;
+        QAbstractItemModelTester list_tester(&list, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        list.setRanks(ranks);
+        QCOMPARE(list.index(0).data(RanksModel::PlaceRole).toString(), QStringLiteral("waiting ep"));
+        QCOMPARE(list.index(1).data(RanksModel::PlaceRole).toString(), QStringLiteral("outside collectives"));
+        QCOMPARE(list.index(2).data(RanksModel::PlaceRole).toString(), QStringLiteral("no record"));
+        QCOMPARE(list.index(3).data(RanksModel::PlaceRole).toString(), QString());
     }
 };
 

@@ -160,12 +160,15 @@ void LiveGridItem::paint(QPainter& painter) const {
         }
     }
     // Outlines last, so neighbours never paint over them. The root cause's ring sits outside the finding's
-    // outline and inside the selection's.
+    // outline and the selection's.
     painter.setBrush(Qt::NoBrush);
     if (!root_causes.empty()) {
-        painter.setPen(QPen(colors.root_cause, std::clamp(cell * 0.1, 2.0, 4.0)));
+        // Outside the selected rank's outline (2.5 px out), so a selected root cause shows both.
+        const double width = std::clamp(cell * 0.07, 2.0, 3.0);
+        const double out = 3.5 + width / 2;
+        painter.setPen(QPen(colors.root_cause, width));
         for (const std::int64_t rank : root_causes)
-            painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(rank)).adjusted(-3, -3, 3, 3), 5, 5);
+            painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(rank)).adjusted(-out, -out, out, out), 6, 6);
     }
     if (highlighting) {
         painter.setPen(QPen(colors.highlight, std::clamp(cell * 0.08, 1.5, 3.0)));

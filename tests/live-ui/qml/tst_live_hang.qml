@@ -113,7 +113,7 @@ TestCase {
 
     function ringed(page: LivePage, grid: LiveGridItem, image: var, rank: int): bool {
         const cell = grid.cellRect(rank);
-        return distance(gridPixel(page, grid, image, cell.x - 3, cell.y + cell.height / 2), testCase.rootCauseColour) < 0.3;
+        return distance(gridPixel(page, grid, image, cell.x - 5, cell.y + cell.height / 2), testCase.rootCauseColour) < 0.3;
     }
 
     // The grid is drawn on the import's plan: dp 16, ep 4, LlamaFactory's expert mesh (an ep group of 4 on a row),
@@ -161,6 +161,21 @@ TestCase {
                     Theme.colors.standingColor(summary.hang.places[i].standing, summary.hang.places[i].dim ?? ""));
         }
         compare(findChild(page, "legendPlaces").count, summary.hang.places.length);
+        // The job list and the rank list say what the records say, not how far start-up got.
+        const job = findChild(findChild(page, "liveJobList").itemAtIndex(0), "jobProgress");
+        compare(job.text, "post-mortem · 16 ranks");
+        const fault = testCase.collector.faultFacts(data.tag).fault;
+        const list = findChild(page, "liveRankList");
+        list.positionViewAtIndex(fault.rank, ListView.Contain);
+        let row = null;
+        tryVerify(() => {
+            row = list.itemAtIndex(fault.rank);
+            return row !== null && row.rank === fault.rank;
+        }, 5000, "rank " + fault.rank + "'s row");
+        const ranks = getJson(page.session.inputs.url + "/api/v1/jobs/" + data.tag + "/ranks").ranks;
+        const standing = ranks[fault.rank].position.standing;
+        compare(findChild(row, "rankState").text,
+                standing.replace(/_/g, " ") + (standing === "waiting" ? " " + ranks[fault.rank].position.dim : ""));
         compare(findChild(page, "legendRootCause").visible, summary.hang.root_cause.length > 0);
     }
 
