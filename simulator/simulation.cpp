@@ -58,6 +58,17 @@ struct RankScript {
     std::optional<FindingKind> fault;
 };
 
+// The dim a group_disagreement fault is injected on: the first dim (outside the model mesh) whose groups hold 2 ranks
+// or more and fewer than the world; {nullptr, 0} when the plan has none.
+std::pair<const PlanMesh*, std::size_t> disagreeable_dim(const Plan& plan) {
+    for (const PlanMesh& candidate : plan.meshes())
+        if (candidate.name != model_mesh_name)
+            for (std::size_t d = 0; d < candidate.mesh.ndim(); ++d)
+                if (candidate.mesh.dim_size(d) >= 2 && candidate.mesh.dim_size(d) < plan.topology().world())
+                    return {&candidate, d};
+    return {nullptr, 0};
+}
+
 class ScriptWriter {
 public:
     ScriptWriter(const Scenario& scenario, const Plan& plan, const ScenarioOptions& options, std::mt19937_64& rng)
@@ -219,17 +230,16 @@ private:
         return t;
     }
 
-    // The dim whose group the disagreeing rank gets wrong: the first dim with groups of 2+ ranks.
+    // The dim whose group the disagreeing rank gets wrong: the first dim whose groups hold 2 ranks or more and not
+    // the whole world (a group of every rank has no outsider to put in it).
     std::size_t disagreeing_dim(const PlanMesh& m) const {
-        for (const PlanMesh& candidate : plan_.meshes())
-            if (candidate.name != model_mesh_name)
-                for (std::size_t d = 0; d < candidate.mesh.ndim(); ++d)
-                    if (candidate.mesh.dim_size(d) >= 2) return &candidate == &m ? d : m.mesh.ndim();
-        return m.mesh.ndim();
+        const auto [mesh, dim] = disagreeable_dim(plan_);
+        return mesh == &m ? dim : m.mesh.ndim();
     }
 
     // The group with its last member replaced by a rank from outside it (an off-by-one in a rank list).
     std::vector<std::int64_t> disagree(std::vector<std::int64_t> members) const {
+        if (static_cast<std::int64_t>(members.size()) >= scenario_.world_size) return members;  // no outsider
         std::int64_t outsider = (members.back() + 1) % scenario_.world_size;
         while (std::find(members.begin(), members.end(), outsider) != members.end())
             outsider = (outsider + 1) % scenario_.world_size;
@@ -304,6 +314,12 @@ Expected<Scenario> make_scenario(const ScenarioOptions& options) {
     if (faulty > 0 && scenario.world_size < needed)
         return ValueError("--faults: " + std::to_string(faulty) + " faulty ranks need a world of at least " +
                           std::to_string(needed) + ", got " + std::to_string(scenario.world_size));
+    if (options.faults.count(FindingKind::group_disagreement) &&
+        options.faults.at(FindingKind::group_disagreement) > 0 && !disagreeable_dim(*plan).first)
+        return ValueError(
+            "--faults: group_disagreement needs a mesh dim whose groups hold from 2 ranks to fewer than "
+            "the world, for a rank to report one with an outsider in it; (dp, cp, ep) = " +
+            topology_text(options.dp, options.cp, options.ep) + " has none");
     std::mt19937_64 rng(options.seed);
     std::vector<std::int64_t> order(static_cast<std::size_t>(scenario.world_size));
     std::iota(order.begin(), order.end(), 0);

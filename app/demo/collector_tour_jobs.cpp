@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collector/collector.h"
+#include "hang_jobs.h"
 #include "scenarios.h"
 
 namespace meshscope::demo {
@@ -45,6 +46,7 @@ server::TourJobRunnerFactory CollectorTourJobs::factory() {
 }
 
 Expected<nlohmann::json> CollectorTourJobs::start(const TourJob& job, const std::string& name) {
+    if (!job.records.empty()) return start_records(job, name);
     const auto options = scenario_for(job, name);
     if (!options) return options.error();
     auto scenario = sim::make_scenario(*options);
@@ -63,6 +65,26 @@ Expected<nlohmann::json> CollectorTourJobs::start(const TourJob& job, const std:
     replaced = worker_.post({std::move(scenario).value(), stop_run_});
     summary["started"] = true;
     return summary;
+}
+
+// A shipped fault job's records, imported as `meshscope import` would (a job that is records only: no ranks run).
+Expected<nlohmann::json> CollectorTourJobs::start_records(const TourJob& job, const std::string& name) {
+    auto records = hang_job_import(job);
+    if (!records) return records.error();
+    {
+        std::lock_guard lock(mutex_);
+        if (running_key_ == "records:" + job.records + ":" + name)
+            return nlohmann::json{{"job", name},
+                                  {"world_size", job.dp * job.cp},
+                                  {"injected", nlohmann::json::object()},
+                                  {"started", false}};
+        running_key_ = "records:" + job.records + ":" + name;
+        stop_run_->store(true);  // a simulated job in progress ends
+        stop_run_ = std::make_shared<std::atomic<bool>>(false);
+    }
+    collector_.submit_records(name, to_json(*records).dump(), [](const server::SubmitResult&) {});
+    return nlohmann::json{
+        {"job", name}, {"world_size", job.dp * job.cp}, {"injected", nlohmann::json::object()}, {"started", true}};
 }
 
 void CollectorTourJobs::play(Run& job) {

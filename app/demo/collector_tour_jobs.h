@@ -33,7 +33,8 @@ public:
     [[nodiscard]] static server::TourJobRunnerFactory factory();
 
     // Starts the job (its ranks keep heartbeating until replaced, stopped or max_hold), or leaves it running
-    // when the same job with the same shape already runs.
+    // when the same job with the same shape already runs. A records job (TourJob::records) is imported once: its
+    // dumps diagnosed into the job (hang_jobs.h), as `meshscope import` puts a user's.
     [[nodiscard]] Expected<nlohmann::json> start(const TourJob& job, const std::string& name) override;
 
 private:
@@ -42,6 +43,7 @@ private:
         std::shared_ptr<std::atomic<bool>> stop;  // set: the run ends (or never starts)
     };
     void play(Run& job);
+    [[nodiscard]] Expected<nlohmann::json> start_records(const TourJob& job, const std::string& name);
 
     server::Collector& collector_;
     double max_hold_;

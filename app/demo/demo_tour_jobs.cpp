@@ -1,5 +1,6 @@
 #include "demo_tour_jobs.h"
 
+#include "hang_jobs.h"
 #include "scenarios.h"
 
 namespace meshscope::demo {
@@ -24,6 +25,12 @@ LiveDemo* DemoTourJobs::collector() {
 Expected<QString> DemoTourJobs::start(const TourJob& job, const QString& name) {
     LiveDemo* demo = collector();
     if (!demo) return RuntimeError("the dashboard's collector did not start");
+    if (!job.records.empty()) {
+        auto records = hang_job_import(job);
+        if (!records) return records.error();
+        demo->add_records(name.toStdString(), to_json(*records).dump());
+        return demo->url();
+    }
     const auto options = scenario_for(job, name.toStdString());
     if (!options) return options.error();
     if (auto error = demo->add_job(*options)) return *error;

@@ -57,6 +57,13 @@ std::optional<Error> LiveDemo::add_job(const sim::ScenarioOptions& options) {
     return std::nullopt;
 }
 
+void LiveDemo::add_records(const std::string& name, std::string body) {
+    auto& last = imported_[name];
+    if (last == body) return;  // a later step of the same job: already there
+    last = body;
+    service_->collector().submit_records(name, std::move(body), [](const server::SubmitResult&) {});
+}
+
 const sim::Scenario* LiveDemo::job_scenario(const QString& job) const {
     for (const auto& j : jobs_)
         if (QString::fromStdString(j->scenario.job) == job) return &j->scenario;

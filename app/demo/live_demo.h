@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -59,6 +60,9 @@ public:
     // Another simulated job in the same collector, held like the demo's (a guided tour's job): the scenario's
     // ValueError when it is refused, nothing when it runs. A job of a name already running is not started again.
     [[nodiscard]] std::optional<Error> add_job(const sim::ScenarioOptions& options);
+    // A job's records body (meshscope.records/1, hang_jobs.h) imported into the same collector as job `name`, as
+    // `meshscope import` would; a later import of the job replaces it.
+    void add_records(const std::string& name, std::string body);
     // The scenario of a job this demo runs; null for any other name.
     [[nodiscard]] const sim::Scenario* job_scenario(const QString& job) const;
 
@@ -75,6 +79,7 @@ private:
 
     QTemporaryDir folder_;
     std::unique_ptr<server::CollectorService> service_;
+    std::map<std::string, std::string> imported_;  // add_records: the last body imported into each job
     sim::RunOptions run_;
     std::vector<std::unique_ptr<Job>> jobs_;  // the demo's first, when it has one
     bool has_demo_job_ = false;

@@ -57,7 +57,7 @@ private slots:
         // The teaching mode: the shipped tours (resources/tours, in docs/tours.md's order) and their steps.
         QTest::addRow("unknown tour") << QStringList{"--tour", "nope"}
                                       << "meshscope: unknown tour 'nope'; the tours are mesh-basics, expert-mesh, "
-                                         "creation-order, singleton-pitfall, live-job, peers";
+                                         "creation-order, singleton-pitfall, live-job, read-a-hang, peers";
         QTest::addRow("step past the tour")
             << QStringList{"--tour", "peers", "--step", "7"}
             << "meshscope: --step 7 is outside the tour 'peers', whose steps are 1 to 6";

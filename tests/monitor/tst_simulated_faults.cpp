@@ -63,6 +63,9 @@ void TestSimulatedFaults::exactlyTheInjectedFaults_data() {
     for (const char* kind : {"topology_mismatch", "group_disagreement", "duplicate_rank", "rank_error",
                              "reinit_mismatch", "creation_order_mismatch"})
         QTest::addRow("%s", kind) << QString(kind) + "=1" << qint64{8} << qint64{2} << qint64{4} << 1;
+    // The data mesh's dp group is the whole world here: the wrong group goes on the expert mesh's efsdp.
+    QTest::addRow("group_disagreement, (8, 1, 2)")
+        << "group_disagreement=1" << qint64{8} << qint64{1} << qint64{2} << 1;
     QTest::addRow("creation_order_mismatch, (8, 2, 2)")
         << "creation_order_mismatch=1" << qint64{8} << qint64{2} << qint64{2} << 1;
     QTest::addRow("three creation_order_mismatch")
@@ -118,6 +121,11 @@ void TestSimulatedFaults::refusesFaultsTheLayoutCannotHold_data() {
                             << "--faults: creation_order_mismatch=1" + needs + "(8, 2, 1) has room for 0";
     QTest::addRow("two on (8, 2, 2)") << "creation_order_mismatch=2" << qint64{8} << qint64{2} << qint64{2}
                                       << "--faults: creation_order_mismatch=2" + needs + "(8, 2, 2) has room for 1";
+    // Every group of (10, 1, 1) is one rank or all ten: no group can hold an outsider.
+    QTest::addRow("no group to disagree with")
+        << "group_disagreement=1" << qint64{10} << qint64{1} << qint64{1}
+        << "--faults: group_disagreement needs a mesh dim whose groups hold from 2 ranks to fewer than the world, for "
+           "a rank to report one with an outsider in it; (dp, cp, ep) = (10, 1, 1) has none";
 }
 
 void TestSimulatedFaults::refusesFaultsTheLayoutCannotHold() {

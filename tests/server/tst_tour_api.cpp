@@ -73,7 +73,7 @@ private slots:
         QVERIFY(collector_);
     }
 
-    // docs/tours.md's table: six tours, in the collector's order (by name), each with its title.
+    // docs/tours.md's table: seven tours, in the collector's order (by name), each with its title.
     void lists_the_shipped_tours() {
         const auto reply = get("/api/v1/tours");
         QCOMPARE(reply.status, 200);
@@ -91,6 +91,7 @@ private slots:
             {"creation-order", "Creation order: same groups, same order, on every rank"},
             {"singleton-pitfall", "The singleton pitfall: initialized with (16, 1, 2), got (16, 1, 4)"},
             {"live-job", "Reading a live job"},
+            {"read-a-hang", "Reading a hang"},
             {"peers", "Peers side by side: FSDPTurbo, TorchTitan and Megatron-Core"}};
         QCOMPARE(titles, expected);
     }
@@ -99,7 +100,7 @@ private slots:
     void answers_the_resolved_tour_data() {
         QTest::addColumn<QString>("name");
         for (const char* name :
-             {"mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job", "peers"})
+             {"mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job", "read-a-hang", "peers"})
             QTest::addRow("%s", name) << QString::fromLatin1(name);
     }
     void answers_the_resolved_tour() {
@@ -361,6 +362,37 @@ private slots:
         // The resolved step names the job the page shows.
         const auto step = parse(get(QStringLiteral("/api/v1/tours/live-job/steps/%1").arg(k)).body);
         QCOMPARE(step["job"].toObject()["job"].toString(), QString("tour-live-job"));
+    }
+
+    // "read-a-hang"'s job is a real torch job's records, imported into this collector: the hang map's summary and
+    // the verdict's rank are the fault the job injected (rank 13 skipped ep group 3's all_to_all,
+    // resources/hang-jobs/skip/facts.json); a later step's job (rank 2 died) replaces it.
+    void records_tour_job() {
+        const auto started = post("/api/v1/tours/read-a-hang/job", R"({"step": 1})");
+        QCOMPARE(started.status, 200);
+        QCOMPARE(parse(started.body)["job"].toString(), QString("tour-read-a-hang"));
+        QVERIFY2(test::eventually(
+                     [&] {
+                         const auto job = parse(get("/api/v1/jobs/tour-read-a-hang").body);
+                         return job["hang"].toObject()["root_cause"].toArray() == QJsonArray{13};
+                     },
+                     30000),
+                 get("/api/v1/jobs/tour-read-a-hang").body.constData());
+        const auto job = parse(get("/api/v1/jobs/tour-read-a-hang").body);
+        QCOMPARE(job["topology"].toObject()["ep"].toInt(), 4);
+        QCOMPARE(job["world_size"].toInt(), 16);
+        const auto right = parse(post("/api/v1/tours/read-a-hang/steps/2/check", R"({"answer": {"rank": 13}})").body);
+        QCOMPARE(right["correct"].toBool(), true);
+        const auto wrong = parse(post("/api/v1/tours/read-a-hang/steps/2/check", R"({"answer": {"rank": 12}})").body);
+        QCOMPARE(wrong["correct"].toBool(), false);
+
+        QCOMPARE(post("/api/v1/tours/read-a-hang/job", R"({"step": 4})").status, 200);
+        QVERIFY(test::eventually(
+            [&] {
+                return parse(get("/api/v1/jobs/tour-read-a-hang").body)["hang"].toObject()["root_cause"].toArray() ==
+                       QJsonArray{2};
+            },
+            30000));
     }
 };
 

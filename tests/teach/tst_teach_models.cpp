@@ -49,7 +49,7 @@ private slots:
         for (int row = 0; row < tours.tours()->rowCount(); ++row)
             names << role(*tours.tours(), row, TourListModel::NameRole).toString();
         QCOMPARE(names, (QStringList{"mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job",
-                                     "peers"}));
+                                     "read-a-hang", "peers"}));
         for (int row = 0; row < tours.tours()->rowCount(); ++row) {
             QVERIFY(role(*tours.tours(), row, TourListModel::StepsRole).toInt() > 0);
             QVERIFY(!role(*tours.tours(), row, TourListModel::TitleRole).toString().isEmpty());

@@ -30,6 +30,7 @@ private slots:
         QTest::addRow("creation-order") << "creation-order" << 2 << "dark";
         QTest::addRow("singleton-pitfall") << "singleton-pitfall" << 5 << "light";
         QTest::addRow("live-job") << "live-job" << 2 << "light";
+        QTest::addRow("read-a-hang") << "read-a-hang" << 2 << "light";
         QTest::addRow("peers") << "peers" << 2 << "light";
     }
     void renders_a_step_of_every_tour() {

@@ -3,6 +3,7 @@
 // The search also runs on tours built to be unsolvable, so a tour a learner cannot finish fails this test.
 #include <QTest>
 
+#include "hang_jobs.h"
 #include "meshscope/mesh/peer_layout.h"
 #include "meshscope/mesh/placement.h"
 #include "meshscope/tour/tour.h"
@@ -20,10 +21,17 @@ struct Search {
     std::string error;  // a ValueError from check_answer
 };
 
-// The findings a live step's job shows: the simulator's injected faults, as the monitor names them.
+// The findings a live step's job shows: the simulator's injected faults, as the monitor names them; for a records
+// job, what the diagnosis of its shipped dumps finds (the findings `meshscope import` would send).
 Expected<TourContext> job_context(const Tour& tour, const TourStep& step) {
     TourContext context;
     if (!step.job) return context;
+    if (!step.job->records.empty()) {
+        auto records = hang_job_import(*step.job);
+        if (!records) return records.error();
+        context.findings = records->findings;
+        return context;
+    }
     auto faults = sim::parse_faults(step.job->faults);
     if (!faults) return faults.error();
     auto scenario = sim::make_scenario({.dp = step.job->dp,
@@ -122,14 +130,36 @@ class ShippedToursTest : public QObject {
 private slots:
     void the_list() {
         // docs/tours.md's table, in its order.
-        const std::vector<std::string_view> expected = {"mesh-basics",       "expert-mesh", "creation-order",
-                                                        "singleton-pitfall", "live-job",    "peers"};
+        const std::vector<std::string_view> expected = {
+            "mesh-basics", "expert-mesh", "creation-order", "singleton-pitfall", "live-job", "read-a-hang", "peers"};
         std::vector<std::string_view> names;
         for (const auto& t : shipped_tours()) names.push_back(t.name);
         QCOMPARE(names, expected);
         QVERIFY(find_shipped_tour("live-job"));
         QCOMPARE(find_shipped_tour("live-job")->name, std::string_view("live-job"));
         QVERIFY(!find_shipped_tour("live"));
+    }
+
+    // "read-a-hang": each records job's culprit is the rank its real torch job injected the fault into
+    // (resources/hang-jobs/*/facts.json): rank 13 skipped an all_to_all, rank 2 died, rank 9 hung in host code.
+    void read_a_hang_culprits_data() {
+        QTest::addColumn<int>("step");  // from 0
+        QTest::addColumn<qint64>("culprit");
+        QTest::addColumn<qint64>("waiting");  // a rank stuck because of it, not the culprit
+        QTest::addRow("skip") << 1 << qint64{13} << qint64{12};
+        QTest::addRow("die") << 3 << qint64{2} << qint64{6};
+        QTest::addRow("host") << 4 << qint64{9} << qint64{13};
+    }
+    void read_a_hang_culprits() {
+        QFETCH(int, step);
+        QFETCH(qint64, culprit);
+        QFETCH(qint64, waiting);
+        const auto tour = parse_tour(find_shipped_tour("read-a-hang")->json).value();
+        const TourStep& s = tour.steps.at(static_cast<std::size_t>(step));
+        const auto context = job_context(tour, s);
+        QVERIFY2(context, context ? "" : context.error().what());
+        QVERIFY(check_answer(s, {{"rank", culprit}}, *context).value().correct);
+        QVERIFY(!check_answer(s, {{"rank", waiting}}, *context).value().correct);
     }
 
     void tour_data() {

@@ -86,6 +86,16 @@ private slots:
             "step 1: view.simulate.dp: missing");
         row("simulate refused", steps(step_with(R"({"page": "live", "simulate": {"dp": 8, "ep": 3}})")),
             "step 1: view.simulate: dp_size must be divisible by ep_size, got 8 % 3 != 0.");
+        row("records and simulate",
+            steps(step_with(R"({"page": "live", "simulate": {"dp": 8}, "records": {"job": "skip", "dp": 16}})")),
+            "step 1: view.records: a live view shows a simulated job or a job's records, not both");
+        row("records job name", steps(step_with(R"({"page": "live", "records": {"job": "../skip", "dp": 16}})")),
+            "step 1: view.records.job: expected a shipped job's name (a-z, 0-9 and -)");
+        row("records key", steps(step_with(R"({"page": "live", "records": {"job": "skip", "dp": 16, "x": 1}})")),
+            "step 1: view.records: unknown key \"x\"");
+        row("records plan refused",
+            steps(step_with(R"({"page": "live", "records": {"job": "skip", "dp": 16, "ep": 3}})")),
+            "step 1: view.records: dp_size must be divisible by ep_size, got 16 % 3 != 0.");
         row("fresh type", steps(step_with(R"({"page": "sandbox", "fresh": 1})")),
             "step 1: view.fresh: expected true or false");
         row("peers refused", steps(step_with(R"({"page": "peers", "world": 16, "cp": 3})")),
@@ -145,7 +155,7 @@ private slots:
         row("finding without job",
             steps(step_with(R"({"page": "live"})",
                             R"(, "task": {"prompt": "P", "check": {"kind": "finding_rank", "finding": "straggler"}})")),
-            "step 1: task.check: finding_rank needs a simulated job (view.simulate)");
+            "step 1: task.check: finding_rank needs a live job (view.simulate or view.records)");
         row("sandbox expect",
             steps(step_with(R"({"page": "sandbox"})",
                             R"(, "task": {"prompt": "P", "check": {"kind": "sandbox", "expect": "KeyError"}})")),

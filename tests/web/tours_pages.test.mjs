@@ -131,7 +131,7 @@ test('the peers view: three frameworks, groups leaving a node marked, a rank\'s 
 test('axe-core: the Tours page and a tour step', async () => {
   await open('#/tours');
   await page.waitForSelector('.tour-item .tour-start');
-  assert.equal(await page.locator('.tour-item').count(), 6);
+  assert.equal(await page.locator('.tour-item').count(), 7);
   await axe('the Tours page');
   await page.click('.tour-item[data-tour="expert-mesh"] .tour-start');
   await waitStep(page, 1, await page.evaluate(async () => (await (await fetch('/api/v1/tours/expert-mesh', {headers:

@@ -210,3 +210,15 @@ test('the live tour runs its job inside the collector and opens it', async () =>
   await page.click('.tour-leave');
   assert.deepEqual(browser.errors, []);
 });
+
+// "read-a-hang": real torch jobs' records, imported by the collector for each step's view; the culprits are the
+// faults those jobs injected (resources/hang-jobs/*/facts.json): rank 13 skipped an all_to_all, rank 2 died,
+// rank 9 hung in host code; the command to run is py-spy on the culprit (option 2).
+test('read-a-hang: each job\'s records are imported and its culprit is the injected fault', async () => {
+  await startFromList('read-a-hang', 'Start');
+  await eventually(async () => page.url().endsWith('#/live/tour-read-a-hang'));
+  await eventually(async () => JSON.stringify((await getJson(serve.url, '/api/v1/jobs/tour-read-a-hang', token)).body
+    .hang?.root_cause) === '[13]', {timeout: 30000});
+  await walk('read-a-hang', {2: {rank: 13}, 3: {choice: 2}, 4: {rank: 2}, 5: {rank: 9}});
+  assert.deepEqual(browser.errors, []);
+});

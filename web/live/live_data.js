@@ -12,6 +12,11 @@
 // snapshot. A change that names a rank whose host the page does not know yet (it was pending, or is new)
 // re-reads the ranks within a second; other changes move the time axis (timings), re-read at most every
 // 10 s while they come. A change that is the rank's whole row (it carries "timings") needs neither.
+//
+// A job with records (`meshscope import`, `serve --ras`, `serve --torch-debug`) is a post-mortem: its summary
+// carries "hang" (the sentence and the places ranks stand in) and each rank of the snapshot its "position"
+// (docs/records.md, "The hang map"), kept here as the collector's JSON. Changes do not carry positions: when a
+// re-read of the jobs brings another "hang", the ranks are read again.
 import {phaseNames, stateNames, unknownState} from '../shared/rank_columns.js';
 
 export {phaseNames, stateNames};
@@ -29,6 +34,12 @@ function findingBefore(a, b) {
   const rb = b.ranks.length ? b.ranks[0] : -1;
   if (ra !== rb) return ra - rb;
   return String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0;
+}
+
+// A job summary's "hang" when it is one (an object with its sentence and places), else null.
+export function hangOf(summary) {
+  const hang = summary?.hang;
+  return hang && typeof hang === 'object' && typeof hang.text === 'string' && Array.isArray(hang.places) ? hang : null;
 }
 
 const soon = 1000;       // ms: a rank the page knows nothing about changed
@@ -56,6 +67,7 @@ export class LiveData {
     this.counts = new Array(stateNames.length).fill(0);
     this.findings = [];
     this.rankKinds = new Map();   // rank -> [finding kinds], from the findings
+    this.positions = new Map();   // rank -> its hang position (the collector's JSON), for a job with records
     this.error = '';
     this.loading = false;
     this.pending = [];            // changes that arrived during a snapshot
@@ -79,6 +91,15 @@ export class LiveData {
 
   get summary() {
     return this.jobs.find((j) => j.job === this.job) || null;
+  }
+
+  // The post-mortem of a job with records ({text, root_cause, places}), or null: a job that is starting.
+  get hang() {
+    return hangOf(this.summary);
+  }
+
+  position(rank) {
+    return this.positions.get(rank);
   }
 
   // Reads every snapshot again; job: the job to show ('' = keep the current one, else the first).
@@ -151,6 +172,7 @@ export class LiveData {
     this.grow(Math.max(this.world, last + 1), true);
     this.hostNames = [];
     this.hostIds = new Map();
+    this.positions = new Map();
     this.counts.fill(0);
     this.gpus = 0;
     this.origin = this.horizon = 0;
@@ -184,7 +206,7 @@ export class LiveData {
   // Copies columns in; snapshot: rows of a snapshot (states not counted here, unknown states are pending).
   // Returns what the page still lacks: 0 nothing, 1 the time axis, 2 a rank's host.
   put(columns, snapshot = false) {
-    const {n, rank, state, phase, host, localRank, whole, hosts} = columns;
+    const {n, rank, state, phase, host, localRank, whole, hosts, positions} = columns;
     // The columns' host ids -> this job's (the same name, the same id, whichever message brought it).
     const ids = new Int32Array(hosts.length);
     for (let h = 0; h < hosts.length; ++h) {
@@ -231,6 +253,7 @@ export class LiveData {
         if (localRank[i] + 1 > this.gpus) this.gpus = localRank[i] + 1;
       }
     }
+    for (const [i, position] of positions || []) this.positions.set(rank[i], position);
     return lacks;
   }
 
@@ -309,7 +332,10 @@ export class LiveData {
       try {
         const jobs = (await this.api.get('/api/v1/jobs')).jobs || [];
         if (generation === this.generation && !this.loading) {
+          const before = hangOf(this.summary)?.text;
           this.jobs = jobs;
+          // Records came (or came again): the ranks' positions are in the ranks snapshot only.
+          if (hangOf(this.summary)?.text !== before) this.scheduleSnapshot(0);
           this.onChange('jobs');
         }
       } catch {
@@ -366,6 +392,8 @@ export class LiveData {
     const host = this.host(rank);
     if (host) row.host = host;
     if (this.localRanks[rank] >= 0) row.local_rank = this.localRanks[rank];
+    const position = this.positions.get(rank);
+    if (position) row.position = position;
     return row;
   }
 

@@ -1,6 +1,7 @@
 // The Live grid: the job's ranks on the desktop's layout (ui/live/live_grid_item.cpp): the expert mesh of
 // the job's topology when dp x cp equals its world (blocks efsdp, columns ep, rows expert_cp), else its data
-// mesh (columns dp, one node's worth per block; rows cp), node boundaries, state fills, finding marks. The
+// mesh (columns dp, one node's worth per block; rows cp), node boundaries, state fills, finding marks; for a job
+// with records, each rank with a position filled by where it stands and the root cause's ranks ringed. The
 // colours are the palette's CSS variables (/palette.css), read once per theme.
 import {GridLayout} from '../shared/grid_canvas.js';
 import {cssVar} from '../shared/dom.js';
@@ -28,6 +29,23 @@ export function liveLayout({world, topology, gpusPerNode}, aspect) {
     axes: `columns dp (${columns} per block) · rows cp`, node, aspect});
 }
 
+// Core's dim_colour (core/src/monitor/palette.cpp): the palette name of a dim's colour; any other dim (the default
+// group's "world", a group not on the plan) dim-other.
+const dimColours = new Map([['ep', 'dim-ep'], ['dp', 'dim-dp'], ['cp', 'dim-cp'], ['expert_cp', 'dim-cp'],
+  ['efsdp', 'dim-efsdp'], ['edp', 'dim-edp'], ['mp_shard', 'dim-mp-shard'], ['mp_replicate', 'dim-mp-replicate']]);
+
+// Core's standing_colour: the CSS variable of a rank's standing in a hang (waiting: its dim's colour; dead:
+// state-failed), or '' for a standing this page does not know (the rank keeps its state's colour).
+export function standingVariable(standing, dim) {
+  switch (standing) {
+    case 'waiting': return `--ms-${dimColours.get(dim) || 'dim-other'}`;
+    case 'outside_collectives': return '--ms-standing-outside-collectives';
+    case 'no_record': return '--ms-standing-no-record';
+    case 'dead': return '--ms-state-failed';
+    default: return '';
+  }
+}
+
 function parseHex(hex) {
   const m = /^#([0-9a-f]{6})$/i.exec(hex);
   const v = m ? parseInt(m[1], 16) : 0;
@@ -47,7 +65,21 @@ function fade(hex, background, keep) {
 export function gridColours() {
   const background = cssVar('--ms-grid-background');
   const states = stateNames.map((name) => cssVar(`--ms-state-${name}`));
+  // A standing's fills by its variable ({full, highlightFaded, filterFaded}), read once per theme.
+  const standings = new Map();
+  const standing = (variable) => {
+    if (!variable) return null;
+    let fills = standings.get(variable);
+    if (!fills) {
+      const full = cssVar(variable);
+      fills = {full, highlightFaded: fade(full, background, 0.35), filterFaded: fade(full, background, 0.18)};
+      standings.set(variable, fills);
+    }
+    return fills;
+  };
   return {
+    standing,
+    ring: cssVar('--ms-root-cause'),
     background,
     text: cssVar('--ms-muted-text'),
     nodeFrame: cssVar('--ms-grid-node-frame'),

@@ -1,14 +1,16 @@
 // The Live page (#/live, #/live/<JOB>?rank=R): the desktop's Live page in a browser. Jobs, progress and the
 // rank list on the left; filters, the grid, its legend and a status line in the middle; findings and the
 // selected rank on the right. Data: live_data.js (snapshots + the change stream); views: the other modules.
+// A job with records is a post-mortem (docs/records.md, "The hang map"): ranks coloured by where they stand, the
+// root cause ringed, the collector's sentence and places in place of the start-up counts.
 import {el, naturalCompare, setText} from '../shared/dom.js';
 import {GridCanvas} from '../shared/grid_canvas.js';
 import {BandwidthPanel} from './bandwidth_panel.js';
 import {LiveData, stateNames} from './live_data.js';
-import {gridColours, liveLayout} from './live_grid.js';
+import {gridColours, liveLayout, standingVariable} from './live_grid.js';
 import {RankList, rankListHeader} from './rank_list.js';
 import {RankPanel} from './rank_panel.js';
-import {FindingsList, Filters, JobsList, Progress, legend} from './side_panels.js';
+import {FindingsList, Filters, JobsList, Legend, Progress} from './side_panels.js';
 import {announceRank} from '../shared/learner.js';
 
 let page = null;
@@ -22,6 +24,7 @@ class LivePage {
     this.dirty = new Set();
     this.frame = 0;
     this.layoutKey = '';
+    this.hang = null;  // the job's post-mortem ("hang" of its summary), null for a job that is starting
     this.colours = gridColours();
     this.data = new LiveData(ctx.api, ctx.parser, (what) => this.changed(what));
 
@@ -48,11 +51,13 @@ class LivePage {
     const gridPanel = el('section', {class: 'panel grid-panel', 'aria-label': 'Rank grid', 'data-anchor': 'live.grid'});
     this.placeholder = el('p', {class: 'grid-placeholder muted'});
     gridPanel.append(this.placeholder);
-    middle.append(gridPanel, legend());
+    middle.append(gridPanel);
+    this.legend = new Legend(middle);
     this.grid = new GridCanvas(gridPanel, {
       label: 'Rank grid: arrow keys move the selection, Enter opens the rank',
       fill: (rank) => this.fill(rank),
       mark: (rank) => this.data.rankKinds.has(rank),
+      ring: (rank) => this.data.position(rank)?.root_cause === true,
       colours: () => this.colours,
       describe: (rank) => this.hoverText(rank),
       onSelect: (rank) => {
@@ -199,12 +204,17 @@ class LivePage {
         this.grid.setOutlined(finding ? finding.ranks : []);
         this.grid.invalidate();
       }
+      this.hang = data.hang;
       this.progress.render(data);
+      const rootCause = [];
+      for (const [rank, position] of data.positions) if (position.root_cause === true) rootCause.push(rank);
+      this.legend.render(this.hang, rootCause.sort((a, b) => a - b));
       const filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
       this.filters.render(filtering || !!this.selectedFinding, layout ? layout.axes : '');
       const ranks = [];
       const present = data.present;
       for (let r = 0; r < data.size; ++r) if (present[r] && this.matches(r)) ranks.push(r);
+      this.rankList.box.classList.toggle('post-mortem', !!this.hang);  // longer words in the state column
       this.rankList.setRanks(ranks);
       setText(this.ranksHeading, rankListHeader(ranks.length, data.world, filtering));
       this.findings.render(data.findings, this.selectedFinding, !!data.job);
@@ -224,12 +234,29 @@ class LivePage {
     return true;
   }
 
-  // A cell's fill: its state's colour, faded when filtered out (0.18) or outside the selected finding (0.35).
+  // A cell's fill: where it stands in a hang (core's standing_colour) when it has a position, else its state's
+  // colour; faded when filtered out (0.18) or outside the selected finding (0.35).
   fill(rank) {
+    const position = this.data.positions.size ? this.data.position(rank) : undefined;
+    const standing = position ? this.colours.standing(standingVariable(position.standing, position.dim)) : null;
     const state = this.data.states[rank];
-    if (this.filtering && !this.matches(rank)) return this.colours.filterFaded[state];
-    if (this.finding && !this.highlightSet(this.finding).has(rank)) return this.colours.highlightFaded[state];
-    return this.colours.states[state];
+    if (this.filtering && !this.matches(rank)) return standing ? standing.filterFaded : this.colours.filterFaded[state];
+    if (this.finding && !this.highlightSet(this.finding).has(rank)) {
+      return standing ? standing.highlightFaded : this.colours.highlightFaded[state];
+    }
+    return standing ? standing.full : this.colours.states[state];
+  }
+
+  // Where a rank stands, in the collector's words: the text of the place it stands in ("waiting in ep seq 2
+  // (all_to_all)"), else its standing; '' without a position.
+  standingText(rank) {
+    const position = this.data.position(rank);
+    if (!position) return '';
+    const waiting = position.standing === 'waiting';
+    const place = this.hang?.places.find((p) => p && p.standing === position.standing && (!waiting
+      || ((p.dim ?? '') === (position.dim || position.label || '') && (p.seq ?? 0) === (position.seq ?? 0)
+        && (p.op ?? '') === (position.op ?? ''))));
+    return typeof place?.text === 'string' ? place.text : String(position.standing ?? '').replaceAll('_', ' ');
   }
 
   highlightSet(finding) {
@@ -241,15 +268,19 @@ class LivePage {
   }
 
   // The rank list's columns: state, host, findings (each column holds one kind of fact).
+  // For a post-mortem, where the rank stands in place of its state.
   rankRow(rank) {
     const kinds = this.data.rankKinds.get(rank);
-    return {state: stateNames[this.data.states[rank]], host: this.data.host(rank) || '',
+    return {state: this.standingText(rank) || stateNames[this.data.states[rank]], host: this.data.host(rank) || '',
       findings: kinds ? kinds.join(', ') : '', alert: !!kinds};
   }
 
   // "rank 5 · ready · node-0 · communicator · straggler" (the desktop grid's hover text).
   hoverText(rank) {
-    const parts = [`rank ${rank}`, stateNames[this.data.states[rank]]];
+    const parts = [`rank ${rank}`, this.standingText(rank) || stateNames[this.data.states[rank]]];
+    const position = this.data.position(rank);
+    if (position?.label) parts.push(String(position.label));
+    if (position?.root_cause === true) parts.push('root cause');
     const host = this.data.host(rank);
     const phase = this.data.phase(rank);
     if (host) parts.push(host);
@@ -262,8 +293,10 @@ class LivePage {
   renderStatus() {
     let text;
     let error = false;
-    if (this.hovered >= 0) text = `${this.hoverText(this.hovered)} — click for its timeline`;
-    else if (this.data.error) {
+    if (this.hovered >= 0) {
+      const what = this.data.position(this.hovered) ? 'where it stands' : 'its timeline';
+      text = `${this.hoverText(this.hovered)} — click for ${what}`;
+    } else if (this.data.error) {
       text = this.data.error;
       error = true;
     } else if (this.ctx.stream.state === 'live') text = `Live from ${location.host}`;

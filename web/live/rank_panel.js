@@ -1,6 +1,8 @@
 // The selected rank: who it is, what it reports, its groups (GET /api/v1/jobs/{job}/ranks/{rank}: the only
 // answer that carries them) and its phases on the job's time axis. Every rank-provided string (host, device,
-// error type and message, dim names) goes in as text.
+// error type and message, dim names) goes in as text. A rank of a job with records also shows where it stands in
+// the hang (its "position": the group it waits in, its standing, seq and op, whether it is the root cause) and its
+// last collective on each group it called (docs/records.md, "The hang map").
 import {el, ranksText, replaceChildren, setText} from '../shared/dom.js';
 
 // "+1.20 s, took 0.30 s" / "+1.20 s, started" (the desktop's TimelineModel text).
@@ -42,11 +44,16 @@ export class RankPanel {
     this.details = el('dl', {class: 'rank-details'});
     this.groupsTitle = el('h3', {id: 'rank-groups-heading', hidden: true}, 'Groups');
     this.groups = el('dl', {class: 'rank-groups', 'aria-labelledby': 'rank-groups-heading'});
+    this.standingTitle = el('h3', {id: 'rank-standing-heading', hidden: true}, 'Where it stands');
+    this.standing = el('dl', {class: 'rank-details rank-standing', 'aria-labelledby': 'rank-standing-heading'});
+    this.lastTitle = el('h3', {id: 'rank-last-heading', hidden: true}, 'Last collectives');
+    this.last = el('table', {class: 'rank-last', 'aria-labelledby': 'rank-last-heading', hidden: true});
     this.timelineTitle = el('h3', {id: 'rank-timeline-heading', hidden: true}, 'Timeline');
     this.timeline = el('ol', {class: 'timeline', 'aria-labelledby': 'rank-timeline-heading'});
     this.section = el('section', {class: 'panel rank-panel', 'aria-labelledby': 'rank-heading', 'data-anchor': 'live.rank',
       tabindex: '0'},
-      this.heading, this.hint, this.details, this.groupsTitle, this.groups, this.timelineTitle, this.timeline);
+      this.heading, this.hint, this.standingTitle, this.standing, this.details, this.lastTitle, this.last,
+      this.groupsTitle, this.groups, this.timelineTitle, this.timeline);
     host.append(this.section);
     this.rank = -1;
     this.detail = null;  // the last GET .../ranks/{rank} answer
@@ -61,7 +68,10 @@ export class RankPanel {
       replaceChildren(this.details);
       replaceChildren(this.groups);
       replaceChildren(this.timeline);
-      this.groupsTitle.hidden = this.timelineTitle.hidden = true;
+      replaceChildren(this.standing);
+      replaceChildren(this.last);
+      this.groupsTitle.hidden = this.timelineTitle.hidden = this.standingTitle.hidden = true;
+      this.lastTitle.hidden = this.last.hidden = true;
       return;
     }
     setText(this.heading, `Rank ${rank}`);
@@ -85,12 +95,17 @@ export class RankPanel {
   }
 
   render(row, kinds, origin, horizon) {
+    const position = row.position && typeof row.position === 'object' ? row.position : null;
+    this.renderPosition(position);
     const items = [];
     const add = (term, value, cls) => {
       if (value === undefined || value === null || value === '') return;
       items.push(el('dt', {}, term), el('dd', cls ? {class: cls} : {}, String(value)));
     };
-    add('state', row.phase ? `${row.state} (${row.phase} ${row.status || ''})`.replace(' )', ')') : row.state);
+    // A rank known from records alone never reported a state: "pending" would be start-up talk.
+    if (!position || row.state !== 'pending') {
+      add('state', row.phase ? `${row.state} (${row.phase} ${row.status || ''})`.replace(' )', ')') : row.state);
+    }
     add('host', row.host);
     if (Number.isInteger(row.local_rank)) add('local rank', row.local_rank);
     add('device', row.device);
@@ -125,5 +140,32 @@ export class RankPanel {
     });
     this.timelineTitle.hidden = steps.length === 0;
     replaceChildren(this.timeline, ...steps);
+  }
+
+  // Where the rank stands (the collector's position, each field as text) and its last collectives.
+  renderPosition(position) {
+    this.standingTitle.hidden = !position;
+    const items = [];
+    if (position) {
+      const add = (term, value, cls) => {
+        if (value === undefined || value === null || value === '') return;
+        items.push(el('dt', {}, term), el('dd', cls ? {class: cls} : {}, String(value)));
+      };
+      if (position.root_cause === true) add('verdict', 'root cause', 'root-cause');
+      add('standing', String(position.standing ?? '').replaceAll('_', ' '));
+      add('group', position.label);
+      if (Number.isInteger(position.seq)) add('seq', position.seq);
+      add('op', position.op);
+    }
+    replaceChildren(this.standing, ...items);
+    const last = position && Array.isArray(position.last)
+      ? position.last.filter((c) => c && typeof c === 'object') : [];
+    this.lastTitle.hidden = this.last.hidden = last.length === 0;
+    const cell = (value) => el('td', {}, value === undefined || value === null ? '' : String(value));
+    replaceChildren(this.last, last.length ? el('thead', {}, el('tr', {},
+      ...['dim', 'group', 'seq', 'op', 'state'].map((h) => el('th', {scope: 'col'}, h)))) : null,
+    last.length ? el('tbody', {}, ...last.map((c) => el('tr', {class: c.completed === true ? 'completed' : 'open'},
+      cell(c.dim), cell(Number.isInteger(c.group) && c.group >= 0 ? c.group : ''), cell(c.seq), cell(c.op),
+      cell(c.completed === true ? 'completed' : 'not completed')))) : null);
   }
 }

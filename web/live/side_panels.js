@@ -1,11 +1,14 @@
 // The Live page's smaller panels: the jobs, the progress by state and phase, the findings, the filters and
-// the legend. Words are the desktop's (qml/live/*.qml); every collector string is set as text.
+// the legend. Words are the desktop's (qml/live/*.qml); every collector string is set as text. A job with records
+// is a post-mortem: its summary's "hang" takes the place of the start-up words (ready counts, states, phases):
+// its sentence as the headline, its places as the legend, in the collector's words.
 import {el, ranksText, replaceChildren, setText} from '../shared/dom.js';
-import {phaseNames, stateNames} from './live_data.js';
+import {hangOf, phaseNames, stateNames} from './live_data.js';
+import {standingVariable} from './live_grid.js';
 
 function swatch(variable) {
   const s = el('span', {class: 'swatch', 'aria-hidden': 'true'});
-  s.style.background = `var(${variable})`;
+  if (variable) s.style.background = `var(${variable})`;
   return s;
 }
 
@@ -26,10 +29,12 @@ export class JobsList {
     replaceChildren(this.list, ...jobs.map((j) => {
       const findings = j.findings > 0 ? el('span', {class: 'job-findings'},
         j.findings === 1 ? '1 finding' : `${j.findings} findings`) : null;
+      const hang = hangOf(j);
       const button = el('button', {type: 'button', class: 'job', 'data-job': j.job,
         'aria-current': j.job === current ? 'true' : null},
       el('span', {class: 'job-name'}, j.job),
-      el('span', {class: 'job-ready'}, `${j.ranks_ready}/${j.world_size} ready`), findings);
+      hang ? el('span', {class: 'job-hang', title: hang.text}, hang.text)
+        : el('span', {class: 'job-ready'}, `${j.ranks_ready}/${j.world_size} ready`), findings);
       return el('li', {}, button);
     }));
   }
@@ -42,16 +47,25 @@ export class Progress {
     this.text = el('p', {id: 'progress-text'});
     this.states = el('ul', {class: 'state-counts', 'aria-label': 'Ranks by state'});
     this.phases = el('table', {class: 'phase-histogram', 'aria-labelledby': 'phases-heading'});
+    this.heading = el('h2', {id: 'progress-heading'}, 'Progress');
+    this.phasesHeading = el('h3', {id: 'phases-heading'}, 'Ranks by phase');
+    this.headline = el('p', {class: 'hang-headline', id: 'hang-headline', hidden: true});
     host.append(el('section', {class: 'panel progress-panel', 'aria-labelledby': 'progress-heading',
       'data-anchor': 'live.progress'},
-      el('h2', {id: 'progress-heading'}, 'Progress'), this.topology, this.bar, this.text, this.states,
-      el('h3', {id: 'phases-heading'}, 'Ranks by phase'), this.phases));
+      this.heading, this.topology, this.headline, this.bar, this.text, this.states, this.phasesHeading, this.phases));
   }
 
   render(data) {
     const t = data.summary?.topology;
     setText(this.topology, t ? `dp ${t.dp} · cp ${t.cp} · ep ${t.ep} · world ${data.world}` : '');
     this.topology.hidden = !t;
+    // A post-mortem: the collector's sentence in place of the start-up counts.
+    const hang = data.hang;
+    setText(this.heading, hang ? 'Post-mortem' : 'Progress');
+    setText(this.headline, hang ? hang.text : '');
+    this.headline.hidden = !hang;
+    for (const node of [this.bar, this.text, this.states, this.phasesHeading, this.phases]) node.hidden = !!hang;
+    if (hang) return;
     const ready = data.counts[2];
     this.bar.max = Math.max(1, data.world);
     this.bar.value = ready;
@@ -151,10 +165,40 @@ export class Filters {
   }
 }
 
-export function legend() {
-  const items = stateNames.map((name) => el('li', {}, swatch(`--ms-state-${name}`), name));
-  items.push(el('li', {}, el('span', {class: 'swatch mark-swatch', 'aria-hidden': 'true'}), 'named by a finding'));
-  items.push(el('li', {}, el('span', {class: 'swatch outline-swatch', 'aria-hidden': 'true'}),
-    'ranks of the selected finding'));
-  return el('ul', {class: 'legend', 'aria-label': 'Legend'}, ...items);
+// The grid's legend: the states, or for a post-mortem the places ranks stand in (swatch, the collector's text,
+// how many ranks) and the root cause's ring; then the finding marks.
+export class Legend {
+  constructor(host) {
+    this.list = el('ul', {class: 'legend', 'aria-label': 'Legend'});
+    host.append(this.list);
+    this.key = null;
+    this.render(null, []);
+  }
+
+  // hang: the job's "hang" or null; rootCause: the ranks the positions mark as the root cause.
+  render(hang, rootCause) {
+    const key = JSON.stringify([hang, rootCause]);
+    if (key === this.key) return;
+    this.key = key;
+    const items = [];
+    if (hang) {
+      for (const place of hang.places) {
+        if (!place || typeof place !== 'object') continue;
+        items.push(el('li', {class: 'place', 'data-standing': String(place.standing ?? '')},
+          swatch(standingVariable(place.standing, place.dim)),
+          el('span', {class: 'place-text'}, String(place.text ?? '')),
+          ': ', el('span', {class: 'place-count'}, String(place.ranks ?? ''))));
+      }
+      if (rootCause.length) {
+        items.push(el('li', {class: 'root-cause-key'}, el('span', {class: 'swatch ring-swatch', 'aria-hidden': 'true'}),
+          `root cause (${rootCause.length === 1 ? 'rank ' : 'ranks '}${ranksText(rootCause)})`));
+      }
+    } else {
+      items.push(...stateNames.map((name) => el('li', {}, swatch(`--ms-state-${name}`), name)));
+    }
+    items.push(el('li', {}, el('span', {class: 'swatch mark-swatch', 'aria-hidden': 'true'}), 'named by a finding'));
+    items.push(el('li', {}, el('span', {class: 'swatch outline-swatch', 'aria-hidden': 'true'}),
+      'ranks of the selected finding'));
+    replaceChildren(this.list, ...items);
+  }
 }

@@ -145,7 +145,8 @@ function nodeLines(layout, origins, cell) {
 // The view: a focusable wrapper (keyboard), a base canvas (cells: repainted when the data changes) and an
 // overlay canvas (selection and hover outlines: repainted alone, so hovering never repaints 16,384 cells).
 //
-// options: {label, fill(rank) -> CSS colour, mark(rank) -> bool (a finding's corner), colours() -> {background, text, nodeFrame, mark, outline,
+// options: {label, fill(rank) -> CSS colour, mark(rank) -> bool (a finding's corner), ring(rank) -> bool (a ring
+//           inside the cell: a hang's root cause), colours() -> {background, text, nodeFrame, mark, ring, outline,
 //           selection, hover}, describe(rank) -> string, onSelect(rank), onOpen(rank), onHover(rank)}
 export class GridCanvas {
   constructor(host, options) {
@@ -333,14 +334,17 @@ export class GridCanvas {
     // Cells grouped by fill: one fillStyle per colour, not per rank.
     const byFill = new Map();
     const marks = [];
+    const rings = [];
     const fillOf = this.options.fill;
     const markOf = this.options.mark;
+    const ringOf = this.options.ring;
     for (let rank = 0; rank < layout.world; ++rank) {
       const fill = fillOf(rank);
       let list = byFill.get(fill);
       if (!list) byFill.set(fill, (list = []));
       list.push(rank);
       if (markOf(rank)) marks.push(rank);
+      if (ringOf?.(rank)) rings.push(rank);
     }
     // Where each cell goes and the node boundaries depend on the layout alone: made once per layout.
     if (this.originsFor !== layout) {
@@ -367,6 +371,17 @@ export class GridCanvas {
         ctx.closePath();
       }
       ctx.fill();
+    }
+    // A ring inside the cell (the fill stays visible in its middle, the gap stays free for the outlines).
+    if (rings.length) {
+      const width = Math.max(2 / s, cell * 0.14);
+      ctx.strokeStyle = colours.ring;
+      ctx.lineWidth = width;
+      ctx.beginPath();
+      for (const rank of rings) {
+        ctx.rect(origins[2 * rank] + width / 2, origins[2 * rank + 1] + width / 2, cell - width, cell - width);
+      }
+      ctx.stroke();
     }
     // Node boundaries: a line in the gap between neighbouring cells of different nodes.
     ctx.strokeStyle = colours.nodeFrame;

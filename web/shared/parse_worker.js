@@ -4,7 +4,8 @@
 // arrays are transferred. The main thread keeps the WebSocket (its reconnects, seq and epoch: stream.js):
 // only the text crosses over. Requests (parser.js):
 //   {id, op: 'stream', text}           -> {id, result: parseStreamText(text)}
-//   {id, op: 'ranks', path, token}     -> {id, status: 200, total, columns} | {id, status, body} (not 200:
+//   {id, op: 'ranks', path, token}     -> {id, status: 200, total, columns (with each rank's hang position, when
+//                                         it has one)} | {id, status, body} (not 200:
 //                                         the collector's JSON error, or status 0 and error when unreachable)
 import {parseStreamText, ranksColumns, streamTransferables, transferables} from './rank_columns.js';
 

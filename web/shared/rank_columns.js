@@ -7,7 +7,9 @@
 // Columns of n ranks: {n, rank: Int32Array, state: Uint8Array, phase: Int8Array (-1: none), host:
 // Int32Array (index into hosts, -1: not given), localRank: Int32Array (-1: not given), whole: Uint8Array
 // (1: the row carried its timings, i.e. it is the rank's whole row), hosts: [names], origin, horizon (the
-// earliest and latest phase time of the rows' timings, NaN when none)}.
+// earliest and latest phase time of the rows' timings, NaN when none), positions: [[row index, position], ...]
+// (the rows that carry a hang position, the collector's JSON object as it is: docs/records.md, "The hang map";
+// empty for a job without records)}.
 
 // Core's RankStateKind and Phase, in their enum order (core/include/meshscope/monitor/rank_state.h, event.h): the
 // JSON carries the names, the order is what the grid, the counts and the histogram index by.
@@ -30,6 +32,7 @@ class ColumnsBuilder {
     this.whole = new Uint8Array(capacity);
     this.hosts = [];
     this.hostIds = new Map();
+    this.positions = [];
     this.origin = Infinity;
     this.horizon = -Infinity;
   }
@@ -62,6 +65,8 @@ class ColumnsBuilder {
     }
     this.localRank[i] = Number.isInteger(row.local_rank) && row.local_rank >= 0 && row.local_rank <= 0x7fffffff
       ? row.local_rank : -1;
+    const position = row.position;
+    if (position && typeof position === 'object' && !Array.isArray(position)) this.positions.push([i, position]);
     const timings = row.timings;
     this.whole[i] = timings !== undefined ? 1 : 0;
     if (timings && typeof timings === 'object') {
@@ -81,7 +86,7 @@ class ColumnsBuilder {
     const n = this.n;
     const cut = (a) => (a.length === n ? a : a.slice(0, n));
     return {n, rank: cut(this.rank), state: cut(this.state), phase: cut(this.phase), host: cut(this.host),
-      localRank: cut(this.localRank), whole: cut(this.whole), hosts: this.hosts,
+      localRank: cut(this.localRank), whole: cut(this.whole), hosts: this.hosts, positions: this.positions,
       origin: Number.isFinite(this.origin) ? this.origin : NaN,
       horizon: Number.isFinite(this.horizon) ? this.horizon : NaN};
   }

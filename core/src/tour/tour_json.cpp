@@ -44,6 +44,7 @@ nlohmann::json to_json(const Tour& tour) {
                         {"ep", step.job->ep},
                         {"gpus_per_node", step.job->gpus_per_node},
                         {"faults", step.job->faults}};
+        if (step.job && !step.job->records.empty()) s["job"]["records"] = step.job->records;
         if (!step.finding_text.empty()) {
             s["finding_text"] = step.finding_text;
             if (const auto example = tour_finding(step)) s["finding"] = to_json(*example);

@@ -244,7 +244,7 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
         check.allow_only({"kind", "finding"});
         const std::string finding = check.text("finding");
         if (!parse_finding_kind(finding)) check.fail("finding", "unknown finding kind " + in_quotes(finding));
-        if (!step.job) check.fail_here("finding_rank needs a simulated job (view.simulate)");
+        if (!step.job) check.fail_here("finding_rank needs a live job (view.simulate or view.records)");
     } else if (kind == "sandbox") {
         needs_page(TourPage::sandbox);
         check.allow_only({"kind", "expect", "after"});
@@ -302,7 +302,26 @@ TourStep read_step(const json& value, std::size_t number, const TourStep* previo
             if (view.has("fresh") && !view.at("fresh").is_boolean()) view.fail("fresh", "expected true or false");
             break;
         case TourPage::live: {
-            view.allow_only({"page", "simulate"});
+            view.allow_only({"page", "simulate", "records"});
+            if (view.has("simulate") && view.has("records"))
+                view.fail("records", "a live view shows a simulated job or a job's records, not both");
+            if (view.has("records")) {
+                // A shipped fault job's records (resources/hang-jobs), on the plan it ran with.
+                const Reader rec(view.object("records"), where, "view.records");
+                rec.allow_only({"job", "dp", "cp", "ep"});
+                TourJob job;
+                job.records = rec.text("job");
+                const bool name_ok = !job.records.empty() && job.records.size() <= 64 &&
+                                     std::all_of(job.records.begin(), job.records.end(), [](char c) {
+                                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                                     });
+                if (!name_ok) rec.fail("job", "expected a shipped job's name (a-z, 0-9 and -)");
+                job.dp = *rec.integer("dp", 1, true);
+                if (auto cp = rec.integer("cp", 1, false)) job.cp = *cp;
+                if (auto ep = rec.integer("ep", 1, false)) job.ep = *ep;
+                if (auto t = Topology::make(job.dp, job.cp, job.ep); !t) rec.fail_here(t.error().message());
+                step.job = job;
+            }
             if (view.has("simulate")) {
                 const Reader sim(view.object("simulate"), where, "view.simulate");
                 sim.allow_only({"dp", "cp", "ep", "gpus_per_node", "faults"});

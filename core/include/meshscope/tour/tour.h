@@ -60,13 +60,15 @@ struct TourPeersState {
     std::optional<std::int64_t> rank;
 };
 
-// The simulated job of the last live view with "simulate" (the Live page keeps showing it).
+// The job of the last live view with "simulate" or "records" (the Live page keeps showing it): a simulated job, or a
+// shipped fault job's records (resources/hang-jobs) diagnosed on the plan (dp, cp, ep) and imported.
 struct TourJob {
     std::int64_t dp = 8;
     std::int64_t cp = 1;
     std::int64_t ep = 1;
     std::int64_t gpus_per_node = 8;
-    std::string faults;  // `meshscope simulate --faults` form
+    std::string faults;   // `meshscope simulate --faults` form
+    std::string records;  // a shipped fault job ("skip"): its records, not a simulation
 };
 
 struct TourStep {
@@ -81,7 +83,7 @@ struct TourStep {
     std::string finding_text;
     TourPlannerState planner;    // resolved by parse_tour
     TourPeersState peers;        // resolved by parse_tour
-    std::optional<TourJob> job;  // resolved by parse_tour; empty until a live view simulates one
+    std::optional<TourJob> job;  // resolved by parse_tour; empty until a live view simulates or imports one
 };
 
 struct Tour {
