@@ -175,5 +175,46 @@ class Calibrate(unittest.TestCase):
                 self.assertEqual(out.stderr.splitlines()[0], message)
 
 
+VENV_PYTHON = os.environ.get("MESHSCOPE_VENV_PYTHON", "")
+HERE = pathlib.Path(__file__).resolve().parent
+SLOWDOWN = 2.5
+
+
+@unittest.skipUnless(os.environ.get("MESHSCOPE_CALIBRATE_TORCH"), "the torch job runs as cli.calibrate_torch")
+class CalibrateTorchJob(unittest.TestCase):
+    """Two runs of a real 8-rank gloo job (calibrate_job.py), the second with each step slowed by SLOWDOWN, logging as
+    Hugging Face Trainer does: calibrate reads each log, and the two calibrations differ by the factor injected. The
+    job's MLP is not the model priced (a Qwen3-MoE config small enough that the model's communication is a few
+    milliseconds of the 0.4 s step): what is checked is that real step times come back, in the ratio injected."""
+
+    def test_a_slowed_run_lowers_the_calibration_by_the_factor(self):
+        self.assertTrue(VENV_PYTHON, "MESHSCOPE_VENV_PYTHON is not set: the test needs the project's .venv with torch")
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            config = json.loads((HERE.parent / "cost" / "configs" / "qwen3-30b-a3b.json").read_text())
+            config.update({"hidden_size": 2048, "num_hidden_layers": 8, "num_experts": 64, "num_experts_per_tok": 8,
+                           "moe_intermediate_size": 768, "vocab_size": 32000, "num_attention_heads": 16,
+                           "num_key_value_heads": 4})
+            (tmp / "config.json").write_text(json.dumps(config))
+            calibration = {}
+            for name, slowdown in (("normal", 1.0), ("slowed", SLOWDOWN)):
+                log = tmp / f"{name}.log"
+                job = subprocess.run([VENV_PYTHON, str(HERE / "calibrate_job.py"), str(log), str(slowdown)],
+                                     capture_output=True, text=True, timeout=240)
+                self.assertEqual(job.returncode, 0, job.stderr[-2000:])
+                profile = tmp / f"{name}.json"
+                out = run("calibrate", "--log", str(log), "--model-config", str(tmp / "config.json"), "--world", "8",
+                          "--ep", "8", "--seq", "512", "--micro-batch", "1", "--grad-accum", "1", "--recompute",
+                          "none", "--out", str(profile))
+                self.assertEqual(out.returncode, 0, out.stderr)
+                doc = json.loads(profile.read_text())
+                (seen,) = doc["evidence"]["layouts"]
+                # 8 steps of 0.4 s x the slowdown: the injected step time, plus the loop's own overhead.
+                self.assertAlmostEqual(seen["measured_seconds"] / (0.4 * slowdown), 1.0, delta=0.03)
+                self.assertAlmostEqual(seen["predicted_seconds"], seen["measured_seconds"], places=6)
+                calibration[name] = doc["constants"]["calibration"]["value"]
+            self.assertAlmostEqual(calibration["normal"] / calibration["slowed"] / SLOWDOWN, 1.0, delta=0.03)
+
+
 if __name__ == "__main__":
     unittest.main()
