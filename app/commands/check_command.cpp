@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "llamafactory_versions.h"
 #include "meshscope/cost/advice.h"
+#include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
 #include "meshscope/mesh/plan_request.h"
@@ -31,7 +32,7 @@ namespace meshscope::app {
 namespace {
 constexpr const char* usage_hint =
     "hint: meshscope check CONFIG.yaml --nnodes N --nproc-per-node G [--model-config FILE] [--hardware NAME] "
-    "[--network ndr|hdr] [--efficiency E] [--llamafactory-version V]";
+    "[--network ndr|hdr] [--efficiency E | --cluster-profile FILE] [--llamafactory-version V]";
 
 const Usage usage_error{"check", usage_hint};
 
@@ -252,6 +253,13 @@ int run_check(int argc, char** argv) {
                    "one share of the dense bf16 peak for every FLOP (default: each GEMM's share by its shape x "
                    "the GPU's calibration)")
         ->type_name("E");
+    std::string profile_path;
+    auto* profile_opt = cli.add_option("--cluster-profile", profile_path,
+                                       "the constants `meshscope calibrate` fitted on your cluster (its hardware and "
+                                       "network unless given)")
+                            ->type_name("FILE");
+    profile_opt->excludes(cli.get_option("--efficiency"));
+    cli.get_option("--efficiency")->excludes(profile_opt);
     if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     if (nnodes_opt->count() == 0) return usage_error("give --nnodes");
     if (nproc_opt->count() == 0) return usage_error("give --nproc-per-node");
@@ -287,9 +295,22 @@ int run_check(int argc, char** argv) {
         return usage_error(config_path + ": global_batch_size must be positive, got " +
                            std::to_string(*yaml.global_batch) + ".");
 
+    std::optional<cost::ClusterProfile> profile;
+    if (profile_opt->count() > 0) {
+        auto loaded = cost::load_cluster_profile(profile_path);
+        if (!loaded) return usage_error(loaded.error().message());
+        profile = std::move(loaded).value();
+        if (cli.get_option("--hardware")->count() == 0) hardware = profile->hardware;
+        if (cli.get_option("--network")->count() == 0) network = profile->network;
+    }
     auto made_cluster = cost::make_cluster(hardware, network, nproc);
     if (!made_cluster) return usage_error(made_cluster.error().message());
     auto cluster = std::move(made_cluster).value();
+    if (profile) {
+        auto applied = cost::apply_cluster_profile(cluster, *profile);
+        if (!applied) return usage_error(profile_path + ": " + applied.error().message());
+        cluster = std::move(applied).value();
+    }
     if (!efficiency.empty()) {
         char* end = nullptr;
         const double e = std::strtod(efficiency.c_str(), &end);
@@ -306,6 +327,7 @@ int run_check(int argc, char** argv) {
     report.info("llamafactory: " + version.id + " (" + version.source + ", " + version.commit.substr(0, 7) + ", " +
                 version.date + "): " + version.summary);
     const std::string lf = "LlamaFactory " + version.id;
+    if (profile) report.info("cluster profile: " + profile_path + ": " + cost::profile_constants_text(*profile));
 
     // HfArgumentParser refuses every top-level key the version's argument dataclasses do not have, sorted.
     std::vector<std::string> unknown_top;
