@@ -45,7 +45,10 @@ QString LiveSelection::selectedRankText() const {
     QStringList parts{tr("rank %1").arg(r->rank)};
     if (!r->host.isEmpty()) parts << r->host;
     if (r->local_rank >= 0) parts << tr("local rank %1").arg(r->local_rank);
-    const QString state = name_of(r->state);
+    // A rank known only from the job's records has no start-up state to tell ("pending" would be the hook's word);
+    // where it stands follows, in the rank panel's position line.
+    const QString state =
+        r->position && r->state == RankStateKind::pending ? tr("from the records") : name_of(r->state);
     parts << (r->phase ? tr("%1 (%2 %3)").arg(state, name_of(*r->phase), r->status ? name_of(*r->status) : QString())
                        : state);
     QString text = parts.join(QStringLiteral(" · "));

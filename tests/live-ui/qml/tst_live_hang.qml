@@ -254,5 +254,8 @@ TestCase {
         tryCompare(position, "rank", fault.rank);
         verify(position.rootCause);
         verify(findChild(page, "rankPosition").text.endsWith(" · root cause"), findChild(page, "rankPosition").text);
+        // No hook reported it: no start-up state is claimed for it.
+        verify(page.session.selection.selectedRankText.startsWith("rank %1 · from the records".arg(fault.rank)),
+               page.session.selection.selectedRankText);
     }
 }
