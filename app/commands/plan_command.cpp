@@ -44,6 +44,8 @@ void write_plan_json_with_cost(std::ostream& out, const Plan& plan, const cost::
 }
 }  // namespace
 
+// long: its option declarations, their checks and the output in one function; not yet split into arguments +
+// add_plan_options + validate + run
 int run_plan(int argc, char** argv) {
     CLI::App cli{"Print the meshes, groups and placement of a LlamaFactory FSDPTurbo (dp, cp, ep) layout.",
                  "meshscope plan"};

@@ -34,6 +34,8 @@ bool read_token_file(const std::string& path, std::string& token) {
 }
 }  // namespace
 
+// long: its option declarations, their checks and the start in one function; not yet split into arguments +
+// add_relay_options + validate + run
 int run_relay(int argc, char** argv) {
     CLI::App cli{"Relay a node's ranks to the collector: their events go upstream in batches.", "meshscope relay"};
     relay::RelayOptions options;

@@ -194,6 +194,8 @@ void name_processes(Diagnosis& out) {
     }
 }
 
+// long: the diagnosis's parts in order (ranks, the plan or the proposed layouts, the three sources, the verdicts); not
+// yet split into stages
 Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::vector<RasStall>* ras_stalls) {
     Diagnosis out;
     out.problems = records.problems;
@@ -404,6 +406,7 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
     return j;
 }
 
+// long: the text report's sections in the order a reader meets them, one block each
 std::string to_text(const Diagnosis& d) {
     std::ostringstream out;
     out << "diagnosis: " << d.world << " ranks";

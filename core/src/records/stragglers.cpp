@@ -54,6 +54,8 @@ std::string ms_text(std::int64_t ns) {
     return text;
 }
 
+// long: the dims indexed, every rank's lags measured on worker threads, then the rule per dim, sharing the per-thread
+// samples; not yet split into stages
 Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
                            const std::map<const FrDump*, std::vector<std::size_t>>& group_ids,
                            const std::vector<FrGroupArrivals>& groups, const StragglerRule& rule) {
