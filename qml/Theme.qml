@@ -35,6 +35,8 @@ QtObject {
     readonly property color tourHighlight: theme.colors.tourHighlight
     readonly property color success: theme.colors.success
     readonly property color successBackground: theme.colors.successBackground
+    // the hang map: the ring around a root cause's ranks; a standing's colour: theme.colors.standingColor(standing, dim)
+    readonly property color rootCause: theme.colors.rootCause
 
     readonly property int spacing: 8
     readonly property int panelWidth: 310

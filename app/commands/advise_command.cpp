@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "cost_text.h"
 #include "meshscope/cost/advice_json.h"
+#include "meshscope/cost/cluster_profile.h"
 #include "model_options.h"
 
 namespace meshscope::app {
@@ -16,9 +17,16 @@ namespace {
 constexpr const char* usage_hint =
     "hint: meshscope advise (--model NAME | --model-config FILE) --world N [--gpus-per-node G] [--hardware NAME] "
     "[--network ndr|hdr] [--seq S] [--micro-batch B] [--global-batch N | --global-batch-tokens T | --grad-accum M] "
-    "[--recompute none|selective|full] [--efficiency E] [--overlap-a2a] [--show K] [--format text|json]";
+    "[--recompute none|selective|full] [--efficiency E | --cluster-profile FILE] [--overlap-a2a] [--show K] "
+    "[--format text|json]";
 
 const Usage usage_error{"advise", usage_hint};
+
+// Which constants the advice took from the user's cluster and which are the presets'.
+nlohmann::ordered_json cluster_profile_summary_json(const std::string& path, const cost::ClusterProfile& profile) {
+    auto doc = cost::cluster_profile_json(profile);
+    return {{"file", path}, {"constants", doc["constants"]}};
+}
 }  // namespace
 
 int run_advise(int argc, char** argv) {
@@ -49,6 +57,13 @@ int run_advise(int argc, char** argv) {
         cli.add_option("--gpus-per-node", gpus_text, "GPUs per node (default: the hardware's, 8)")->type_name("INT");
     cli.add_option("--show", show_text, "how many ranked layouts to list")->type_name("K")->capture_default_str();
     cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    std::string profile_path;
+    auto* profile_opt = cli.add_option("--cluster-profile", profile_path,
+                                       "the constants `meshscope calibrate` fitted on your cluster (its hardware, "
+                                       "network and node size unless given)")
+                            ->type_name("FILE");
+    profile_opt->excludes(cli.get_option("--efficiency"));
+    cli.get_option("--efficiency")->excludes(profile_opt);
     if (const auto status = parse_or_usage(cli, argc, argv, usage_error)) return *status;
     if (!model.requested()) return usage_error("give --model or --model-config");
     if (world_opt->count() == 0) return usage_error("give --world");
@@ -64,9 +79,24 @@ int run_advise(int argc, char** argv) {
     if (auto error = parse_int_option("--show", show_text, show)) return usage_error(*error);
     if (show < 0) return usage_error("--show must not be negative, got " + show_text + ".");
 
+    std::optional<cost::ClusterProfile> profile;
+    if (profile_opt->count() > 0) {
+        auto loaded = cost::load_cluster_profile(profile_path);
+        if (!loaded) return usage_error(loaded.error().message());
+        profile = std::move(loaded).value();
+        // The profile describes its cluster: its hardware, network and node size unless the command line says.
+        if (cli.get_option("--hardware")->count() == 0) model.hardware = profile->hardware;
+        if (cli.get_option("--network")->count() == 0) model.network = profile->network;
+        if (gpus_opt->count() == 0) gpus_per_node = profile->gpus_per_node;
+    }
     auto made = model.make_inputs(gpus_per_node);
     if (!made) return usage_error(made.error().message());
     auto inputs = std::move(made).value();
+    if (profile) {
+        auto applied = cost::apply_cluster_profile(inputs.cluster, *profile);
+        if (!applied) return usage_error(profile_path + ": " + applied.error().message());
+        inputs.cluster = std::move(applied).value();
+    }
     if (global_opt->count() > 0) {
         std::int64_t n = 0;
         if (auto error = parse_int_option("--global-batch", global_text, n)) return usage_error(*error);
@@ -91,10 +121,15 @@ int run_advise(int argc, char** argv) {
     if (!advice) return usage_error(advice.error().message());
 
     std::ios::sync_with_stdio(false);
-    if (format == "json")
-        std::cout << cost::advice_json(inputs, *advice, static_cast<std::size_t>(show)).dump(2) << "\n";
-    else
+    if (format == "json") {
+        auto doc = cost::advice_json(inputs, *advice, static_cast<std::size_t>(show));
+        if (profile) doc["cluster_profile"] = cluster_profile_summary_json(profile_path, *profile);
+        std::cout << doc.dump(2) << "\n";
+    } else {
+        if (profile)
+            std::cout << "cluster profile: " << profile_path << ": " << cost::profile_constants_text(*profile) << "\n";
         write_advice_text(std::cout, inputs, *advice, static_cast<std::size_t>(show));
+    }
     std::cout.flush();
     return std::cout ? exit_ok : exit_failure;
 }

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "llamafactory_versions.h"
 #include "meshscope/cost/advice.h"
+#include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
 #include "meshscope/mesh/plan_request.h"
@@ -31,7 +32,7 @@ namespace meshscope::app {
 namespace {
 constexpr const char* usage_hint =
     "hint: meshscope check CONFIG.yaml --nnodes N --nproc-per-node G [--model-config FILE] [--hardware NAME] "
-    "[--network ndr|hdr] [--efficiency E] [--llamafactory-version V]";
+    "[--network ndr|hdr] [--efficiency E | --cluster-profile FILE] [--llamafactory-version V]";
 
 const Usage usage_error{"check", usage_hint};
 
@@ -234,8 +235,12 @@ std::string layout_name(const Topology& t) {
 struct CheckArguments {
     std::string config_path, nnodes_text, nproc_text, model_config, hardware = "h100", network = "ndr", efficiency;
     std::string version_name = llamafactory::versions().front().id;
+    std::string profile_path;
     CLI::Option* nnodes_option = nullptr;
     CLI::Option* nproc_option = nullptr;
+    CLI::Option* hardware_option = nullptr;
+    CLI::Option* network_option = nullptr;
+    CLI::Option* profile_option = nullptr;
 };
 
 void add_check_options(CLI::App& cli, CheckArguments& a) {
@@ -244,17 +249,23 @@ void add_check_options(CLI::App& cli, CheckArguments& a) {
     a.nproc_option = cli.add_option("--nproc-per-node", a.nproc_text, "GPUs per node")->type_name("G");
     cli.add_option("--model-config", a.model_config, "the model's config.json (default: the YAML's model folder)")
         ->type_name("FILE");
-    cli.add_option("--hardware", a.hardware, "GPU: h100, h200, b200, a100")->capture_default_str();
-    cli.add_option("--network", a.network, "inter-node network: ndr or hdr")->capture_default_str();
+    a.hardware_option = cli.add_option("--hardware", a.hardware, "GPU: h100, h200, b200, a100")->capture_default_str();
+    a.network_option = cli.add_option("--network", a.network, "inter-node network: ndr or hdr")->capture_default_str();
     cli.add_option("--llamafactory-version", a.version_name,
                    "the LlamaFactory v1 version that runs the YAML: " + llamafactory::known_version_ids() +
                        " (a tag or commit prefix also works)")
         ->capture_default_str()
         ->type_name("V");
-    cli.add_option("--efficiency", a.efficiency,
-                   "one share of the dense bf16 peak for every FLOP (default: each GEMM's share by its shape x "
-                   "the GPU's calibration)")
-        ->type_name("E");
+    auto* efficiency_opt = cli.add_option("--efficiency", a.efficiency,
+                                          "one share of the dense bf16 peak for every FLOP (default: each GEMM's "
+                                          "share by its shape x the GPU's calibration)")
+                               ->type_name("E");
+    a.profile_option = cli.add_option("--cluster-profile", a.profile_path,
+                                      "the constants `meshscope calibrate` fitted on your cluster (its hardware and "
+                                      "network unless given)")
+                           ->type_name("FILE");
+    a.profile_option->excludes(efficiency_opt);
+    efficiency_opt->excludes(a.profile_option);
 }
 
 // What the preflight reads once the arguments are good: the cluster, the version and the YAML's fields.
@@ -264,6 +275,8 @@ struct CheckInput {
     const llamafactory::Version* version = nullptr;
     TrainingYaml yaml;
     cost::ClusterSpec cluster;
+    std::optional<cost::ClusterProfile> profile;  // --cluster-profile, applied to the cluster
+    std::string profile_path;
 };
 
 // --nnodes and --nproc-per-node: given, whole and positive, and a world of a supported size.
@@ -305,11 +318,26 @@ std::optional<int> validate_yaml(const CheckArguments& a, CheckInput& in) {
     return std::nullopt;
 }
 
-// --hardware, --network and --efficiency as the cluster the cost model prices.
+// --hardware, --network, --cluster-profile (its hardware and network unless given) and --efficiency as the cluster
+// the cost model prices.
 std::optional<int> validate_cluster(const CheckArguments& a, CheckInput& in) {
-    auto made_cluster = cost::make_cluster(a.hardware, a.network, in.nproc);
+    std::string hardware = a.hardware, network = a.network;
+    if (a.profile_option->count() > 0) {
+        auto loaded = cost::load_cluster_profile(a.profile_path);
+        if (!loaded) return usage_error(loaded.error().message());
+        in.profile = std::move(loaded).value();
+        in.profile_path = a.profile_path;
+        if (a.hardware_option->count() == 0) hardware = in.profile->hardware;
+        if (a.network_option->count() == 0) network = in.profile->network;
+    }
+    auto made_cluster = cost::make_cluster(hardware, network, in.nproc);
     if (!made_cluster) return usage_error(made_cluster.error().message());
     in.cluster = std::move(made_cluster).value();
+    if (in.profile) {
+        auto applied = cost::apply_cluster_profile(in.cluster, *in.profile);
+        if (!applied) return usage_error(a.profile_path + ": " + applied.error().message());
+        in.cluster = std::move(applied).value();
+    }
     if (!a.efficiency.empty()) {
         char* end = nullptr;
         const double e = std::strtod(a.efficiency.c_str(), &end);
@@ -365,6 +393,8 @@ void report_header(Preflight& p) {
                   std::to_string(p.world));
     p.report.info("llamafactory: " + p.version.id + " (" + p.version.source + ", " + p.version.commit.substr(0, 7) +
                   ", " + p.version.date + "): " + p.version.summary);
+    if (in.profile)
+        p.report.info("cluster profile: " + in.profile_path + ": " + cost::profile_constants_text(*in.profile));
 }
 
 // HfArgumentParser refuses every top-level key the version's argument dataclasses do not have, sorted.

@@ -12,6 +12,8 @@ constexpr std::array commands{
     Command{"advise", run_advise,
             "rank every (dp, cp, ep) of a world for a model at one global batch: step time, memory, fit"},
     Command{"check", run_check, "preflight a LlamaFactory training YAML: layout, errors, memory, a faster layout"},
+    Command{"calibrate", run_calibrate,
+            "fit the cost model to a real job's step time and NCCL bandwidths: a cluster profile for advise, check"},
     Command{"peers", run_peers, "lay one (world, cp, ep) out as FSDPTurbo, TorchTitan and Megatron-Core do"},
     Command{"serve", run_serve, "collect live events from ranks, keep their history, report findings"},
     Command{"relay", run_relay, "relay a node's ranks to the collector in batches (one per node)"},

@@ -16,6 +16,7 @@ inline constexpr const char* export_end_key = "meshscope_export_end";
 int run_plan(int argc, char** argv);
 int run_advise(int argc, char** argv);      // rank the (dp, cp, ep) layouts of a world for one model
 int run_check(int argc, char** argv);       // preflight a LlamaFactory training YAML on N nodes of G GPUs
+int run_calibrate(int argc, char** argv);   // fit the cost model to what a real job measured: a cluster profile
 int run_peers(int argc, char** argv);       // one (world, cp, ep) as FSDPTurbo, TorchTitan and Megatron-Core lay it out
 int run_serve(int argc, char** argv);       // the collector (docs/collector.md)
 int run_relay(int argc, char** argv);       // the node-local relay in front of the collector

@@ -169,7 +169,8 @@ void add_plan_flags(CLI::App& cli, GuiOptions& o) {
     add_int(cli, "--mp-replicate", o.mp_replicate, "LlamaFactory's model mesh: mp_replicate_size.");
     add_int(cli, "--gpus-per-node", o.gpus_per_node, "GPUs per node.");
     add_int(cli, "--experts", o.experts, "The model's number of routed experts.");
-    add_int(cli, "--select-rank", o.select_rank, "Select this rank.");
+    add_int(cli, "--select-rank", o.select_rank,
+            "Select this rank (on the Planner; a --screenshot of the Live page also selects it there).");
     const auto names = [](auto... values) { return std::vector<std::string>{ui::name_of(values).toStdString()...}; };
     add_choice(cli, "--order", o.order, names(CreationOrder::torch29, CreationOrder::torch28),  // core's names
                "The order torch creates the groups in", "ORDER");
@@ -415,6 +416,8 @@ int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& o
                     demo::when_live_settled(live, startup.demo.get(), live_page ? 20000 : 0, &app, then);
             };
             settled([&] {
+                // The Live page's rank panel shows the rank --select-rank names (its timeline, where it stands).
+                if (live_page && options.select_rank) live.selection()->selectRank(*options.select_rank);
                 QTimer::singleShot(50, &app, [&] {
                     const QImage image = window.grabWindow();
                     if (image.isNull() || !image.save(file, "PNG")) {

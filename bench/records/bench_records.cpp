@@ -4,7 +4,8 @@
 //
 // Flight Recorder: dumps shaped as torch 2.x writes them for a rank of a large NCCL job (see make_fr_dump), read
 // from memory (entries/s), and a whole job written to disk for `meshscope diagnose` to read:
-//   bench_records --write-fr-job DIR RANKS ENTRIES pickle|json   (then: meshscope diagnose DIR --dp RANKS --ep 8)
+//   bench_records --write-fr-job DIR RANKS ENTRIES pickle|json [CULPRIT]   (then: meshscope diagnose DIR --dp RANKS
+//   --ep 8); with CULPRIT, a hung job whose root cause is that rank (FrJob::culprit)
 // and a whole job's NCCL log as one plain file (about 5 KB per rank; 60,000 ranks make 300 MB):
 //   bench_records --write-nccl-log FILE RANKS                    (then: meshscope diagnose FILE)
 #include <benchmark/benchmark.h>
@@ -79,7 +80,27 @@ struct FrJob {
     int world = 16384;
     int entries = 2000;
     int depth = 24;  // frames per entry
+    // A hang (the verdict's and the hang map's work): this rank skips its ep group's last all_to_all and goes on to
+    // the world's all_reduce; its ep peers wait in the all_to_all, every other rank in the all_reduce (NCCL's
+    // states: "started", nothing after). -1: a healthy job, every entry completed.
+    int culprit = -1;
 };
+
+// Which of a rank's entries its dump holds, and whether each completed: all of them in a healthy job; in a hang, up
+// to the last ep all_to_all followed by a world all_reduce (FrJob::culprit).
+struct EntryPlan {
+    int count = 0;  // entries 0..count-1, but `skipped`
+    int skipped = -1;
+    int started = -1;  // the one not completed
+};
+EntryPlan entry_plan(const FrJob& job, int rank) {
+    if (job.culprit < 0) return {job.entries, -1, -1};
+    int ep = job.entries - 2;  // the last index i with i % 3 == 2 (ep) and i + 1 < entries (the world's next)
+    while (ep % 3 != 2) --ep;
+    if (rank == job.culprit) return {ep + 2, ep, ep + 1};
+    if (rank / 8 == job.culprit / 8) return {ep + 1, -1, ep};
+    return {ep + 2, -1, ep + 1};
+}
 
 struct Frame {
     std::string name, filename;
@@ -285,7 +306,9 @@ std::string fr_pickle(const FrJob& job, int rank, const std::vector<std::vector<
     p.end_dict();
     p.str("entries");
     p.begin_list();
-    for (int i = 0; i < job.entries; ++i) {
+    const EntryPlan plan = entry_plan(job, rank);
+    for (int i = 0; i < plan.count; ++i) {
+        if (i == plan.skipped) continue;
         const FrRecord r = fr_record(job, rank, i);
         p.begin_dict();
         p.str("record_id");
@@ -322,7 +345,7 @@ std::string fr_pickle(const FrJob& job, int rank, const std::vector<std::vector<
             p.end_list();
         }
         p.str("state");
-        p.str("completed");
+        p.str(i == plan.started ? "started" : "completed");
         p.str("time_discovered_started_ns");
         p.integer(r.time + 20000);
         p.str("time_discovered_completed_ns");
@@ -371,7 +394,9 @@ std::string fr_json(const FrJob& job, int rank, const std::vector<std::vector<Fr
         d["pg_status"][id] = {
             {"last_enqueued_collective", last}, {"last_started_collective", last}, {"last_completed_collective", last}};
     nlohmann::json list = nlohmann::json::array();
-    for (int i = 0; i < job.entries; ++i) {
+    const EntryPlan plan = entry_plan(job, rank);
+    for (int i = 0; i < plan.count; ++i) {
+        if (i == plan.skipped) continue;
         const FrRecord r = fr_record(job, rank, i);
         nlohmann::json frames = nlohmann::json::array();
         for (const Frame& f : paths[static_cast<std::size_t>(r.path)])
@@ -388,7 +413,7 @@ std::string fr_json(const FrJob& job, int rank, const std::vector<std::vector<Fr
                         {"input_dtypes", {"BFloat16"}},
                         {"output_sizes", {{r.out_size}}},
                         {"output_dtypes", {"BFloat16"}},
-                        {"state", "completed"},
+                        {"state", i == plan.started ? "started" : "completed"},
                         {"time_discovered_started_ns", r.time + 20000},
                         {"time_discovered_completed_ns", r.time + 900000},
                         {"retired", true},
@@ -494,11 +519,35 @@ void BM_DiagnoseFr(benchmark::State& state) {
 }
 BENCHMARK(BM_DiagnoseFr)->Args({1024, 200})->Args({1024, 2000})->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same with a hang (FrJob::culprit, rank 13): the verdict follows who waits on whom and every rank gets its
+// place on the hang map; run beside BM_DiagnoseFr, the ratio is the root cause's cost.
+void BM_DiagnoseFrHang(benchmark::State& state) {
+    FrJob job;
+    job.world = static_cast<int>(state.range(0));
+    job.entries = static_cast<int>(state.range(1));
+    job.culprit = 13;
+    meshscope::records::RecordSet set;
+    meshscope::records::FrShared shared;
+    for (int r = 0; r < job.world; ++r)
+        set.dumps.push_back(meshscope::records::read_fr_dump(make_fr_dump(job, r, false),
+                                                             "nccl_trace_rank_" + std::to_string(r), &shared)
+                                .value());
+    const auto plan = meshscope::Plan::make(meshscope::Topology::make(job.world, 1, 8).value(), 8).value();
+    for (auto _ : state) {
+        auto diagnosis = meshscope::records::diagnose(set, &plan);
+        if (diagnosis.verdicts.empty() || diagnosis.verdicts.front().ranks != std::vector<std::int64_t>{13})
+            state.SkipWithError("the verdict is not rank 13");
+        benchmark::DoNotOptimize(diagnosis.positions.data());
+    }
+}
+BENCHMARK(BM_DiagnoseFrHang)->Args({1024, 200})->Args({1024, 2000})->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // Writes a job's dumps as torch names them (TORCH_FR_DUMP_TEMP_FILE's default prefix + rank).
-int write_fr_job(const std::string& dir, int world, int entries, bool json) {
+int write_fr_job(const std::string& dir, int world, int entries, bool json, int culprit) {
     FrJob job;
     job.world = world;
     job.entries = entries;
+    job.culprit = culprit;
     std::filesystem::create_directories(dir);
     std::uint64_t bytes = 0;
     for (int r = 0; r < world; ++r) {
@@ -525,8 +574,9 @@ int main(int argc, char** argv) {
         if (!out) std::fprintf(stderr, "bench_records: cannot write %s\n", argv[2]);
         return out ? 0 : 1;
     }
-    if (argc == 6 && std::strcmp(argv[1], "--write-fr-job") == 0)
-        return write_fr_job(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::strcmp(argv[5], "json") == 0);
+    if ((argc == 6 || argc == 7) && std::strcmp(argv[1], "--write-fr-job") == 0)
+        return write_fr_job(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::strcmp(argv[5], "json") == 0,
+                            argc == 7 ? std::atoi(argv[6]) : -1);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

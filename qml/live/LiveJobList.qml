@@ -51,6 +51,7 @@ LivePanel {
                 required property int worldSize
                 required property int ranksReady
                 required property int findings
+                required property bool postMortem
 
                 width: ListView.view.width
                 highlighted: jobDelegate.job === root.session.inputs.currentJob
@@ -68,7 +69,10 @@ LivePanel {
                     }
 
                     Label {
-                        text: qsTr("%1/%2 ready").arg(jobDelegate.ranksReady).arg(jobDelegate.worldSize)
+                        objectName: "jobProgress"
+                        // A job whose records show a hang is a post-mortem: its ranks never start up.
+                        text: jobDelegate.postMortem ? qsTr("post-mortem · %1 ranks").arg(jobDelegate.worldSize)
+                                                     : qsTr("%1/%2 ready").arg(jobDelegate.ranksReady).arg(jobDelegate.worldSize)
                         color: jobDelegate.highlighted ? Theme.accentText : Theme.mutedText
                         font.pixelSize: Theme.fontSmall
                     }

@@ -5,14 +5,68 @@ import QtQuick.Controls
 import MeshScope
 import MeshScope.Live
 
-// What the grid's colours and marks mean, in the grid's own colours (one palette: Theme).
+// What the grid's colours and marks mean, in the grid's own colours (one palette: Theme). For a job whose records
+// show a hang, the places its ranks stand in (core's words) and the root cause's ring; the states only of ranks
+// that have no position.
 Flow {
     id: root
 
     required property LiveSession session
     required property LiveGridItem grid
+    readonly property bool postMortem: root.session.view.hang.active
 
     spacing: 14
+
+    Repeater {
+        objectName: "legendPlaces"
+        model: root.postMortem ? root.session.view.hang : null
+
+        delegate: Row {
+            id: place
+
+            required property string standing
+            required property string dim
+            required property string text
+
+            spacing: 5
+
+            Rectangle {
+                width: 14
+                height: 14
+                radius: 3
+                anchors.verticalCenter: parent.verticalCenter
+                color: Theme.colors.standingColor(place.standing, place.dim)
+            }
+
+            Label {
+                text: place.text
+                color: Theme.text
+                font.pixelSize: Theme.fontSmall
+            }
+        }
+    }
+
+    Row {
+        objectName: "legendRootCause"
+        visible: root.postMortem && root.session.view.hang.rootCause.length > 0
+        spacing: 5
+
+        Rectangle {
+            width: 14
+            height: 14
+            radius: 3
+            anchors.verticalCenter: parent.verticalCenter
+            color: "transparent"
+            border.color: Theme.rootCause
+            border.width: 3
+        }
+
+        Label {
+            text: qsTr("root cause")
+            color: Theme.text
+            font.pixelSize: Theme.fontSmall
+        }
+    }
 
     Repeater {
         model: root.session.view.stateNames
@@ -24,6 +78,7 @@ Flow {
             required property string modelData
 
             spacing: 5
+            visible: !root.postMortem || root.session.view.unplacedStateCounts[entry.index] > 0
 
             Rectangle {
                 width: 14

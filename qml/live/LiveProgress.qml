@@ -6,12 +6,15 @@ import QtQuick.Layouts
 import MeshScope
 import MeshScope.Live
 
-// How far the job got: ranks ready out of its world, ranks by state, and how many ranks are in each phase.
+// How far the job got: ranks ready out of its world, ranks by state, and how many ranks are in each phase. For a
+// job whose records show a hang, a post-mortem instead: core's sentence, and where the ranks stand, place by place,
+// in the grid's colours (the job summary's "hang": session.view.hang).
 LivePanel {
     id: root
 
     required property LiveSession session
     required property LiveGridItem grid
+    readonly property bool postMortem: root.session.view.hang.active
 
     implicitHeight: column.implicitHeight + 16
 
@@ -23,7 +26,7 @@ LivePanel {
         spacing: 6
 
         SectionHeader {
-            text: qsTr("Progress")
+            text: root.postMortem ? qsTr("Where the ranks stand") : qsTr("Progress")
         }
 
         Label {
@@ -33,10 +36,71 @@ LivePanel {
             font.pixelSize: Theme.fontSmall
         }
 
+        Label {
+            objectName: "hangText"
+            Layout.fillWidth: true
+            visible: root.postMortem
+            text: root.session.view.hang.text
+            color: Theme.text
+            wrapMode: Text.WordWrap
+            textFormat: Text.PlainText
+        }
+
+        // In a Column, not the layout: Qt 6.4's layouts crash on Repeater items destroyed by a model reset.
+        Column {
+            id: places
+
+            Layout.fillWidth: true
+            visible: root.postMortem
+            spacing: 4
+
+            Repeater {
+                objectName: "hangPlaces"
+                model: root.session.view.hang
+
+                delegate: RowLayout {
+                    id: place
+
+                    required property string standing
+                    required property string dim
+                    required property string text
+                    required property int ranks
+
+                    width: places.width
+                    spacing: 6
+
+                    Rectangle {
+                        objectName: "placeSwatch"
+                        Layout.preferredWidth: 12
+                        Layout.preferredHeight: 12
+                        radius: 2
+                        color: Theme.colors.standingColor(place.standing, place.dim)
+                    }
+
+                    Label {
+                        objectName: "placeText"
+                        Layout.fillWidth: true
+                        text: place.text
+                        color: Theme.text
+                        font.pixelSize: Theme.fontSmall
+                        elide: Text.ElideRight
+                    }
+
+                    Label {
+                        objectName: "placeCount"
+                        text: place.ranks
+                        color: Theme.text
+                        font.pixelSize: Theme.fontSmall
+                    }
+                }
+            }
+        }
+
         ProgressBar {
             id: readyBar
 
             objectName: "readyBar"
+            visible: !root.postMortem
             Layout.fillWidth: true
             from: 0
             to: Math.max(1, root.session.view.worldSize)
@@ -45,11 +109,14 @@ LivePanel {
 
         Label {
             objectName: "progressLabel"
+            visible: !root.postMortem
             text: root.session.view.progressText
             color: Theme.text
         }
 
         Flow {
+            objectName: "stateCounts"
+            visible: !root.postMortem
             Layout.fillWidth: true
             spacing: 8
 
@@ -83,6 +150,8 @@ LivePanel {
         }
 
         Label {
+            objectName: "phaseHeading"
+            visible: !root.postMortem
             text: qsTr("Ranks by phase")
             color: Theme.mutedText
             font.pixelSize: Theme.fontSmall
@@ -100,6 +169,7 @@ LivePanel {
                 required property int count
                 required property double fraction
 
+                visible: !root.postMortem
                 Layout.fillWidth: true
                 spacing: 6
 

@@ -41,6 +41,7 @@ LivePanel {
                 required property string host
                 required property string phase
                 required property string findingsText
+                required property string place
 
                 width: ListView.view.width
                 height: 26
@@ -57,9 +58,12 @@ LivePanel {
                         font.family: Theme.monospace
                     }
 
+                    // Where it stands in a hang its records show, else its state.
                     Label {
-                        Layout.preferredWidth: 74
-                        text: rankDelegate.state
+                        objectName: "rankState"
+                        Layout.preferredWidth: rankDelegate.place !== "" ? 112 : 74
+                        elide: Text.ElideRight
+                        text: rankDelegate.place !== "" ? rankDelegate.place : rankDelegate.state
                         color: Theme.text
                         font.pixelSize: Theme.fontSmall
                     }
@@ -67,7 +71,8 @@ LivePanel {
                     // one kind of fact per column: the host, then the findings
                     Label {
                         objectName: "rankHost"
-                        Layout.preferredWidth: 72
+                        // A records job's ranks often have no host: their place takes the room.
+                        Layout.preferredWidth: rankDelegate.host === "" && rankDelegate.place !== "" ? 0 : 72
                         text: rankDelegate.host
                         color: Theme.mutedText
                         font.pixelSize: Theme.fontSmall

@@ -64,9 +64,8 @@ HttpReply answer_advise(std::string_view query) {
                           " ranks, got world_size " + std::to_string(world) + "; `meshscope advise` has no such limit.",
                       "world");
     const std::string recompute_text = query_value(query, "recompute").value_or("selective");
-    const auto recompute = cost::parse_recompute(recompute_text);
-    if (!recompute)
-        return reject("recompute must be none, selective or full, got '" + recompute_text + "'.", "recompute");
+    const auto recompute = cost::read_recompute(recompute_text);
+    if (!recompute) return reject(recompute.error().message() + ".", "recompute");
     const std::string overlap = query_value(query, "overlap_a2a").value_or("0");
     if (overlap != "0" && overlap != "1")
         return reject("overlap_a2a must be 0 or 1, got '" + overlap + "'.", "overlap_a2a");

@@ -111,6 +111,8 @@ RecordsImport TorchDebugPoller::read(const ras::RasStop& stop) {
         }
         records::FrDump read = std::move(dump).value();
         read.rank = rank.rank;
+        // Its worker's host, so that the diagnosis's fixes name where to look.
+        if (const auto it = hosts.find(rank.rank); it != hosts.end()) read.host = it->second;
         const auto& entries = read.entries;
         progress.push_back({rank.rank, static_cast<std::int64_t>(entries.size()),
                             entries.empty() ? -1 : entries.back().collective_seq_id,

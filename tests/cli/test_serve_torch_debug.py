@@ -198,6 +198,11 @@ class ServeTorchDebugTest(unittest.TestCase):
                     serve.wait_for("the hang", lambda: ep in [(f["kind"], f["ranks"], f["message"])
                                                              for f in serve.findings("fr")])
                     self.assertEqual(serve.get("/api/v1/jobs/fr")["ranks_seen"], 8)
+                    # The fix names where to look: the host of rank 6's worker as the page gives it (no pid: torch's
+                    # dumps hold none).
+                    verdicts = [f for f in serve.findings("fr") if f["kind"] == "verdict"]
+                    self.assertEqual([v["ranks"] for v in verdicts], [[6]])
+                    self.assertIn("py-spy dump --pid on node0: no record gives rank 6's pid", verdicts[0]["fix"])
                     self.assertEqual([f for f in serve.findings("fr") if f["kind"] == "peer_unreachable"], [])
 
     def test_a_rank_the_front_end_could_not_fetch_is_a_finding(self):

@@ -1,5 +1,9 @@
 #include "live_test_collector.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <future>
 
 #include "live_test_support.h"
@@ -91,6 +95,25 @@ QString LiveTestCollector::pollFakeRas(const QString& job) {
     options.timeout = std::chrono::milliseconds(5000);
     ras_ = std::make_unique<server::RasPoller>(service_->collector(), options);
     return QString::fromStdString(options.address);
+}
+
+int LiveTestCollector::importFaultJob(const QString& fixture, const QString& job, int dp, int ep) {
+    if (!service_) return -1;
+    QProcess meshscope;
+    meshscope.start(QStringLiteral(MESHSCOPE_BINARY),
+                    {QStringLiteral("import"), QStringLiteral(FR_VERDICT_FIXTURES "/") + fixture,
+                     QStringLiteral("--dp"), QString::number(dp), QStringLiteral("--ep"), QString::number(ep),
+                     QStringLiteral("--target"), url(), QStringLiteral("--job"), job});
+    if (!meshscope.waitForFinished(30000) || meshscope.exitStatus() != QProcess::NormalExit) return -1;
+    if (meshscope.exitCode() != 0)
+        qWarning("LiveTestCollector: meshscope import: %s", meshscope.readAllStandardError().constData());
+    return meshscope.exitCode();
+}
+
+QVariant LiveTestCollector::faultFacts(const QString& fixture) const {
+    QFile file(QStringLiteral(FR_VERDICT_FIXTURES "/") + fixture + QStringLiteral("/facts.json"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object().toVariantMap();  // a JS object in QML
 }
 
 void LiveTestCollector::stopFakeRas() {

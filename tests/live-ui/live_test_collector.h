@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QVariant>
 
 #include <memory>
 
@@ -43,6 +44,12 @@ public:
     // address ("127.0.0.1:PORT"), empty (with a warning) on failure. stopFakeRas(): the job's RAS goes away.
     Q_INVOKABLE QString pollFakeRas(const QString& job);
     Q_INVOKABLE void stopFakeRas();
+    // `meshscope import` run as a user runs it: the Flight Recorder dumps of a real torch fault job
+    // (tests/records/fixtures/fr-verdict/<fixture>) on the plan dp, ep, into `job` of this collector; returns its
+    // exit status (-1 when it could not run), its stderr as a warning when it failed.
+    Q_INVOKABLE int importFaultJob(const QString& fixture, const QString& job, int dp, int ep);
+    // That fixture's facts.json (the fault make_verdict_jobs.py injected), as a JS object; empty when unreadable.
+    Q_INVOKABLE QVariant faultFacts(const QString& fixture) const;
 
 signals:
     void urlChanged();

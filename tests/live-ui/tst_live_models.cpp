@@ -10,12 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "findings_model.h"
+#include "hang_summary_model.h"
 #include "jobs_model.h"
 #include "large_snapshot.h"
 #include "live_enums.h"
 #include "live_rows.h"
 #include "phase_histogram_model.h"
 #include "rank_filter_model.h"
+#include "rank_position_model.h"
 #include "ranks_model.h"
 #include "timeline_model.h"
 
@@ -186,13 +188,13 @@ private slots:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
         QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
-        model.setJobs({{QStringLiteral("a"), 16, 4, 2, 0, 10, std::nullopt},
-                       {QStringLiteral("b"), 8, 8, 8, 1, 40, std::nullopt}});
+        model.setJobs({{QStringLiteral("a"), 16, 4, 2, 0, 10, std::nullopt, std::nullopt},
+                       {QStringLiteral("b"), 8, 8, 8, 1, 40, std::nullopt, std::nullopt}});
         QCOMPARE(model.count(), 2);
         QCOMPARE(resets.count(), 1);
         // Same jobs, new numbers: rows change in place.
-        model.setJobs({{QStringLiteral("a"), 16, 16, 15, 1, 90, std::nullopt},
-                       {QStringLiteral("b"), 8, 8, 8, 1, 40, std::nullopt}});
+        model.setJobs({{QStringLiteral("a"), 16, 16, 15, 1, 90, std::nullopt, std::nullopt},
+                       {QStringLiteral("b"), 8, 8, 8, 1, 40, std::nullopt, std::nullopt}});
         QCOMPARE(resets.count(), 1);
         QCOMPARE(changes.count(), 1);
         QCOMPARE(model.index(0).data(JobsModel::RanksReadyRole).toInt(), 15);
@@ -380,6 +382,134 @@ private slots:
         QCOMPARE(model.index(0).data(TimelineModel::TextRole).toString(), QStringLiteral("+0.00 s, took 1.00 s"));
         model.setRank(nullptr, 0, 0);
         QCOMPARE(model.count(), 0);
+    }
+
+    // A job summary with "hang" as the collector writes it (docs/collector.md): its sentence and places come through
+    // as they are; rows only change when the summary does.
+    void hang_summary_model() {
+        HangSummaryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy changed(&model, &HangSummaryModel::summaryChanged);
+        QVERIFY(!model.active());
+        QCOMPARE(model.count(), 0);
+        const auto jobs = parse_jobs(json::parse(R"json({"jobs": [{"job": "skip", "world_size": 16,
+            "topology": {"dp": 16, "cp": 1, "ep": 4},
+            "hang": {"text": "root cause: rank 13; waiting in ep seq 2: 3 ranks; in dp seq 2: 12",
+                     "root_cause": [13],
+                     "places": [{"standing": "waiting", "dim": "ep", "seq": 2, "op": "all_to_all", "ranks": 3,
+                                 "some": [12, 14, 15], "text": "waiting in ep seq 2 (all_to_all)"},
+                                {"standing": "waiting", "dim": "dp", "seq": 2, "op": "all_reduce", "ranks": 12,
+                                 "some": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], "text": "waiting in dp seq 2 (all_reduce)"},
+                                {"standing": "outside_collectives", "ranks": 1, "some": [13],
+                                 "text": "outside collectives"}]}}]})json"));
+        QCOMPARE(jobs.size(), std::size_t{1});
+        QVERIFY(jobs[0].hang.has_value());
+        model.setSummary(jobs[0].hang);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(model.active());
+        QCOMPARE(model.text(), QStringLiteral("root cause: rank 13; waiting in ep seq 2: 3 ranks; in dp seq 2: 12"));
+        QCOMPARE(model.rootCause(), QList<int>{13});
+        QCOMPARE(model.count(), 3);
+        const QModelIndex ep = model.index(0);
+        QCOMPARE(ep.data(HangSummaryModel::StandingRole).toString(), QStringLiteral("waiting"));
+        QCOMPARE(ep.data(HangSummaryModel::DimRole).toString(), QStringLiteral("ep"));
+        QCOMPARE(ep.data(HangSummaryModel::SeqRole).toInt(), 2);
+        QCOMPARE(ep.data(HangSummaryModel::OpRole).toString(), QStringLiteral("all_to_all"));
+        QCOMPARE(ep.data(HangSummaryModel::RanksRole).toInt(), 3);
+        QCOMPARE(ep.data(HangSummaryModel::SomeRanksRole).value<QList<int>>(), (QList<int>{12, 14, 15}));
+        QCOMPARE(ep.data(HangSummaryModel::TextRole).toString(), QStringLiteral("waiting in ep seq 2 (all_to_all)"));
+        QCOMPARE(model.index(2).data(HangSummaryModel::StandingRole).toString(), QStringLiteral("outside_collectives"));
+        QCOMPARE(model.index(2).data(HangSummaryModel::DimRole).toString(), QString());
+        model.setSummary(jobs[0].hang);  // the same: nothing happens
+        QCOMPARE(changed.count(), 1);
+        model.setSummary(std::nullopt);
+        QCOMPARE(changed.count(), 2);
+        QVERIFY(!model.active());
+        QCOMPARE(model.count(), 0);
+        QCOMPARE(model.text(), QString());
+    }
+
+    // A hang summary core refuses is left out (and said); the job stays.
+    void hang_summary_refused() {
+        QTest::ignoreMessage(
+            QtWarningMsg,
+            "meshscope: a job's hang summary from the collector is left out: field "
+            "\"hang.places[0].standing\" must be one of waiting, outside_collectives, no_record, dead");
+        const auto jobs = parse_jobs(
+            json::parse(R"({"jobs": [{"job": "j", "hang": {"text": "t", "places": [{"standing": "asleep"}]}}]})"));
+        QCOMPARE(jobs.size(), std::size_t{1});
+        QVERIFY(!jobs[0].hang.has_value());
+    }
+
+    // The selected rank's position from the ranks JSON (GET .../ranks): where it stands, and its last collectives.
+    void rank_position_model() {
+        RankPositionModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy changed(&model, &RankPositionModel::positionChanged);
+        QVERIFY(!model.placed());
+        QCOMPARE(model.rank(), -1);
+        const auto ranks = parse_ranks(json::parse(R"json({"ranks": [
+            {"rank": 12, "state": "pending", "position": {"standing": "waiting", "dim": "ep", "group": 3, "seq": 2,
+             "op": "all_to_all", "label": "ep group 3 [12, 13, 14, 15]",
+             "last": [{"dim": "ep", "group": 3, "seq": 2, "op": "all_to_all", "completed": false},
+                      {"dim": "dp", "group": 0, "seq": 1, "op": "all_reduce", "completed": true}]}},
+            {"rank": 13, "state": "pending", "position": {"standing": "outside_collectives", "dim": "ep", "group": 3,
+             "seq": 1, "op": "all_to_all", "label": "ep group 3 [12, 13, 14, 15]", "root_cause": true,
+             "last": [{"dim": "ep", "group": 3, "seq": 1, "op": "all_to_all", "completed": true}]}},
+            {"rank": 2, "state": "pending", "position": {"standing": "no_record"}},
+            {"rank": 5, "state": "ready"}]})json"));
+        QCOMPARE(ranks.size(), std::size_t{4});
+        model.setRank(&ranks[0]);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(model.placed());
+        QCOMPARE(model.rank(), 12);
+        QCOMPARE(model.standing(), QStringLiteral("waiting"));
+        QCOMPARE(model.label(), QStringLiteral("ep group 3 [12, 13, 14, 15]"));
+        QCOMPARE(model.dim(), QStringLiteral("ep"));
+        QCOMPARE(model.seq(), 2);
+        QCOMPARE(model.op(), QStringLiteral("all_to_all"));
+        QVERIFY(!model.rootCause());
+        QCOMPARE(model.text(), QStringLiteral("waiting · ep group 3 [12, 13, 14, 15] · seq 2 · all_to_all"));
+        QCOMPARE(model.count(), 2);
+        QCOMPARE(model.index(0).data(RankPositionModel::TextRole).toString(),
+                 QStringLiteral("ep group 3 · seq 2 · all_to_all"));
+        QCOMPARE(model.index(0).data(RankPositionModel::DimRole).toString(), QStringLiteral("ep"));
+        QCOMPARE(model.index(0).data(RankPositionModel::GroupRole).toInt(), 3);
+        QCOMPARE(model.index(0).data(RankPositionModel::SeqRole).toInt(), 2);
+        QCOMPARE(model.index(0).data(RankPositionModel::CompletedRole).toBool(), false);
+        QCOMPARE(model.index(1).data(RankPositionModel::DimRole).toString(), QStringLiteral("dp"));
+        QCOMPARE(model.index(1).data(RankPositionModel::OpRole).toString(), QStringLiteral("all_reduce"));
+        QCOMPARE(model.index(1).data(RankPositionModel::CompletedRole).toBool(), true);
+        model.setRank(&ranks[0]);  // the same: nothing happens
+        QCOMPARE(changed.count(), 1);
+        model.setRank(&ranks[1]);
+        QVERIFY(model.rootCause());
+        QCOMPARE(model.standing(), QStringLiteral("outside_collectives"));
+        QCOMPARE(model.text(),
+                 QStringLiteral("outside collectives · ep group 3 [12, 13, 14, 15] · seq 1 · all_to_all · root cause"));
+        QCOMPARE(model.count(), 1);
+        model.setRank(&ranks[2]);
+        QVERIFY(model.placed());
+        QCOMPARE(model.standing(), QStringLiteral("no_record"));
+        QCOMPARE(model.label(), QString());
+        QCOMPARE(model.text(), QStringLiteral("no record"));
+        QCOMPARE(model.count(), 0);
+        model.setRank(&ranks[3]);  // a rank with no position
+        QVERIFY(!model.placed());
+        QCOMPARE(model.rank(), 5);
+        QCOMPARE(model.standing(), QString());
+        model.setRank(nullptr);
+        QCOMPARE(model.rank(), -1);
+        QCOMPARE(changed.count(), 5);
+
+        // The rank list says where each rank stands, in core's words.
+        RanksModel list;
+        QAbstractItemModelTester list_tester(&list, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        list.setRanks(ranks);
+        QCOMPARE(list.index(0).data(RanksModel::PlaceRole).toString(), QStringLiteral("waiting ep"));
+        QCOMPARE(list.index(1).data(RanksModel::PlaceRole).toString(), QStringLiteral("outside collectives"));
+        QCOMPARE(list.index(2).data(RanksModel::PlaceRole).toString(), QStringLiteral("no record"));
+        QCOMPARE(list.index(3).data(RanksModel::PlaceRole).toString(), QString());
     }
 };
 

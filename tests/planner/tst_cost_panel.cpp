@@ -273,9 +273,11 @@ private slots:
         QTest::addRow("seq 0") << "qwen3-30b-a3b"
                                << "h100" << 0 << "none"
                                << "seq must be positive, got 0.";
-        QTest::addRow("unknown recompute") << "qwen3-30b-a3b"
-                                           << "h100" << 4096 << "some"
-                                           << "unknown recompute 'some'; known: none, selective, full";
+        QTest::addRow("unknown recompute")
+            << "qwen3-30b-a3b"
+            << "h100" << 4096 << "some"
+            << "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, "
+               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'";
     }
     void cost_inputs() {
         QFETCH(QString, model);

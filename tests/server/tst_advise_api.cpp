@@ -110,9 +110,11 @@ private slots:
         QTest::addRow("network") << "model=qwen3-30b-a3b&world=8&network=edr"
                                  << "unknown network 'edr'; known: ndr, hdr"
                                  << "network";
-        QTest::addRow("recompute") << "model=qwen3-30b-a3b&world=8&recompute=some"
-                                   << "recompute must be none, selective or full, got 'some'."
-                                   << "recompute";
+        QTest::addRow("recompute")
+            << "model=qwen3-30b-a3b&world=8&recompute=some"
+            << "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, "
+               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'."
+            << "recompute";
         QTest::addRow("overlap") << "model=qwen3-30b-a3b&world=8&overlap_a2a=yes"
                                  << "overlap_a2a must be 0 or 1, got 'yes'."
                                  << "overlap_a2a";

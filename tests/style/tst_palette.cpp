@@ -182,6 +182,58 @@ private slots:
     }
     void teaching_colours() { cost_panel_colours(); }
 
+    // The hang map on the Live page: QML's properties and standingColor(standing, dim), the grid's painter
+    // (LivePalette) and CSS agree on each standing's colour.
+    void hang_map_colours_data() {
+        QTest::addColumn<QString>("qml");
+        QTest::addColumn<QString>("css_name");
+        QTest::addColumn<QString>("light");
+        QTest::addColumn<QString>("dark");
+        QTest::addRow("outside collectives") << "standingOutsideCollectives"
+                                             << "standing-outside-collectives"
+                                             << "#b8c7d3"
+                                             << "#52606c";
+        QTest::addRow("no record") << "standingNoRecord"
+                                   << "standing-no-record"
+                                   << "#2d2d2d"
+                                   << "#0d0d0d";
+        QTest::addRow("root cause") << "rootCause"
+                                    << "root-cause"
+                                    << "#d32f2f"
+                                    << "#ff5252";
+        QTest::addRow("waiting in ep") << "standingColor('waiting', 'ep')"
+                                       << "dim-ep"
+                                       << "#f57c00"
+                                       << "#f57c00";
+        QTest::addRow("waiting in dp") << "standingColor('waiting', 'dp')"
+                                       << "dim-dp"
+                                       << "#d81b60"
+                                       << "#d81b60";
+        QTest::addRow("waiting in the default group") << "standingColor('waiting', 'world')"
+                                                      << "dim-other"
+                                                      << "#757575"
+                                                      << "#757575";
+        QTest::addRow("no record by name") << "standingColor('no_record', '')"
+                                           << "standing-no-record"
+                                           << "#2d2d2d"
+                                           << "#0d0d0d";
+        QTest::addRow("dead") << "standingColor('dead', '')"
+                              << "state-failed"
+                              << "#d9463e"
+                              << "#e5534b";
+    }
+    void hang_map_colours() { cost_panel_colours(); }
+
+    void hang_map_painter() {
+        QCOMPARE(LivePalette::light().standing(HangStanding::waiting, "ep"), QColor("#f57c00"));
+        QCOMPARE(LivePalette::light().standing(HangStanding::no_record, ""), QColor("#2d2d2d"));
+        QCOMPARE(LivePalette::dark().standing(HangStanding::no_record, ""), QColor("#0d0d0d"));
+        QCOMPARE(LivePalette::dark().standing(HangStanding::outside_collectives, "dp"), QColor("#52606c"));
+        QCOMPARE(LivePalette::light().standing(HangStanding::dead, ""), QColor("#d9463e"));
+        QCOMPARE(LivePalette::light().root_cause, QColor("#d32f2f"));
+        QCOMPARE(LivePalette::dark().root_cause, QColor("#ff5252"));
+    }
+
     // Both grids sit on one background, the window's panels on another.
     void shared_colours() {
         QCOMPARE(GridPalette::light().background, QColor("#fafafa"));

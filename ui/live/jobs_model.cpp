@@ -19,6 +19,7 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
         case RanksReadyRole: return static_cast<qlonglong>(row.ranks_ready);
         case FindingsRole: return static_cast<qlonglong>(row.findings);
         case EventsRole: return static_cast<qlonglong>(row.events);
+        case PostMortemRole: return row.hang.has_value();
         default: return {};
     }
 }
@@ -29,7 +30,8 @@ QHash<int, QByteArray> JobsModel::roleNames() const {
             {RanksSeenRole, "ranksSeen"},
             {RanksReadyRole, "ranksReady"},
             {FindingsRole, "findings"},
-            {EventsRole, "events"}};
+            {EventsRole, "events"},
+            {PostMortemRole, "postMortem"}};
 }
 
 void JobsModel::setJobs(std::vector<JobRow> rows) {

@@ -17,7 +17,15 @@ class JobsModel : public QAbstractListModel {
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
-    enum Role { JobRole = Qt::UserRole + 1, WorldSizeRole, RanksSeenRole, RanksReadyRole, FindingsRole, EventsRole };
+    enum Role {
+        JobRole = Qt::UserRole + 1,
+        WorldSizeRole,
+        RanksSeenRole,
+        RanksReadyRole,
+        FindingsRole,
+        EventsRole,
+        PostMortemRole
+    };  // PostMortemRole: the job's records show a hang (its summary has "hang")
     Q_ENUM(Role)
 
     using QAbstractListModel::QAbstractListModel;

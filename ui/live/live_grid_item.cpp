@@ -62,6 +62,15 @@ QString LiveGridItem::hover_text(int rank) const {
     if (!r->host.isEmpty()) parts << r->host;
     if (r->phase) parts << name_of(*r->phase);
     if (!r->findings.isEmpty()) parts << r->findings.join(QStringLiteral(", "));
+    if (r->position && session_->view()->hangSummary().active()) {
+        // Where it stands, in core's words: "waiting · ep group 3 [12, 13, 14, 15] · seq 2 · all_to_all".
+        const HangPosition& p = *r->position;
+        parts << QString::fromStdString(std::string(to_string(p.standing)));
+        if (!p.label.empty()) parts << QString::fromStdString(p.label);
+        if (p.seq > 0) parts << tr("seq %1").arg(p.seq);
+        if (!p.op.empty()) parts << QString::fromStdString(p.op);
+        if (p.root_cause) parts << tr("root cause");
+    }
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -90,6 +99,9 @@ void LiveGridItem::paint(QPainter& painter) const {
     painter.setRenderHint(QPainter::Antialiasing, true);
     const RanksModel& ranks = session_->view()->rankRows();
     const RankFilterModel& filter = session_->view()->rankFilter();
+    // A job whose records show a hang: ranks with a position take their standing's colour, not their state's.
+    const bool post_mortem = session_->view()->hangSummary().active();
+    std::vector<std::int64_t> root_causes;
     const bool filtering = filter.active();
     const QList<int> highlighted = session_->selection()->highlightedRanks();
     const bool highlighting = session_->selection()->selectedFinding() >= 0;
@@ -117,12 +129,15 @@ void LiveGridItem::paint(QPainter& painter) const {
         const QRectF rect = view().to_screen(geometry()->cell_rect(rank));
         const RankRow* row = ranks.find(static_cast<int>(rank));
         const RankStateKind state = row ? row->state : RankStateKind::pending;
+        const HangPosition* position = post_mortem && row && row->position ? &*row->position : nullptr;
+        if (position && position->root_cause) root_causes.push_back(rank);
+        const QColor own = position ? colors.standing(position->standing, position->dim) : colors.state(state);
         double keep = 1.0;
         if (filtering && (!row || !filter.matches(*row)))
             keep = 0.18;
         else if (highlighting && !std::binary_search(highlighted.begin(), highlighted.end(), static_cast<int>(rank)))
             keep = 0.35;
-        const QColor fill = keep < 1 ? faded(colors.state(state), colors.background, keep) : colors.state(state);
+        const QColor fill = keep < 1 ? faded(own, colors.background, keep) : own;
         painter.setPen(Qt::NoPen);
         painter.setBrush(fill);
         if (rounded)
@@ -146,8 +161,17 @@ void LiveGridItem::paint(QPainter& painter) const {
             painter.drawText(rect, Qt::AlignCenter, QString::number(rank));
         }
     }
-    // Outlines last, so neighbours never paint over them.
+    // Outlines last, so neighbours never paint over them. The root cause's ring sits outside the finding's
+    // outline and the selection's.
     painter.setBrush(Qt::NoBrush);
+    if (!root_causes.empty()) {
+        // Outside the selected rank's outline (2.5 px out), so a selected root cause shows both.
+        const double width = std::clamp(cell * 0.07, 2.0, 3.0);
+        const double out = 3.5 + width / 2;
+        painter.setPen(QPen(colors.root_cause, width));
+        for (const std::int64_t rank : root_causes)
+            painter.drawRoundedRect(view().to_screen(geometry()->cell_rect(rank)).adjusted(-out, -out, out, out), 6, 6);
+    }
     if (highlighting) {
         painter.setPen(QPen(colors.highlight, std::clamp(cell * 0.08, 1.5, 3.0)));
         for (int rank : highlighted)

@@ -77,6 +77,7 @@ RankRow rank_row(const RankState& s, const UnknownNames& unknown) {
         row.error = type.isEmpty() ? message : message.isEmpty() ? type : type + QStringLiteral(": ") + message;
     }
     row.timings = s.timings;
+    row.position = s.position;
     return row;
 }
 }  // namespace
@@ -100,6 +101,13 @@ std::optional<JobRow> parse_job(const json& value) {
     row.findings = int_at(value, "findings");
     row.events = int_at(value, "events");
     row.topology = topology_at(value);
+    if (const auto it = value.find("hang"); it != value.end()) {
+        auto hang = hang_summary_from_json(*it, "hang");
+        if (hang)
+            row.hang = std::move(hang).value();
+        else
+            left_out("job's hang summary", hang.error());
+    }
     return row;
 }
 

@@ -20,6 +20,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "meshscope/monitor/event.h"
+#include "meshscope/monitor/hang_position.h"
 #include "meshscope/monitor/rank_state.h"
 
 namespace meshscope::ui {
@@ -36,6 +37,7 @@ struct JobRow {
     std::int64_t findings = 0;
     std::int64_t events = 0;
     std::optional<ReportedTopology> topology;
+    std::optional<HangSummary> hang;  // a job with imported records: where its ranks stand (core's words)
     friend bool operator==(const JobRow&, const JobRow&) = default;
 };
 
@@ -50,6 +52,7 @@ struct RankRow {
     QString error;                 // "RuntimeError: ..." when the rank reported one
     std::optional<ReportedTopology> topology;
     std::array<PhaseTiming, phase_count> timings{};  // by core's Phase; a phase not reported is not seen()
+    std::optional<HangPosition> position;            // where it stands in a hang its records show
     friend bool operator==(const RankRow&, const RankRow&) = default;
 };
 

@@ -238,7 +238,9 @@ void LiveSession::flush() {
 }
 
 void LiveSession::update_timeline() {
-    view_.timeline()->setRank(view_.rankRows().find(selection_.selectedRank()), view_.origin(), view_.horizon());
+    const RankRow* selected = view_.rankRows().find(selection_.selectedRank());
+    view_.timeline()->setRank(selected, view_.origin(), view_.horizon());
+    view_.position()->setRank(selected);
 }
 
 void LiveSession::note_activity() {

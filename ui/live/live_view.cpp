@@ -11,7 +11,10 @@
 
 namespace meshscope::ui {
 
-LiveView::LiveView(QObject* parent) : QObject(parent), state_counts_(static_cast<int>(rank_state_kind_count), 0) {
+LiveView::LiveView(QObject* parent)
+    : QObject(parent),
+      state_counts_(static_cast<int>(rank_state_kind_count), 0),
+      unplaced_counts_(static_cast<int>(rank_state_kind_count), 0) {
     filtered_.setSourceModel(&ranks_);
 }
 
@@ -34,24 +37,32 @@ void LiveView::setConnection(const QString& url, bool connected, bool streaming,
 void LiveView::takeRanks(const JobRow* job, bool snapshot) {
     const auto& rows = ranks_.ranks();
     QList<int> counts(static_cast<int>(rank_state_kind_count), 0);
+    QList<int> unplaced = counts;
     int seen = 0;
     int gpus = 0;
     for (const RankRow& r : rows) {
         ++counts[static_cast<int>(r.state)];
+        if (!r.position) ++unplaced[static_cast<int>(r.state)];
         if (r.state != RankStateKind::pending) ++seen;
         gpus = std::max(gpus, r.local_rank + 1);
     }
     histogram_.setRanks(rows);
 
     const int world = job && job->world_size > 0 ? static_cast<int>(job->world_size) : static_cast<int>(rows.size());
+    // Ranks the grid draws that have no row yet are pending, with no position.
+    if (world > static_cast<int>(rows.size()))
+        unplaced[static_cast<int>(RankStateKind::pending)] += world - static_cast<int>(rows.size());
     std::optional<ReportedTopology> topology = job ? job->topology : std::nullopt;
-    if (topology != topology_ || world != world_ || counts != state_counts_ || seen != seen_) {
+    if (topology != topology_ || world != world_ || counts != state_counts_ || seen != seen_ ||
+        unplaced != unplaced_counts_) {
         topology_ = topology;
         world_ = world;
         state_counts_ = counts;
+        unplaced_counts_ = unplaced;
         seen_ = seen;
         emit progressChanged();
     }
+    hang_.setSummary(job ? job->hang : std::nullopt);
 
     GridLayout layout{topology, world, gpus > 0 ? gpus : 8};
     if (layout.topology && layout.topology->dp * layout.topology->cp != world) layout.topology.reset();

@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "findings_model.h"
+#include "hang_summary_model.h"
 #include "jobs_model.h"
 #include "live_rows.h"
 #include "phase_histogram_model.h"
 #include "rank_filter_model.h"
+#include "rank_position_model.h"
 #include "ranks_model.h"
 #include "timeline_model.h"
 
@@ -35,6 +37,9 @@ class LiveView : public QObject {
     Q_PROPERTY(meshscope::ui::FindingsModel* findings READ findings CONSTANT)
     Q_PROPERTY(meshscope::ui::TimelineModel* timeline READ timeline CONSTANT)
     Q_PROPERTY(meshscope::ui::PhaseHistogramModel* phaseHistogram READ phaseHistogram CONSTANT)
+    // A job whose records show a hang: its post-mortem (hang.active), and where the selected rank stands.
+    Q_PROPERTY(meshscope::ui::HangSummaryModel* hang READ hang CONSTANT)
+    Q_PROPERTY(meshscope::ui::RankPositionModel* position READ position CONSTANT)
     Q_PROPERTY(int worldSize READ worldSize NOTIFY progressChanged)
     Q_PROPERTY(int readyCount READ readyCount NOTIFY progressChanged)
     Q_PROPERTY(int seenCount READ seenCount NOTIFY progressChanged)
@@ -43,6 +48,8 @@ class LiveView : public QObject {
     Q_PROPERTY(QString topologyText READ topologyText NOTIFY progressChanged)   // "dp 32 · cp 2 · ep 8"
     Q_PROPERTY(QList<int> stateCounts READ stateCounts NOTIFY progressChanged)  // index: RankState value
     Q_PROPERTY(QStringList stateNames READ stateNames CONSTANT)                 // core's, index: RankState value
+    // Ranks without a position, by state (the grid keeps their state colour); index: RankState value.
+    Q_PROPERTY(QList<int> unplacedStateCounts READ unplacedStateCounts NOTIFY progressChanged)
     Q_PROPERTY(QStringList hosts READ hosts NOTIFY hostsChanged)
     Q_PROPERTY(bool settled READ settled NOTIFY settledChanged)  // loaded, and quiet for inputs.settleMs
     Q_PROPERTY(int updateCount READ updateCount NOTIFY updated)  // coalesced model updates so far
@@ -60,6 +67,9 @@ public:
     [[nodiscard]] FindingsModel* findings() { return &findings_; }
     [[nodiscard]] TimelineModel* timeline() { return &timeline_; }
     [[nodiscard]] PhaseHistogramModel* phaseHistogram() { return &histogram_; }
+    [[nodiscard]] HangSummaryModel* hang() { return &hang_; }
+    [[nodiscard]] RankPositionModel* position() { return &position_; }
+    [[nodiscard]] const HangSummaryModel& hangSummary() const { return hang_; }
     [[nodiscard]] const JobsModel& jobRows() const { return jobs_; }
     [[nodiscard]] const RanksModel& rankRows() const { return ranks_; }
     [[nodiscard]] const RankFilterModel& rankFilter() const { return filtered_; }
@@ -74,6 +84,7 @@ public:
     [[nodiscard]] QList<int> stateCounts() const { return state_counts_; }
     [[nodiscard]] int countOf(RankStateKind state) const { return state_counts_.value(static_cast<int>(state)); }
     [[nodiscard]] QStringList stateNames() const;
+    [[nodiscard]] QList<int> unplacedStateCounts() const { return unplaced_counts_; }
     [[nodiscard]] QStringList hosts() const { return hosts_; }
     [[nodiscard]] bool settled() const { return settled_; }
     [[nodiscard]] int updateCount() const { return update_count_; }
@@ -117,6 +128,8 @@ private:
     FindingsModel findings_;
     TimelineModel timeline_;
     PhaseHistogramModel histogram_;
+    HangSummaryModel hang_;
+    RankPositionModel position_;
 
     QString url_;
     bool connected_ = false;
@@ -125,6 +138,7 @@ private:
     int world_ = 0;
     int seen_ = 0;
     QList<int> state_counts_;
+    QList<int> unplaced_counts_;
     std::optional<ReportedTopology> topology_;
     QStringList hosts_;
     GridLayout layout_;

@@ -24,6 +24,15 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
         case FindingsRole: return row.findings;
         case FindingsTextRole: return row.findings.join(QStringLiteral(", "));
         case ErrorRole: return row.error;
+        case PlaceRole: {
+            if (!row.position) return QString();
+            // Core's standing name in words, and the dim a waiting rank waits in.
+            QString place = QString::fromStdString(std::string(to_string(row.position->standing)));
+            place.replace(QLatin1Char('_'), QLatin1Char(' '));
+            if (row.position->standing == HangStanding::waiting && !row.position->dim.empty())
+                place += QLatin1Char(' ') + QString::fromStdString(row.position->dim);
+            return place;
+        }
         default: return {};
     }
 }
@@ -32,7 +41,7 @@ QHash<int, QByteArray> RanksModel::roleNames() const {
     return {
         {RankRole, "rank"},   {StateRole, "state"},   {HostRole, "host"},         {LocalRankRole, "localRank"},
         {PhaseRole, "phase"}, {StatusRole, "status"}, {FindingsRole, "findings"}, {FindingsTextRole, "findingsText"},
-        {ErrorRole, "error"}};
+        {ErrorRole, "error"}, {PlaceRole, "place"}};
 }
 
 void RanksModel::setRanks(std::vector<RankRow> rows) {

@@ -31,6 +31,7 @@ public:
         FindingsRole,      // QStringList of finding kinds
         FindingsTextRole,  // "straggler, rank_error"
         ErrorRole,
+        PlaceRole,  // where it stands in a hang: "waiting ep", "no record", "outside collectives"; empty without
     };
     Q_ENUM(Role)
 

@@ -79,10 +79,8 @@ std::optional<Expected<cost::CostInputs>> CostForm::inputs(std::int64_t gpus_per
     if (!hasModel()) return std::nullopt;
     auto model = cost::find_model_preset(model_.toStdString());
     if (!model) return Expected<cost::CostInputs>(model.error());
-    const auto recompute = cost::parse_recompute(recompute_.toStdString());
-    if (!recompute)
-        return Expected<cost::CostInputs>(
-            ValueError("unknown recompute '" + recompute_.toStdString() + "'; known: none, selective, full"));
+    const auto recompute = cost::read_recompute(recompute_.toStdString());
+    if (!recompute) return Expected<cost::CostInputs>(recompute.error());
     auto training = cost::TrainingSpec::make(seq_, micro_batch_, grad_accum_, *recompute);
     if (!training) return Expected<cost::CostInputs>(training.error());
     // The collector's text for the same input (GET /api/v1/advise's global_batch).

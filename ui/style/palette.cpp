@@ -29,11 +29,20 @@ PaletteColors::PaletteColors(ColourScheme scheme, QObject* parent)
       comm_inter_node_(palette_colour(Colour::comm_inter_node, scheme)),
       tour_highlight_(palette_colour(Colour::tour_highlight, scheme)),
       success_(palette_colour(Colour::success, scheme)),
-      success_background_(palette_colour(Colour::success_background, scheme)) {
+      success_background_(palette_colour(Colour::success_background, scheme)),
+      standing_outside_collectives_(palette_colour(Colour::standing_outside_collectives, scheme)),
+      standing_no_record_(palette_colour(Colour::standing_no_record, scheme)),
+      root_cause_(palette_colour(Colour::root_cause, scheme)),
+      scheme_(scheme) {
     for (std::size_t k = 0; k < rank_state_kind_count; ++k)
         state_colors_ << palette_colour(state_colour(static_cast<RankStateKind>(k)), scheme);
     for (std::size_t p = 0; p < memory_part_colour_count; ++p)
         memory_colors_ << palette_colour(memory_part_colour(p), scheme);
+}
+
+QColor PaletteColors::standingColor(const QString& standing, const QString& dim) const {
+    const auto parsed = parse_hang_standing(standing.toStdString());
+    return palette_colour(parsed ? standing_colour(*parsed, dim.toStdString()) : Colour::dim_other, scheme_);
 }
 
 MeshPalette::MeshPalette() : light_(ColourScheme::light, this), dark_(ColourScheme::dark, this) {}

@@ -48,9 +48,19 @@ class PaletteColors : public QObject {
     Q_PROPERTY(QColor tourHighlight MEMBER tour_highlight_ CONSTANT)
     Q_PROPERTY(QColor success MEMBER success_ CONSTANT)
     Q_PROPERTY(QColor successBackground MEMBER success_background_ CONSTANT)
+    // The hang map (Live page): where a rank stands when it waits in no collective, and the ring around a root
+    // cause's ranks. A waiting rank takes its dim's colour, a dead one stateColors[RankState.Failed]:
+    // standingColor(standing, dim) gives any of them by core's names.
+    Q_PROPERTY(QColor standingOutsideCollectives MEMBER standing_outside_collectives_ CONSTANT)
+    Q_PROPERTY(QColor standingNoRecord MEMBER standing_no_record_ CONSTANT)
+    Q_PROPERTY(QColor rootCause MEMBER root_cause_ CONSTANT)
 
 public:
     explicit PaletteColors(ColourScheme scheme, QObject* parent = nullptr);
+
+    // Core's standing_colour: "waiting" and "ep" -> dim-ep, "no_record" -> standing-no-record; an unknown
+    // standing (a newer collector's) reads as dim-other.
+    [[nodiscard]] Q_INVOKABLE QColor standingColor(const QString& standing, const QString& dim) const;
 
 private:
     QColor window_;
@@ -75,6 +85,10 @@ private:
     QColor tour_highlight_;
     QColor success_;
     QColor success_background_;
+    QColor standing_outside_collectives_;
+    QColor standing_no_record_;
+    QColor root_cause_;
+    ColourScheme scheme_;
 };
 
 // One instance for the process, owned by C++: an engine tearing down must not delete the colours while

@@ -50,6 +50,11 @@ std::optional<Recompute> parse_recompute(std::string_view text) noexcept {
     return std::nullopt;
 }
 
+Expected<Recompute> read_recompute(std::string_view text) {
+    if (const auto mode = parse_recompute(text)) return *mode;
+    return ValueError("recompute must be one of " + recompute_names_text() + ", got '" + std::string(text) + "'");
+}
+
 std::string_view recompute_words(Recompute recompute) noexcept {
     switch (recompute) {
         case Recompute::none: return "no recompute";

@@ -232,7 +232,7 @@ void note_every_rank(const RecordSet& records, const Plan* plan, const detail::C
     for (const auto& [process, rank] : context.process_ranks)
         detail::note_rank(out, rank, process.host, process.pid ? std::optional(process.pid) : std::nullopt);
     for (const auto& d : records.dumps)
-        if (d.rank >= 0) detail::note_rank(out, d.rank, {}, std::nullopt);
+        if (d.rank >= 0) detail::note_rank(out, d.rank, d.host, std::nullopt);
     if (plan) note_ranks_beyond_plan(records, *plan, out);
 }
 

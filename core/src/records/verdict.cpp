@@ -211,7 +211,10 @@ public:
         const std::size_t end = r.blocked ? *r.blocked + 1 : r.calls.size();
         std::vector<RecordsCall> out;
         std::set<std::string> seen;
-        for (std::size_t i = end; i-- > 0 && out.size() < HangPosition::max_last;) {
+        // Every group it reached is in `reached`: once each has its latest call, the older calls change nothing
+        // (a rank's ring buffer holds thousands of calls on a handful of groups).
+        const std::size_t groups = std::min(HangPosition::max_last, r.reached.size());
+        for (std::size_t i = end; i-- > 0 && out.size() < groups;) {
             const FrEntry& e = *r.calls[i];
             if (!seen.insert(e.pg_name()).second) continue;
             const FrGroup& g = groups_.at(e.pg_name());

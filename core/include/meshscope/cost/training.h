@@ -44,6 +44,9 @@ struct RecomputeName {
 [[nodiscard]] std::string_view to_string(Recompute recompute) noexcept;
 // Any name of recompute_names(), exactly.
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text) noexcept;
+// The same, or the one refusal every front end shows (the Planner's form, GET /api/v1/advise): ValueError
+// `recompute must be one of none, selective, full, megatron-selective, ..., got 'some'`.
+[[nodiscard]] Expected<Recompute> read_recompute(std::string_view text);
 // "no recompute", "selective recompute", "full recompute", "Megatron selective recompute", "torchtitan selective
 // recompute": the words the advisor's sentences use.
 [[nodiscard]] std::string_view recompute_words(Recompute recompute) noexcept;

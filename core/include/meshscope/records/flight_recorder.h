@@ -95,8 +95,11 @@ struct FrGroupStatus {
 struct FrDump {
     std::string file;
     std::int64_t rank = -1;  // from the file name's trailing digits
-    std::string format;      // "pickle" or "json"
-    std::string version;     // "2.10"
+    // The host of the rank's process where the caller knows it (torch's debug server names each rank's worker);
+    // a dump holds none.
+    std::string host;
+    std::string format;   // "pickle" or "json"
+    std::string version;  // "2.10"
     std::string comm_lib_version;
     std::map<std::string, FrGroupConfig> pg_config;
     std::map<std::string, FrGroupStatus> pg_status;  // by pg_id as written ("0")
