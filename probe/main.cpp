@@ -47,6 +47,8 @@ std::string host_name() {
 }
 }  // namespace
 
+// long: the probe's command line, plan and run, each failure with its message and exit status; not yet split into
+// arguments + validate + run
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     auto parsed = parse_probe_options(args, [](const char* name) -> std::optional<std::string> {

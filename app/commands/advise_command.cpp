@@ -29,6 +29,8 @@ nlohmann::ordered_json cluster_profile_summary_json(const std::string& path, con
 }
 }  // namespace
 
+// long: its option declarations, the cluster profile, their checks and the output in one function; not yet split into
+// arguments + add_advise_options + validate + run
 int run_advise(int argc, char** argv) {
     CLI::App cli{
         "Rank every (dp, cp, ep) layout of a world for one model at one global batch by step time among those "

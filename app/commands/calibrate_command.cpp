@@ -84,6 +84,8 @@ std::optional<std::string> validate(const CalibrateArguments& a) {
 }
 }  // namespace
 
+// long: the cluster, the run's layout, then the bandwidths and the calibration fitted and printed in order and the
+// profile written; not yet split into stages
 int run_calibrate(int argc, char** argv) {
     CLI::App cli{
         "Fit the cost model's compute calibration and link bandwidths to what a real job measured, and write them "

@@ -184,6 +184,7 @@ std::vector<std::string> arguments_0_9_5() {
             "trust_remote_code"};
 }
 
+// long: a table: each known LlamaFactory version's facts, one block per version
 std::vector<Version> make_versions() {
     std::vector<Version> out;
     {

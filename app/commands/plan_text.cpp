@@ -35,6 +35,7 @@ std::string join_ints(const std::vector<std::int64_t>& values, const char* sep) 
 }
 }  // namespace
 
+// long: the plan's text report, one line or block per fact, in the order it prints
 void write_plan_text(std::ostream& out, const Plan& plan, const PlanTextOptions& options) {
     const auto& t = plan.topology();
     const auto& p = plan.placement();

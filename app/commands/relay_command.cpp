@@ -32,20 +32,23 @@ bool read_token_file(const std::string& path, std::string& token) {
     while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
     return !token.empty();
 }
-}  // namespace
 
-int run_relay(int argc, char** argv) {
-    CLI::App cli{"Relay a node's ranks to the collector: their events go upstream in batches.", "meshscope relay"};
+// Everything `meshscope relay` reads from its command line; options holds the relay's own settings.
+struct RelayArguments {
     relay::RelayOptions options;
-    options.max_connections = relay::default_max_connections(net::raise_descriptor_limit());
     std::string listen = "127.0.0.1:7078", upstream, token, token_file, upstream_token;
-    cli.add_option("--listen", listen, "HOST:PORT the ranks report to (port 0: any free port)")->capture_default_str();
-    cli.add_option("--upstream", upstream, "the collector (or a relay above this one): http://HOST:PORT")->required();
-    auto* token_opt = cli.add_option("--token", token, "require 'Authorization: Bearer TOKEN' from the ranks");
-    cli.add_option("--token-file", token_file, "read the token from FILE (first line)")->excludes(token_opt);
-    cli.add_option("--upstream-token", upstream_token, "send 'Authorization: Bearer TOKEN' upstream");
     std::vector<std::string> allowed_hosts;
-    cli.add_option("--allow-host", allowed_hosts,
+};
+
+void add_relay_options(CLI::App& cli, RelayArguments& a) {
+    relay::RelayOptions& options = a.options;
+    cli.add_option("--listen", a.listen, "HOST:PORT the ranks report to (port 0: any free port)")
+        ->capture_default_str();
+    cli.add_option("--upstream", a.upstream, "the collector (or a relay above this one): http://HOST:PORT")->required();
+    auto* token_opt = cli.add_option("--token", a.token, "require 'Authorization: Bearer TOKEN' from the ranks");
+    cli.add_option("--token-file", a.token_file, "read the token from FILE (first line)")->excludes(token_opt);
+    cli.add_option("--upstream-token", a.upstream_token, "send 'Authorization: Bearer TOKEN' upstream");
+    cli.add_option("--allow-host", a.allowed_hosts,
                    "without a token: a Host name requests may carry besides the loopback ones (repeatable)");
     cli.add_option("--max-connections", options.max_connections, "rank connections beyond this get 503")
         ->capture_default_str()
@@ -71,35 +74,42 @@ int run_relay(int argc, char** argv) {
                    "how often the ranks whose events were held back are named upstream as seen (proof of life)")
         ->capture_default_str()
         ->check(CLI::Range(10, 600000));
-    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"relay"})) return *status;
+}
 
-    const auto address = parse_listen_address(listen);
+// The listening address, the upstream URL and the token (from --token-file too; required off loopback) into
+// a.options; the first problem's message and exit status.
+std::optional<int> validate_relay(RelayArguments& a) {
+    const auto address = parse_listen_address(a.listen);
     if (!address) {
         std::cerr << "meshscope relay: " << address.error().message() << "\n";
         return exit_usage;
     }
-    auto upstream_url = relay::parse_upstream_url(upstream);
+    auto upstream_url = relay::parse_upstream_url(a.upstream);
     if (!upstream_url) {
         std::cerr << "meshscope relay: " << upstream_url.error().message() << "\n";
         return exit_usage;
     }
-    if (!token_file.empty() && !read_token_file(token_file, token)) {
-        std::cerr << "meshscope relay: cannot read a token from " << token_file << "\n";
+    if (!a.token_file.empty() && !read_token_file(a.token_file, a.token)) {
+        std::cerr << "meshscope relay: cannot read a token from " << a.token_file << "\n";
         return exit_usage;
     }
-    if (token.empty() && !address->loopback) {
-        std::cerr << "meshscope relay: " << listen
+    if (a.token.empty() && !address->loopback) {
+        std::cerr << "meshscope relay: " << a.listen
                   << " is not a loopback address: give --token or --token-file so that only your ranks can report\n";
         return exit_usage;
     }
-    options.listen_host = address->host;
-    options.listen_port = address->port;
-    options.upstream = std::move(upstream_url).value();
-    options.token = token;
-    options.allowed_hosts = allowed_hosts;
-    options.upstream_token = upstream_token;
+    a.options.listen_host = address->host;
+    a.options.listen_port = address->port;
+    a.options.upstream = std::move(upstream_url).value();
+    a.options.token = a.token;
+    a.options.allowed_hosts = a.allowed_hosts;
+    a.options.upstream_token = a.upstream_token;
+    return std::nullopt;
+}
 
-    auto started = relay::Relay::start(options);
+// Runs the relay until SIGINT or SIGTERM, then answers what is waiting and stops.
+int relay_until_stopped(const RelayArguments& a) {
+    auto started = relay::Relay::start(a.options);
     if (!started) {
         std::cerr << "meshscope relay: " << started.error().message() << "\n";
         return exit_failure;
@@ -108,8 +118,8 @@ int run_relay(int argc, char** argv) {
     // One line for scripts and tests, as `meshscope serve` prints.
     std::cout << nlohmann::json{{"listening", service->url()},
                                 {"port", service->port()},
-                                {"upstream", upstream},
-                                {"max_connections", options.max_connections}}
+                                {"upstream", a.upstream},
+                                {"max_connections", a.options.max_connections}}
                      .dump()
               << std::endl;
 
@@ -118,6 +128,18 @@ int run_relay(int argc, char** argv) {
     while (!relay_stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     service->stop();  // answers what is waiting (bounded), then closes
     return exit_ok;
+}
+}  // namespace
+
+int run_relay(int argc, char** argv) {
+    CLI::App cli{"Relay a node's ranks to the collector: their events go upstream in batches.", "meshscope relay"};
+    RelayArguments a;
+    // Raised before the flags are declared: --max-connections shows the default the raised limit allows.
+    a.options.max_connections = relay::default_max_connections(net::raise_descriptor_limit());
+    add_relay_options(cli, a);
+    if (const auto status = parse_or_usage(cli, argc, argv, Usage{"relay"})) return *status;
+    if (const auto failed = validate_relay(a)) return *failed;
+    return relay_until_stopped(a);
 }
 
 }  // namespace meshscope::app

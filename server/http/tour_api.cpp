@@ -130,6 +130,7 @@ bool TourApi::handles(const std::vector<std::string>& segments) noexcept {
            (segments[2] == "tours" || (segments[2] == "sandbox" && segments.size() == 3));
 }
 
+// long: the routes of /api/v1/tours and /api/v1/sandbox, one branch per route
 void TourApi::handle(const std::string& method, const std::vector<std::string>& segments, std::string_view query,
                      const std::string& body, Reply reply) {
     (void)query;

@@ -217,6 +217,8 @@ void OtlpExporter::log_failure(const std::string& what) {
               << " (counts: GET /metrics meshscope_otlp_export_*; this is logged at most once a minute)" << std::endl;
 }
 
+// long: the exporter thread: its loop under one lock (batches, backoff, the metrics timer) and the last send on
+// stopping; not yet split into stages
 void OtlpExporter::run() {
     net::name_this_thread("ms-otlp");
     client::HttpPost logs(options_.url + "/v1/logs", {}, {}, options_.timeout, options_.timeout, abort_);

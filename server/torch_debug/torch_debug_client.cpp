@@ -113,6 +113,8 @@ std::string unescape_html(std::string_view text) {
 
 }  // namespace
 
+// long: one HTTP/1.0 GET on a socket: send, read head and body under one deadline, the status parsed; not yet split
+// into stages
 std::string http_get(const std::string& host, const std::string& port, const std::string& path,
                      std::chrono::milliseconds timeout, std::size_t max_reply, const ras::RasStop* stop) {
     const std::string where = host + ":" + port;

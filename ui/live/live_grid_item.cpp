@@ -90,6 +90,8 @@ QImage LiveGridItem::paint_frame(QSize pixels, double dpr) {
     return frame;
 }
 
+// long: one paint pass over the grid (cells, blocks, labels, highlights) sharing the painter's state and the view's
+// scale
 void LiveGridItem::paint(QPainter& painter) const {
     const LivePalette colors = palette();
     painter.fillRect(QRectF(0, 0, width(), height()), colors.background);

@@ -265,6 +265,8 @@ Expected<StepTime> load_training_log(const std::string& path) {
     return read_training_log(text, path);
 }
 
+// long: one pass over NCCL Inspector's lines collecting each metric by label, then the bandwidth samples in the order
+// first seen; not yet split into stages
 Expected<InspectorRead> read_nccl_inspector(std::string_view text, std::string_view source) {
     const std::string src(source);
     InspectorRead out;

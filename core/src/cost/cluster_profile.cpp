@@ -167,6 +167,7 @@ nlohmann::ordered_json cluster_profile_json(const ClusterProfile& p) {
     return out;
 }
 
+// long: every field of meshscope.cluster-profile/1 read and checked in order, each with its exact message
 Expected<ClusterProfile> cluster_profile_from_json(std::string_view json_text, std::string_view source) {
     const std::string src(source);
     json doc;

@@ -98,6 +98,7 @@ json to_json(const Plan& plan, const PlanJsonOptions& options) {
     return json::parse(out.str());
 }
 
+// long: every field of meshscope.plan/1 read and checked in order, each with its exact message
 Expected<Plan> plan_from_json(const json& document) {
     if (!document.is_object()) return bad("the document must be a JSON object");
     const auto schema = document.find("schema");

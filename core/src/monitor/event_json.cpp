@@ -168,6 +168,7 @@ bool is_blank(std::string_view line) {
 }
 }  // namespace
 
+// long: every field of meshscope.event/1 read and checked in schema order, each with its exact message
 Expected<Event> event_from_json(const json& value, const EventLimits& limits) {
     if (!value.is_object()) return ValueError("must be a JSON object");
     Event e;

@@ -10,6 +10,8 @@ namespace {
 constexpr std::string_view records_prefix = "records/";
 }  // namespace
 
+// long: an import replaces the earlier one's findings, world, topology and positions in the job, in that order; not
+// yet split into stages
 void Monitor::import_records(const std::string& job_name, const RecordsImport& records, double received_at) {
     monitor::Job& job = impl_->job_for(job_name);
     if (!job.last_event || *job.last_event < received_at) job.last_event = received_at;

@@ -194,64 +194,51 @@ void name_processes(Diagnosis& out) {
     }
 }
 
-Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::vector<RasStall>* ras_stalls) {
-    Diagnosis out;
-    out.problems = records.problems;
-    out.problems.insert(out.problems.end(), records.nccl.problems.begin(), records.nccl.problems.end());
-    detail::Context context{records, nullptr, 0, {}, out, ras_stalls, {}, {}};
-    detail::find_process_ranks(context);
-    for (const auto& d : records.dumps) context.world = std::max(context.world, d.rank + 1);
-
-    std::optional<Plan> proposed;
-    if (plan) {
-        out.topology = plan->topology();
-        context.world = plan->topology().world();
-    } else {
-        for (const auto& s : records.ras)
-            for (const auto& c : s.communicators) context.world = std::max(context.world, c.size);
-        auto groups = detail::complete_nccl_groups(context);
-        const auto fr = detail::complete_fr_groups(context);
-        groups.insert(groups.end(), fr.begin(), fr.end());
-        const auto named = detail::named_fr_groups(context);
-        if (context.world <= 0)
-            out.plan_note = "no rank found in the records, so no layout is proposed";
-        else if (groups.empty() && named.empty())
-            out.plan_note =
-                "no complete group found in the records, so no layout is proposed (give --plan or --dp --cp --ep)";
-        else {
-            out.candidates = detail::explaining_layouts(context.world, groups, named);
-            if (out.candidates.empty())
-                out.plan_note = "no (dp, cp, ep) of world " + std::to_string(context.world) +
-                                " has every group found in the records";
-            else if (out.candidates.size() > 1)
-                out.plan_note = std::to_string(out.candidates.size()) + " layouts of world " +
-                                std::to_string(context.world) +
-                                " have every group found; give --plan or --dp --cp --ep";
-            else if (auto made = Plan::make(out.candidates.front(), 8)) {
-                proposed.emplace(std::move(made).value());
-                out.topology = out.candidates.front();
-                out.proposed = true;
-            }
-        }
+// Without a plan: the layouts of the world that have every complete group the records show, and the plan of the one
+// layout when only one does; else the note that says why none is proposed.
+std::optional<Plan> propose_layout(const RecordSet& records, detail::Context& context, Diagnosis& out) {
+    for (const auto& s : records.ras)
+        for (const auto& c : s.communicators) context.world = std::max(context.world, c.size);
+    auto groups = detail::complete_nccl_groups(context);
+    const auto fr = detail::complete_fr_groups(context);
+    groups.insert(groups.end(), fr.begin(), fr.end());
+    const auto named = detail::named_fr_groups(context);
+    if (context.world <= 0) {
+        out.plan_note = "no rank found in the records, so no layout is proposed";
+        return std::nullopt;
     }
-    const Plan* used = plan ? plan : proposed ? &*proposed : nullptr;
-    std::optional<detail::PlanIndex> index;
-    if (used) index.emplace(*used);
-    context.plan = index ? &*index : nullptr;
-    out.world = context.world;
+    if (groups.empty() && named.empty()) {
+        out.plan_note =
+            "no complete group found in the records, so no layout is proposed (give --plan or --dp --cp --ep)";
+        return std::nullopt;
+    }
+    out.candidates = detail::explaining_layouts(context.world, groups, named);
+    if (out.candidates.empty())
+        out.plan_note =
+            "no (dp, cp, ep) of world " + std::to_string(context.world) + " has every group found in the records";
+    else if (out.candidates.size() > 1)
+        out.plan_note = std::to_string(out.candidates.size()) + " layouts of world " + std::to_string(context.world) +
+                        " have every group found; give --plan or --dp --cp --ep";
+    else if (auto made = Plan::make(out.candidates.front(), 8)) {
+        out.topology = out.candidates.front();
+        out.proposed = true;
+        return std::move(made).value();
+    }
+    return std::nullopt;
+}
 
-    detail::diagnose_nccl(context);
-    detail::diagnose_flight_recorder(context);
-    detail::diagnose_ras(context);
-    out.world = context.world;
+// Every rank the records name (the NCCL log's processes, the dumps), and with a plan the ranks beyond it.
+void note_every_rank(const RecordSet& records, const Plan* plan, const detail::Context& context, Diagnosis& out) {
     for (const auto& [process, rank] : context.process_ranks)
         detail::note_rank(out, rank, process.host, process.pid ? std::optional(process.pid) : std::nullopt);
     for (const auto& d : records.dumps)
         if (d.rank >= 0) detail::note_rank(out, d.rank, d.host, std::nullopt);
     if (plan) note_ranks_beyond_plan(records, *plan, out);
-    detail::find_verdicts(context);
-    name_processes(out);
-    // The collector's order: kind, then first rank, then id.
+}
+
+// The collector's order (kind, then first rank, then id), then the verdicts first in their own order (the one most
+// groups wait on first), each followed by its consequences.
+void order_findings(Diagnosis& out) {
     std::stable_sort(out.findings.begin(), out.findings.end(), [](const SourcedFinding& a, const SourcedFinding& b) {
         if (a.finding.kind != b.finding.kind) return a.finding.kind < b.finding.kind;
         const std::int64_t ra = a.finding.ranks.empty() ? -1 : a.finding.ranks.front();
@@ -259,7 +246,6 @@ Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::v
         if (ra != rb) return ra < rb;
         return a.finding.id < b.finding.id;
     });
-    // The verdicts first in their own order (the one most groups wait on first), each followed by its consequences.
     std::vector<SourcedFinding> ordered;
     ordered.reserve(out.findings.size());
     std::vector<bool> taken(out.findings.size(), false);
@@ -276,6 +262,39 @@ Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::v
     }
     take([](const SourcedFinding&) { return true; });
     out.findings = std::move(ordered);
+}
+
+// The stages: the processes' ranks, the plan (given, or proposed from the complete groups), the three sources
+// placed on it, every rank noted, the verdicts, then the processes named and the findings ordered.
+Diagnosis diagnose_with(const RecordSet& records, const Plan* plan, const std::vector<RasStall>* ras_stalls) {
+    Diagnosis out;
+    out.problems = records.problems;
+    out.problems.insert(out.problems.end(), records.nccl.problems.begin(), records.nccl.problems.end());
+    detail::Context context{records, nullptr, 0, {}, out, ras_stalls, {}, {}};
+    detail::find_process_ranks(context);
+    for (const auto& d : records.dumps) context.world = std::max(context.world, d.rank + 1);
+
+    std::optional<Plan> proposed;
+    if (plan) {
+        out.topology = plan->topology();
+        context.world = plan->topology().world();
+    } else {
+        proposed = propose_layout(records, context, out);
+    }
+    const Plan* used = plan ? plan : proposed ? &*proposed : nullptr;
+    std::optional<detail::PlanIndex> index;
+    if (used) index.emplace(*used);
+    context.plan = index ? &*index : nullptr;
+    out.world = context.world;
+
+    detail::diagnose_nccl(context);
+    detail::diagnose_flight_recorder(context);
+    detail::diagnose_ras(context);
+    out.world = context.world;
+    note_every_rank(records, plan, context, out);
+    detail::find_verdicts(context);
+    name_processes(out);
+    order_findings(out);
     return out;
 }
 }  // namespace
@@ -404,6 +423,7 @@ nlohmann::json to_json(const Diagnosis& d, const Plan* plan) {
     return j;
 }
 
+// long: the text report's sections in the order a reader meets them, one block each
 std::string to_text(const Diagnosis& d) {
     std::ostringstream out;
     out << "diagnosis: " << d.world << " ranks";

@@ -122,11 +122,87 @@ std::vector<NamedGroup> named_fr_groups(const Context& context) {
     return out;
 }
 
-void diagnose_flight_recorder(Context& context) {
-    const auto& dumps = context.records.dumps;
-    if (dumps.empty()) return;
+namespace {
+// What the stages read, made once from the dumps: the dumps by rank, the process groups by name, and each dump's
+// groups and ops as small integers, so that entries compare as integers and texts are made once per op.
+struct FrIndex {
+    std::map<std::int64_t, const FrDump*> by_rank;  // of two dumps of one rank, the first
+    std::map<std::string, PgInfo> pgs;              // by pg name, the same on every rank
+    std::map<std::string, std::size_t> pg_index;    // a pg name's index among pgs
+    // Each dump's groups (by FrGroupName::index) as indices into pgs, and its ops (by FrOp::index) as the index of
+    // what they run (collective, sizes, dtypes).
+    std::map<const FrDump*, std::vector<std::size_t>> group_ids;
+    std::map<const FrDump*, std::vector<std::size_t>> op_ids;
+    // The first rank (by rank) whose pg_config lists a group's members.
+    std::map<std::string, const std::vector<std::int64_t>*> config_ranks;
+};
+
+// A group on the plan (or not), with the members it is judged over.
+struct Placed {
+    const PgInfo* pg;
+    ObservedGroup group;
+    std::vector<std::int64_t> members;
+};
+
+// Every group placed, and what naming a rank's last record needs: a group's words by pg name.
+struct Placement {
+    std::vector<Placed> placed;                                       // in pgs' order: placed[i] has pg_index i
+    std::map<std::string, std::string> labels;                        // "ep group 1", "default_pg", else the group's id
+    std::map<std::string, std::set<std::int64_t>> dims_with_records;  // dim -> plan group indices seen
+};
+
+// How far one group got, for the roll-up by dim.
+struct Outcome {
+    std::string dim;  // for the roll-up: the plan's dim, or the group's desc
+    std::string label;
+    std::int64_t reached = 0;
+    bool stuck = false;
+    std::string stuck_text;
+    // The last sequence id every member entered, and who entered it last, how long after the first
+    // (time_created_ns: when the collective was called on that rank).
+    std::int64_t common = 0;
+    std::int64_t latest_rank = -1;
+    std::int64_t spread_ns = 0;
+    std::string collective;
+    // Members without a dump: whether they reached `reached` no record says.
+    std::vector<std::int64_t> without_dump;
+};
+
+// One group's verdict on its own, kept aside and taken in group order afterwards, so that the report is the same
+// however the groups are shared out between threads.
+struct GroupVerdict {
+    std::vector<SourcedFinding> findings;
+    std::optional<ReadProblem> problem;
+    std::optional<Outcome> outcome;
+    FrGroupArrivals arrivals;
+};
+
+// A member's entry on one group: its seq (first), the entry (second) and what it ran (op: the index of its
+// signature, kept here so that walking the members side by side reads no entry).
+struct SeqEntry {
+    std::int64_t first;
+    const FrEntry* second;
+    std::size_t op;
+};
+using Seqs = std::vector<SeqEntry>;
+// Each member with a dump and its entries on the group, by member, ascending.
+using MemberSeqs = std::vector<std::pair<std::int64_t, Seqs>>;
+
+const FrEntry* find_seq(const Seqs& seqs, std::int64_t s) {
+    const auto it =
+        std::lower_bound(seqs.begin(), seqs.end(), s, [](const auto& a, std::int64_t v) { return a.first < v; });
+    return it != seqs.end() && it->first == s ? it->second : nullptr;
+}
+
+std::string group_key(const ObservedGroup& group) {
+    return group.place ? group.place->dim + "/" + std::to_string(group.place->index) : group.id;
+}
+
+// --- index: the dumps by rank, their groups and ops numbered ---
+
+std::map<std::int64_t, const FrDump*> dumps_by_rank(Context& context) {
     std::map<std::int64_t, const FrDump*> by_rank;
-    for (const auto& d : dumps) {
+    for (const auto& d : context.records.dumps) {
         if (d.rank < 0) continue;
         const auto [it, added] = by_rank.emplace(d.rank, &d);
         if (!added)
@@ -135,9 +211,13 @@ void diagnose_flight_recorder(Context& context) {
                                                             ": " + it->second->file + " and " + d.file +
                                                             "; the first is read"));
     }
-    std::map<std::string, PgInfo> pgs;  // by pg name, the same on every rank
-    // A group's desc is the first one recorded that says something (neither empty nor "undefined"), else the
-    // last one recorded; a dump's entries are read through its groups, each once.
+    return by_rank;
+}
+
+// A group's desc is the first one recorded that says something (neither empty nor "undefined"), else the last one
+// recorded; a dump's entries are read through its groups, each once.
+std::map<std::string, PgInfo> process_groups(const std::map<std::int64_t, const FrDump*>& by_rank) {
+    std::map<std::string, PgInfo> pgs;
     for (const auto& [rank, dump] : by_rank) {
         const auto spans = group_spans(*dump);
         std::map<std::string_view, std::pair<const FrGroupName*, const FrGroupName*>> named;  // first good, last
@@ -155,324 +235,333 @@ void diagnose_flight_recorder(Context& context) {
             pg.seen.insert(rank);
         }
     }
-    // Each dump's groups as the index of their name among pgs, and each dump's ops as the index of what they run
-    // (collective, sizes, dtypes): entries compare as integers, and texts are made once per op.
-    std::map<std::string, std::size_t> pg_index;
-    for (const auto& [name, pg] : pgs) pg_index.emplace(name, pg_index.size());
-    std::map<const FrDump*, std::vector<std::size_t>> group_ids;
-    std::map<const FrDump*, std::vector<std::size_t>> op_ids;
+    return pgs;
+}
+
+FrIndex index_dumps(Context& context) {
+    FrIndex index;
+    index.by_rank = dumps_by_rank(context);
+    index.pgs = process_groups(index.by_rank);
+    for (const auto& [name, pg] : index.pgs) index.pg_index.emplace(name, index.pg_index.size());
     std::map<Signature, std::size_t> signatures;
-    for (const auto& [rank, dump] : by_rank) {
-        auto& ids = group_ids[dump];
-        for (const FrGroupName* g : dump->groups()) ids.push_back(pg_index.at(g->name));
-        auto& ops = op_ids[dump];
+    for (const auto& [rank, dump] : index.by_rank) {
+        auto& ids = index.group_ids[dump];
+        for (const FrGroupName* g : dump->groups()) ids.push_back(index.pg_index.at(g->name));
+        auto& ops = index.op_ids[dump];
         for (const FrOp* op : dump->ops())
             ops.push_back(signatures.emplace(signature(*op), signatures.size()).first->second);
     }
-    // The first rank (by rank) whose pg_config lists a group's members.
-    std::map<std::string, const std::vector<std::int64_t>*> config_ranks;
-    for (const auto& [rank, dump] : by_rank)
+    for (const auto& [rank, dump] : index.by_rank)
         for (const auto& [name, config] : dump->pg_config)
-            if (!config.ranks->empty()) config_ranks.emplace(name, config.ranks.get());
+            if (!config.ranks->empty()) index.config_ranks.emplace(name, config.ranks.get());
+    return index;
+}
 
-    struct Outcome {
-        std::string dim;  // for the roll-up: the plan's dim, or the group's desc
-        std::string label;
-        std::int64_t reached = 0;
-        bool stuck = false;
-        std::string stuck_text;
-        // The last sequence id every member entered, and who entered it last, how long after the first
-        // (time_created_ns: when the collective was called on that rank).
-        std::int64_t common = 0;
-        std::int64_t latest_rank = -1;
-        std::int64_t spread_ns = 0;
-        std::string collective;
-        // Members without a dump: whether they reached `reached` no record says.
-        std::vector<std::int64_t> without_dump;
-    };
-    std::vector<Outcome> outcomes;
-    std::map<std::string, std::set<std::int64_t>> dims_with_records;  // dim -> plan group indices seen
+// --- place: every group on the plan first, so that a rank's last record can be named by its group's place ---
 
-    // First every group placed, so that a rank's last record can be named by its group's place.
-    struct Placed {
-        const PgInfo* pg;
-        ObservedGroup group;
-        std::vector<std::int64_t> members;
-    };
-    std::vector<Placed> placed;
-    std::map<std::string, std::string> labels;
-    for (auto& [name, pg] : pgs) {
-        ObservedGroup group;
-        group.source = "Flight Recorder";
-        group.record_name = name;
-        group.id = pg.desc == "default_pg" ? "default_pg" : "process group " + name + " (" + pg.desc + ")";
-        group.seen.assign(pg.seen.begin(), pg.seen.end());
-        std::vector<std::int64_t> members = group.seen;
-        if (const auto it = config_ranks.find(name); it != config_ranks.end()) {
-            members = *it->second;
-            std::sort(members.begin(), members.end());
-        }
-        const std::string hint = pg.desc == "default_pg" ? std::string() : dim_from_desc(pg.desc);
-        group.size = static_cast<std::int64_t>(members.size());
-        if (pg.desc == "default_pg" && context.world <= max_listed_world) {
-            group.size = std::max<std::int64_t>(context.world, static_cast<std::int64_t>(by_rank.size()));
-            members.clear();
-            for (std::int64_t r = 0; r < group.size; ++r) members.push_back(r);
-        }
-        if (context.plan) {
-            if (pg.desc == "default_pg" && group.size == context.plan->world())
-                group.place = PlanPlace{"world", "world", 0, members};
-            else
-                place_group(context, group, {}, hint);
-            if (group.place) members = group.place->members;
-        }
-        group.size = static_cast<std::int64_t>(members.size());
-        for (const std::int64_t r : group.seen)
-            if (group.sources.size() < 8) group.sources.push_back(by_rank[r]->file);
-        if (group.place) dims_with_records[group.place->dim].insert(group.place->index);
-        labels[name] = group.place ? (group.place->mesh == "world"
-                                          ? "default_pg"
-                                          : group.place->dim + " group " + std::to_string(group.place->index))
-                                   : group.id;
-        placed.push_back({&pg, std::move(group), std::move(members)});
+Placed place_one_group(const Context& context, const FrIndex& index, const PgInfo& pg) {
+    const std::string& name = pg.name;
+    ObservedGroup group;
+    group.source = "Flight Recorder";
+    group.record_name = name;
+    group.id = pg.desc == "default_pg" ? "default_pg" : "process group " + name + " (" + pg.desc + ")";
+    group.seen.assign(pg.seen.begin(), pg.seen.end());
+    std::vector<std::int64_t> members = group.seen;
+    if (const auto it = index.config_ranks.find(name); it != index.config_ranks.end()) {
+        members = *it->second;
+        std::sort(members.begin(), members.end());
     }
+    const std::string hint = pg.desc == "default_pg" ? std::string() : dim_from_desc(pg.desc);
+    group.size = static_cast<std::int64_t>(members.size());
+    if (pg.desc == "default_pg" && context.world <= max_listed_world) {
+        group.size = std::max<std::int64_t>(context.world, static_cast<std::int64_t>(index.by_rank.size()));
+        members.clear();
+        for (std::int64_t r = 0; r < group.size; ++r) members.push_back(r);
+    }
+    if (context.plan) {
+        if (pg.desc == "default_pg" && group.size == context.plan->world())
+            group.place = PlanPlace{"world", "world", 0, members};
+        else
+            place_group(context, group, {}, hint);
+        if (group.place) members = group.place->members;
+    }
+    group.size = static_cast<std::int64_t>(members.size());
+    for (const std::int64_t r : group.seen)
+        if (group.sources.size() < 8) group.sources.push_back(index.by_rank.at(r)->file);
+    return {&pg, std::move(group), std::move(members)};
+}
 
-    // Each group's verdict on its own: a group reads only its members' entries, and what it finds is kept aside
-    // and taken in group order afterwards, so the report is the same however the groups are shared out.
-    struct GroupVerdict {
-        std::vector<SourcedFinding> findings;
-        std::optional<ReadProblem> problem;
-        std::optional<Outcome> outcome;
-        FrGroupArrivals arrivals;
+Placement place_groups(const Context& context, const FrIndex& index) {
+    Placement placement;
+    for (const auto& [name, pg] : index.pgs) {
+        Placed placed = place_one_group(context, index, pg);
+        const ObservedGroup& group = placed.group;
+        if (group.place) placement.dims_with_records[group.place->dim].insert(group.place->index);
+        placement.labels[name] = group.place ? (group.place->mesh == "world"
+                                                    ? "default_pg"
+                                                    : group.place->dim + " group " + std::to_string(group.place->index))
+                                             : group.id;
+        placement.placed.push_back(std::move(placed));
+    }
+    return placement;
+}
+
+// --- judge: each group on its own, from its members' entries ---
+
+// Each member's entries on group `id` by seq, ascending; of entries with the same seq the last counts. Members
+// without a dump go to without_dump.
+MemberSeqs member_entries(const FrIndex& index, std::size_t id, const std::vector<std::int64_t>& members,
+                          std::vector<std::int64_t>& without_dump) {
+    MemberSeqs by_member;
+    Seqs seqs;  // one member's, its capacity kept from member to member
+    for (const std::int64_t m : members) {
+        const auto d = index.by_rank.find(m);
+        if (d == index.by_rank.end()) {
+            without_dump.push_back(m);
+            continue;
+        }
+        const auto& ids = index.group_ids.at(d->second);
+        const auto& ops = index.op_ids.at(d->second);
+        seqs.clear();
+        for (const auto& e : d->second->entries)
+            if (ids[e.group->index] == id && !e.is_p2p && e.collective_seq_id > 0)
+                seqs.push_back({e.collective_seq_id, &e, ops[e.op->index]});
+        const auto by_seq = [](const auto& a, const auto& b) { return a.first < b.first; };
+        if (!std::is_sorted(seqs.begin(), seqs.end(), by_seq))  // a ring buffer's entries mostly are
+            std::stable_sort(seqs.begin(), seqs.end(), by_seq);
+        Seqs unique;
+        unique.reserve(seqs.size());
+        for (std::size_t i = 0; i < seqs.size(); ++i)
+            if (i + 1 == seqs.size() || seqs[i + 1].first != seqs[i].first) unique.push_back(seqs[i]);
+        by_member.emplace_back(m, std::move(unique));
+    }
+    std::sort(by_member.begin(), by_member.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    by_member.erase(std::unique(by_member.begin(), by_member.end(),
+                                [](const auto& a, const auto& b) { return a.first == b.first; }),
+                    by_member.end());
+    return by_member;
+}
+
+// The smallest seq at or after each member's cursor, or INT64_MAX when every member's list is walked.
+std::int64_t next_seq(const MemberSeqs& by_member, const std::vector<std::size_t>& cursor) {
+    std::int64_t s = INT64_MAX;
+    for (std::size_t k = 0; k < by_member.size(); ++k)
+        if (cursor[k] < by_member[k].second.size()) s = std::min(s, by_member[k].second[cursor[k]].first);
+    return s;
+}
+
+// When the members entered each sequence id, for the straggler rule: the members' lists walked side by side, every
+// id once.
+void record_arrivals(const MemberSeqs& by_member, FrGroupArrivals& arrivals) {
+    arrivals.with_dump = static_cast<std::int64_t>(by_member.size());
+    std::vector<std::size_t> at(by_member.size(), 0);
+    for (;;) {
+        const std::int64_t s = next_seq(by_member, at);
+        if (s == INT64_MAX) break;
+        SeqArrival a{s, INT64_MAX, INT64_MIN, 0};
+        for (std::size_t k = 0; k < by_member.size(); ++k) {
+            const Seqs& seqs = by_member[k].second;
+            if (at[k] >= seqs.size() || seqs[at[k]].first != s) continue;
+            const std::int64_t t = seqs[at[k]].second->time_created_ns;
+            a.first_ns = std::min(a.first_ns, t);
+            a.last_ns = std::max(a.last_ns, t);
+            ++a.entered;
+            ++at[k];
+        }
+        arrivals.seqs.push_back(a);
+    }
+}
+
+// The first sequence id at which members that entered it disagree on what they run. Only the ids some member
+// recorded are visited (a dump's ids can be anything), in order: the members' lists are walked side by side.
+std::optional<std::int64_t> first_disagreement(const MemberSeqs& by_member) {
+    std::vector<std::size_t> cursor(by_member.size(), 0);
+    for (;;) {
+        const std::int64_t s = next_seq(by_member, cursor);
+        if (s == INT64_MAX) return std::nullopt;
+        bool differ = false;
+        std::size_t first_op = SIZE_MAX;
+        for (std::size_t k = 0; k < by_member.size(); ++k) {
+            const Seqs& seqs = by_member[k].second;
+            if (cursor[k] >= seqs.size() || seqs[cursor[k]].first != s) continue;
+            const std::size_t op = seqs[cursor[k]].op;
+            if (first_op == SIZE_MAX)
+                first_op = op;
+            else if (op != first_op)
+                differ = true;
+            ++cursor[k];
+        }
+        if (differ) return s;
+    }
+}
+
+// collective_mismatch at seq s, in Flight Recorder's classes: the members that differ from what most members did.
+SourcedFinding mismatch_finding(const FrIndex& index, const ObservedGroup& group, const MemberSeqs& by_member,
+                                std::int64_t s) {
+    std::map<Signature, std::vector<std::int64_t>> votes;
+    for (const auto& [m, seqs] : by_member)
+        if (const FrEntry* e = find_seq(seqs, s)) votes[signature(*e)].push_back(m);
+    // The reference is what most members did; a tie goes to the lowest rank's.
+    const auto reference = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+        if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
+        return a.second.front() > b.second.front();
+    });
+    std::vector<std::int64_t> faulty;
+    for (const auto& [sig, ranks] : votes)
+        if (&sig != &reference->first) faulty.insert(faulty.end(), ranks.begin(), ranks.end());
+    std::sort(faulty.begin(), faulty.end());
+    const auto entry_of = [&](std::int64_t m) -> const FrEntry& {
+        const auto it = std::lower_bound(by_member.begin(), by_member.end(), m,
+                                         [](const auto& a, std::int64_t v) { return a.first < v; });
+        return *find_seq(it->second, s);
     };
-    const auto judge_group = [&](const Placed& placed_group) {
-        GroupVerdict verdict;
-        const auto& [pg_ptr, group, members] = placed_group;
-        const std::string& name = pg_ptr->name;
-        const PgInfo& pg = *pg_ptr;
-        // Each member's entries on this group by seq, ascending; of entries with the same seq the last counts.
-        // A member's entry: its seq (first), the entry (second) and what it ran (op: the index of its signature,
-        // kept here so that walking the members side by side reads no entry).
-        struct SeqEntry {
-            std::int64_t first;
-            const FrEntry* second;
-            std::size_t op;
-        };
-        using Seqs = std::vector<SeqEntry>;
-        std::vector<std::pair<std::int64_t, Seqs>> by_member;  // by member, ascending
-        std::vector<std::int64_t> without_dump;
-        const std::size_t id = pg_index.at(name);
-        Seqs seqs;  // one member's, its capacity kept from member to member
-        for (const std::int64_t m : members) {
-            const auto d = by_rank.find(m);
-            if (d == by_rank.end()) {
-                without_dump.push_back(m);
-                continue;
-            }
-            const auto& ids = group_ids.at(d->second);
-            const auto& ops = op_ids.at(d->second);
-            seqs.clear();
-            for (const auto& e : d->second->entries)
-                if (ids[e.group->index] == id && !e.is_p2p && e.collective_seq_id > 0)
-                    seqs.push_back({e.collective_seq_id, &e, ops[e.op->index]});
-            const auto by_seq = [](const auto& a, const auto& b) { return a.first < b.first; };
-            if (!std::is_sorted(seqs.begin(), seqs.end(), by_seq))  // a ring buffer's entries mostly are
-                std::stable_sort(seqs.begin(), seqs.end(), by_seq);
-            Seqs unique;
-            unique.reserve(seqs.size());
-            for (std::size_t i = 0; i < seqs.size(); ++i)
-                if (i + 1 == seqs.size() || seqs[i + 1].first != seqs[i].first) unique.push_back(seqs[i]);
-            by_member.emplace_back(m, std::move(unique));
-        }
-        std::sort(by_member.begin(), by_member.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        by_member.erase(std::unique(by_member.begin(), by_member.end(),
-                                    [](const auto& a, const auto& b) { return a.first == b.first; }),
-                        by_member.end());
-        const auto find_seq = [](const Seqs& seqs, std::int64_t s) -> const FrEntry* {
-            const auto it = std::lower_bound(seqs.begin(), seqs.end(), s,
-                                             [](const auto& a, std::int64_t v) { return a.first < v; });
-            return it != seqs.end() && it->first == s ? it->second : nullptr;
-        };
-        verdict.arrivals.dim = group.place ? group.place->dim : pg.desc;
-        verdict.arrivals.label = group.label();
-        if (by_member.empty()) return verdict;
-        // When the members entered each sequence id, for the straggler rule: the members' lists walked side by
-        // side, every id once.
-        {
-            FrGroupArrivals& arrivals = verdict.arrivals;
-            arrivals.with_dump = static_cast<std::int64_t>(by_member.size());
-            std::vector<std::size_t> at(by_member.size(), 0);
-            for (;;) {
-                std::int64_t s = INT64_MAX;
-                for (std::size_t k = 0; k < by_member.size(); ++k)
-                    if (at[k] < by_member[k].second.size()) s = std::min(s, by_member[k].second[at[k]].first);
-                if (s == INT64_MAX) break;
-                SeqArrival a{s, INT64_MAX, INT64_MIN, 0};
-                for (std::size_t k = 0; k < by_member.size(); ++k) {
-                    const Seqs& seqs = by_member[k].second;
-                    if (at[k] >= seqs.size() || seqs[at[k]].first != s) continue;
-                    const std::int64_t t = seqs[at[k]].second->time_created_ns;
-                    a.first_ns = std::min(a.first_ns, t);
-                    a.last_ns = std::max(a.last_ns, t);
-                    ++a.entered;
-                    ++at[k];
-                }
-                arrivals.seqs.push_back(a);
-            }
-        }
-        std::int64_t hi = 0, lo = INT64_MAX;
+    const FrEntry& ref = entry_of(reference->second.front());
+    const FrEntry& bad = entry_of(faulty.front());
+    const Signature a = signature(ref), b = signature(bad);
+    const std::vector<std::int64_t>& agree = reference->second;
+    std::string what, cls;
+    if (a.collective != b.collective) {
+        cls = "COLLECTIVE_TYPE_MISMATCH";
+        what = "runs " + b.collective + " where " + ranks_words(agree) + " run" + (agree.size() == 1 ? "s " : " ") +
+               a.collective;
+    } else if (a.sizes != b.sizes) {
+        cls = "SIZE_OR_SYNTAX_MISMATCH";
+        what = "has sizes " + b.sizes + " where " + ranks_words(agree) + (agree.size() == 1 ? " has " : " have ") +
+               a.sizes;
+    } else {
+        cls = "COLLECTIVE_DTYPE_MISMATCH";
+        what = "has dtypes " + b.dtypes + " where " + ranks_words(agree) + (agree.size() == 1 ? " has " : " have ") +
+               a.dtypes;
+    }
+    Finding f;
+    f.kind = FindingKind::collective_mismatch;
+    f.id = "collective_mismatch/" + group_key(group);
+    f.ranks = faulty;
+    f.message = "the " + group.label() + " disagrees at seq " + std::to_string(s) + " (" +
+                std::string(ref.collective()) + "): " + ranks_words(faulty) + " " + what + " (" + cls +
+                ", Flight Recorder)";
+    f.fix =
+        "Make every member of this group call the same collective with the same shapes and dtypes at this "
+        "point (the same code path and batch shapes on every rank); ranks that disagree hang NCCL or "
+        "corrupt the result.";
+    std::vector<std::string> sources;
+    for (const std::int64_t r : {agree.front(), faulty.front()}) sources.push_back(index.by_rank.at(r)->file);
+    return {std::move(f), sources};
+}
+
+// How far the group got: the highest seq a member reached, the last seq every member reached (common), and who
+// called that one last, how long after the first.
+Outcome group_progress(const Placed& placed, const MemberSeqs& by_member, std::vector<std::int64_t> without_dump) {
+    std::int64_t hi = 0, lo = INT64_MAX;
+    for (const auto& [m, seqs] : by_member) {
+        const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
+        hi = std::max(hi, last);
+        lo = std::min(lo, last);
+    }
+    const ObservedGroup& group = placed.group;
+    Outcome outcome{group.place ? group.place->dim : placed.pg->desc,
+                    group.label(),
+                    hi,
+                    false,
+                    {},
+                    lo,
+                    -1,
+                    0,
+                    {},
+                    std::move(without_dump)};
+    if (lo >= 1 && by_member.size() > 1) {
+        std::int64_t first = INT64_MAX, last = INT64_MIN;
         for (const auto& [m, seqs] : by_member) {
-            const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
-            hi = std::max(hi, last);
-            lo = std::min(lo, last);
+            const FrEntry* e = find_seq(seqs, lo);
+            if (!e) continue;  // a member whose ids skip lo
+            first = std::min(first, e->time_created_ns);
+            if (e->time_created_ns > last) {
+                last = e->time_created_ns;
+                outcome.latest_rank = m;
+                outcome.collective = std::string(e->collective());
+            }
         }
+        outcome.spread_ns = last - first;
+    }
+    return outcome;
+}
 
-        // The first sequence id at which members that entered it disagree (Flight Recorder's classes). Only the
-        // ids some member recorded are visited (a dump's ids can be anything), in order: the members' lists are
-        // walked side by side.
-        std::vector<std::size_t> cursor(by_member.size(), 0);
-        for (;;) {
-            std::int64_t s = INT64_MAX;
-            for (std::size_t k = 0; k < by_member.size(); ++k)
-                if (cursor[k] < by_member[k].second.size()) s = std::min(s, by_member[k].second[cursor[k]].first);
-            if (s == INT64_MAX) break;
-            bool differ = false;
-            std::size_t first_op = SIZE_MAX;
-            for (std::size_t k = 0; k < by_member.size(); ++k) {
-                const Seqs& seqs = by_member[k].second;
-                if (cursor[k] >= seqs.size() || seqs[cursor[k]].first != s) continue;
-                const std::size_t op = seqs[cursor[k]].op;
-                if (first_op == SIZE_MAX)
-                    first_op = op;
-                else if (op != first_op)
-                    differ = true;
-                ++cursor[k];
-            }
-            if (!differ) continue;
-            std::map<Signature, std::vector<std::int64_t>> votes;
-            for (const auto& [m, seqs] : by_member)
-                if (const FrEntry* e = find_seq(seqs, s)) votes[signature(*e)].push_back(m);
-            // The reference is what most members did; a tie goes to the lowest rank's.
-            const auto reference = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
-                if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
-                return a.second.front() > b.second.front();
-            });
-            std::vector<std::int64_t> faulty;
-            for (const auto& [sig, ranks] : votes)
-                if (&sig != &reference->first) faulty.insert(faulty.end(), ranks.begin(), ranks.end());
-            std::sort(faulty.begin(), faulty.end());
-            const auto entry_of = [&](std::int64_t m) -> const FrEntry& {
-                const auto it = std::lower_bound(by_member.begin(), by_member.end(), m,
-                                                 [](const auto& a, std::int64_t v) { return a.first < v; });
-                return *find_seq(it->second, s);
-            };
-            const FrEntry& ref = entry_of(reference->second.front());
-            const FrEntry& bad = entry_of(faulty.front());
-            const Signature a = signature(ref), b = signature(bad);
-            std::string what, cls;
-            if (a.collective != b.collective) {
-                cls = "COLLECTIVE_TYPE_MISMATCH";
-                what = "runs " + b.collective + " where " + ranks_words(reference->second) + " run" +
-                       (reference->second.size() == 1 ? "s " : " ") + a.collective;
-            } else if (a.sizes != b.sizes) {
-                cls = "SIZE_OR_SYNTAX_MISMATCH";
-                what = "has sizes " + b.sizes + " where " + ranks_words(reference->second) +
-                       (reference->second.size() == 1 ? " has " : " have ") + a.sizes;
-            } else {
-                cls = "COLLECTIVE_DTYPE_MISMATCH";
-                what = "has dtypes " + b.dtypes + " where " + ranks_words(reference->second) +
-                       (reference->second.size() == 1 ? " has " : " have ") + a.dtypes;
-            }
-            Finding f;
-            f.kind = FindingKind::collective_mismatch;
-            f.id = "collective_mismatch/" +
-                   (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : group.id);
-            f.ranks = faulty;
-            f.message = "the " + group.label() + " disagrees at seq " + std::to_string(s) + " (" +
-                        std::string(ref.collective()) + "): " + ranks_words(faulty) + " " + what + " (" + cls +
-                        ", Flight Recorder)";
-            f.fix =
-                "Make every member of this group call the same collective with the same shapes and dtypes at this "
-                "point (the same code path and batch shapes on every rank); ranks that disagree hang NCCL or "
-                "corrupt the result.";
-            std::vector<std::string> sources;
-            for (const std::int64_t r : {reference->second.front(), faulty.front()})
-                sources.push_back(by_rank.at(r)->file);
-            verdict.findings.push_back({std::move(f), sources});
-            break;
-        }
+// collective_stuck at the seq after the common one: who never entered it and where those ranks are instead. Marks
+// the outcome stuck.
+SourcedFinding stuck_finding(const FrIndex& index, const std::map<std::string, std::string>& labels,
+                             const ObservedGroup& group, const MemberSeqs& by_member, Outcome& outcome) {
+    const std::int64_t s = outcome.common + 1;
+    std::vector<std::int64_t> never, entered;
+    const FrEntry* at = nullptr;
+    for (const auto& [m, seqs] : by_member) {
+        const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
+        (last < s ? never : entered).push_back(m);
+        if (const FrEntry* e = find_seq(seqs, s); e && !at) at = e;
+    }
+    const std::string collective = at ? std::string(at->collective()) : "a collective";
+    outcome.stuck = true;
+    outcome.stuck_text = group.label() + " is stuck at seq " + std::to_string(s) + " (" + collective +
+                         "): " + ranks_words(never) + " never entered";
+    // Where the ranks that never entered are instead: their last record, grouped by what it is.
+    std::map<std::string, std::vector<std::int64_t>> elsewhere;
+    for (const std::int64_t r : never)
+        if (const FrEntry* last = last_record(*index.by_rank.at(r))) elsewhere[entry_text(*last, labels)].push_back(r);
+    Finding f;
+    f.kind = FindingKind::collective_stuck;
+    f.id = "collective_stuck/" + group_key(group);
+    f.ranks = never;
+    f.message = "the " + outcome.stuck_text + " it; " + ranks_words(entered) + " entered it";
+    for (const auto& [where, ranks] : elsewhere) f.message += "; " + ranks_words(ranks) + " last recorded " + where;
+    f.message += " (Flight Recorder)";
+    f.fix = "Look at what " + ranks_words(never) + (never.size() == 1 ? " is" : " are") +
+            " doing instead (py-spy dump --pid, its log, the collective it last recorded): every member of "
+            "the group waits for the ranks that never entered.";
+    std::vector<std::string> sources;
+    for (const std::int64_t r : never)
+        if (sources.size() < 8) sources.push_back(index.by_rank.at(r)->file);
+    return {std::move(f), sources};
+}
 
-        Outcome outcome{
-            group.place ? group.place->dim : pg.desc, group.label(), hi, false, {}, lo, -1, 0, {}, without_dump};
-        if (lo >= 1 && by_member.size() > 1) {
-            std::int64_t first = INT64_MAX, last = INT64_MIN;
-            for (const auto& [m, seqs] : by_member) {
-                const FrEntry* e = find_seq(seqs, lo);
-                if (!e) continue;  // a member whose ids skip lo
-                first = std::min(first, e->time_created_ns);
-                if (e->time_created_ns > last) {
-                    last = e->time_created_ns;
-                    outcome.latest_rank = m;
-                    outcome.collective = std::string(e->collective());
-                }
-            }
-            outcome.spread_ns = last - first;
-        }
-        if (lo < hi) {
-            const std::int64_t s = lo + 1;
-            std::vector<std::int64_t> never, entered;
-            const FrEntry* at = nullptr;
-            for (const auto& [m, seqs] : by_member) {
-                const std::int64_t last = seqs.empty() ? 0 : seqs.back().first;
-                (last < s ? never : entered).push_back(m);
-                if (const FrEntry* e = find_seq(seqs, s); e && !at) at = e;
-            }
-            const std::string collective = at ? std::string(at->collective()) : "a collective";
-            outcome.stuck = true;
-            outcome.stuck_text = group.label() + " is stuck at seq " + std::to_string(s) + " (" + collective +
-                                 "): " + ranks_words(never) + " never entered";
-            // Where the ranks that never entered are instead: their last record, grouped by what it is.
-            std::map<std::string, std::vector<std::int64_t>> elsewhere;
-            for (const std::int64_t r : never)
-                if (const FrEntry* last = last_record(*by_rank.at(r)))
-                    elsewhere[entry_text(*last, labels)].push_back(r);
-            Finding f;
-            f.kind = FindingKind::collective_stuck;
-            f.id = "collective_stuck/" +
-                   (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : group.id);
-            f.ranks = never;
-            f.message = "the " + outcome.stuck_text + " it; " + ranks_words(entered) + " entered it";
-            for (const auto& [where, ranks] : elsewhere)
-                f.message += "; " + ranks_words(ranks) + " last recorded " + where;
-            f.message += " (Flight Recorder)";
-            f.fix = "Look at what " + ranks_words(never) + (never.size() == 1 ? " is" : " are") +
-                    " doing instead (py-spy dump --pid, its log, the collective it last recorded): every member of "
-                    "the group waits for the ranks that never entered.";
-            std::vector<std::string> sources;
-            for (const std::int64_t r : never)
-                if (sources.size() < 8) sources.push_back(by_rank.at(r)->file);
-            verdict.findings.push_back({std::move(f), sources});
-        }
-        if (!without_dump.empty())
-            verdict.problem = read_problem(
-                {}, 0, "no Flight Recorder dump from " + ranks_words(without_dump) + " of the " + group.label());
-        verdict.outcome = std::move(outcome);
-        return verdict;
-    };
-    // The groups are judged on a few threads, each taking the next group: a 16,384-rank job's groups read 2.4 GB
-    // of entries (docs/benchmarks.md, "Flight Recorder").
+// A group reads only its members' entries: its arrivals, its first disagreement, how far it got and where it is
+// stuck, and the members that left no dump.
+GroupVerdict judge_group(const FrIndex& index, const std::map<std::string, std::string>& labels, const Placed& placed) {
+    GroupVerdict verdict;
+    const ObservedGroup& group = placed.group;
+    std::vector<std::int64_t> without_dump;
+    const MemberSeqs by_member =
+        member_entries(index, index.pg_index.at(placed.pg->name), placed.members, without_dump);
+    verdict.arrivals.dim = group.place ? group.place->dim : placed.pg->desc;
+    verdict.arrivals.label = group.label();
+    if (by_member.empty()) return verdict;
+    record_arrivals(by_member, verdict.arrivals);
+    if (const auto s = first_disagreement(by_member))
+        verdict.findings.push_back(mismatch_finding(index, group, by_member, *s));
+    Outcome outcome = group_progress(placed, by_member, without_dump);
+    if (outcome.common < outcome.reached)
+        verdict.findings.push_back(stuck_finding(index, labels, group, by_member, outcome));
+    if (!without_dump.empty())
+        verdict.problem = read_problem(
+            {}, 0, "no Flight Recorder dump from " + ranks_words(without_dump) + " of the " + group.label());
+    verdict.outcome = std::move(outcome);
+    return verdict;
+}
+
+// The groups are judged on a few threads, each taking the next group: a 16,384-rank job's groups read 2.4 GB of
+// entries (docs/benchmarks.md, "Flight Recorder"). The stragglers over the whole window come first, then each
+// group's findings, problem and group in group order; the outcomes are returned for the roll-up.
+std::vector<Outcome> judge_groups(Context& context, const FrIndex& index, Placement& placement) {
+    std::vector<Placed>& placed = placement.placed;
     std::vector<GroupVerdict> verdicts(placed.size());
     parallel_for(placed.size(), parallel_threads(placed.size(), 8),
-                 [&](std::size_t i) { verdicts[i] = judge_group(placed[i]); });
-    // Stragglers over the whole window: placed[i] is the group of pg_index i (both in pgs' order).
-    {
-        std::vector<FrGroupArrivals> arrivals;
-        arrivals.reserve(verdicts.size());
-        for (auto& verdict : verdicts) arrivals.push_back(std::move(verdict.arrivals));
-        context.out.stragglers = find_stragglers(by_rank, group_ids, arrivals, StragglerRule{});
-        for (auto& finding : straggler_findings(context.out.stragglers, by_rank))
-            context.out.findings.push_back(std::move(finding));
-    }
+                 [&](std::size_t i) { verdicts[i] = judge_group(index, placement.labels, placed[i]); });
+    // placed[i] is the group of pg_index i (both in pgs' order), as find_stragglers reads them.
+    std::vector<FrGroupArrivals> arrivals;
+    arrivals.reserve(verdicts.size());
+    for (auto& verdict : verdicts) arrivals.push_back(std::move(verdict.arrivals));
+    context.out.stragglers = find_stragglers(index.by_rank, index.group_ids, arrivals, StragglerRule{});
+    for (auto& finding : straggler_findings(context.out.stragglers, index.by_rank))
+        context.out.findings.push_back(std::move(finding));
+    std::vector<Outcome> outcomes;
     for (std::size_t i = 0; i < placed.size(); ++i) {
         GroupVerdict& verdict = verdicts[i];
         for (auto& finding : verdict.findings) context.out.findings.push_back(std::move(finding));
@@ -480,72 +569,89 @@ void diagnose_flight_recorder(Context& context) {
         if (verdict.outcome) outcomes.push_back(std::move(*verdict.outcome));
         context.out.groups.push_back(std::move(placed[i].group));
     }
+    return outcomes;
+}
 
-    // A plan group of a dim that recorded nothing while others of the same dim did: it likely never formed.
-    if (context.plan) {
-        for (const auto& [dim, indices] : dims_with_records) {
-            if (dim == "world") continue;
-            for (std::int64_t r = 0; r < context.plan->world(); ++r) {
-                const auto p = context.plan->along(dim, r);
-                if (!p || p->members.size() < 2 || p->members.front() != r || indices.count(p->index)) continue;
-                // every member's progress: how many records its dump holds
-                std::map<std::size_t, std::vector<std::int64_t>> by_progress;
-                for (const std::int64_t m : p->members)
-                    if (const auto d = by_rank.find(m); d != by_rank.end())
-                        by_progress[d->second->entries.size()].push_back(m);
-                if (by_progress.empty()) continue;
-                Finding f;
-                f.kind = FindingKind::communicator_not_formed;
-                f.id = "communicator_not_formed/" + dim + "/" + std::to_string(p->index);
-                f.message = "the " + p->label() +
-                            " communicator never ran a collective (no member recorded one) "
-                            "while " +
-                            std::to_string(indices.size()) + " other " + dim + " group" +
-                            (indices.size() == 1 ? "" : "s") + " did";
-                std::vector<std::string> sources;
-                for (const auto& [count, ranks] : by_progress) {
-                    const FrEntry* last = last_record(*by_rank[ranks.front()]);
-                    f.message += "; " + ranks_words(ranks) + " stopped after " +
-                                 (last ? entry_text(*last, labels) : std::string("no record"));
-                    sources.push_back(by_rank[ranks.front()]->file);
-                }
-                if (by_progress.size() > 1) {
-                    // The members that went further did not wait in this group's creation: they skipped it.
-                    f.ranks = by_progress.rbegin()->second;
-                    f.message += ": " + ranks_words(f.ranks) + " went on without creating it";
-                    // The others wait in its creation for them (verdict.cpp follows the chain).
-                    for (auto it = by_progress.begin(); std::next(it) != by_progress.end(); ++it)
-                        for (const std::int64_t m : it->second) {
-                            Position wait;
-                            wait.rank = m;
-                            wait.state = Position::State::blocked;
-                            wait.source = "Flight Recorder";
-                            wait.mesh = p->mesh;
-                            wait.dim = p->dim;
-                            wait.index = p->index;
-                            wait.label = p->label();
-                            wait.name = dim + " group " + std::to_string(p->index);
-                            wait.key = dim + "/" + std::to_string(p->index);
-                            wait.op = "creation";
-                            wait.waits_on = f.ranks;
-                            wait.files = {by_rank[m]->file};
-                            context.positions.push_back(std::move(wait));
-                        }
-                } else
-                    f.ranks = p->members;
-                f.message += " (Flight Recorder)";
-                f.fix =
-                    "Make every member create this group (the same new_group / DeviceMesh calls in the same order "
-                    "on every rank); its members wait in its creation for " +
-                    ranks_words(f.ranks) + ".";
-                context.out.findings.push_back({std::move(f), sources});
-            }
+// --- groups that never formed: a plan group of a dim that recorded nothing while others of the dim did ---
+
+// The members of `p` that are blocked in its creation wait for the ranks that went on (verdict.cpp follows the
+// chain).
+void note_waits_in_creation(Context& context, const FrIndex& index, const PlanPlace& p, const std::string& dim,
+                            const std::vector<std::int64_t>& waiting, const std::vector<std::int64_t>& went_on) {
+    for (const std::int64_t m : waiting) {
+        Position wait;
+        wait.rank = m;
+        wait.state = Position::State::blocked;
+        wait.source = "Flight Recorder";
+        wait.mesh = p.mesh;
+        wait.dim = p.dim;
+        wait.index = p.index;
+        wait.label = p.label();
+        wait.name = dim + " group " + std::to_string(p.index);
+        wait.key = dim + "/" + std::to_string(p.index);
+        wait.op = "creation";
+        wait.waits_on = went_on;
+        wait.files = {index.by_rank.at(m)->file};
+        context.positions.push_back(std::move(wait));
+    }
+}
+
+void unformed_group_finding(Context& context, const FrIndex& index, const Placement& placement, const std::string& dim,
+                            std::size_t groups_with_records, const PlanPlace& p) {
+    // every member's progress: how many records its dump holds
+    std::map<std::size_t, std::vector<std::int64_t>> by_progress;
+    for (const std::int64_t m : p.members)
+        if (const auto d = index.by_rank.find(m); d != index.by_rank.end())
+            by_progress[d->second->entries.size()].push_back(m);
+    if (by_progress.empty()) return;
+    Finding f;
+    f.kind = FindingKind::communicator_not_formed;
+    f.id = "communicator_not_formed/" + dim + "/" + std::to_string(p.index);
+    f.message = "the " + p.label() +
+                " communicator never ran a collective (no member recorded one) "
+                "while " +
+                std::to_string(groups_with_records) + " other " + dim + " group" +
+                (groups_with_records == 1 ? "" : "s") + " did";
+    std::vector<std::string> sources;
+    for (const auto& [count, ranks] : by_progress) {
+        const FrEntry* last = last_record(*index.by_rank.at(ranks.front()));
+        f.message += "; " + ranks_words(ranks) + " stopped after " +
+                     (last ? entry_text(*last, placement.labels) : std::string("no record"));
+        sources.push_back(index.by_rank.at(ranks.front())->file);
+    }
+    if (by_progress.size() > 1) {
+        // The members that went further did not wait in this group's creation: they skipped it.
+        f.ranks = by_progress.rbegin()->second;
+        f.message += ": " + ranks_words(f.ranks) + " went on without creating it";
+        // The others wait in its creation for them.
+        for (auto it = by_progress.begin(); std::next(it) != by_progress.end(); ++it)
+            note_waits_in_creation(context, index, p, dim, it->second, f.ranks);
+    } else
+        f.ranks = p.members;
+    f.message += " (Flight Recorder)";
+    f.fix =
+        "Make every member create this group (the same new_group / DeviceMesh calls in the same order "
+        "on every rank); its members wait in its creation for " +
+        ranks_words(f.ranks) + ".";
+    context.out.findings.push_back({std::move(f), sources});
+}
+
+void find_unformed_groups(Context& context, const FrIndex& index, const Placement& placement) {
+    if (!context.plan) return;
+    for (const auto& [dim, indices] : placement.dims_with_records) {
+        if (dim == "world") continue;
+        for (std::int64_t r = 0; r < context.plan->world(); ++r) {
+            const auto p = context.plan->along(dim, r);
+            if (!p || p->members.size() < 2 || p->members.front() != r || indices.count(p->index)) continue;
+            unformed_group_finding(context, index, placement, dim, indices.size(), *p);
         }
     }
+}
 
-    // The roll-up by dim: "every efsdp group (4) reached seq 2", and each stuck group.
-    std::map<std::string, std::vector<const Outcome*>> by_dim;
-    for (const auto& o : outcomes) by_dim[o.dim].push_back(&o);
+// --- report: the progress and the latest arrival, by dim ---
+
+// The roll-up by dim: "every efsdp group (4) reached seq 2", and each stuck group.
+void report_progress(Context& context, const std::map<std::string, std::vector<const Outcome*>>& by_dim) {
     for (const auto& [dim, list] : by_dim) {
         const bool any_stuck = std::any_of(list.begin(), list.end(), [](const Outcome* o) { return o->stuck; });
         const auto first_reached = list.front()->reached;  // a local: clang 14 cannot capture a structured binding
@@ -570,8 +676,11 @@ void diagnose_flight_recorder(Context& context) {
             context.out.progress.push_back(std::move(line));
         }
     }
-    // The latest arrival per dim: of the dim's groups, the one whose members called their last common
-    // collective furthest apart, and the member that called it last.
+}
+
+// The latest arrival per dim: of the dim's groups, the one whose members called their last common collective
+// furthest apart, and the member that called it last.
+void report_latest_arrivals(Context& context, const std::map<std::string, std::vector<const Outcome*>>& by_dim) {
     for (const auto& [dim, list] : by_dim) {
         const Outcome* widest = nullptr;
         for (const Outcome* o : list)
@@ -583,6 +692,21 @@ void diagnose_flight_recorder(Context& context) {
                                        std::to_string(widest->common) + " (" + widest->collective + ") of the " +
                                        widest->label + ", " + ms + " ms after the first member");
     }
+}
+}  // namespace
+
+// The stages: index the dumps, place their groups on the plan, judge each group (mismatch, stuck, stragglers), find
+// the plan's groups that never formed, and report the progress by dim.
+void diagnose_flight_recorder(Context& context) {
+    if (context.records.dumps.empty()) return;
+    const FrIndex index = index_dumps(context);
+    Placement placement = place_groups(context, index);
+    const std::vector<Outcome> outcomes = judge_groups(context, index, placement);
+    find_unformed_groups(context, index, placement);
+    std::map<std::string, std::vector<const Outcome*>> by_dim;
+    for (const auto& o : outcomes) by_dim[o.dim].push_back(&o);
+    report_progress(context, by_dim);
+    report_latest_arrivals(context, by_dim);
 }
 
 }  // namespace meshscope::records::detail

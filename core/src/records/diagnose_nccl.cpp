@@ -161,14 +161,19 @@ std::vector<std::vector<std::int64_t>> complete_nccl_groups(const Context& conte
     return out;
 }
 
-void diagnose_nccl(Context& context) {
-    struct Built {
-        Comm comm;
-        ObservedGroup group;
-        std::vector<std::pair<std::int64_t, std::int64_t>> positions;
-        std::vector<std::int64_t> started, completed, pending;
-        std::string family;  // "commId 0x.. split 2": the communicators one ncclCommSplit call made
-    };
+namespace {
+// A communicator assembled from its lines, placed: the global ranks that started, completed and are still in init.
+struct Built {
+    Comm comm;
+    ObservedGroup group;
+    std::vector<std::pair<std::int64_t, std::int64_t>> positions;
+    std::vector<std::int64_t> started, completed, pending;
+    std::string family;  // "commId 0x.. split 2": the communicators one ncclCommSplit call made
+};
+
+// --- index and place: every communicator of the log ---
+
+std::vector<Built> build_communicators(const Context& context) {
     std::vector<Built> built;
     for (auto& [key, comm] : assemble(context.records.nccl)) {
         Built b;
@@ -193,8 +198,12 @@ void diagnose_nccl(Context& context) {
         b.comm = std::move(comm);
         built.push_back(std::move(b));
     }
-    // The communicators of one split are one dim's groups: the dim most of them sit on (groups of more than one
-    // rank) names the rest, so that a one-rank leftover of a bad color is not taken for an edp group.
+    return built;
+}
+
+// The communicators of one split are one dim's groups: the dim most of them sit on (groups of more than one rank)
+// names the rest, so that a one-rank leftover of a bad color is not taken for an edp group.
+void place_split_families(const Context& context, std::vector<Built>& built) {
     std::map<std::string, std::map<std::string, int>> family_dims;
     for (const auto& b : built)
         if (!b.family.empty() && b.group.place && b.group.place->mesh != "world" && b.group.place->members.size() > 1)
@@ -207,107 +216,143 @@ void diagnose_nccl(Context& context) {
         if (!b.group.place || b.group.place->dim != best->first)
             place_group(context, b.group, b.positions, best->first);
     }
+}
 
+// --- judge: a communicator that never formed, or one the plan does not have ---
+
+// The members that never appeared in a communicator none completed: by global rank where the plan places it, else
+// by communicator rank, else only how many.
+struct NeverAppeared {
+    std::vector<std::int64_t> never;  // global ranks
+    std::string text;                 // "ranks 4, 5 never appeared", "communicator rank 3 never appeared", ""
+};
+
+NeverAppeared never_appeared(const Built& b, bool all_seen) {
+    NeverAppeared out;
+    const Comm& comm = b.comm;
+    const ObservedGroup& group = b.group;
+    if (b.completed.empty() && group.place) {
+        for (const std::int64_t r : group.place->members)
+            if (!std::binary_search(group.seen.begin(), group.seen.end(), r)) out.never.push_back(r);
+        if (!out.never.empty()) out.text = ranks_words(out.never) + " never appeared";
+    } else if (b.completed.empty() && !all_seen && comm.nranks <= (1 << 20)) {
+        std::vector<std::int64_t> absent;
+        for (std::int64_t r = 0; r < comm.nranks; ++r)
+            if (!comm.members.count(r)) absent.push_back(r);
+        out.text = "communicator " + ranks_words(absent) + " never appeared";
+    } else if (b.completed.empty() && !all_seen) {
+        out.text = std::to_string(comm.nranks - static_cast<std::int64_t>(comm.members.size())) +
+                   " communicator ranks never appeared";
+    }
+    return out;
+}
+
+// The fix names the ranks at fault, or the processes to look for when only their communicator ranks are known.
+std::string not_formed_fix(const std::vector<std::int64_t>& ranks, const std::string& never_text) {
+    std::string culprits_text;
+    bool one = ranks.size() == 1;
+    if (!ranks.empty())
+        culprits_text = ranks_words(ranks);
+    else if (never_text.rfind("communicator ", 0) == 0) {
+        // "communicator rank 3 never appeared": their global ranks need a plan to place the communicator
+        culprits_text = "the processes of " + never_text.substr(0, never_text.size() - 15) +
+                        " (their global ranks: give --plan or --dp --cp --ep)";
+        one = false;
+    } else if (!never_text.empty()) {
+        culprits_text = "the processes of the " + never_text.substr(0, never_text.size() - 15) +
+                        " that never appeared (their global ranks: give --plan or --dp --cp --ep)";
+        one = false;
+    } else {
+        culprits_text = "every member of this communicator";
+        one = true;
+    }
+    return "Start every rank with the same plan (dp, cp, ep and creation order) and check that " + culprits_text +
+           (one ? " is running and can reach its peers" : " are running and can reach their peers") +
+           "; a communicator waits for every member and NCCL would hang here.";
+}
+
+// communicator_not_formed: the members that never appeared or never completed; every member that started waits in
+// this init for those that never appeared.
+void not_formed_finding(Context& context, const Built& b) {
+    const Comm& comm = b.comm;
+    const ObservedGroup& group = b.group;
+    const auto& started = b.started;
+    const auto& completed = b.completed;
+    const auto& pending = b.pending;
+    const bool all_seen = static_cast<std::int64_t>(comm.members.size()) == comm.nranks;
+    const NeverAppeared absent = never_appeared(b, all_seen);
+    const auto& never = absent.never;
+    Finding f;
+    f.kind = FindingKind::communicator_not_formed;
+    f.id = "communicator_not_formed/" +
+           (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : comm.id);
+    // The ranks at fault: those that never appeared; when only their communicator ranks are known (no plan places
+    // the communicator), none is named, never those that started init and wait for them.
+    f.ranks = !never.empty() ? never : !completed.empty() || all_seen ? pending : std::vector<std::int64_t>{};
+    if (completed.empty() && !never.empty())
+        for (const std::int64_t r : started) {  // every member that started waits in this init for them
+            Position p = blocked_in(group, r, "NCCL log", comm.id);
+            p.op = "init";
+            p.waits_on = never;
+            p.files = group.sources;
+            context.positions.push_back(std::move(p));
+        }
+    const std::string subject = "the " + group.label() + (group.place ? " communicator" : "");
+    if (!completed.empty()) {
+        f.message = subject + " formed, but " + ranks_words(pending) + " never completed " +
+                    (pending.size() == 1 ? "its" : "their") + " init; " + ranks_words(completed) +
+                    " completed (NCCL log)";
+    } else {
+        f.message = subject + " never formed: ";
+        std::vector<std::string> parts;
+        if (!absent.text.empty()) parts.push_back(absent.text);
+        if (!started.empty()) parts.push_back(ranks_words(started) + " started init");
+        parts.push_back("none completed");
+        for (std::size_t i = 0; i < parts.size(); ++i) f.message += (i ? "; " : "") + parts[i];
+        f.message += " (NCCL log)";
+    }
+    f.fix = not_formed_fix(f.ranks, absent.text);
+    context.out.findings.push_back({std::move(f), group.sources});
+}
+
+// group_disagreement: a communicator that formed where the plan has no such group; the ranks outside the nearest.
+void disagreement_finding(Context& context, const Built& b) {
+    const ObservedGroup& group = b.group;
+    Finding f;
+    f.kind = FindingKind::group_disagreement;
+    f.id = "group_disagreement/" + b.comm.id;
+    std::vector<std::int64_t> outside;
+    if (group.nearest)
+        for (const std::int64_t r : group.seen)
+            if (!std::binary_search(group.nearest->members.begin(), group.nearest->members.end(), r))
+                outside.push_back(r);
+    f.ranks = outside.empty() ? group.seen : outside;
+    f.message = "the " + group.label() + " " + members_text(group.seen) + " is not a group of the plan " +
+                context.plan->layout_text();
+    if (group.nearest)
+        f.message += "; the nearest is " + group.nearest->label() + " (" + std::to_string(group.shared) + " shared)";
+    f.message += " (NCCL log)";
+    f.fix =
+        "Compare the job's layout (dist_config ep_size, cp_size, the world size and the mesh code) with "
+        "the plan: " +
+        ranks_words(f.ranks) + " built a communicator that none of the plan's meshes has.";
+    context.out.findings.push_back({std::move(f), group.sources});
+}
+}  // namespace
+
+// The stages: every communicator assembled and placed, split families placed together, then each judged.
+void diagnose_nccl(Context& context) {
+    std::vector<Built> built = build_communicators(context);
+    place_split_families(context, built);
     for (auto& b : built) {
-        Comm& comm = b.comm;
-        ObservedGroup& group = b.group;
-        const auto& started = b.started;
-        const auto& completed = b.completed;
-        const auto& pending = b.pending;
-        const bool all_seen = static_cast<std::int64_t>(comm.members.size()) == comm.nranks;
         // NCCL completes an init only after every member joined its bootstrap: one COMPLETE proves the communicator
         // formed, even when the log (an excerpt, a lost file) lacks other members' lines.
-        const bool formed = !completed.empty() && pending.empty();
-        if (!formed) {
-            std::vector<std::int64_t> never;
-            std::string never_text;
-            if (completed.empty() && group.place) {
-                for (const std::int64_t r : group.place->members)
-                    if (!std::binary_search(group.seen.begin(), group.seen.end(), r)) never.push_back(r);
-                if (!never.empty()) never_text = ranks_words(never) + " never appeared";
-            } else if (completed.empty() && !all_seen && comm.nranks <= (1 << 20)) {
-                std::vector<std::int64_t> absent;
-                for (std::int64_t r = 0; r < comm.nranks; ++r)
-                    if (!comm.members.count(r)) absent.push_back(r);
-                never_text = "communicator " + ranks_words(absent) + " never appeared";
-            } else if (completed.empty() && !all_seen) {
-                never_text = std::to_string(comm.nranks - static_cast<std::int64_t>(comm.members.size())) +
-                             " communicator ranks never appeared";
-            }
-            Finding f;
-            f.kind = FindingKind::communicator_not_formed;
-            f.id = "communicator_not_formed/" +
-                   (group.place ? group.place->dim + "/" + std::to_string(group.place->index) : comm.id);
-            // The ranks at fault: those that never appeared; when only their communicator ranks are known (no plan
-            // places the communicator), none is named, never those that started init and wait for them.
-            f.ranks = !never.empty() ? never : !completed.empty() || all_seen ? pending : std::vector<std::int64_t>{};
-            if (completed.empty() && !never.empty())
-                for (const std::int64_t r : started) {  // every member that started waits in this init for them
-                    Position p = blocked_in(group, r, "NCCL log", comm.id);
-                    p.op = "init";
-                    p.waits_on = never;
-                    p.files = group.sources;
-                    context.positions.push_back(std::move(p));
-                }
-            const std::string subject = "the " + group.label() + (group.place ? " communicator" : "");
-            if (!completed.empty()) {
-                f.message = subject + " formed, but " + ranks_words(pending) + " never completed " +
-                            (pending.size() == 1 ? "its" : "their") + " init; " + ranks_words(completed) +
-                            " completed (NCCL log)";
-            } else {
-                f.message = subject + " never formed: ";
-                std::vector<std::string> parts;
-                if (!never_text.empty()) parts.push_back(never_text);
-                if (!started.empty()) parts.push_back(ranks_words(started) + " started init");
-                parts.push_back("none completed");
-                for (std::size_t i = 0; i < parts.size(); ++i) f.message += (i ? "; " : "") + parts[i];
-                f.message += " (NCCL log)";
-            }
-            std::string culprits_text;
-            bool one = f.ranks.size() == 1;
-            if (!f.ranks.empty())
-                culprits_text = ranks_words(f.ranks);
-            else if (never_text.rfind("communicator ", 0) == 0) {
-                // "communicator rank 3 never appeared": their global ranks need a plan to place the communicator
-                culprits_text = "the processes of " + never_text.substr(0, never_text.size() - 15) +
-                                " (their global ranks: give --plan or --dp --cp --ep)";
-                one = false;
-            } else if (!never_text.empty()) {
-                culprits_text = "the processes of the " + never_text.substr(0, never_text.size() - 15) +
-                                " that never appeared (their global ranks: give --plan or --dp --cp --ep)";
-                one = false;
-            } else {
-                culprits_text = "every member of this communicator";
-                one = true;
-            }
-            f.fix = "Start every rank with the same plan (dp, cp, ep and creation order) and check that " +
-                    culprits_text +
-                    (one ? " is running and can reach its peers" : " are running and can reach their peers") +
-                    "; a communicator waits for every member and NCCL would hang here.";
-            context.out.findings.push_back({std::move(f), group.sources});
-        } else if (context.plan && !group.place) {
-            Finding f;
-            f.kind = FindingKind::group_disagreement;
-            f.id = "group_disagreement/" + comm.id;
-            std::vector<std::int64_t> outside;
-            if (group.nearest)
-                for (const std::int64_t r : group.seen)
-                    if (!std::binary_search(group.nearest->members.begin(), group.nearest->members.end(), r))
-                        outside.push_back(r);
-            f.ranks = outside.empty() ? group.seen : outside;
-            f.message = "the " + group.label() + " " + members_text(group.seen) + " is not a group of the plan " +
-                        context.plan->layout_text();
-            if (group.nearest)
-                f.message +=
-                    "; the nearest is " + group.nearest->label() + " (" + std::to_string(group.shared) + " shared)";
-            f.message += " (NCCL log)";
-            f.fix =
-                "Compare the job's layout (dist_config ep_size, cp_size, the world size and the mesh code) with "
-                "the plan: " +
-                ranks_words(f.ranks) + " built a communicator that none of the plan's meshes has.";
-            context.out.findings.push_back({std::move(f), group.sources});
-        }
-        context.out.groups.push_back(std::move(group));
+        const bool formed = !b.completed.empty() && b.pending.empty();
+        if (!formed)
+            not_formed_finding(context, b);
+        else if (context.plan && !b.group.place)
+            disagreement_finding(context, b);
+        context.out.groups.push_back(std::move(b.group));
     }
 }
 

@@ -110,12 +110,26 @@ void text_findings(Context& context, const RasStatus& status, const RasCommunica
             "ranks that are behind.";
     context.out.findings.push_back({std::move(f), {status.file}});
 }
-}  // namespace
 
-void diagnose_ras(Context& context) {
-    // Global ranks by process: RAS's largest communicator (torch's default group) gives them as its comm ranks,
-    // else the NCCL log's processes.
+// --- index: every process's global rank ---
+
+// A process's global rank: the NCCL log's (Context::rank_of), else its comm rank in RAS's world communicator.
+struct RasRanks {
+    const Context& context;
     std::map<NcclProcess, std::int64_t> global;
+
+    std::optional<std::int64_t> operator()(const std::string& host, std::int64_t pid) const {
+        if (host.empty() && pid == 0) return std::nullopt;  // NCCL 2.24's text names some ranks by number only
+        if (const auto g = context.rank_of({host, pid})) return g;
+        if (const auto it = global.find({host, pid}); it != global.end()) return it->second;
+        return std::nullopt;
+    }
+};
+
+// Global ranks by process: RAS's largest communicator (torch's default group) gives them as its comm ranks, else
+// the NCCL log's processes. Notes each rank named, and the world's size.
+RasRanks index_ras_ranks(Context& context) {
+    RasRanks ranks{context, {}};
     for (const auto& status : context.records.ras) {
         const RasCommunicator* world = nullptr;
         for (const auto& c : status.communicators)
@@ -127,154 +141,185 @@ void diagnose_ras(Context& context) {
         if (!world) continue;
         context.world = std::max(context.world, world->size);
         for (const auto& r : world->ranks) {
-            global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+            ranks.global.emplace(NcclProcess{r.host, r.pid}, r.rank);
             note_rank(context.out, r.rank, r.host, r.pid ? std::optional(r.pid) : std::nullopt);
         }
         for (const auto& r : world->missing_ranks)
             if (!r.host.empty() || r.pid != 0) {
-                global.emplace(NcclProcess{r.host, r.pid}, r.rank);
+                ranks.global.emplace(NcclProcess{r.host, r.pid}, r.rank);
                 note_rank(context.out, r.rank, r.host, r.pid ? std::optional(r.pid) : std::nullopt);
             }
     }
-    const auto rank_of = [&](const std::string& host, std::int64_t pid) -> std::optional<std::int64_t> {
-        if (host.empty() && pid == 0) return std::nullopt;  // NCCL 2.24's text names some ranks by number only
-        if (const auto g = context.rank_of({host, pid})) return g;
-        if (const auto it = global.find({host, pid}); it != global.end()) return it->second;
-        return std::nullopt;
-    };
+    return ranks;
+}
 
-    std::map<std::int64_t, std::string> unreachable;  // global rank -> how, one finding per rank
-    std::map<std::int64_t, std::string> unreachable_source;
-    for (const auto& status : context.records.ras) {
-        for (const auto& c : status.communicators) {
-            ObservedGroup group;
-            group.source = "NCCL RAS";
-            group.id = "commId " + c.hash;
-            group.size = c.size;
-            group.sources = {status.file};
-            std::vector<std::pair<std::int64_t, std::int64_t>> positions;
-            std::vector<std::int64_t> in_init, behind, ahead, errors;
-            bool in_init_text = false;
-            std::map<std::uint64_t, std::vector<std::int64_t>> by_total;
-            for (const auto& r : c.ranks) {
-                const auto g = rank_of(r.host, r.pid);
-                if (!g) continue;
-                group.seen.push_back(*g);
-                positions.emplace_back(r.rank, *g);
-                if (r.init_state == 7) in_init.push_back(*g);  // ncclInProgress
-                if ((r.init_state != 0 && r.init_state != 7) || (r.async_error != 0 && r.async_error != 7))
-                    errors.push_back(*g);
-                std::uint64_t total = 0;
-                for (const auto& [op, n] : r.collective_counts) total += n;
-                by_total[total].push_back(*g);
-            }
-            for (const auto& m : c.missing_ranks) {
-                auto g = rank_of(m.host, m.pid);
-                // The text form's world communicator (the table's largest): its comm ranks are the global ranks,
-                // even for a rank RAS names by number only (NCCL 2.24).
-                if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
-                if (!g) continue;
-                positions.emplace_back(m.rank, *g);
-                const std::string how = m.considered_dead ? "is dead (NCCL RAS could not reach it for 60 s or more)"
-                                        : m.unresponsive  ? "is unresponsive (NCCL RAS reaches its host, not it)"
-                                                          : "did not answer NCCL RAS";
-                if (!unreachable.count(*g) || m.considered_dead) {
-                    unreachable[*g] =
-                        (m.host.empty() && m.pid == 0 ? "" : "(" + m.host + " pid " + std::to_string(m.pid) + ") ") +
-                        how;
-                    unreachable_source[*g] = status.file;
-                }
-            }
-            std::sort(group.seen.begin(), group.seen.end());
-            place_group(context, group, positions, {});
-            // Who waits on whom in this communicator: a rank waits on the ranks RAS cannot reach, and (counts read
-            // alone, or stalled at this poll) on the ranks that launched fewer collectives.
-            std::vector<std::int64_t> gone;
-            for (const auto& m : c.missing_ranks) {
-                auto g = rank_of(m.host, m.pid);
-                if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
-                if (!g && group.place && m.rank >= 0 && m.rank < static_cast<std::int64_t>(group.place->members.size()))
-                    g = group.place->members[static_cast<std::size_t>(m.rank)];
-                if (g) gone.push_back(*g);
-            }
-            if (!status.text_form) {
-                const bool counts_stalled = behind_words(context, c).has_value();
-                std::vector<std::int64_t> lower;
-                for (const auto& [total, ranks] : by_total) {
-                    for (const std::int64_t r : ranks) {
-                        std::vector<std::int64_t> on = gone;
-                        if (counts_stalled) on.insert(on.end(), lower.begin(), lower.end());
-                        note_blocked(
-                            context, r, group, c.hash, static_cast<std::int64_t>(total),
-                            std::find(in_init.begin(), in_init.end(), r) != in_init.end() ? "init" : "collective",
-                            std::move(on), status.file);
-                    }
-                    lower.insert(lower.end(), ranks.begin(), ranks.end());
-                }
-            }
-            if (status.text_form) {
-                text_findings(context, status, c, group, in_init, rank_of);
-                in_init_text = true;
-                // The text names few of a communicator's ranks: its members on the plan, but those RAS cannot reach,
-                // wait for those.
-                for (const std::int64_t r : group.place ? group.place->members : group.seen)
-                    if (std::find(gone.begin(), gone.end(), r) == gone.end())
-                        note_blocked(context, r, group, c.hash, 0,
-                                     c.status == "INIT" || std::find(in_init.begin(), in_init.end(), r) != in_init.end()
-                                         ? "init"
-                                         : "collective",
-                                     gone, status.file);
-            }
-            const std::string id_part =
-                group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;
-            for (auto* list : {&in_init, &errors}) std::sort(list->begin(), list->end());
-            if (!in_init.empty()) {
-                Finding f;
-                f.kind = FindingKind::communicator_not_formed;
-                f.id = "communicator_not_formed/" + id_part;
-                f.ranks = in_init;
-                f.message = "the " + group.label() + " communicator never formed: " + ranks_words(in_init) +
-                            (in_init.size() == 1 ? " is" : " are") + " still in init (NCCL RAS)";
-                f.fix =
-                    "Check that every member of this group is running and can reach its peers (NCCL_DEBUG=INFO "
-                    "init lines, the network between their hosts); a communicator waits for every member.";
-                context.out.findings.push_back({std::move(f), {status.file}});
-            }
-            const auto stalled = behind_words(context, c);
-            if (!in_init_text && by_total.size() > 1 && stalled) {
-                const auto& [low, low_ranks] = *by_total.begin();
-                const auto& [high, high_ranks] = *by_total.rbegin();
-                Finding f;
-                f.kind = FindingKind::collective_stuck;
-                f.id = "collective_stuck/" + id_part;
-                f.ranks = low_ranks;
-                std::sort(f.ranks.begin(), f.ranks.end());
-                f.message = "the " + group.label() + " communicator: " + ranks_words(f.ranks) + " launched " +
-                            std::to_string(low) + " collectives, " + ranks_words(high_ranks) + " launched " +
-                            std::to_string(high) + "; " + ranks_words(f.ranks) +
-                            (f.ranks.size() == 1 ? " is" : " are") + " behind" + *stalled + " (NCCL RAS)";
-                f.fix = "Look at what " + ranks_words(f.ranks) + (f.ranks.size() == 1 ? " is" : " are") +
-                        " doing instead (py-spy dump --pid, its log, Flight Recorder): every member of the group "
-                        "waits for the ranks that are behind.";
-                context.out.findings.push_back({std::move(f), {status.file}});
-            }
-            if (!errors.empty()) {
-                Finding f;
-                f.kind = FindingKind::rank_error;
-                f.id = "rank_error/ras/" + c.hash;
-                f.ranks = errors;
-                f.message = ranks_words(errors) + " report an NCCL error (init or asynchronous) on the " +
-                            group.label() + " communicator (NCCL RAS)";
-                f.fix =
-                    "Read these ranks' logs with NCCL_DEBUG=INFO for the failing communicator (network, GPU, NCCL "
-                    "version), fix it and relaunch.";
-                context.out.findings.push_back({std::move(f), {status.file}});
-            }
-            context.out.groups.push_back(std::move(group));
+// The ranks RAS cannot reach (global rank -> how, and the status that says it), one finding per rank.
+struct Unreachable {
+    std::map<std::int64_t, std::string> how;
+    std::map<std::int64_t, std::string> source;
+};
+
+// --- place: one communicator read and placed ---
+
+// A communicator as RAS shows it: the group placed, its members still in init or in error, and its members by the
+// collectives they launched.
+struct CommunicatorRead {
+    ObservedGroup group;
+    std::vector<std::int64_t> in_init, errors;
+    std::map<std::uint64_t, std::vector<std::int64_t>> by_total;
+};
+
+// The members RAS names (each one's global rank and how many collectives it launched) and those it cannot reach
+// (into unreachable: a dead rank's words win over another status's), then the group placed by their comm ranks.
+CommunicatorRead read_communicator(const Context& context, const RasRanks& rank_of, const RasStatus& status,
+                                   const RasCommunicator& c, Unreachable& unreachable) {
+    CommunicatorRead read;
+    ObservedGroup& group = read.group;
+    group.source = "NCCL RAS";
+    group.id = "commId " + c.hash;
+    group.size = c.size;
+    group.sources = {status.file};
+    std::vector<std::pair<std::int64_t, std::int64_t>> positions;
+    for (const auto& r : c.ranks) {
+        const auto g = rank_of(r.host, r.pid);
+        if (!g) continue;
+        group.seen.push_back(*g);
+        positions.emplace_back(r.rank, *g);
+        if (r.init_state == 7) read.in_init.push_back(*g);  // ncclInProgress
+        if ((r.init_state != 0 && r.init_state != 7) || (r.async_error != 0 && r.async_error != 7))
+            read.errors.push_back(*g);
+        std::uint64_t total = 0;
+        for (const auto& [op, n] : r.collective_counts) total += n;
+        read.by_total[total].push_back(*g);
+    }
+    for (const auto& m : c.missing_ranks) {
+        auto g = rank_of(m.host, m.pid);
+        // The text form's world communicator (the table's largest): its comm ranks are the global ranks, even for
+        // a rank RAS names by number only (NCCL 2.24).
+        if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
+        if (!g) continue;
+        positions.emplace_back(m.rank, *g);
+        const std::string how = m.considered_dead ? "is dead (NCCL RAS could not reach it for 60 s or more)"
+                                : m.unresponsive  ? "is unresponsive (NCCL RAS reaches its host, not it)"
+                                                  : "did not answer NCCL RAS";
+        if (!unreachable.how.count(*g) || m.considered_dead) {
+            unreachable.how[*g] =
+                (m.host.empty() && m.pid == 0 ? "" : "(" + m.host + " pid " + std::to_string(m.pid) + ") ") + how;
+            unreachable.source[*g] = status.file;
         }
     }
-    for (const auto& [rank, how] : unreachable) {
-        context.unreachable[rank] = {how, unreachable_source[rank]};
+    std::sort(group.seen.begin(), group.seen.end());
+    place_group(context, group, positions, {});
+    return read;
+}
+
+// The global ranks of the members RAS cannot reach, by the plan's group where RAS gives only their comm ranks.
+std::vector<std::int64_t> gone_members(const RasRanks& rank_of, const RasStatus& status, const RasCommunicator& c,
+                                       const ObservedGroup& group) {
+    std::vector<std::int64_t> gone;
+    for (const auto& m : c.missing_ranks) {
+        auto g = rank_of(m.host, m.pid);
+        if (!g && status.text_form && c.size == status.largest_comm_size) g = m.rank;
+        if (!g && group.place && m.rank >= 0 && m.rank < static_cast<std::int64_t>(group.place->members.size()))
+            g = group.place->members[static_cast<std::size_t>(m.rank)];
+        if (g) gone.push_back(*g);
+    }
+    return gone;
+}
+
+// --- judge: who waits on whom, and the communicator's findings ---
+
+// Who waits on whom in this communicator: a rank waits on the ranks RAS cannot reach, and (counts read alone, or
+// stalled at this poll) on the ranks that launched fewer collectives. The text form's ranks are judged by
+// text_findings, and its members on the plan, but those RAS cannot reach, wait for those. Returns whether the text
+// form judged the ranks behind.
+bool note_waits(Context& context, const RasStatus& status, const RasCommunicator& c, CommunicatorRead& read,
+                const std::vector<std::int64_t>& gone, const RasRanks& rank_of) {
+    const ObservedGroup& group = read.group;
+    const auto in_init = [&](std::int64_t r) {
+        return std::find(read.in_init.begin(), read.in_init.end(), r) != read.in_init.end();
+    };
+    if (!status.text_form) {
+        const bool counts_stalled = behind_words(context, c).has_value();
+        std::vector<std::int64_t> lower;
+        for (const auto& [total, ranks] : read.by_total) {
+            for (const std::int64_t r : ranks) {
+                std::vector<std::int64_t> on = gone;
+                if (counts_stalled) on.insert(on.end(), lower.begin(), lower.end());
+                note_blocked(context, r, group, c.hash, static_cast<std::int64_t>(total),
+                             in_init(r) ? "init" : "collective", std::move(on), status.file);
+            }
+            lower.insert(lower.end(), ranks.begin(), ranks.end());
+        }
+        return false;
+    }
+    text_findings(context, status, c, group, read.in_init, rank_of);
+    for (const std::int64_t r : group.place ? group.place->members : group.seen)
+        if (std::find(gone.begin(), gone.end(), r) == gone.end())
+            note_blocked(context, r, group, c.hash, 0, c.status == "INIT" || in_init(r) ? "init" : "collective", gone,
+                         status.file);
+    return true;
+}
+
+// communicator_not_formed (members still in init), collective_stuck (members behind, when the text form has not
+// said it already) and rank_error, in that order.
+void communicator_findings(Context& context, const RasStatus& status, const RasCommunicator& c, CommunicatorRead& read,
+                           bool in_init_text) {
+    const ObservedGroup& group = read.group;
+    const std::string id_part = group.place ? group.place->dim + "/" + std::to_string(group.place->index) : c.hash;
+    std::vector<std::int64_t>& in_init = read.in_init;
+    std::vector<std::int64_t>& errors = read.errors;
+    for (auto* list : {&in_init, &errors}) std::sort(list->begin(), list->end());
+    if (!in_init.empty()) {
+        Finding f;
+        f.kind = FindingKind::communicator_not_formed;
+        f.id = "communicator_not_formed/" + id_part;
+        f.ranks = in_init;
+        f.message = "the " + group.label() + " communicator never formed: " + ranks_words(in_init) +
+                    (in_init.size() == 1 ? " is" : " are") + " still in init (NCCL RAS)";
+        f.fix =
+            "Check that every member of this group is running and can reach its peers (NCCL_DEBUG=INFO "
+            "init lines, the network between their hosts); a communicator waits for every member.";
+        context.out.findings.push_back({std::move(f), {status.file}});
+    }
+    const auto stalled = behind_words(context, c);
+    if (!in_init_text && read.by_total.size() > 1 && stalled) {
+        const auto& [low, low_ranks] = *read.by_total.begin();
+        const auto& [high, high_ranks] = *read.by_total.rbegin();
+        Finding f;
+        f.kind = FindingKind::collective_stuck;
+        f.id = "collective_stuck/" + id_part;
+        f.ranks = low_ranks;
+        std::sort(f.ranks.begin(), f.ranks.end());
+        f.message = "the " + group.label() + " communicator: " + ranks_words(f.ranks) + " launched " +
+                    std::to_string(low) + " collectives, " + ranks_words(high_ranks) + " launched " +
+                    std::to_string(high) + "; " + ranks_words(f.ranks) + (f.ranks.size() == 1 ? " is" : " are") +
+                    " behind" + *stalled + " (NCCL RAS)";
+        f.fix = "Look at what " + ranks_words(f.ranks) + (f.ranks.size() == 1 ? " is" : " are") +
+                " doing instead (py-spy dump --pid, its log, Flight Recorder): every member of the group "
+                "waits for the ranks that are behind.";
+        context.out.findings.push_back({std::move(f), {status.file}});
+    }
+    if (!errors.empty()) {
+        Finding f;
+        f.kind = FindingKind::rank_error;
+        f.id = "rank_error/ras/" + c.hash;
+        f.ranks = errors;
+        f.message = ranks_words(errors) + " report an NCCL error (init or asynchronous) on the " + group.label() +
+                    " communicator (NCCL RAS)";
+        f.fix =
+            "Read these ranks' logs with NCCL_DEBUG=INFO for the failing communicator (network, GPU, NCCL "
+            "version), fix it and relaunch.";
+        context.out.findings.push_back({std::move(f), {status.file}});
+    }
+}
+
+// --- report: one peer_unreachable a rank RAS cannot reach, kept for the verdict too ---
+
+void report_unreachable(Context& context, const Unreachable& unreachable) {
+    for (const auto& [rank, how] : unreachable.how) {
+        const std::string& source = unreachable.source.at(rank);
+        context.unreachable[rank] = {how, source};
         Finding f;
         f.kind = FindingKind::peer_unreachable;
         f.id = "peer_unreachable/" + std::to_string(rank);
@@ -283,8 +328,25 @@ void diagnose_ras(Context& context) {
         f.fix = "Check rank " + std::to_string(rank) +
                 "'s process and host (the scheduler's log, dmesg, the NIC); every communicator it belongs to waits "
                 "for it.";
-        context.out.findings.push_back({std::move(f), {unreachable_source[rank]}});
+        context.out.findings.push_back({std::move(f), {source}});
     }
+}
+}  // namespace
+
+// The stages: every process's global rank, then each communicator read and placed, who waits on whom in it and its
+// findings, then the ranks RAS cannot reach.
+void diagnose_ras(Context& context) {
+    const RasRanks rank_of = index_ras_ranks(context);
+    Unreachable unreachable;
+    for (const auto& status : context.records.ras)
+        for (const auto& c : status.communicators) {
+            CommunicatorRead read = read_communicator(context, rank_of, status, c, unreachable);
+            const std::vector<std::int64_t> gone = gone_members(rank_of, status, c, read.group);
+            const bool in_init_text = note_waits(context, status, c, read, gone, rank_of);
+            communicator_findings(context, status, c, read, in_init_text);
+            context.out.groups.push_back(std::move(read.group));
+        }
+    report_unreachable(context, unreachable);
 }
 
 }  // namespace meshscope::records::detail

@@ -412,6 +412,8 @@ private:
         return values;
     }
 
+    // long: two switches over FrField (the quick readers, then the generic scalar), one case per Flight Recorder entry
+    // field
     std::uint64_t entry_field(FrField f, Read& r) {
         switch (f) {
             case fr_input_sizes:

@@ -206,6 +206,104 @@ void NcclLogParser::finish() {
     skipping_long_ = false;
 }
 
+namespace {
+// The INFO lines the reader keeps, told from the message alone: most INFO lines are about channels, rings and
+// transports, and are dropped before their prefix is parsed.
+struct InfoLine {
+    bool comm_line = false;  // "... Init START", "... Init COMPLETE", "... Abort START", "... Abort COMPLETE"
+    bool shape = false;      // "comm 0x... rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 ..."
+    bool timing = false;     // "Init timings - ncclCommInitRank: rank 0 nranks 8 total 0.52 ..."
+    bool version = false;    // "NCCL version 2.21.5+cuda12.4"
+    explicit InfoLine(std::string_view message)
+        : comm_line(message.ends_with("Init START") || message.ends_with("Init COMPLETE") ||
+                    message.ends_with("Abort START") || message.ends_with("Abort COMPLETE")),
+          shape(!comm_line && message.starts_with("comm ") && message.find(" nNodes ") != std::string_view::npos),
+          timing(message.starts_with("Init timings - ")),
+          version(message.starts_with("NCCL version ")) {}
+    [[nodiscard]] bool kept() const { return comm_line || shape || timing || version; }
+};
+
+NcclInitTiming read_timing(Head& head, std::string_view message, const SourceRef& source) {
+    NcclInitTiming t{head.process, {}, -1, -1, 0, source};
+    Tokens tokens{message.substr(15)};
+    std::string_view function = tokens.next();
+    if (function.ends_with(':')) function.remove_suffix(1);
+    t.function = function;
+    for (std::string_view k = tokens.next(); !k.empty(); k = tokens.next()) {
+        const std::string_view v = tokens.next();
+        if (k == "rank") parse_int(v, t.rank);
+        if (k == "nranks") parse_int(v, t.nranks);
+        if (k == "total") {
+            // "0.52" with std::from_chars for double (GCC 11+).
+            double seconds = 0;
+            if (std::from_chars(v.data(), v.data() + v.size(), seconds).ec == std::errc()) t.total_seconds = seconds;
+            break;
+        }
+    }
+    return t;
+}
+
+NcclCommShape read_shape(Head& head, std::string_view message, const SourceRef& source) {
+    NcclCommShape s{head.process, {}, -1, -1, -1, -1, -1, source};
+    Tokens tokens{message.substr(5)};
+    s.comm = tokens.next();
+    for (std::string_view k = tokens.next(); !k.empty(); k = tokens.next()) {
+        const std::string_view v = tokens.next();
+        if (k == "rank") parse_int(v, s.rank);
+        if (k == "nRanks") parse_int(v, s.nranks);
+        if (k == "nNodes") parse_int(v, s.nnodes);
+        if (k == "localRanks") parse_int(v, s.local_ranks);
+        if (k == "localRank") parse_int(v, s.local_rank);
+    }
+    return s;
+}
+
+// A communicator's init or abort line: "[Rank 3] ncclCommInitRank comm 0x... rank 3 nranks 8 ... - Init START".
+// Kept in log.comm_lines, or a problem named when it lacks its comm, a number or a valid rank.
+void read_comm_line(NcclLog& log, Head& head, std::string_view message, const SourceRef& source) {
+    NcclCommLine c;
+    c.process = std::move(head.process);
+    c.launcher_rank = head.launcher_rank;
+    c.timestamp = head.timestamp;
+    c.source = source;
+    c.stage = message.ends_with("Init START")      ? NcclStage::init_start
+              : message.ends_with("Init COMPLETE") ? NcclStage::init_complete
+              : message.ends_with("Abort START")   ? NcclStage::abort_start
+                                                   : NcclStage::abort_complete;
+    Tokens tokens{message};
+    std::string_view token = tokens.next();
+    if (token == "[Rank") {
+        std::string_view n = tokens.next();
+        std::int64_t r = 0;
+        if (n.ends_with(']') && parse_int(n.substr(0, n.size() - 1), r)) c.rank_prefix = r;
+        token = tokens.next();
+    }
+    if (token != "comm") {
+        c.function = token;
+        token = tokens.next();
+    }
+    const auto bad = [&](std::string_view why) {
+        log.problems.push_back(read_problem(source.file, source.line,
+                                            source.text() + ": " + std::string(why) + " in an NCCL \"" +
+                                                std::string(to_string(c.stage)) + "\" line, skipped"));
+    };
+    if (token != "comm") return bad("no \"comm 0x...\"");
+    c.comm = tokens.next();
+    for (std::string_view k = tokens.next(); !k.empty(); k = tokens.next()) {
+        if (k == "-" || k == "Init" || k == "Abort") break;
+        std::string_view v = tokens.next();
+        const bool ends = v.ends_with('-');  // "key 0- Init START" (2.23+ splits)
+        if (ends) v.remove_suffix(1);
+        if (!set_field(c, k, v)) return bad("the " + std::string(k) + " \"" + std::string(v) + "\" is not a number");
+        if (ends) break;
+    }
+    if (c.rank < 0 || c.nranks <= 0 || c.rank >= c.nranks) return bad("no valid rank and nranks");
+    log.comm_lines.push_back(std::move(c));
+}
+}  // namespace
+
+// A line is an NCCL WARN (kept whole), one of the INFO lines InfoLine keeps, or a bare "NCCL version" line; any
+// other line is counted and dropped.
 void NcclLogParser::line(std::string_view text) {
     ++line_no_;
     ++log_.lines;
@@ -234,102 +332,25 @@ void NcclLogParser::line(std::string_view text) {
                                  std::string(message), source});
         return;
     }
-    // Most INFO lines are about channels, rings and transports: decide from the message alone first.
-    const bool comm_line = message.ends_with("Init START") || message.ends_with("Init COMPLETE") ||
-                           message.ends_with("Abort START") || message.ends_with("Abort COMPLETE");
-    const bool shape = !comm_line && message.starts_with("comm ") && message.find(" nNodes ") != std::string_view::npos;
-    const bool timing = message.starts_with("Init timings - ");
-    const bool version = message.starts_with("NCCL version ");
-    if (!comm_line && !shape && !timing && !version) return;
-
+    const InfoLine kind(message);
+    if (!kind.kept()) return;
     Head head = parse_head(text.substr(0, at));
     if (!head.has_process) {
-        if (comm_line)
+        if (kind.comm_line)
             log_.problems.push_back(
                 read_problem(source.file, source.line,
                              source.text() + ": an NCCL init line without the host:pid:tid [dev] prefix, skipped"));
         return;
     }
-    if (version) {
+    if (kind.version)
         log_.versions.push_back(
             {head.process, head.launcher_rank, std::string(Tokens{message.substr(13)}.next()), source});
-        return;
-    }
-    if (timing) {
-        NcclInitTiming t{head.process, {}, -1, -1, 0, source};
-        Tokens tokens{message.substr(15)};
-        std::string_view function = tokens.next();
-        if (function.ends_with(':')) function.remove_suffix(1);
-        t.function = function;
-        for (std::string_view k = tokens.next(); !k.empty(); k = tokens.next()) {
-            const std::string_view v = tokens.next();
-            if (k == "rank") parse_int(v, t.rank);
-            if (k == "nranks") parse_int(v, t.nranks);
-            if (k == "total") {
-                // "0.52" with std::from_chars for double (GCC 11+).
-                double seconds = 0;
-                if (std::from_chars(v.data(), v.data() + v.size(), seconds).ec == std::errc())
-                    t.total_seconds = seconds;
-                break;
-            }
-        }
-        log_.timings.push_back(std::move(t));
-        return;
-    }
-    if (shape) {
-        NcclCommShape s{head.process, {}, -1, -1, -1, -1, -1, source};
-        Tokens tokens{message.substr(5)};
-        s.comm = tokens.next();
-        for (std::string_view k = tokens.next(); !k.empty(); k = tokens.next()) {
-            const std::string_view v = tokens.next();
-            if (k == "rank") parse_int(v, s.rank);
-            if (k == "nRanks") parse_int(v, s.nranks);
-            if (k == "nNodes") parse_int(v, s.nnodes);
-            if (k == "localRanks") parse_int(v, s.local_ranks);
-            if (k == "localRank") parse_int(v, s.local_rank);
-        }
-        log_.shapes.push_back(std::move(s));
-        return;
-    }
-
-    NcclCommLine c;
-    c.process = std::move(head.process);
-    c.launcher_rank = head.launcher_rank;
-    c.timestamp = head.timestamp;
-    c.source = source;
-    c.stage = message.ends_with("Init START")      ? NcclStage::init_start
-              : message.ends_with("Init COMPLETE") ? NcclStage::init_complete
-              : message.ends_with("Abort START")   ? NcclStage::abort_start
-                                                   : NcclStage::abort_complete;
-    Tokens tokens{message};
-    std::string_view token = tokens.next();
-    if (token == "[Rank") {
-        std::string_view n = tokens.next();
-        std::int64_t r = 0;
-        if (n.ends_with(']') && parse_int(n.substr(0, n.size() - 1), r)) c.rank_prefix = r;
-        token = tokens.next();
-    }
-    if (token != "comm") {
-        c.function = token;
-        token = tokens.next();
-    }
-    const auto bad = [&](std::string_view why) {
-        log_.problems.push_back(read_problem(source.file, source.line,
-                                             source.text() + ": " + std::string(why) + " in an NCCL \"" +
-                                                 std::string(to_string(c.stage)) + "\" line, skipped"));
-    };
-    if (token != "comm") return bad("no \"comm 0x...\"");
-    c.comm = tokens.next();
-    for (std::string_view k = tokens.next(); !k.empty(); k = tokens.next()) {
-        if (k == "-" || k == "Init" || k == "Abort") break;
-        std::string_view v = tokens.next();
-        const bool ends = v.ends_with('-');  // "key 0- Init START" (2.23+ splits)
-        if (ends) v.remove_suffix(1);
-        if (!set_field(c, k, v)) return bad("the " + std::string(k) + " \"" + std::string(v) + "\" is not a number");
-        if (ends) break;
-    }
-    if (c.rank < 0 || c.nranks <= 0 || c.rank >= c.nranks) return bad("no valid rank and nranks");
-    log_.comm_lines.push_back(std::move(c));
+    else if (kind.timing)
+        log_.timings.push_back(read_timing(head, message, source));
+    else if (kind.shape)
+        log_.shapes.push_back(read_shape(head, message, source));
+    else
+        read_comm_line(log_, head, message, source);
 }
 
 void read_nccl_log(ByteSource& source, NcclLog& into) {

@@ -329,6 +329,7 @@ private:
         return out_.communicators.back();
     }
 
+    // long: one branch per line shape of an Errors or Warnings block of RAS's text status, tried in order
     void block_line(std::string_view line, bool warnings) {
         if (line.empty()) {
             close_set();

@@ -54,125 +54,152 @@ std::string ms_text(std::int64_t ns) {
     return text;
 }
 
-Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
-                           const std::map<const FrDump*, std::vector<std::size_t>>& group_ids,
-                           const std::vector<FrGroupArrivals>& groups, const StragglerRule& rule) {
-    Stragglers out;
-    out.rule = rule;
+namespace {
+// The groups' dims numbered: names in order, and each group's dim as an index into them.
+struct DimIndex {
+    std::vector<std::string> names;
+    std::vector<std::size_t> of_group;
+};
+
+DimIndex index_dims(const std::vector<FrGroupArrivals>& groups) {
     std::map<std::string, std::size_t> dim_index;
     for (const auto& g : groups) dim_index.emplace(g.dim, 0);
-    std::vector<std::string> dim_names;
+    DimIndex dims;
     for (auto& [name, index] : dim_index) {
-        index = dim_names.size();
-        dim_names.push_back(name);
+        index = dims.names.size();
+        dims.names.push_back(name);
     }
-    std::vector<std::size_t> dim_of;
-    for (const auto& g : groups) dim_of.push_back(dim_index.at(g.dim));
-    const std::size_t dims = dim_names.size();
+    for (const auto& g : groups) dims.of_group.push_back(dim_index.at(g.dim));
+    return dims;
+}
 
-    std::vector<std::pair<std::int64_t, const FrDump*>> dumps(by_rank.begin(), by_rank.end());
-    std::vector<std::vector<RankLag>> results(dumps.size());
-    const std::size_t threads =
-        std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, dumps.size()}));
-    std::vector<std::vector<std::vector<std::uint32_t>>> samples(threads,
-                                                                 std::vector<std::vector<std::uint32_t>>(dims));
+// What the workers read and write: the dumps taken in turn (next), each one's lags by dump index, and every lag by
+// thread and dim for the rule.
+struct LagWork {
+    const std::vector<std::pair<std::int64_t, const FrDump*>>& dumps;
+    const std::map<const FrDump*, std::vector<std::size_t>>& group_ids;
+    const std::vector<FrGroupArrivals>& groups;
+    const DimIndex& dims;
     std::atomic<std::size_t> next{0};
-    const auto work = [&](std::size_t thread) {
-        auto& dim_samples = samples[thread];
-        std::vector<std::vector<std::uint32_t>> mine(dims);
-        std::vector<Worst> worst(dims);
-        std::vector<std::size_t> order;
-        for (std::size_t i; (i = next.fetch_add(1)) < dumps.size();) {
-            // Named, not bound: clang 14 (the fuzz and sanitizer trees) cannot capture a structured binding.
-            const auto rank = dumps[i].first;
-            const auto* const dump = dumps[i].second;
-            const auto& ids = group_ids.at(dump);
-            // The entries in record order (a ring buffer's dump mostly is).
-            order.resize(dump->entries.size());
-            std::iota(order.begin(), order.end(), std::size_t{0});
-            const auto by_record = [&](std::size_t a, std::size_t b) {
-                return dump->entries[a].record_id < dump->entries[b].record_id;
-            };
-            if (!std::is_sorted(order.begin(), order.end(), by_record))
-                std::stable_sort(order.begin(), order.end(), by_record);
-            // The last arrival at this rank's previous collective: it could not leave that one earlier.
-            std::int64_t released = INT64_MIN;
-            for (const std::size_t k : order) {
-                const FrEntry& e = dump->entries[k];
-                if (e.is_p2p || e.collective_seq_id <= 0) continue;
-                const std::size_t gid = ids[e.group->index];
-                const FrGroupArrivals& g = groups[gid];
-                const auto it = std::lower_bound(g.seqs.begin(), g.seqs.end(), e.collective_seq_id,
-                                                 [](const SeqArrival& a, std::int64_t s) { return a.seq < s; });
-                const std::int64_t t = e.time_created_ns;
-                if (it == g.seqs.end() || it->seq != e.collective_seq_id) {
-                    released = t;
-                    continue;
-                }
-                // A rank's first collective in its window is not judged: what held it before (its process groups'
-                // creation, a store barrier, collectives that left the ring buffer) is not recorded.
-                if (released != INT64_MIN && g.with_dump >= 2 && it->entered == g.with_dump) {
-                    const std::int64_t raw = t - it->first_ns;
-                    const std::int64_t own = std::clamp<std::int64_t>(t - released, 0, raw);
-                    const std::size_t d = dim_of[gid];
-                    mine[d].push_back(to_us(own));
-                    dim_samples[d].push_back(to_us(own));
-                    if (own > worst[d].lag) worst[d] = {own, raw, t, e.collective_seq_id, &e, gid};
-                }
-                released = std::max(t, it->last_ns);
-            }
-            for (std::size_t d = 0; d < dims; ++d) {
-                if (mine[d].empty()) continue;
-                RankLag r;
-                r.rank = rank;
-                r.dim = dim_names[d];
-                r.arrivals = static_cast<std::int64_t>(mine[d].size());
-                r.typical_ns = static_cast<std::int64_t>(twice_median(mine[d]) * 500);
-                const Worst& w = worst[d];
-                r.worst = {w.lag, w.raw, w.time, w.seq, std::string(w.entry->collective()), groups[w.group].label};
-                results[i].push_back(std::move(r));
-                mine[d].clear();
-                worst[d] = Worst{};
-            }
-        }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-        work(0);
-    }
+    std::vector<std::vector<RankLag>> results;                     // by dump
+    std::vector<std::vector<std::vector<std::uint32_t>>> samples;  // by thread, then dim
+};
 
-    // The rule per dim, over every lag of every rank at the dim's common collectives.
-    std::vector<DimLags> by_dim(dims);
-    for (std::size_t d = 0; d < dims; ++d) {
-        std::size_t total = 0;
-        for (const auto& s : samples) total += s[d].size();
-        DimLags& lags = by_dim[d];
-        lags.dim = dim_names[d];
-        lags.arrivals = static_cast<std::int64_t>(total);
-        if (!total) continue;
-        std::vector<std::uint32_t> all;
-        all.reserve(total);
-        for (auto& s : samples) {
-            all.insert(all.end(), s[d].begin(), s[d].end());
-            std::vector<std::uint32_t>().swap(s[d]);
+// One worker's buffers, their capacity kept from dump to dump.
+struct LagScratch {
+    std::vector<std::vector<std::uint32_t>> mine;  // this dump's lags by dim
+    std::vector<Worst> worst;                      // this dump's worst arrival by dim
+    std::vector<std::size_t> order;
+};
+
+// One rank's lags at its groups' common collectives, walked in record order: each lag into the thread's samples,
+// and per dim its typical lag and worst arrival into results[i].
+void measure_dump(LagWork& work, std::size_t i, std::vector<std::vector<std::uint32_t>>& dim_samples,
+                  LagScratch& scratch) {
+    const std::size_t dims = work.dims.names.size();
+    auto& mine = scratch.mine;
+    auto& worst = scratch.worst;
+    auto& order = scratch.order;
+    const auto rank = work.dumps[i].first;
+    const auto* const dump = work.dumps[i].second;
+    const auto& ids = work.group_ids.at(dump);
+    // The entries in record order (a ring buffer's dump mostly is).
+    order.resize(dump->entries.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const auto by_record = [&](std::size_t a, std::size_t b) {
+        return dump->entries[a].record_id < dump->entries[b].record_id;
+    };
+    if (!std::is_sorted(order.begin(), order.end(), by_record)) std::stable_sort(order.begin(), order.end(), by_record);
+    // The last arrival at this rank's previous collective: it could not leave that one earlier.
+    std::int64_t released = INT64_MIN;
+    for (const std::size_t k : order) {
+        const FrEntry& e = dump->entries[k];
+        if (e.is_p2p || e.collective_seq_id <= 0) continue;
+        const std::size_t gid = ids[e.group->index];
+        const FrGroupArrivals& g = work.groups[gid];
+        const auto it = std::lower_bound(g.seqs.begin(), g.seqs.end(), e.collective_seq_id,
+                                         [](const SeqArrival& a, std::int64_t s) { return a.seq < s; });
+        const std::int64_t t = e.time_created_ns;
+        if (it == g.seqs.end() || it->seq != e.collective_seq_id) {
+            released = t;
+            continue;
         }
-        const std::uint64_t m2 = twice_median(all);  // microseconds x 2
-        for (auto& v : all) {                        // each value's deviation x 2
-            const std::int64_t dev = 2 * static_cast<std::int64_t>(v) - static_cast<std::int64_t>(m2);
-            v = static_cast<std::uint32_t>(dev < 0 ? -dev : dev);
+        // A rank's first collective in its window is not judged: what held it before (its process groups'
+        // creation, a store barrier, collectives that left the ring buffer) is not recorded.
+        if (released != INT64_MIN && g.with_dump >= 2 && it->entered == g.with_dump) {
+            const std::int64_t raw = t - it->first_ns;
+            const std::int64_t own = std::clamp<std::int64_t>(t - released, 0, raw);
+            const std::size_t d = work.dims.of_group[gid];
+            mine[d].push_back(to_us(own));
+            dim_samples[d].push_back(to_us(own));
+            if (own > worst[d].lag) worst[d] = {own, raw, t, e.collective_seq_id, &e, gid};
         }
-        const std::uint64_t mad4 = twice_median(all);  // microseconds x 4
-        lags.median_ns = static_cast<std::int64_t>(m2 * 500);
-        lags.mad_ns = static_cast<std::int64_t>(mad4 * 250);
-        const double spread = rule.k * StragglerRule::mad_scale * static_cast<double>(lags.mad_ns);
-        lags.threshold_ns = lags.median_ns + std::max(static_cast<std::int64_t>(spread + 0.5), rule.floor_ns);
+        released = std::max(t, it->last_ns);
     }
+    for (std::size_t d = 0; d < dims; ++d) {
+        if (mine[d].empty()) continue;
+        RankLag r;
+        r.rank = rank;
+        r.dim = work.dims.names[d];
+        r.arrivals = static_cast<std::int64_t>(mine[d].size());
+        r.typical_ns = static_cast<std::int64_t>(twice_median(mine[d]) * 500);
+        const Worst& w = worst[d];
+        r.worst = {w.lag, w.raw, w.time, w.seq, std::string(w.entry->collective()), work.groups[w.group].label};
+        work.results[i].push_back(std::move(r));
+        mine[d].clear();
+        worst[d] = Worst{};
+    }
+}
+
+// Every rank's dump measured on a few threads, each taking the next dump.
+void measure_lags(LagWork& work) {
+    const std::size_t dims = work.dims.names.size();
+    const std::size_t threads =
+        std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, work.dumps.size()}));
+    work.results.assign(work.dumps.size(), {});
+    work.samples.assign(threads, std::vector<std::vector<std::uint32_t>>(dims));
+    const auto worker = [&work, dims](std::size_t thread) {
+        LagScratch scratch{std::vector<std::vector<std::uint32_t>>(dims), std::vector<Worst>(dims), {}};
+        for (std::size_t i; (i = work.next.fetch_add(1)) < work.dumps.size();)
+            measure_dump(work, i, work.samples[thread], scratch);
+    };
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+    worker(0);
+}
+
+// The rule for one dim, over every lag of every rank at the dim's common collectives: the median, the MAD and the
+// threshold past which a rank is late. Frees the dim's samples.
+DimLags dim_rule(const std::string& name, std::size_t d, std::vector<std::vector<std::vector<std::uint32_t>>>& samples,
+                 const StragglerRule& rule) {
+    std::size_t total = 0;
+    for (const auto& s : samples) total += s[d].size();
+    DimLags lags;
+    lags.dim = name;
+    lags.arrivals = static_cast<std::int64_t>(total);
+    if (!total) return lags;
+    std::vector<std::uint32_t> all;
+    all.reserve(total);
+    for (auto& s : samples) {
+        all.insert(all.end(), s[d].begin(), s[d].end());
+        std::vector<std::uint32_t>().swap(s[d]);
+    }
+    const std::uint64_t m2 = twice_median(all);  // microseconds x 2
+    for (auto& v : all) {                        // each value's deviation x 2
+        const std::int64_t dev = 2 * static_cast<std::int64_t>(v) - static_cast<std::int64_t>(m2);
+        v = static_cast<std::uint32_t>(dev < 0 ? -dev : dev);
+    }
+    const std::uint64_t mad4 = twice_median(all);  // microseconds x 4
+    lags.median_ns = static_cast<std::int64_t>(m2 * 500);
+    lags.mad_ns = static_cast<std::int64_t>(mad4 * 250);
+    const double spread = rule.k * StragglerRule::mad_scale * static_cast<double>(lags.mad_ns);
+    lags.threshold_ns = lags.median_ns + std::max(static_cast<std::int64_t>(spread + 0.5), rule.floor_ns);
+    return lags;
+}
+
+// Each rank's lags judged against its dim's threshold: late or not, its score per dim, and its worst score.
+void judge_ranks(Stragglers& out, std::vector<std::vector<RankLag>>& results) {
     std::map<std::string, const DimLags*> lags_of;
-    for (const auto& lags : by_dim)
-        if (lags.arrivals > 0) {
-            out.dims.push_back(lags);
-        }
     for (const auto& lags : out.dims) lags_of[lags.dim] = &lags;
     for (auto& list : results) {
         if (list.empty()) continue;
@@ -188,6 +215,22 @@ Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
         out.scores.emplace_back(list.front().rank, score);
         for (auto& r : list) out.ranks.push_back(std::move(r));
     }
+}
+}  // namespace
+
+// The stages: the dims numbered, every rank's lags measured, the rule per dim, then each rank judged.
+Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
+                           const std::map<const FrDump*, std::vector<std::size_t>>& group_ids,
+                           const std::vector<FrGroupArrivals>& groups, const StragglerRule& rule) {
+    Stragglers out;
+    out.rule = rule;
+    const DimIndex dims = index_dims(groups);
+    const std::vector<std::pair<std::int64_t, const FrDump*>> dumps(by_rank.begin(), by_rank.end());
+    LagWork work{dumps, group_ids, groups, dims, {}, {}, {}};
+    measure_lags(work);
+    for (std::size_t d = 0; d < dims.names.size(); ++d)
+        if (DimLags lags = dim_rule(dims.names[d], d, work.samples, rule); lags.arrivals > 0) out.dims.push_back(lags);
+    judge_ranks(out, work.results);
     return out;
 }
 

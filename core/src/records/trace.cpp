@@ -41,6 +41,8 @@ struct Track {
 };
 }  // namespace
 
+// long: writes the whole Trace Event Format document in one pass (processes, threads, slices, the stragglers), its
+// parts sharing the stream and the first-event flag; not yet split into stages
 void write_trace(const RecordSet& records, const Diagnosis& d, std::ostream& out) {
     // Every Flight Recorder group's process: one per (mesh, dim), or per group not in the plan.
     std::map<std::string, Track> by_name;  // by Flight Recorder's process group name

@@ -454,33 +454,41 @@ void place_ranks(Context& context, const FrView& fr, const std::vector<std::vect
     }
 }
 
-void find_verdicts(Context& context) {
-    Diagnosis& d = context.out;
-    FrView fr(context);
+namespace {
+// --- index: the world, every rank's positions, the wait-for graph ---
+
+// The largest rank any record or wait names, and at least the diagnosis's world.
+std::int64_t verdict_world(const Context& context) {
     std::int64_t world = context.world;
-    for (const auto& r : d.ranks) world = std::max(world, r.rank + 1);
+    for (const auto& r : context.out.ranks) world = std::max(world, r.rank + 1);
     for (const auto& p : context.positions) {
         world = std::max(world, p.rank + 1);
         for (const std::int64_t m : p.waits_on) world = std::max(world, m + 1);
     }
-    if (world <= 0 || world > (1 << 22)) return;
+    return world;
+}
 
-    // Every rank's positions: Flight Recorder's first, then the NCCL log's and RAS's blocked ones.
+// Every rank's positions: Flight Recorder's first, then the NCCL log's and RAS's blocked ones.
+std::vector<std::vector<Position>> positions_by_rank(const Context& context, FrView& fr, std::int64_t world) {
     std::vector<std::vector<Position>> positions(static_cast<std::size_t>(world));
     for (const auto& [rank, r] : fr.ranks())
         if (rank < world) positions[static_cast<std::size_t>(rank)].push_back(fr.position(rank));
     for (const auto& p : context.positions)
         if (p.rank >= 0 && p.rank < world) positions[static_cast<std::size_t>(p.rank)].push_back(p);
+    return positions;
+}
 
-    // Ranks some record names: a dump, an NCCL line, a RAS entry.
+// Ranks some record names: a dump, an NCCL line, a RAS entry.
+std::set<std::int64_t> recorded_ranks(const Context& context) {
     std::set<std::int64_t> recorded;
-    for (const auto& r : d.ranks) recorded.insert(r.rank);
+    for (const auto& r : context.out.ranks) recorded.insert(r.rank);
     for (const auto& p : context.positions) recorded.insert(p.rank);
-    if (world <= static_cast<std::int64_t>(RecordsLimits{}.max_ranks)) place_ranks(context, fr, positions, recorded);
+    return recorded;
+}
 
-    Graph graph;
-    graph.world = world;
-    graph.out.assign(static_cast<std::size_t>(world), {});
+// The blocked positions as the wait-for graph; false when no rank is blocked.
+bool build_graph(const std::vector<std::vector<Position>>& positions, Graph& graph) {
+    graph.out.assign(static_cast<std::size_t>(graph.world), {});
     bool any_blocked = false;
     for (const auto& list : positions)
         for (const auto& p : list)
@@ -488,12 +496,23 @@ void find_verdicts(Context& context) {
                 graph.add(p);
                 any_blocked = true;
             }
-    if (!any_blocked) return;
+    if (!any_blocked) return false;
     for (auto& w : graph.waits) {
         std::sort(w.waiting.begin(), w.waiting.end());
         std::sort(w.waits_on.begin(), w.waits_on.end());
     }
+    return true;
+}
 
+// The ends of the chains: the components with no edge out of them that a wait reaches (component -> its nodes),
+// and the graph's edges reversed, to walk back from an end to every wait that leads to it.
+struct ChainEnds {
+    std::map<std::size_t, std::vector<std::size_t>> ends;
+    std::vector<std::vector<std::size_t>> into;
+};
+
+ChainEnds chain_ends(const Graph& graph) {
+    const auto world = static_cast<std::size_t>(graph.world);
     std::size_t count = 0;
     const auto comp = graph.components(count);
     const std::size_t n = graph.out.size();
@@ -505,8 +524,8 @@ void find_verdicts(Context& context) {
     std::vector<bool> reached(n, false);
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < graph.waits.size(); ++i) {
-        reached[static_cast<std::size_t>(world) + i] = true;
-        todo.push_back(static_cast<std::size_t>(world) + i);
+        reached[world + i] = true;
+        todo.push_back(world + i);
     }
     while (!todo.empty()) {
         const std::size_t v = todo.back();
@@ -517,108 +536,143 @@ void find_verdicts(Context& context) {
                 todo.push_back(w);
             }
     }
-    std::map<std::size_t, std::vector<std::size_t>> ends;  // component -> its nodes
+    ChainEnds out;
     for (std::size_t v = 0; v < n; ++v)
-        if (reached[v] && !leaves[comp[v]]) ends[comp[v]].push_back(v);
-    std::vector<std::vector<std::size_t>> into(n);  // reversed edges
+        if (reached[v] && !leaves[comp[v]]) out.ends[comp[v]].push_back(v);
+    out.into.resize(n);
     for (std::size_t v = 0; v < n; ++v)
-        for (const std::size_t w : graph.out[v]) into[w].push_back(v);
+        for (const std::size_t w : graph.out[v]) out.into[w].push_back(v);
+    return out;
+}
 
-    // One verdict per end; ends with the same cause and place are one verdict of several ranks.
+// --- root cause: one verdict per end ---
+
+// What the root-cause stage reads.
+struct WaitFor {
+    const Context& context;
+    FrView& fr;  // its popularity() caches
+    const std::vector<std::vector<Position>>& positions;
+    const std::set<std::int64_t>& recorded;
+    const Graph& graph;
+};
+
+// An end that is one rank waiting on nobody: dead (RAS cannot reach it), without a record, or outside collectives
+// (where its last completed collective is).
+Verdict lone_rank_verdict(const WaitFor& in, std::int64_t r) {
+    Verdict v;
+    v.ranks = {r};
+    if (const auto u = in.context.unreachable.find(r); u != in.context.unreachable.end()) {
+        v.cause = Verdict::Cause::dead;
+        v.how = u->second.first;
+        v.sources.push_back(u->second.second);
+    } else if (!in.recorded.count(r))
+        v.cause = Verdict::Cause::no_record;
+    else {
+        v.cause = Verdict::Cause::outside;
+        for (const auto& p : in.positions[static_cast<std::size_t>(r)])
+            if (p.state == Position::State::completed && !p.op.empty()) {
+                v.where = p;
+                break;
+            }
+        for (const auto& p : in.positions[static_cast<std::size_t>(r)])
+            v.sources.insert(v.sources.end(), p.files.begin(), p.files.end());
+    }
+    return v;
+}
+
+// A cycle: the member whose records went past a collective its peers in the cycle wait in. One such departure is
+// the verdict; none or several, the ranks wait on each other.
+Verdict cycle_verdict(const WaitFor& in, const std::vector<std::int64_t>& ranks,
+                      const std::vector<std::size_t>& waits) {
+    const auto world = static_cast<std::size_t>(in.graph.world);
+    const std::set<std::int64_t> cycle(ranks.begin(), ranks.end());
+    std::map<std::tuple<int, std::string, std::int64_t, std::string>, std::vector<std::int64_t>> culprits;
+    std::map<std::int64_t, std::pair<Position, std::optional<Position>>> where;  // rank -> missed, instead
+    std::size_t most = 0;  // the most ranks that called one of the cycle's collectives
+    for (const std::size_t wnode : waits) {
+        const WaitingGroup& w = in.graph.waits[wnode - world];
+        if (w.at.source == "Flight Recorder" && w.at.op != "creation") most = std::max(most, in.fr.popularity(w.at));
+    }
+    for (const std::size_t wnode : waits) {
+        const WaitingGroup& w = in.graph.waits[wnode - world];
+        if (w.at.source == "Flight Recorder" && w.at.op != "creation" && in.fr.popularity(w.at) < most) continue;
+        for (const std::int64_t b : w.waits_on) {
+            if (!cycle.count(b) || where.count(b)) continue;
+            std::optional<std::pair<Verdict::Cause, std::optional<Position>>> departed;
+            if (w.at.op == "creation")
+                departed = {{Verdict::Cause::skipped, std::nullopt}};
+            else if (w.at.source == "Flight Recorder")
+                if (const auto dep = in.fr.departure(b, w.at, cycle)) departed = {{dep->cause, dep->instead}};
+            if (!departed) continue;
+            culprits[{static_cast<int>(departed->first), w.at.key, w.at.seq, w.at.op}].push_back(b);
+            where.emplace(b, std::pair{w.at, departed->second});
+        }
+    }
+    Verdict v;
+    if (culprits.size() == 1) {
+        const auto& [k, who_left] = *culprits.begin();
+        v.cause = static_cast<Verdict::Cause>(std::get<0>(k));
+        v.ranks = who_left;
+        std::sort(v.ranks.begin(), v.ranks.end());
+        v.where = where.at(v.ranks.front()).first;
+        v.instead = where.at(v.ranks.front()).second;
+        if (v.instead) v.instead->rank = v.ranks.front();
+    } else {
+        v.cause = Verdict::Cause::wait_each_other;
+        v.ranks = ranks;
+    }
+    return v;
+}
+
+// Every wait node that leads to an end.
+std::set<std::size_t> waits_into(const std::vector<std::size_t>& nodes, const ChainEnds& chains, std::size_t world) {
+    std::set<std::size_t> waiting;
+    std::vector<std::size_t> back(nodes.begin(), nodes.end());
+    std::set<std::size_t> seen(nodes.begin(), nodes.end());
+    while (!back.empty()) {
+        const std::size_t x = back.back();
+        back.pop_back();
+        if (x >= world) waiting.insert(x);
+        for (const std::size_t y : chains.into[x])
+            if (seen.insert(y).second) back.push_back(y);
+    }
+    return waiting;
+}
+
+// Ends with the same cause and place are one verdict of several ranks; a cycle's, or a departure's, only with the
+// same ranks too.
+std::string verdict_key(const Verdict& v) {
+    std::string key = std::string(to_string(v.cause));
+    if (v.where)
+        key += "|" + v.where->source + "|" + v.where->key + "|" + std::to_string(v.where->seq) + "|" + v.where->op;
+    if (v.cause == Verdict::Cause::wait_each_other || v.cause == Verdict::Cause::skipped ||
+        v.cause == Verdict::Cause::out_of_order || v.cause == Verdict::Cause::other_collective)
+        for (const auto r : v.ranks) key += "|" + std::to_string(r);
+    return key;
+}
+
+// One verdict per end, merged by verdict_key, each with the groups that wait on it (the group it left first, then
+// the others by dim and index); the verdict most groups wait on first.
+std::vector<Verdict> judge_ends(const WaitFor& in, const ChainEnds& chains) {
+    const auto world = static_cast<std::size_t>(in.graph.world);
     std::map<std::string, Verdict> found;
     std::map<std::string, std::set<std::size_t>> found_waits;
-    for (const auto& [c, nodes] : ends) {
+    for (const auto& [c, nodes] : chains.ends) {
         std::vector<std::int64_t> ranks;
         std::vector<std::size_t> waits;
         for (const std::size_t v : nodes)
-            (v < static_cast<std::size_t>(world) ? ranks.push_back(static_cast<std::int64_t>(v)) : waits.push_back(v));
-        Verdict v;
-        std::set<std::string> sources;
-        if (ranks.size() == 1 && waits.empty()) {
-            const std::int64_t r = ranks.front();
-            v.ranks = {r};
-            if (const auto u = context.unreachable.find(r); u != context.unreachable.end()) {
-                v.cause = Verdict::Cause::dead;
-                v.how = u->second.first;
-                v.sources.push_back(u->second.second);
-                sources.insert("NCCL RAS");
-            } else if (!recorded.count(r))
-                v.cause = Verdict::Cause::no_record;
-            else {
-                v.cause = Verdict::Cause::outside;
-                for (const auto& p : positions[static_cast<std::size_t>(r)])
-                    if (p.state == Position::State::completed && !p.op.empty()) {
-                        v.where = p;
-                        break;
-                    }
-                for (const auto& p : positions[static_cast<std::size_t>(r)])
-                    v.sources.insert(v.sources.end(), p.files.begin(), p.files.end());
-            }
-        } else {
-            // A cycle: the member whose records went past a collective its peers in the cycle wait in.
-            const std::set<std::int64_t> cycle(ranks.begin(), ranks.end());
-            std::map<std::tuple<int, std::string, std::int64_t, std::string>, std::vector<std::int64_t>> culprits;
-            std::map<std::int64_t, std::pair<Position, std::optional<Position>>> where;  // rank -> missed, instead
-            std::size_t most = 0;  // the most ranks that called one of the cycle's collectives
-            for (const std::size_t wnode : waits) {
-                const WaitingGroup& w = graph.waits[wnode - static_cast<std::size_t>(world)];
-                if (w.at.source == "Flight Recorder" && w.at.op != "creation")
-                    most = std::max(most, fr.popularity(w.at));
-            }
-            for (const std::size_t wnode : waits) {
-                const WaitingGroup& w = graph.waits[wnode - static_cast<std::size_t>(world)];
-                if (w.at.source == "Flight Recorder" && w.at.op != "creation" && fr.popularity(w.at) < most) continue;
-                for (const std::int64_t b : w.waits_on) {
-                    if (!cycle.count(b) || where.count(b)) continue;
-                    std::optional<std::pair<Verdict::Cause, std::optional<Position>>> departed;
-                    if (w.at.op == "creation")
-                        departed = {{Verdict::Cause::skipped, std::nullopt}};
-                    else if (w.at.source == "Flight Recorder")
-                        if (const auto dep = fr.departure(b, w.at, cycle)) departed = {{dep->cause, dep->instead}};
-                    if (!departed) continue;
-                    culprits[{static_cast<int>(departed->first), w.at.key, w.at.seq, w.at.op}].push_back(b);
-                    where.emplace(b, std::pair{w.at, departed->second});
-                }
-            }
-            if (culprits.size() == 1) {
-                const auto& [k, who_left] = *culprits.begin();
-                v.cause = static_cast<Verdict::Cause>(std::get<0>(k));
-                v.ranks = who_left;
-                std::sort(v.ranks.begin(), v.ranks.end());
-                v.where = where.at(v.ranks.front()).first;
-                v.instead = where.at(v.ranks.front()).second;
-                if (v.instead) v.instead->rank = v.ranks.front();
-            } else {
-                v.cause = Verdict::Cause::wait_each_other;
-                v.ranks = ranks;
-            }
-        }
-        // Every wait that leads here.
-        std::set<std::size_t> waiting;
-        std::vector<std::size_t> back(nodes.begin(), nodes.end());
-        std::set<std::size_t> seen(nodes.begin(), nodes.end());
-        while (!back.empty()) {
-            const std::size_t x = back.back();
-            back.pop_back();
-            if (x >= static_cast<std::size_t>(world)) waiting.insert(x);
-            for (const std::size_t y : into[x])
-                if (seen.insert(y).second) back.push_back(y);
-        }
-        std::string group_key = std::string(to_string(v.cause));
-        if (v.where)
-            group_key +=
-                "|" + v.where->source + "|" + v.where->key + "|" + std::to_string(v.where->seq) + "|" + v.where->op;
-        if (v.cause == Verdict::Cause::wait_each_other || v.cause == Verdict::Cause::skipped ||
-            v.cause == Verdict::Cause::out_of_order || v.cause == Verdict::Cause::other_collective)
-            for (const auto r : v.ranks) group_key += "|" + std::to_string(r);
-        auto [it, added] = found.emplace(group_key, v);
+            (v < world ? ranks.push_back(static_cast<std::int64_t>(v)) : waits.push_back(v));
+        const Verdict v =
+            ranks.size() == 1 && waits.empty() ? lone_rank_verdict(in, ranks.front()) : cycle_verdict(in, ranks, waits);
+        const std::set<std::size_t> waiting = waits_into(nodes, chains, world);
+        const std::string key = verdict_key(v);
+        auto [it, added] = found.emplace(key, v);
         if (!added) {
             it->second.ranks.insert(it->second.ranks.end(), v.ranks.begin(), v.ranks.end());
             it->second.sources.insert(it->second.sources.end(), v.sources.begin(), v.sources.end());
         }
-        found_waits[group_key].insert(waiting.begin(), waiting.end());
+        found_waits[key].insert(waiting.begin(), waiting.end());
     }
-
     std::vector<Verdict> verdicts;
     for (auto& found_entry : found) {
         // Named, not bound: clang 14 (the fuzz and sanitizer trees) cannot capture a structured binding.
@@ -626,8 +680,7 @@ void find_verdicts(Context& context) {
         auto& v = found_entry.second;
         std::sort(v.ranks.begin(), v.ranks.end());
         v.ranks.erase(std::unique(v.ranks.begin(), v.ranks.end()), v.ranks.end());
-        for (const std::size_t x : found_waits[k])
-            v.waiting.push_back(graph.waits[x - static_cast<std::size_t>(world)]);
+        for (const std::size_t x : found_waits[k]) v.waiting.push_back(in.graph.waits[x - world]);
         // the group it left first, then the others by dim and index
         std::sort(v.waiting.begin(), v.waiting.end(), [&](const WaitingGroup& a, const WaitingGroup& b) {
             const bool fa = v.where && a.at.key == v.where->key, fb = v.where && b.at.key == v.where->key;
@@ -637,13 +690,114 @@ void find_verdicts(Context& context) {
         });
         verdicts.push_back(std::move(v));
     }
-    // The verdict most groups wait on first.
     std::stable_sort(verdicts.begin(), verdicts.end(), [](const Verdict& a, const Verdict& b) {
         if (a.waiting.size() != b.waiting.size()) return a.waiting.size() > b.waiting.size();
         return a.ranks < b.ranks;
     });
+    return verdicts;
+}
 
-    const std::size_t all_waits = graph.waits.size();
+// --- report: each verdict's sentence, finding and fix ---
+
+std::string verdict_sentence(const Verdict& v) {
+    const std::string subject = who(v.ranks);
+    const bool one = v.ranks.size() == 1;
+    switch (v.cause) {
+        case Verdict::Cause::skipped:
+            return v.where && v.where->op == "creation" ? subject + " went on without creating the " + v.where->label
+                                                        : subject + " skipped " + call_text(*v.where);
+        case Verdict::Cause::out_of_order:
+            return subject + " called " + call_text(*v.instead) + " before " + call_text(*v.where) + " (out of order)";
+        case Verdict::Cause::other_collective:
+            return subject + " called " + (v.instead ? call_text(*v.instead) : "another collective") + " where " +
+                   (one ? "its" : "their") + " peers call " + call_text(*v.where);
+        case Verdict::Cause::wait_each_other:
+            return subject +
+                   " wait on each other in different groups: their collectives are called in "
+                   "different orders";
+        case Verdict::Cause::no_record:
+            return subject +
+                   " left no record (no Flight Recorder dump, NCCL line or RAS entry): " + (one ? "it" : "they") +
+                   " died or hang" + (one ? "s" : "") + " outside any collective";
+        case Verdict::Cause::dead: return subject + " " + v.how;
+        case Verdict::Cause::outside:
+            return subject + (one ? " hangs" : " hang") + " outside collectives (compute, the data loader, host code)" +
+                   (v.where ? ": " + std::string(one ? "its" : "their") + " last collective, " + call_text(*v.where) +
+                                  ", completed on every member"
+                            : ": nothing " + std::string(one ? "it" : "they") + " recorded is pending");
+    }
+    return {};
+}
+
+// What to do, with where to look at each of the verdict's ranks (at most 8).
+std::string verdict_fix(const Diagnosis& d, const Verdict& v) {
+    const std::string subject = who(v.ranks);
+    const bool one = v.ranks.size() == 1;
+    std::string look;
+    for (std::size_t i = 0; i < v.ranks.size() && i < 8; ++i) look += (i ? "; " : "") + process_text(d, v.ranks[i]);
+    if (v.ranks.size() > 8) look += "; and " + std::to_string(v.ranks.size() - 8) + " more";
+    switch (v.cause) {
+        case Verdict::Cause::skipped:
+        case Verdict::Cause::out_of_order:
+        case Verdict::Cause::other_collective:
+            return "Find why " + subject + " did not call " + call_text(*v.where) + " where " +
+                   (one ? "its" : "their") +
+                   " peers did (a data-dependent branch, a caught exception, a rank-dependent condition): every "
+                   "rank must call a group's collectives in the same order. Where " +
+                   (one ? "it is" : "they are") + " now: " + look + ".";
+        case Verdict::Cause::wait_each_other:
+            return "Make " + subject +
+                   " call these groups' collectives in one order (the same code path on every rank); each "
+                   "one's stack: " +
+                   look + ".";
+        case Verdict::Cause::no_record:
+            return "Check " + subject + "'s process" + (one ? "" : "es") +
+                   ": whether it died (the scheduler's log, dmesg for the OOM killer, its stderr) or hangs (" + look +
+                   "); every group listed waits for " + (one ? "it" : "them") + ".";
+        case Verdict::Cause::dead:
+            return "Check " + subject + "'s process and host (" + look +
+                   "; the scheduler's log, dmesg, the NIC): every group listed waits for " + (one ? "it" : "them") +
+                   ".";
+        case Verdict::Cause::outside:
+            return "Look at what " + subject + (one ? " does" : " do") + " after " + (one ? "its" : "their") +
+                   " last collective, compute, the data loader or host code that does not return (" + look +
+                   "); every group listed waits for " + (one ? "it" : "them") + ".";
+    }
+    return {};
+}
+
+// The verdict's finding: its sentence, how many of the stuck groups wait on it, the first 8 of them, the sources.
+Finding verdict_finding(const Diagnosis& d, const Verdict& v, std::size_t all_waits) {
+    const bool one = v.ranks.size() == 1;
+    std::set<std::string> source_names;
+    for (const auto& w : v.waiting) source_names.insert(w.at.source);
+    if (v.cause == Verdict::Cause::dead) source_names.insert("NCCL RAS");
+    Finding f;
+    f.kind = FindingKind::verdict;
+    f.id = v.id;
+    f.ranks = v.ranks;
+    f.message = v.sentence;
+    if (v.instead && v.cause == Verdict::Cause::skipped) f.message += " and went on to " + call_text(*v.instead);
+    const bool every = v.waiting.size() == all_waits;
+    const bool left = v.cause == Verdict::Cause::skipped || v.cause == Verdict::Cause::out_of_order ||
+                      v.cause == Verdict::Cause::other_collective;
+    if (every && left && v.waiting.size() > 1)
+        f.message += "; every other stuck group waits on " + std::string(one ? "it" : "them");
+    else if (every && !left)
+        f.message += "; every stuck group waits on " + std::string(one ? "it" : "them");
+    f.message += ". " + std::to_string(v.waiting.size()) + (v.waiting.size() == 1 ? " group waits" : " groups wait") +
+                 " on " + (one ? "it" : "them") + ": ";
+    for (std::size_t i = 0; i < v.waiting.size() && i < 8; ++i)
+        f.message += (i ? ", " : "") + call_text(v.waiting[i].at) + " (" + ranks_words(v.waiting[i].waiting) + ")";
+    if (v.waiting.size() > 8) f.message += " and " + std::to_string(v.waiting.size() - 8) + " more";
+    f.message += " (" + join_sources(source_names) + ")";
+    f.fix = verdict_fix(d, v);
+    return f;
+}
+
+// Each verdict named: its id, its first rank's host and pid, its sentence, its records (those of the waits, at most
+// 8), and its finding added.
+void report_verdicts(Diagnosis& d, std::vector<Verdict>& verdicts, std::size_t all_waits) {
     for (Verdict& v : verdicts) {
         std::string ids;
         for (std::size_t i = 0; i < v.ranks.size(); ++i) ids += (i ? "," : "") + std::to_string(v.ranks[i]);
@@ -655,109 +809,18 @@ void find_verdicts(Context& context) {
             v.host = it->host;
             v.pid = it->pid;
         }
-        const std::string subject = who(v.ranks);
-        const bool one = v.ranks.size() == 1;
-        std::set<std::string> source_names;
-        for (const auto& w : v.waiting) source_names.insert(w.at.source);
-        if (v.cause == Verdict::Cause::dead) source_names.insert("NCCL RAS");
-        switch (v.cause) {
-            case Verdict::Cause::skipped:
-                v.sentence = v.where && v.where->op == "creation"
-                                 ? subject + " went on without creating the " + v.where->label
-                                 : subject + " skipped " + call_text(*v.where);
-                break;
-            case Verdict::Cause::out_of_order:
-                v.sentence =
-                    subject + " called " + call_text(*v.instead) + " before " + call_text(*v.where) + " (out of order)";
-                break;
-            case Verdict::Cause::other_collective:
-                v.sentence = subject + " called " + (v.instead ? call_text(*v.instead) : "another collective") +
-                             " where " + (one ? "its" : "their") + " peers call " + call_text(*v.where);
-                break;
-            case Verdict::Cause::wait_each_other:
-                v.sentence = subject +
-                             " wait on each other in different groups: their collectives are called in "
-                             "different orders";
-                break;
-            case Verdict::Cause::no_record:
-                v.sentence = subject + " left no record (no Flight Recorder dump, NCCL line or RAS entry): " +
-                             (one ? "it" : "they") + " died or hang" + (one ? "s" : "") + " outside any collective";
-                break;
-            case Verdict::Cause::dead: v.sentence = subject + " " + v.how; break;
-            case Verdict::Cause::outside:
-                v.sentence = subject + (one ? " hangs" : " hang") +
-                             " outside collectives (compute, the data loader, host code)" +
-                             (v.where ? ": " + std::string(one ? "its" : "their") + " last collective, " +
-                                            call_text(*v.where) + ", completed on every member"
-                                      : ": nothing " + std::string(one ? "it" : "they") + " recorded is pending");
-                break;
-        }
-        // The records behind it: those of the waits (at most 8).
+        v.sentence = verdict_sentence(v);
         std::set<std::string> files(v.sources.begin(), v.sources.end());
         for (const auto& w : v.waiting)
             for (const auto& f : w.at.files)
                 if (files.size() < 8) files.insert(f);
         v.sources.assign(files.begin(), files.end());
-
-        Finding f;
-        f.kind = FindingKind::verdict;
-        f.id = v.id;
-        f.ranks = v.ranks;
-        f.message = v.sentence;
-        if (v.instead && v.cause == Verdict::Cause::skipped) f.message += " and went on to " + call_text(*v.instead);
-        const bool every = v.waiting.size() == all_waits;
-        const bool left = v.cause == Verdict::Cause::skipped || v.cause == Verdict::Cause::out_of_order ||
-                          v.cause == Verdict::Cause::other_collective;
-        if (every && left && v.waiting.size() > 1)
-            f.message += "; every other stuck group waits on " + std::string(one ? "it" : "them");
-        else if (every && !left)
-            f.message += "; every stuck group waits on " + std::string(one ? "it" : "them");
-        f.message += ". " + std::to_string(v.waiting.size()) +
-                     (v.waiting.size() == 1 ? " group waits" : " groups wait") + " on " + (one ? "it" : "them") + ": ";
-        for (std::size_t i = 0; i < v.waiting.size() && i < 8; ++i)
-            f.message += (i ? ", " : "") + call_text(v.waiting[i].at) + " (" + ranks_words(v.waiting[i].waiting) + ")";
-        if (v.waiting.size() > 8) f.message += " and " + std::to_string(v.waiting.size() - 8) + " more";
-        f.message += " (" + join_sources(source_names) + ")";
-
-        std::string look;
-        for (std::size_t i = 0; i < v.ranks.size() && i < 8; ++i) look += (i ? "; " : "") + process_text(d, v.ranks[i]);
-        if (v.ranks.size() > 8) look += "; and " + std::to_string(v.ranks.size() - 8) + " more";
-        switch (v.cause) {
-            case Verdict::Cause::skipped:
-            case Verdict::Cause::out_of_order:
-            case Verdict::Cause::other_collective:
-                f.fix = "Find why " + subject + " did not call " + call_text(*v.where) + " where " +
-                        (one ? "its" : "their") +
-                        " peers did (a data-dependent branch, a caught exception, a rank-dependent condition): every "
-                        "rank must call a group's collectives in the same order. Where " +
-                        (one ? "it is" : "they are") + " now: " + look + ".";
-                break;
-            case Verdict::Cause::wait_each_other:
-                f.fix = "Make " + subject +
-                        " call these groups' collectives in one order (the same code path on every rank); each "
-                        "one's stack: " +
-                        look + ".";
-                break;
-            case Verdict::Cause::no_record:
-                f.fix = "Check " + subject + "'s process" + (one ? "" : "es") +
-                        ": whether it died (the scheduler's log, dmesg for the OOM killer, its stderr) or hangs (" +
-                        look + "); every group listed waits for " + (one ? "it" : "them") + ".";
-                break;
-            case Verdict::Cause::dead:
-                f.fix = "Check " + subject + "'s process and host (" + look +
-                        "; the scheduler's log, dmesg, the NIC): every group listed waits for " +
-                        (one ? "it" : "them") + ".";
-                break;
-            case Verdict::Cause::outside:
-                f.fix = "Look at what " + subject + (one ? " does" : " do") + " after " + (one ? "its" : "their") +
-                        " last collective, compute, the data loader or host code that does not return (" + look +
-                        "); every group listed waits for " + (one ? "it" : "them") + ".";
-                break;
-        }
-        d.findings.push_back({std::move(f), v.sources, {}});
+        d.findings.push_back({verdict_finding(d, v, all_waits), v.sources, {}});
     }
+}
 
-    // Fold the findings each verdict explains under it: a group that waits on it, the rank itself by another source.
+// Fold the findings each verdict explains under it: a group that waits on it, the rank itself by another source.
+void fold_consequences(Diagnosis& d, const std::vector<Verdict>& verdicts) {
     for (auto& sf : d.findings) {
         if (sf.finding.kind == FindingKind::verdict) continue;
         const std::string& id = sf.finding.id;
@@ -773,13 +836,37 @@ void find_verdicts(Context& context) {
             }
         }
     }
-    // The hang map marks each verdict's ranks.
+}
+
+// The hang map marks each verdict's ranks.
+void mark_root_causes(Diagnosis& d, const std::vector<Verdict>& verdicts) {
     for (const Verdict& v : verdicts)
         for (const std::int64_t r : v.ranks) {
             const auto it = std::lower_bound(d.positions.begin(), d.positions.end(), r,
                                              [](const auto& p, std::int64_t x) { return p.first < x; });
             if (it != d.positions.end() && it->first == r) it->second.root_cause = true;
         }
+}
+}  // namespace
+
+// The stages: index every rank's positions and place each rank on the hang map, build the wait-for graph, find the
+// ends of its chains, judge each end (the root cause), then report the verdicts and fold what they explain.
+void find_verdicts(Context& context) {
+    Diagnosis& d = context.out;
+    FrView fr(context);
+    const std::int64_t world = verdict_world(context);
+    if (world <= 0 || world > (1 << 22)) return;
+    const auto positions = positions_by_rank(context, fr, world);
+    const auto recorded = recorded_ranks(context);
+    if (world <= static_cast<std::int64_t>(RecordsLimits{}.max_ranks)) place_ranks(context, fr, positions, recorded);
+    Graph graph;
+    graph.world = world;
+    if (!build_graph(positions, graph)) return;
+    const ChainEnds chains = chain_ends(graph);
+    std::vector<Verdict> verdicts = judge_ends({context, fr, positions, recorded, graph}, chains);
+    report_verdicts(d, verdicts, graph.waits.size());
+    fold_consequences(d, verdicts);
+    mark_root_causes(d, verdicts);
     d.verdicts = std::move(verdicts);
 }
 

@@ -176,6 +176,7 @@ std::string dims_text(const std::vector<std::string>& dims) {
 }
 
 // The check's fields for its kind (docs/tours.md, "Checks"), against the step's resolved state.
+// long: one branch per check kind (9), each reading that kind's fields
 void read_check(const Reader& check, const TourStep& step, const std::optional<Plan>& plan) {
     static constexpr std::array<std::string_view, 9> kinds = {"rank_in_group", "rank_leaves_node", "count",
                                                               "layout",        "creation_index",   "finding_rank",
@@ -273,6 +274,7 @@ void read_check(const Reader& check, const TourStep& step, const std::optional<P
     }
 }
 
+// long: a step's fields read and checked in the order docs/tours.md lists them, one branch per page
 TourStep read_step(const json& value, std::size_t number, const TourStep* previous) {
     const std::string where = "step " + std::to_string(number) + ": ";
     if (!value.is_object()) throw Fail(where + "expected an object");
