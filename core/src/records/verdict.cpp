@@ -79,10 +79,16 @@ public:
             if (d.rank >= 0) by_rank_.emplace(d.rank, FrRank{&d, {}, {}, {}});
         std::map<std::string, std::pair<std::string, std::set<std::int64_t>>> pgs;  // name -> desc, seen
         for (auto& [rank, r] : by_rank_) {
+            // A dump's entries point at a handful of groups: each is noted once per rank, not once per entry (a
+            // job of 16,384 ranks holds 32 million entries).
+            std::vector<const FrGroupName*> noted;
             for (const auto& e : r.dump->entries) {
-                auto& [desc, seen] = pgs[e.pg_name()];
-                if (desc.empty() || desc == "undefined") desc = e.pg_desc();
-                seen.insert(rank);
+                if (std::find(noted.begin(), noted.end(), e.group) == noted.end()) {
+                    noted.push_back(e.group);
+                    auto& [desc, seen] = pgs[e.pg_name()];
+                    if (desc.empty() || desc == "undefined") desc = e.pg_desc();
+                    seen.insert(rank);
+                }
                 if (!e.is_p2p && e.collective_seq_id > 0) r.calls.push_back(&e);
             }
             std::stable_sort(r.calls.begin(), r.calls.end(),
@@ -96,9 +102,17 @@ public:
                         r.blocked = i;
                         break;
                     }
+            std::vector<std::pair<const FrGroupName*, std::int64_t>> reached;  // by group, few of them
             for (std::size_t i = 0; i < r.calls.size() && (!r.blocked || i <= *r.blocked); ++i) {
-                auto& s = r.reached[r.calls[i]->pg_name()];
-                s = std::max(s, r.calls[i]->collective_seq_id);
+                const FrEntry& e = *r.calls[i];
+                auto it =
+                    std::find_if(reached.begin(), reached.end(), [&](const auto& g) { return g.first == e.group; });
+                if (it == reached.end()) it = reached.insert(reached.end(), {e.group, e.collective_seq_id});
+                it->second = std::max(it->second, e.collective_seq_id);
+            }
+            for (const auto& [group, seq] : reached) {
+                auto& highest = r.reached[group->name];
+                highest = std::max(highest, seq);
             }
         }
         std::map<std::string, const std::vector<std::int64_t>*> config;
@@ -247,8 +261,10 @@ public:
         for (const auto& [r, fr] : by_rank_) {
             if (r == rank) continue;
             for (std::size_t i = 0; i < fr.calls.size(); ++i) {
+                // The seq and op first: a key (its group looked up by name) only for the few calls that match them.
+                if (fr.calls[i]->collective_seq_id != k.seq || fr.calls[i]->collective() != k.op) continue;
                 const Key ki = key(*fr.calls[i]);
-                if (ki.seq != k.seq || ki.op != k.op || (!k.dim.empty() && ki.dim != k.dim)) continue;
+                if (!k.dim.empty() && ki.dim != k.dim) continue;
                 const std::pair<bool, std::size_t> score{!cycle.count(r), fr.calls.size() - i};
                 if (!reference || score > best) {
                     reference = &fr;
@@ -294,8 +310,8 @@ public:
                 fr.calls.begin(),
                 fr.blocked ? fr.calls.begin() + static_cast<std::ptrdiff_t>(*fr.blocked) + 1 : fr.calls.end(),
                 [&](const FrEntry* e) {
-                    const Key k = key(*e);
-                    return k.seq == p.seq && k.op == p.op && (p.dim.empty() || k.dim == p.dim);
+                    if (e->collective_seq_id != p.seq || e->collective() != p.op) return false;
+                    return p.dim.empty() || key(*e).dim == p.dim;
                 });
         return popularity_[{p.dim, p.seq, p.op}] = n;
     }
