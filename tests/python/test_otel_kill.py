@@ -152,7 +152,9 @@ class OtelKillTest(unittest.TestCase):
             duplicates = 0
             for r in range(WORLD):
                 mine = [(e["phase"], e["status"]) for e in stored if e["rank"] == r]
-                self.assertEqual(sorted(set(mine)), sorted(set(expected)), f"rank {r}")
+                self.assertEqual(sorted(set(mine)), sorted(set(expected)),
+                                 f"rank {r}: missing {sorted(set(expected) - set(mine))}\n{serve.output()}\n"
+                                 f"{agent_log(0)}\n{agent_log(1)}")
                 duplicates += len(mine) - len(expected)
             print(json.dumps({"ranks": WORLD, "events_expected": WORLD * len(expected), "events_stored": len(stored),
                               "duplicates": duplicates}))

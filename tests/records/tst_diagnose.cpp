@@ -157,7 +157,7 @@ private slots:
         QFETCH(QString, summary);
         QFETCH(QString, some);
         const Plan plan = Plan::make(Topology::make(16, 1, 4).value(), 8).value();
-        const Diagnosis d = diagnose(load(fixtures() + "/fr-verdict/" + job), &plan);
+        const Diagnosis d = diagnose(load(QStringLiteral(RECORDS_FIXTURES) + "/fr-verdict/" + job), &plan);
         QCOMPARE(d.positions.size(), std::size_t{16});
         const auto hang = hang_summary(d);
         QVERIFY(hang);
@@ -189,7 +189,7 @@ private slots:
     // the dp (world) group at seq 2; its last ep collective is seq 1 (it skipped seq 2).
     void last_collectives() {
         const Plan plan = Plan::make(Topology::make(16, 1, 4).value(), 8).value();
-        const Diagnosis d = diagnose(load(fixtures() + "/fr-verdict/skip"), &plan);
+        const Diagnosis d = diagnose(load(QStringLiteral(RECORDS_FIXTURES) + "/fr-verdict/skip"), &plan);
         const HangPosition& p = d.positions[13].second;
         QString text;
         for (const RecordsCall& c : p.last)

@@ -74,6 +74,8 @@ struct Key {
 
 class FrView {
 public:
+    // long: one pass over each rank's calls (its order, where it is blocked, how far it reached on each group), then
+    // every group placed on the plan; not yet split into stages
     explicit FrView(const Context& context) {
         for (const auto& d : context.records.dumps)
             if (d.rank >= 0) by_rank_.emplace(d.rank, FrRank{&d, {}, {}, {}});
