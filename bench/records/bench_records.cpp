@@ -500,11 +500,13 @@ void BM_FrJsonNlohmannSax(benchmark::State& state) {
 BENCHMARK(BM_FrJsonNlohmannSax)->Arg(2000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FrDumpJson)->Arg(2000)->Unit(benchmark::kMillisecond);
 
-// The diagnosis of `ranks` dumps already read (dp = ranks, ep 8), each with `entries` entries.
-void BM_DiagnoseFr(benchmark::State& state) {
+// The diagnosis of `ranks` dumps already read (dp = ranks, ep 8), each with `entries` entries; with a culprit, the
+// job hangs on it (FrJob::culprit) and the diagnosis must name it.
+void diagnose_fr_job(benchmark::State& state, int culprit) {
     FrJob job;
     job.world = static_cast<int>(state.range(0));
     job.entries = static_cast<int>(state.range(1));
+    job.culprit = culprit;
     meshscope::records::RecordSet set;
     meshscope::records::FrShared shared;
     for (int r = 0; r < job.world; ++r)
@@ -514,31 +516,21 @@ void BM_DiagnoseFr(benchmark::State& state) {
     const auto plan = meshscope::Plan::make(meshscope::Topology::make(job.world, 1, 8).value(), 8).value();
     for (auto _ : state) {
         auto diagnosis = meshscope::records::diagnose(set, &plan);
-        benchmark::DoNotOptimize(diagnosis.groups.data());
+        if (culprit >= 0 &&
+            (diagnosis.verdicts.empty() || diagnosis.verdicts.front().ranks != std::vector<std::int64_t>{culprit}))
+            state.SkipWithError("the verdict does not name the culprit");
+        benchmark::DoNotOptimize(diagnosis.positions.data());
     }
+}
+void BM_DiagnoseFr(benchmark::State& state) {
+    diagnose_fr_job(state, -1);
 }
 BENCHMARK(BM_DiagnoseFr)->Args({1024, 200})->Args({1024, 2000})->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The same with a hang (FrJob::culprit, rank 13): the verdict follows who waits on whom and every rank gets its
-// place on the hang map; run beside BM_DiagnoseFr, the ratio is the root cause's cost.
+// The same with a hang on rank 13: the verdict follows who waits on whom and every rank gets its place on the hang
+// map; run beside BM_DiagnoseFr, the ratio is the root cause's cost.
 void BM_DiagnoseFrHang(benchmark::State& state) {
-    FrJob job;
-    job.world = static_cast<int>(state.range(0));
-    job.entries = static_cast<int>(state.range(1));
-    job.culprit = 13;
-    meshscope::records::RecordSet set;
-    meshscope::records::FrShared shared;
-    for (int r = 0; r < job.world; ++r)
-        set.dumps.push_back(meshscope::records::read_fr_dump(make_fr_dump(job, r, false),
-                                                             "nccl_trace_rank_" + std::to_string(r), &shared)
-                                .value());
-    const auto plan = meshscope::Plan::make(meshscope::Topology::make(job.world, 1, 8).value(), 8).value();
-    for (auto _ : state) {
-        auto diagnosis = meshscope::records::diagnose(set, &plan);
-        if (diagnosis.verdicts.empty() || diagnosis.verdicts.front().ranks != std::vector<std::int64_t>{13})
-            state.SkipWithError("the verdict is not rank 13");
-        benchmark::DoNotOptimize(diagnosis.positions.data());
-    }
+    diagnose_fr_job(state, 13);
 }
 BENCHMARK(BM_DiagnoseFrHang)->Args({1024, 200})->Args({1024, 2000})->Unit(benchmark::kMillisecond)->UseRealTime();
 
