@@ -82,44 +82,31 @@ std::vector<CommunicatorRow> parse_communicator_rows(const nlohmann::json& body)
     return rows;
 }
 
-CommunicatorsModel::CommunicatorsModel(QObject* parent) : QAbstractListModel(parent) {
+namespace {
+using R = CommunicatorRow;
+constexpr RowRole<R> roles[] = {
+    {CommunicatorsModel::IsDimRole, "isDim", [](const R& r) -> QVariant { return r.is_dim; }},
+    {CommunicatorsModel::DimRole, "dim", [](const R& r) -> QVariant { return r.dim; }},
+    {CommunicatorsModel::LabelRole, "label", [](const R& r) -> QVariant { return r.label; }},
+    {CommunicatorsModel::CollectiveRole, "collective", [](const R& r) -> QVariant { return r.collective; }},
+    {CommunicatorsModel::BusbwRole, "busbw", [](const R& r) -> QVariant { return r.busbw; }},
+    {CommunicatorsModel::MinBusbwRole, "minBusbw", [](const R& r) -> QVariant { return r.min_busbw; }},
+    {CommunicatorsModel::MaxBusbwRole, "maxBusbw", [](const R& r) -> QVariant { return r.max_busbw; }},
+    {CommunicatorsModel::StateRole, "state", [](const R& r) -> QVariant { return r.state; }},
+    {CommunicatorsModel::SlowRole, "slow", [](const R& r) -> QVariant { return r.slow; }},
+    {CommunicatorsModel::DetailRole, "detail", [](const R& r) -> QVariant { return r.detail; }},
+    {CommunicatorsModel::BusbwTextRole, "busbwText", [](const R& r) -> QVariant { return bandwidth_text(r.busbw); }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
+
+CommunicatorsModel::CommunicatorsModel(QObject* parent) : RowListModel(roles, LabelRole, parent) {
     poll_.setInterval(2000);
     connect(&poll_, &QTimer::timeout, this, &CommunicatorsModel::refresh);
 }
 
-int CommunicatorsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
-QVariant CommunicatorsModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const CommunicatorRow& r = rows_[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case IsDimRole: return r.is_dim;
-        case DimRole: return r.dim;
-        case Qt::DisplayRole:
-        case LabelRole: return r.label;
-        case CollectiveRole: return r.collective;
-        case BusbwRole: return r.busbw;
-        case MinBusbwRole: return r.min_busbw;
-        case MaxBusbwRole: return r.max_busbw;
-        case StateRole: return r.state;
-        case SlowRole: return r.slow;
-        case DetailRole: return r.detail;
-        case BusbwTextRole: return bandwidth_text(r.busbw);
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> CommunicatorsModel::roleNames() const {
-    return {
-        {IsDimRole, "isDim"}, {DimRole, "dim"},           {LabelRole, "label"},        {CollectiveRole, "collective"},
-        {BusbwRole, "busbw"}, {MinBusbwRole, "minBusbw"}, {MaxBusbwRole, "maxBusbw"},  {StateRole, "state"},
-        {SlowRole, "slow"},   {DetailRole, "detail"},     {BusbwTextRole, "busbwText"}};
-}
-
 int CommunicatorsModel::dimCount() const {
-    return static_cast<int>(std::count_if(rows_.begin(), rows_.end(), [](const auto& r) { return r.is_dim; }));
+    return static_cast<int>(std::count_if(rows().begin(), rows().end(), [](const auto& r) { return r.is_dim; }));
 }
 
 void CommunicatorsModel::setUrl(const QString& url) {
@@ -159,12 +146,8 @@ void CommunicatorsModel::restart() {
 }
 
 void CommunicatorsModel::setRows(std::vector<CommunicatorRow> rows) {
-    if (rows == rows_) return;
-    const bool count_changed = rows.size() != rows_.size();
-    beginResetModel();
-    rows_ = std::move(rows);
-    endResetModel();
-    if (count_changed) emit countChanged();
+    if (rows == this->rows()) return;
+    RowListModel::setRows(std::move(rows));
 }
 
 void CommunicatorsModel::refresh() {

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QNetworkAccessManager>
 #include <QPointer>
 #include <QTimer>
@@ -15,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "row_list_model.h"
 
 class QNetworkReply;
 
@@ -37,14 +38,13 @@ struct CommunicatorRow {
 // The collector's JSON as rows (pure, tested).
 [[nodiscard]] std::vector<CommunicatorRow> parse_communicator_rows(const nlohmann::json& body);
 
-class CommunicatorsModel : public QAbstractListModel {
+class CommunicatorsModel : public RowListModel<CommunicatorRow> {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(QString url READ url WRITE setUrl NOTIFY sourceChanged)
     Q_PROPERTY(QString token READ token WRITE setToken NOTIFY sourceChanged)
     Q_PROPERTY(QString job READ job WRITE setJob NOTIFY sourceChanged)
     Q_PROPERTY(int pollIntervalMs READ pollIntervalMs WRITE setPollIntervalMs NOTIFY pollIntervalMsChanged)
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(int dimCount READ dimCount NOTIFY countChanged)
 
 public:
@@ -65,10 +65,6 @@ public:
 
     explicit CommunicatorsModel(QObject* parent = nullptr);
 
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-
     [[nodiscard]] QString url() const { return url_; }
     void setUrl(const QString& url);
     [[nodiscard]] QString token() const { return token_; }
@@ -77,18 +73,16 @@ public:
     void setJob(const QString& job);
     [[nodiscard]] int pollIntervalMs() const { return poll_.interval(); }
     void setPollIntervalMs(int ms);
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
     [[nodiscard]] int dimCount() const;
 
+    // New rows reset the model; the same rows change nothing.
     void setRows(std::vector<CommunicatorRow> rows);
-    [[nodiscard]] const std::vector<CommunicatorRow>& rows() const { return rows_; }
     // Asks the collector now (also done every pollIntervalMs while url and job are set).
     Q_INVOKABLE void refresh();
 
 signals:
     void sourceChanged();
     void pollIntervalMsChanged();
-    void countChanged();
     void refreshed();  // an answer arrived (rows set, or left as they were on an error)
 
 private:
@@ -98,7 +92,6 @@ private:
     QNetworkAccessManager network_;
     QTimer poll_;
     QPointer<QNetworkReply> in_flight_;
-    std::vector<CommunicatorRow> rows_;
 };
 
 // "1.25 GB/s", "12.5 GB/s", "0.012 GB/s"

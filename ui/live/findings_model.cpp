@@ -26,60 +26,41 @@ bool before(const FindingRow& a, const FindingRow& b) {
 }
 }  // namespace
 
-int FindingsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
+namespace {
+QVariantList ranks_list(const FindingRow& row) {
+    QVariantList ranks;
+    ranks.reserve(row.ranks.size());
+    for (int r : row.ranks) ranks << r;
+    return ranks;
 }
 
-QVariant FindingsModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const FindingRow& row = rows_[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case IdRole: return row.id;
-        case Qt::DisplayRole:
-        case KindRole: return row.kind;
-        case RanksRole: {
-            QVariantList ranks;
-            ranks.reserve(row.ranks.size());
-            for (int r : row.ranks) ranks << r;
-            return ranks;
-        }
-        case RanksTextRole: return ranks_text(row.ranks);
-        case RankCountRole: return static_cast<int>(row.ranks.size());
-        case MessageRole: return row.message;
-        case FixRole: return row.fix;
-        case FromRole: return row.from;
-        default: return {};
-    }
-}
+using R = FindingRow;
+constexpr RowRole<R> roles[] = {
+    {FindingsModel::IdRole, "findingId", [](const R& r) -> QVariant { return r.id; }},
+    {FindingsModel::KindRole, "kind", [](const R& r) -> QVariant { return r.kind; }},
+    {FindingsModel::RanksRole, "ranks", [](const R& r) -> QVariant { return ranks_list(r); }},
+    {FindingsModel::RanksTextRole, "ranksText", [](const R& r) -> QVariant { return ranks_text(r.ranks); }},
+    {FindingsModel::RankCountRole, "rankCount",
+     [](const R& r) -> QVariant { return static_cast<int>(r.ranks.size()); }},
+    {FindingsModel::MessageRole, "message", [](const R& r) -> QVariant { return r.message; }},
+    {FindingsModel::FixRole, "fix", [](const R& r) -> QVariant { return r.fix; }},
+    {FindingsModel::FromRole, "from", [](const R& r) -> QVariant { return r.from; }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
 
-QHash<int, QByteArray> FindingsModel::roleNames() const {
-    return {{IdRole, "findingId"},        {KindRole, "kind"},       {RanksRole, "ranks"}, {RanksTextRole, "ranksText"},
-            {RankCountRole, "rankCount"}, {MessageRole, "message"}, {FixRole, "fix"},     {FromRole, "from"}};
-}
+FindingsModel::FindingsModel(QObject* parent) : RowListModel(roles, KindRole, parent) {}
 
 void FindingsModel::setFindings(std::vector<FindingRow> rows) {
     std::stable_sort(rows.begin(), rows.end(), before);
-    const bool same_ids = std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(),
-                                     [](const FindingRow& a, const FindingRow& b) { return a.id == b.id; });
-    if (same_ids) {
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (rows[i] == rows_[i]) continue;
-            rows_[i] = std::move(rows[i]);
-            emit dataChanged(index(static_cast<int>(i)), index(static_cast<int>(i)));
-        }
-        return;
-    }
-    const bool count_changed = rows.size() != rows_.size();
-    beginResetModel();
-    rows_ = std::move(rows);
-    endResetModel();
-    if (count_changed) emit countChanged();
+    updateRows(
+        std::move(rows), [](const FindingRow& a, const FindingRow& b) { return a.id == b.id; }, RowChanges::each);
 }
 
 void FindingsModel::upsert(FindingRow row) {
     const int existing = rowOf(row.id);
     if (existing >= 0) {
-        FindingRow& old = rows_[static_cast<std::size_t>(existing)];
+        FindingRow& old = rowAt(existing);
         if (old == row) return;
         // The first rank may change the order: remove and insert again only then.
         if (old.kind == row.kind && old.ranks.value(0, -1) == row.ranks.value(0, -1)) {
@@ -89,30 +70,23 @@ void FindingsModel::upsert(FindingRow row) {
         }
         remove(old.id);
     }
-    const auto at = std::upper_bound(rows_.begin(), rows_.end(), row, before);
-    const int position = static_cast<int>(at - rows_.begin());
-    beginInsertRows({}, position, position);
-    rows_.insert(at, std::move(row));
-    endInsertRows();
-    emit countChanged();
+    const auto at = std::upper_bound(rows().begin(), rows().end(), row, before);
+    insertRowAt(static_cast<int>(at - rows().begin()), std::move(row));
 }
 
 void FindingsModel::remove(const QString& id) {
     const int row = rowOf(id);
     if (row < 0) return;
-    beginRemoveRows({}, row, row);
-    rows_.erase(rows_.begin() + row);
-    endRemoveRows();
-    emit countChanged();
+    removeRowAt(row);
 }
 
 int FindingsModel::rowOf(const QString& id) const {
-    const auto it = std::find_if(rows_.begin(), rows_.end(), [&](const FindingRow& r) { return r.id == id; });
-    return it == rows_.end() ? -1 : static_cast<int>(it - rows_.begin());
+    const auto it = std::find_if(rows().begin(), rows().end(), [&](const FindingRow& r) { return r.id == id; });
+    return it == rows().end() ? -1 : static_cast<int>(it - rows().begin());
 }
 
 QString FindingsModel::kindAt(int row) const {
-    return row >= 0 && row < count() ? rows_[static_cast<std::size_t>(row)].kind : QString();
+    return row >= 0 && row < count() ? rows()[static_cast<std::size_t>(row)].kind : QString();
 }
 
 }  // namespace meshscope::ui

@@ -5,19 +5,18 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <vector>
 
 #include "live_rows.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class FindingsModel : public QAbstractListModel {
+class FindingsModel : public RowListModel<FindingRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("FindingsModel belongs to a LiveSession")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role {
@@ -32,12 +31,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+    explicit FindingsModel(QObject* parent = nullptr);
 
     void setFindings(std::vector<FindingRow> rows);
     void clear() { setFindings({}); }
@@ -45,15 +39,9 @@ public:
     void upsert(FindingRow row);
     void remove(const QString& id);
 
-    [[nodiscard]] const std::vector<FindingRow>& findings() const { return rows_; }
+    [[nodiscard]] const std::vector<FindingRow>& findings() const { return rows(); }
     [[nodiscard]] int rowOf(const QString& id) const;
     [[nodiscard]] Q_INVOKABLE QString kindAt(int row) const;
-
-signals:
-    void countChanged();
-
-private:
-    std::vector<FindingRow> rows_;
 };
 
 }  // namespace meshscope::ui

@@ -9,32 +9,22 @@ QList<int> ranks_of(const std::vector<std::int64_t>& ranks) {
     for (const std::int64_t r : ranks) list << static_cast<int>(r);
     return list;
 }
+
+using R = HangPlace;
+constexpr RowRole<R> roles[] = {
+    {HangSummaryModel::StandingRole, "standing",
+     [](const R& p) -> QVariant { return QString::fromStdString(std::string(to_string(p.standing))); }},
+    {HangSummaryModel::DimRole, "dim", [](const R& p) -> QVariant { return QString::fromStdString(p.dim); }},
+    {HangSummaryModel::SeqRole, "seq", [](const R& p) -> QVariant { return static_cast<int>(p.seq); }},
+    {HangSummaryModel::OpRole, "op", [](const R& p) -> QVariant { return QString::fromStdString(p.op); }},
+    {HangSummaryModel::RanksRole, "ranks", [](const R& p) -> QVariant { return static_cast<int>(p.ranks); }},
+    {HangSummaryModel::SomeRanksRole, "someRanks", [](const R& p) { return QVariant::fromValue(ranks_of(p.some)); }},
+    {HangSummaryModel::TextRole, "text", [](const R& p) -> QVariant { return QString::fromStdString(p.text); }},
+};
+static_assert(roles_in_order(roles));
 }  // namespace
 
-int HangSummaryModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
-QVariant HangSummaryModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const HangPlace& place = summary_->places[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case Qt::DisplayRole:
-        case TextRole: return QString::fromStdString(place.text);
-        case StandingRole: return QString::fromStdString(std::string(to_string(place.standing)));
-        case DimRole: return QString::fromStdString(place.dim);
-        case SeqRole: return static_cast<int>(place.seq);
-        case OpRole: return QString::fromStdString(place.op);
-        case RanksRole: return static_cast<int>(place.ranks);
-        case SomeRanksRole: return QVariant::fromValue(ranks_of(place.some));
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> HangSummaryModel::roleNames() const {
-    return {{StandingRole, "standing"},   {DimRole, "dim"},  {SeqRole, "seq"}, {OpRole, "op"}, {RanksRole, "ranks"},
-            {SomeRanksRole, "someRanks"}, {TextRole, "text"}};
-}
+HangSummaryModel::HangSummaryModel(QObject* parent) : RowListModel(roles, TextRole, parent) {}
 
 QString HangSummaryModel::text() const {
     return summary_ ? QString::fromStdString(summary_->text) : QString();
@@ -46,9 +36,7 @@ QList<int> HangSummaryModel::rootCause() const {
 
 void HangSummaryModel::setSummary(const std::optional<HangSummary>& summary) {
     if (summary == summary_) return;
-    beginResetModel();
-    summary_ = summary;
-    endResetModel();
+    setRows(summary ? summary->places : std::vector<HangPlace>{}, [&] { summary_ = summary; });
     emit summaryChanged();
 }
 

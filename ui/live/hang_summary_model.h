@@ -6,15 +6,15 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <optional>
 
 #include "meshscope/monitor/hang_position.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class HangSummaryModel : public QAbstractListModel {
+class HangSummaryModel : public RowListModel<HangPlace> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("HangSummaryModel belongs to a LiveSession: session.view.hang")
@@ -22,7 +22,6 @@ class HangSummaryModel : public QAbstractListModel {
     Q_PROPERTY(
         QString text READ text NOTIFY summaryChanged)  // "root cause: rank 13; waiting in ep seq 2: 3 ranks; ..."
     Q_PROPERTY(QList<int> rootCause READ rootCause NOTIFY summaryChanged)
-    Q_PROPERTY(int count READ count NOTIFY summaryChanged)
 
 public:
     enum Role {
@@ -36,16 +35,11 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
+    explicit HangSummaryModel(QObject* parent = nullptr);
 
     [[nodiscard]] bool active() const { return summary_.has_value(); }
     [[nodiscard]] QString text() const;
     [[nodiscard]] QList<int> rootCause() const;
-    [[nodiscard]] int count() const { return summary_ ? static_cast<int>(summary_->places.size()) : 0; }
 
     // The selected job's summary; none for a job without one. Resets only when it changed.
     void setSummary(const std::optional<HangSummary>& summary);

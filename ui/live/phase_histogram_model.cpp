@@ -10,30 +10,30 @@ namespace {
 QString phase_of_bucket(int bucket) {
     return bucket == 0 ? QString() : name_of(static_cast<Phase>(bucket - 1));
 }
+
+using R = PhaseBucketRow;
+constexpr RowRole<R> roles[] = {
+    {PhaseHistogramModel::PhaseRole, "phase", [](const R& r) -> QVariant { return phase_of_bucket(r.bucket); }},
+    {PhaseHistogramModel::LabelRole, "label",
+     [](const R& r) -> QVariant {
+         return r.bucket == 0 ? QStringLiteral("not seen") : phase_of_bucket(r.bucket).replace('_', ' ');
+     }},
+    {PhaseHistogramModel::CountRole, "count", [](const R& r) -> QVariant { return r.count; }},
+    {PhaseHistogramModel::FractionRole, "fraction",
+     [](const R& r) -> QVariant { return r.maximum > 0 ? static_cast<double>(r.count) / r.maximum : 0.0; }},
+};
+static_assert(roles_in_order(roles));
 }  // namespace
 
-int PhaseHistogramModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : bucket_count;
+PhaseHistogramModel::PhaseHistogramModel(QObject* parent) : RowListModel(roles, LabelRole, parent) {
+    setRows(rows_of());
 }
 
-QVariant PhaseHistogramModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const int bucket = index.row();
-    switch (role) {
-        case PhaseRole: return phase_of_bucket(bucket);
-        case Qt::DisplayRole:
-        case LabelRole: return bucket == 0 ? QStringLiteral("not seen") : phase_of_bucket(bucket).replace('_', ' ');
-        case CountRole: return counts_[static_cast<std::size_t>(bucket)];
-        case FractionRole: {
-            const int max = maximum();
-            return max > 0 ? static_cast<double>(counts_[static_cast<std::size_t>(bucket)]) / max : 0.0;
-        }
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> PhaseHistogramModel::roleNames() const {
-    return {{PhaseRole, "phase"}, {LabelRole, "label"}, {CountRole, "count"}, {FractionRole, "fraction"}};
+std::vector<PhaseBucketRow> PhaseHistogramModel::rows_of() const {
+    std::vector<PhaseBucketRow> rows;
+    for (int bucket = 0; bucket < bucket_count; ++bucket)
+        rows.push_back({bucket, counts_[static_cast<std::size_t>(bucket)], maximum()});
+    return rows;
 }
 
 int PhaseHistogramModel::maximum() const {
@@ -45,6 +45,8 @@ void PhaseHistogramModel::setRanks(const std::vector<RankRow>& ranks) {
     for (const RankRow& r : ranks) ++counts[static_cast<std::size_t>(phase_index(r.phase) + 1)];
     if (counts == counts_) return;
     counts_ = counts;
+    // Every bar's height is a fraction of the tallest: one change over all rows.
+    mutableRows() = rows_of();
     emit dataChanged(index(0), index(bucket_count - 1));
     emit countsChanged();
 }

@@ -3,16 +3,23 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <array>
 #include <vector>
 
 #include "live_rows.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class PhaseHistogramModel : public QAbstractListModel {
+struct PhaseBucketRow {
+    int bucket = 0;   // 0: not seen; then core's Phase + 1
+    int count = 0;    // ranks in it
+    int maximum = 0;  // the tallest bar's count
+    friend bool operator==(const PhaseBucketRow&, const PhaseBucketRow&) = default;
+};
+
+class PhaseHistogramModel : public RowListModel<PhaseBucketRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("PhaseHistogramModel belongs to a LiveSession")
@@ -23,11 +30,8 @@ public:
     Q_ENUM(Role)
     static constexpr int bucket_count = static_cast<int>(phase_count) + 1;  // "not seen", then core's Phase
 
-    using QAbstractListModel::QAbstractListModel;
+    explicit PhaseHistogramModel(QObject* parent = nullptr);
 
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
     [[nodiscard]] int maximum() const;
 
     void setRanks(const std::vector<RankRow>& ranks);
@@ -37,6 +41,8 @@ signals:
     void countsChanged();
 
 private:
+    [[nodiscard]] std::vector<PhaseBucketRow> rows_of() const;
+
     std::array<int, bucket_count> counts_{};
 };
 

@@ -9,34 +9,26 @@ QString joined(const QStringList& parts) {
         if (!part.isEmpty()) kept << part;
     return kept.join(QStringLiteral(" · "));
 }
+
+using R = RecordsCall;
+constexpr RowRole<R> roles[] = {
+    {RankPositionModel::DimRole, "dim", [](const R& c) -> QVariant { return QString::fromStdString(c.dim); }},
+    {RankPositionModel::GroupRole, "group", [](const R& c) -> QVariant { return static_cast<int>(c.group); }},
+    {RankPositionModel::SeqRole, "seq", [](const R& c) -> QVariant { return static_cast<int>(c.seq); }},
+    {RankPositionModel::OpRole, "op", [](const R& c) -> QVariant { return QString::fromStdString(c.op); }},
+    {RankPositionModel::CompletedRole, "completed", [](const R& c) -> QVariant { return c.completed; }},
+    {RankPositionModel::TextRole, "text",
+     [](const R& c) -> QVariant {
+         return joined({c.group >= 0
+                            ? RankPositionModel::tr("%1 group %2").arg(QString::fromStdString(c.dim)).arg(c.group)
+                            : QString::fromStdString(c.dim),
+                        RankPositionModel::tr("seq %1").arg(c.seq), QString::fromStdString(c.op)});
+     }},
+};
+static_assert(roles_in_order(roles));
 }  // namespace
 
-int RankPositionModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
-QVariant RankPositionModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const RecordsCall& call = position_->last[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case DimRole: return QString::fromStdString(call.dim);
-        case GroupRole: return static_cast<int>(call.group);
-        case SeqRole: return static_cast<int>(call.seq);
-        case Qt::DisplayRole:
-        case OpRole: return QString::fromStdString(call.op);
-        case CompletedRole: return call.completed;
-        case TextRole:
-            return joined({call.group >= 0 ? tr("%1 group %2").arg(QString::fromStdString(call.dim)).arg(call.group)
-                                           : QString::fromStdString(call.dim),
-                           tr("seq %1").arg(call.seq), QString::fromStdString(call.op)});
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> RankPositionModel::roleNames() const {
-    return {{DimRole, "dim"}, {GroupRole, "group"},         {SeqRole, "seq"},
-            {OpRole, "op"},   {CompletedRole, "completed"}, {TextRole, "text"}};
-}
+RankPositionModel::RankPositionModel(QObject* parent) : RowListModel(roles, OpRole, parent) {}
 
 QString RankPositionModel::standing() const {
     return position_ ? QString::fromStdString(std::string(to_string(position_->standing))) : QString();
@@ -65,10 +57,10 @@ void RankPositionModel::setRank(const RankRow* rank) {
     const int new_rank = rank ? rank->rank : -1;
     const std::optional<HangPosition> position = rank ? rank->position : std::nullopt;
     if (new_rank == rank_ && position == position_) return;
-    beginResetModel();
-    rank_ = new_rank;
-    position_ = position;
-    endResetModel();
+    setRows(position ? position->last : std::vector<RecordsCall>{}, [&] {
+        rank_ = new_rank;
+        position_ = position;
+    });
     emit positionChanged();
 }
 

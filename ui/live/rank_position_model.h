@@ -6,15 +6,15 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <optional>
 
 #include "live_rows.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class RankPositionModel : public QAbstractListModel {
+class RankPositionModel : public RowListModel<RecordsCall> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RankPositionModel belongs to a LiveSession: session.view.position")
@@ -28,7 +28,6 @@ class RankPositionModel : public QAbstractListModel {
     Q_PROPERTY(bool rootCause READ rootCause NOTIFY positionChanged)
     // "waiting · ep group 3 [12, 13, 14, 15] · seq 2 · all_to_all · root cause": core's words, joined
     Q_PROPERTY(QString text READ text NOTIFY positionChanged)
-    Q_PROPERTY(int count READ count NOTIFY positionChanged)
 
 public:
     enum Role {
@@ -41,11 +40,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
+    explicit RankPositionModel(QObject* parent = nullptr);
 
     [[nodiscard]] int rank() const { return rank_; }
     [[nodiscard]] bool placed() const { return position_.has_value(); }
@@ -56,7 +51,6 @@ public:
     [[nodiscard]] QString op() const;
     [[nodiscard]] bool rootCause() const { return position_ && position_->root_cause; }
     [[nodiscard]] QString text() const;
-    [[nodiscard]] int count() const { return position_ ? static_cast<int>(position_->last.size()) : 0; }
 
     // The selected rank (null: none); resets only when its position changed.
     void setRank(const RankRow* rank);

@@ -6,74 +6,52 @@
 
 namespace meshscope::ui {
 
-int RanksModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
+namespace {
+// Where a rank stands in a hang, in core's words, and the dim a waiting rank waits in; empty without one.
+QString place_text(const RankRow& row) {
+    if (!row.position) return QString();
+    QString place = QString::fromStdString(std::string(to_string(row.position->standing)));
+    place.replace(QLatin1Char('_'), QLatin1Char(' '));
+    if (row.position->standing == HangStanding::waiting && !row.position->dim.empty())
+        place += QLatin1Char(' ') + QString::fromStdString(row.position->dim);
+    return place;
 }
 
-QVariant RanksModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const RankRow& row = rows_[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case Qt::DisplayRole:
-        case RankRole: return row.rank;
-        case StateRole: return name_of(row.state);
-        case HostRole: return row.host;
-        case LocalRankRole: return row.local_rank;
-        case PhaseRole: return row.phase ? name_of(*row.phase) : QString();
-        case StatusRole: return row.status ? name_of(*row.status) : QString();
-        case FindingsRole: return row.findings;
-        case FindingsTextRole: return row.findings.join(QStringLiteral(", "));
-        case ErrorRole: return row.error;
-        case PlaceRole: {
-            if (!row.position) return QString();
-            // Core's standing name in words, and the dim a waiting rank waits in.
-            QString place = QString::fromStdString(std::string(to_string(row.position->standing)));
-            place.replace(QLatin1Char('_'), QLatin1Char(' '));
-            if (row.position->standing == HangStanding::waiting && !row.position->dim.empty())
-                place += QLatin1Char(' ') + QString::fromStdString(row.position->dim);
-            return place;
-        }
-        default: return {};
-    }
-}
+using R = RankRow;
+constexpr RowRole<R> roles[] = {
+    {RanksModel::RankRole, "rank", [](const R& r) -> QVariant { return r.rank; }},
+    {RanksModel::StateRole, "state", [](const R& r) -> QVariant { return name_of(r.state); }},
+    {RanksModel::HostRole, "host", [](const R& r) -> QVariant { return r.host; }},
+    {RanksModel::LocalRankRole, "localRank", [](const R& r) -> QVariant { return r.local_rank; }},
+    {RanksModel::PhaseRole, "phase", [](const R& r) -> QVariant { return r.phase ? name_of(*r.phase) : QString(); }},
+    {RanksModel::StatusRole, "status",
+     [](const R& r) -> QVariant { return r.status ? name_of(*r.status) : QString(); }},
+    {RanksModel::FindingsRole, "findings", [](const R& r) -> QVariant { return r.findings; }},
+    {RanksModel::FindingsTextRole, "findingsText",
+     [](const R& r) -> QVariant { return r.findings.join(QStringLiteral(", ")); }},
+    {RanksModel::ErrorRole, "error", [](const R& r) -> QVariant { return r.error; }},
+    {RanksModel::PlaceRole, "place", [](const R& r) -> QVariant { return place_text(r); }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
 
-QHash<int, QByteArray> RanksModel::roleNames() const {
-    return {
-        {RankRole, "rank"},   {StateRole, "state"},   {HostRole, "host"},         {LocalRankRole, "localRank"},
-        {PhaseRole, "phase"}, {StatusRole, "status"}, {FindingsRole, "findings"}, {FindingsTextRole, "findingsText"},
-        {ErrorRole, "error"}, {PlaceRole, "place"}};
-}
+RanksModel::RanksModel(QObject* parent) : RowListModel(roles, RankRole, parent) {}
 
 void RanksModel::setRanks(std::vector<RankRow> rows) {
-    const bool same_ranks = std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(),
-                                       [](const RankRow& a, const RankRow& b) { return a.rank == b.rank; });
-    if (!same_ranks) {
-        const bool count_changed = rows.size() != rows_.size();
-        beginResetModel();
-        rows_ = std::move(rows);
-        index_.clear();
-        index_.reserve(static_cast<qsizetype>(rows_.size()));
-        for (std::size_t i = 0; i < rows_.size(); ++i) index_.insert(rows_[i].rank, static_cast<int>(i));
-        endResetModel();
-        if (count_changed) emit countChanged();
-        return;
-    }
     // Same ranks: one dataChanged over the span that changed keeps views cheap at 16k ranks.
-    int first = -1;
-    int last = -1;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i] == rows_[i]) continue;
-        rows_[i] = std::move(rows[i]);
-        if (first < 0) first = static_cast<int>(i);
-        last = static_cast<int>(i);
-    }
-    if (first >= 0) emit dataChanged(index(first), index(last));
+    updateRows(
+        std::move(rows), [](const RankRow& a, const RankRow& b) { return a.rank == b.rank; }, RowChanges::span,
+        [this] {
+            index_.clear();
+            index_.reserve(static_cast<qsizetype>(count()));
+            for (std::size_t i = 0; i < ranks().size(); ++i) index_.insert(ranks()[i].rank, static_cast<int>(i));
+        });
 }
 
 bool RanksModel::applyRankChange(int rank, std::optional<RankStateKind> state, std::optional<Phase> phase) {
     const int row = rowOf(rank);
     if (row < 0) return false;
-    RankRow& r = rows_[static_cast<std::size_t>(row)];
+    RankRow& r = rowAt(row);
     if ((!state || r.state == *state) && (!phase || r.phase == phase)) return true;
     if (state) r.state = *state;
     if (phase) r.phase = phase;
@@ -84,10 +62,11 @@ bool RanksModel::applyRankChange(int rank, std::optional<RankStateKind> state, s
 void RanksModel::setFindingKinds(const QHash<int, QStringList>& kinds) {
     int first = -1;
     int last = -1;
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-        QStringList k = kinds.value(rows_[i].rank);
-        if (k == rows_[i].findings) continue;
-        rows_[i].findings = std::move(k);
+    std::vector<RankRow>& rows = mutableRows();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        QStringList k = kinds.value(rows[i].rank);
+        if (k == rows[i].findings) continue;
+        rows[i].findings = std::move(k);
         if (first < 0) first = static_cast<int>(i);
         last = static_cast<int>(i);
     }
@@ -96,7 +75,7 @@ void RanksModel::setFindingKinds(const QHash<int, QStringList>& kinds) {
 
 const RankRow* RanksModel::find(int rank) const {
     const int row = rowOf(rank);
-    return row < 0 ? nullptr : &rows_[static_cast<std::size_t>(row)];
+    return row < 0 ? nullptr : &ranks()[static_cast<std::size_t>(row)];
 }
 
 void RanksModel::emit_row_changed(int row) {

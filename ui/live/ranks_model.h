@@ -4,21 +4,20 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QHash>
 
 #include <optional>
 #include <vector>
 
 #include "live_rows.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class RanksModel : public QAbstractListModel {
+class RanksModel : public RowListModel<RankRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RanksModel belongs to a LiveSession")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role {
@@ -35,12 +34,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+    explicit RanksModel(QObject* parent = nullptr);
 
     void setRanks(std::vector<RankRow> rows);
     void clear() { setRanks({}); }
@@ -50,17 +44,13 @@ public:
     // Finding kinds per rank, recomputed from the findings list (the stream sends findings, not ranks).
     void setFindingKinds(const QHash<int, QStringList>& kinds);
 
-    [[nodiscard]] const std::vector<RankRow>& ranks() const { return rows_; }
+    [[nodiscard]] const std::vector<RankRow>& ranks() const { return rows(); }
     [[nodiscard]] const RankRow* find(int rank) const;
     [[nodiscard]] int rowOf(int rank) const { return index_.value(rank, -1); }
-
-signals:
-    void countChanged();
 
 private:
     void emit_row_changed(int row);
 
-    std::vector<RankRow> rows_;
     QHash<int, int> index_;  // rank -> row
 };
 

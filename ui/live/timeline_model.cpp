@@ -6,49 +6,37 @@
 
 namespace meshscope::ui {
 
-int TimelineModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
+namespace {
+using R = TimelineRow;
+constexpr RowRole<R> roles[] = {
+    {TimelineModel::PhaseRole, "phase", [](const R& r) -> QVariant { return name_of(r.phase); }},
+    {TimelineModel::StatusRole, "status", [](const R& r) -> QVariant { return name_of(r.status); }},
+    {TimelineModel::StartRole, "start", [](const R& r) -> QVariant { return r.start; }},
+    {TimelineModel::EndRole, "end", [](const R& r) -> QVariant { return r.end; }},
+    {TimelineModel::DurationRole, "duration", [](const R& r) -> QVariant { return r.duration; }},
+    {TimelineModel::StartFractionRole, "startFraction", [](const R& r) -> QVariant { return r.start_fraction; }},
+    {TimelineModel::WidthFractionRole, "widthFraction", [](const R& r) -> QVariant { return r.width_fraction; }},
+    {TimelineModel::TextRole, "text",
+     [](const R& r) -> QVariant {
+         return r.duration >= 0 ? QStringLiteral("+%1 s, took %2 s").arg(r.start, 0, 'f', 2).arg(r.duration, 0, 'f', 2)
+                                : QStringLiteral("+%1 s, %2").arg(r.start, 0, 'f', 2).arg(name_of(r.status));
+     }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
 
-QVariant TimelineModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const Row& row = rows_[static_cast<std::size_t>(index.row())];
-    const double span = span_ > 0 ? span_ : 1.0;
-    switch (role) {
-        case Qt::DisplayRole:
-        case PhaseRole: return name_of(row.phase);
-        case StatusRole: return name_of(row.status);
-        case StartRole: return row.start;
-        case EndRole: return row.end;
-        case DurationRole: return row.duration;
-        case StartFractionRole: return std::clamp(row.start / span, 0.0, 1.0);
-        case WidthFractionRole: return std::clamp((row.end - row.start) / span, 0.004, 1.0);
-        case TextRole:
-            return row.duration >= 0
-                       ? QStringLiteral("+%1 s, took %2 s").arg(row.start, 0, 'f', 2).arg(row.duration, 0, 'f', 2)
-                       : QStringLiteral("+%1 s, %2").arg(row.start, 0, 'f', 2).arg(name_of(row.status));
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> TimelineModel::roleNames() const {
-    return {{PhaseRole, "phase"},
-            {StatusRole, "status"},
-            {StartRole, "start"},
-            {EndRole, "end"},
-            {DurationRole, "duration"},
-            {StartFractionRole, "startFraction"},
-            {WidthFractionRole, "widthFraction"},
-            {TextRole, "text"}};
-}
+TimelineModel::TimelineModel(QObject* parent) : RowListModel(roles, PhaseRole, parent) {}
 
 void TimelineModel::setRank(const RankRow* rank, double origin, double horizon) {
-    std::vector<Row> rows;
+    const int new_rank = rank ? rank->rank : -1;
+    const double new_span = std::max(0.0, horizon - origin);
+    const double axis = new_span > 0 ? new_span : 1.0;
+    std::vector<TimelineRow> rows;
     if (rank) {
         for (std::size_t i = 0; i < phase_count; ++i) {
             const PhaseTiming& p = rank->timings[i];
             if (!p.seen()) continue;
-            Row row;
+            TimelineRow row;
             row.phase = static_cast<Phase>(i);
             const double start = p.started.value_or(p.done.value_or(p.failed.value_or(origin)));
             row.start = start - origin;
@@ -64,19 +52,16 @@ void TimelineModel::setRank(const RankRow* rank, double origin, double horizon) 
                 row.end = row.start;
             }
             row.end = std::max(row.end, row.start);
+            row.start_fraction = std::clamp(row.start / axis, 0.0, 1.0);
+            row.width_fraction = std::clamp((row.end - row.start) / axis, 0.004, 1.0);
             rows.push_back(row);
         }
     }
-    const int new_rank = rank ? rank->rank : -1;
-    const double new_span = std::max(0.0, horizon - origin);
-    if (rows == rows_ && new_rank == rank_ && new_span == span_) return;
-    const bool count_changed = rows.size() != rows_.size();
-    beginResetModel();
-    rows_ = std::move(rows);
-    rank_ = new_rank;
-    span_ = new_span;
-    endResetModel();
-    if (count_changed) emit countChanged();
+    if (rows == this->rows() && new_rank == rank_ && new_span == span_) return;
+    setRows(std::move(rows), [&] {
+        rank_ = new_rank;
+        span_ = new_span;
+    });
     emit rankChanged();
 }
 

@@ -3,19 +3,29 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <vector>
 
 #include "live_rows.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class TimelineModel : public QAbstractListModel {
+struct TimelineRow {
+    Phase phase = Phase::launch;
+    Status status = Status::started;
+    double start = 0;
+    double end = 0;
+    double duration = -1;
+    double start_fraction = 0;  // on the axis
+    double width_fraction = 0;
+    friend bool operator==(const TimelineRow&, const TimelineRow&) = default;
+};
+
+class TimelineModel : public RowListModel<TimelineRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("TimelineModel belongs to a LiveSession")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(int rank READ rank NOTIFY rankChanged)     // -1: no rank selected
     Q_PROPERTY(double span READ span NOTIFY rankChanged)  // seconds the axis covers
 
@@ -32,12 +42,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+    explicit TimelineModel(QObject* parent = nullptr);
     [[nodiscard]] int rank() const { return rank_; }
     [[nodiscard]] double span() const { return span_; }
 
@@ -45,19 +50,9 @@ public:
     void setRank(const RankRow* rank, double origin, double horizon);
 
 signals:
-    void countChanged();
     void rankChanged();
 
 private:
-    struct Row {
-        Phase phase = Phase::launch;
-        Status status = Status::started;
-        double start = 0;
-        double end = 0;
-        double duration = -1;
-        friend bool operator==(const Row&, const Row&) = default;
-    };
-    std::vector<Row> rows_;
     int rank_ = -1;
     double span_ = 0;
 };

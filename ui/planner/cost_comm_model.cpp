@@ -13,63 +13,53 @@ QString ms_text(double seconds) {
     return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', 2);
 }
 
-int CostCommModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
+namespace {
+bool inter(const CostCommRow& r) {
+    return r.dim.link == cost::LinkKind::inter_node;
 }
 
-QVariant CostCommModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const cost::DimCost& d = rows_[static_cast<std::size_t>(index.row())];
-    const bool inter = d.link == cost::LinkKind::inter_node;
-    const double share = slowest_ > 0 ? d.seconds / slowest_ : 0.0;
-    switch (role) {
-        case MeshRole: return QString::fromStdString(d.mesh);
-        case Qt::DisplayRole:
-        case DimRole: return QString::fromStdString(d.dim);
-        case SizeRole: return QVariant::fromValue<qint64>(d.size);
-        case InterNodeRole: return inter;
-        case NodesRole: return QVariant::fromValue<qint64>(d.nodes);
-        case SecondsRole: return d.seconds;
-        case IntraNodeSecondsRole: return inter ? 0.0 : d.seconds;
-        case InterNodeSecondsRole: return inter ? d.seconds : 0.0;
-        case IntraFractionRole: return inter ? 0.0 : share;
-        case InterFractionRole: return inter ? share : 0.0;
-        case TimeTextRole: return ms_text(d.seconds);
-        case LinkTextRole:
-            return inter ? QStringLiteral("across %1 nodes").arg(d.nodes) : QStringLiteral("inside a node");
-        case CollectivesTextRole: {
-            QStringList parts;
-            for (const auto& c : d.collectives)
-                if (const std::string_view name = to_string(c.collective); c.calls > 0)
-                    parts << QStringLiteral("%1 %2 × %3 MiB")
-                                 .arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())))
-                                 .arg(c.calls)
-                                 .arg(c.bytes / static_cast<double>(c.calls) / (1024.0 * 1024.0), 0, 'f', 1);
-            return parts.join(QStringLiteral(", "));
-        }
-        case ExposedSecondsRole: return d.exposed_seconds;
-        case ExposedTextRole: return QStringLiteral("%1 exposed").arg(ms_text(d.exposed_seconds));
-        default: return {};
-    }
+QString collectives_text(const cost::DimCost& d) {
+    QStringList parts;
+    for (const auto& c : d.collectives)
+        if (const std::string_view name = to_string(c.collective); c.calls > 0)
+            parts << QStringLiteral("%1 %2 × %3 MiB")
+                         .arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())))
+                         .arg(c.calls)
+                         .arg(c.bytes / static_cast<double>(c.calls) / (1024.0 * 1024.0), 0, 'f', 1);
+    return parts.join(QStringLiteral(", "));
 }
 
-QHash<int, QByteArray> CostCommModel::roleNames() const {
-    return {{MeshRole, "mesh"},
-            {DimRole, "dim"},
-            {SizeRole, "size"},
-            {InterNodeRole, "interNode"},
-            {NodesRole, "nodes"},
-            {SecondsRole, "seconds"},
-            {IntraNodeSecondsRole, "intraNodeSeconds"},
-            {InterNodeSecondsRole, "interNodeSeconds"},
-            {IntraFractionRole, "intraFraction"},
-            {InterFractionRole, "interFraction"},
-            {TimeTextRole, "timeText"},
-            {LinkTextRole, "linkText"},
-            {CollectivesTextRole, "collectivesText"},
-            {ExposedSecondsRole, "exposedSeconds"},
-            {ExposedTextRole, "exposedText"}};
-}
+using R = CostCommRow;
+constexpr RowRole<R> roles[] = {
+    {CostCommModel::MeshRole, "mesh", [](const R& r) -> QVariant { return QString::fromStdString(r.dim.mesh); }},
+    {CostCommModel::DimRole, "dim", [](const R& r) -> QVariant { return QString::fromStdString(r.dim.dim); }},
+    {CostCommModel::SizeRole, "size", [](const R& r) { return QVariant::fromValue<qint64>(r.dim.size); }},
+    {CostCommModel::InterNodeRole, "interNode", [](const R& r) -> QVariant { return inter(r); }},
+    {CostCommModel::NodesRole, "nodes", [](const R& r) { return QVariant::fromValue<qint64>(r.dim.nodes); }},
+    {CostCommModel::SecondsRole, "seconds", [](const R& r) -> QVariant { return r.dim.seconds; }},
+    {CostCommModel::IntraNodeSecondsRole, "intraNodeSeconds",
+     [](const R& r) -> QVariant { return inter(r) ? 0.0 : r.dim.seconds; }},
+    {CostCommModel::InterNodeSecondsRole, "interNodeSeconds",
+     [](const R& r) -> QVariant { return inter(r) ? r.dim.seconds : 0.0; }},
+    {CostCommModel::IntraFractionRole, "intraFraction",
+     [](const R& r) -> QVariant { return inter(r) ? 0.0 : r.share; }},
+    {CostCommModel::InterFractionRole, "interFraction",
+     [](const R& r) -> QVariant { return inter(r) ? r.share : 0.0; }},
+    {CostCommModel::TimeTextRole, "timeText", [](const R& r) -> QVariant { return ms_text(r.dim.seconds); }},
+    {CostCommModel::LinkTextRole, "linkText",
+     [](const R& r) -> QVariant {
+         return inter(r) ? QStringLiteral("across %1 nodes").arg(r.dim.nodes) : QStringLiteral("inside a node");
+     }},
+    {CostCommModel::CollectivesTextRole, "collectivesText",
+     [](const R& r) -> QVariant { return collectives_text(r.dim); }},
+    {CostCommModel::ExposedSecondsRole, "exposedSeconds", [](const R& r) -> QVariant { return r.dim.exposed_seconds; }},
+    {CostCommModel::ExposedTextRole, "exposedText",
+     [](const R& r) -> QVariant { return QStringLiteral("%1 exposed").arg(ms_text(r.dim.exposed_seconds)); }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
+
+CostCommModel::CostCommModel(QObject* parent) : RowListModel(roles, DimRole, parent) {}
 
 QString CostCommModel::totalText() const {
     if (!shown_) return {};
@@ -88,19 +78,22 @@ QString CostCommModel::stepText() const {
         .arg(step_.grad_accum);
 }
 
-void CostCommModel::reset(std::vector<cost::DimCost> rows, bool shown, double intra, double inter,
+void CostCommModel::reset(std::vector<cost::DimCost> dims, bool shown, double intra, double inter,
                           cost::StepCost step) {
-    const int before = count();
-    beginResetModel();
-    rows_ = std::move(rows);
-    shown_ = shown;
-    intra_seconds_ = intra;
-    inter_seconds_ = inter;
-    step_ = step;
-    slowest_ = 0;
-    for (const auto& d : rows_) slowest_ = std::max(slowest_, d.seconds);
-    endResetModel();
-    if (before != count()) emit countChanged();
+    double slowest = 0;
+    for (const auto& d : dims) slowest = std::max(slowest, d.seconds);
+    std::vector<CostCommRow> rows;
+    rows.reserve(dims.size());
+    for (auto& d : dims) {
+        const double share = slowest > 0 ? d.seconds / slowest : 0.0;
+        rows.push_back({std::move(d), share});
+    }
+    setRows(std::move(rows), [&] {
+        shown_ = shown;
+        intra_seconds_ = intra;
+        inter_seconds_ = inter;
+        step_ = step;
+    });
     emit costChanged();
 }
 

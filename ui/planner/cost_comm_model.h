@@ -4,20 +4,24 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QString>
 
 #include <vector>
 
 #include "meshscope/cost/layout_cost.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class CostCommModel : public QAbstractListModel {
+struct CostCommRow {
+    cost::DimCost dim;
+    double share = 0;  // its time, a fraction of the slowest dim's
+};
+
+class CostCommModel : public RowListModel<CostCommRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("CostCommModel belongs to a PlanController")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     // "12.34 ms per step before overlap: inside nodes 1.20 ms, between nodes 11.14 ms"
     Q_PROPERTY(QString totalText READ totalText NOTIFY costChanged)
     Q_PROPERTY(double intraNodeSeconds READ intraNodeSeconds NOTIFY costChanged)
@@ -47,12 +51,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+    explicit CostCommModel(QObject* parent = nullptr);
 
     [[nodiscard]] QString totalText() const;
     [[nodiscard]] double intraNodeSeconds() const { return intra_seconds_; }
@@ -65,17 +64,14 @@ public:
     void clear();
 
 signals:
-    void countChanged();
     void costChanged();
 
 private:
-    void reset(std::vector<cost::DimCost> rows, bool shown, double intra, double inter, cost::StepCost step);
+    void reset(std::vector<cost::DimCost> dims, bool shown, double intra, double inter, cost::StepCost step);
 
-    std::vector<cost::DimCost> rows_;
     bool shown_ = false;
     double intra_seconds_ = 0;
     double inter_seconds_ = 0;
-    double slowest_ = 0;
     cost::StepCost step_;
 };
 

@@ -12,10 +12,6 @@ QString gib_text(double bytes) {
     return QStringLiteral("%1 GiB").arg(bytes / (1024.0 * 1024.0 * 1024.0), 0, 'f', 1);
 }
 
-int CostMemoryModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
 QString CostMemoryModel::part_name(MemoryPart part) {
     switch (part) {
         case MemoryPart::params: return QStringLiteral("parameters");
@@ -28,49 +24,45 @@ QString CostMemoryModel::part_name(MemoryPart part) {
     return {};
 }
 
-double CostMemoryModel::bytes(MemoryPart part) const {
+namespace {
+double bytes_of(const cost::MemoryBreakdown& memory, MemoryPart part) {
     switch (part) {
-        case MemoryPart::params: return memory_.params;
-        case MemoryPart::grads: return memory_.grads;
-        case MemoryPart::optimizer: return memory_.optimizer;
-        case MemoryPart::activations: return memory_.activations;
-        case MemoryPart::all_to_all: return memory_.all_to_all;
-        case MemoryPart::fsdp_buffers: return memory_.fsdp_buffers;
+        case MemoryPart::params: return memory.params;
+        case MemoryPart::grads: return memory.grads;
+        case MemoryPart::optimizer: return memory.optimizer;
+        case MemoryPart::activations: return memory.activations;
+        case MemoryPart::all_to_all: return memory.all_to_all;
+        case MemoryPart::fsdp_buffers: return memory.fsdp_buffers;
     }
     return 0;
 }
 
-double CostMemoryModel::scale() const {
-    return std::max(memory_.total(), memory_.usable);
+// The bar's full width: the larger of the total and the usable memory.
+double scale_of(const cost::MemoryBreakdown& memory) {
+    return std::max(memory.total(), memory.usable);
+}
+
+using R = MemoryPartRow;
+constexpr RowRole<R> roles[] = {
+    {CostMemoryModel::PartRole, "part", [](const R& r) -> QVariant { return static_cast<int>(r.part); }},
+    {CostMemoryModel::NameRole, "name", [](const R& r) -> QVariant { return CostMemoryModel::part_name(r.part); }},
+    {CostMemoryModel::BytesRole, "bytes", [](const R& r) -> QVariant { return r.bytes; }},
+    {CostMemoryModel::TextRole, "text", [](const R& r) -> QVariant { return gib_text(r.bytes); }},
+    {CostMemoryModel::StartRole, "start", [](const R& r) -> QVariant { return r.start; }},
+    {CostMemoryModel::FractionRole, "fraction", [](const R& r) -> QVariant { return r.fraction; }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
+
+CostMemoryModel::CostMemoryModel(QObject* parent) : RowListModel(roles, NameRole, parent) {}
+
+double CostMemoryModel::bytes(MemoryPart part) const {
+    return bytes_of(memory_, part);
 }
 
 double CostMemoryModel::usableFraction() const {
-    return scale() > 0 ? memory_.usable / scale() : 0.0;
-}
-
-QVariant CostMemoryModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const auto part = static_cast<MemoryPart>(index.row());
-    const double full = scale();
-    switch (role) {
-        case PartRole: return index.row();
-        case Qt::DisplayRole:
-        case NameRole: return part_name(part);
-        case BytesRole: return bytes(part);
-        case TextRole: return gib_text(bytes(part));
-        case StartRole: {
-            double before = 0;
-            for (int p = 0; p < index.row(); ++p) before += bytes(static_cast<MemoryPart>(p));
-            return full > 0 ? before / full : 0.0;
-        }
-        case FractionRole: return full > 0 ? bytes(part) / full : 0.0;
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> CostMemoryModel::roleNames() const {
-    return {{PartRole, "part"}, {NameRole, "name"},   {BytesRole, "bytes"},
-            {TextRole, "text"}, {StartRole, "start"}, {FractionRole, "fraction"}};
+    const double full = scale_of(memory_);
+    return full > 0 ? memory_.usable / full : 0.0;
 }
 
 QString CostMemoryModel::totalText() const {
@@ -85,22 +77,28 @@ QString CostMemoryModel::fitText() const {
 }
 
 void CostMemoryModel::set(const cost::MemoryBreakdown& memory) {
-    const int before = count();
-    beginResetModel();
-    shown_ = true;
-    memory_ = memory;
-    endResetModel();
-    if (before != count()) emit countChanged();
+    const double full = scale_of(memory);
+    std::vector<MemoryPartRow> rows;
+    double before = 0;
+    for (std::size_t p = 0; p < memory_part_count; ++p) {
+        const auto part = static_cast<MemoryPart>(p);
+        const double bytes = bytes_of(memory, part);
+        rows.push_back({part, bytes, full > 0 ? before / full : 0.0, full > 0 ? bytes / full : 0.0});
+        before += bytes;
+    }
+    setRows(std::move(rows), [&] {
+        shown_ = true;
+        memory_ = memory;
+    });
     emit memoryChanged();
 }
 
 void CostMemoryModel::clear() {
     if (!shown_) return;
-    beginResetModel();
-    shown_ = false;
-    memory_ = {};
-    endResetModel();
-    emit countChanged();
+    setRows({}, [&] {
+        shown_ = false;
+        memory_ = {};
+    });
     emit memoryChanged();
 }
 

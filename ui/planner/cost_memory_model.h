@@ -4,12 +4,12 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QString>
 
 #include <cstddef>
 
 #include "meshscope/cost/memory.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
@@ -17,11 +17,17 @@ namespace meshscope::ui {
 enum class MemoryPart { params, grads, optimizer, activations, all_to_all, fsdp_buffers };
 inline constexpr std::size_t memory_part_count = 6;
 
-class CostMemoryModel : public QAbstractListModel {
+struct MemoryPartRow {
+    MemoryPart part = MemoryPart::params;
+    double bytes = 0;
+    double start = 0;     // where its segment starts, a fraction of the bar
+    double fraction = 0;  // its share of the bar
+};
+
+class CostMemoryModel : public RowListModel<MemoryPartRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("CostMemoryModel belongs to a PlanController")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(double totalBytes READ totalBytes NOTIFY memoryChanged)
     Q_PROPERTY(double usableBytes READ usableBytes NOTIFY memoryChanged)
     Q_PROPERTY(double usableFraction READ usableFraction NOTIFY memoryChanged)  // the usable mark on the bar
@@ -41,12 +47,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return shown_ ? static_cast<int>(memory_part_count) : 0; }
+    explicit CostMemoryModel(QObject* parent = nullptr);
 
     [[nodiscard]] double totalBytes() const { return memory_.total(); }
     [[nodiscard]] double usableBytes() const { return memory_.usable; }
@@ -62,12 +63,9 @@ public:
     void clear();  // no rows: no model chosen
 
 signals:
-    void countChanged();
     void memoryChanged();
 
 private:
-    [[nodiscard]] double scale() const;
-
     bool shown_ = false;
     cost::MemoryBreakdown memory_;
 };

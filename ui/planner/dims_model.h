@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QColor>
 #include <QString>
 
@@ -11,14 +10,19 @@
 #include <vector>
 
 #include "meshscope/mesh/plan.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class DimsModel : public QAbstractListModel {
+struct DimsRow {
+    DimSpan span;
+    bool shown = false;  // all of this dim's groups are drawn
+};
+
+class DimsModel : public RowListModel<DimsRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("DimsModel belongs to a PlanController")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role {
@@ -37,22 +41,13 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
+    explicit DimsModel(QObject* parent = nullptr);
 
     // mesh: "expert", "data" or empty for every mesh of the plan.
     void set_plan(const std::shared_ptr<const Plan>& plan, const QString& mesh);
     void set_shown_dim(const QString& dim);
 
-signals:
-    void countChanged();
-
 private:
-    std::vector<DimSpan> rows_;
     QString shown_dim_;
 };
 

@@ -4,42 +4,29 @@
 
 namespace meshscope::ui {
 
-int InspectorModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
+namespace {
+using R = InspectorRow;
+constexpr RowRole<R> roles[] = {
+    {InspectorModel::MeshRole, "mesh", [](const R& r) -> QVariant { return r.mesh; }},
+    {InspectorModel::DimRole, "dim", [](const R& r) -> QVariant { return r.dim; }},
+    {InspectorModel::CoordinateRole, "coordinate",
+     [](const R& r) { return QVariant::fromValue<qint64>(r.coordinate); }},
+    {InspectorModel::GroupIndexRole, "groupIndex",
+     [](const R& r) { return QVariant::fromValue<qint64>(r.group_index); }},
+    {InspectorModel::GroupSizeRole, "groupSize",
+     [](const R& r) { return QVariant::fromValue<qint64>(static_cast<std::int64_t>(r.members.size())); }},
+    {InspectorModel::MembersRole, "members",
+     [](const R& r) -> QVariant { return InspectorModel::members_text(r.members); }},
+    {InspectorModel::LeavesNodeRole, "leavesNode", [](const R& r) -> QVariant { return r.nodes > 1; }},
+    {InspectorModel::NodeCountRole, "nodeCount", [](const R& r) { return QVariant::fromValue<qint64>(r.nodes); }},
+    {InspectorModel::ColorRole, "dimColor",
+     [](const R& r) -> QVariant { return dim_style(r.dim.toStdString()).color; }},
+    {InspectorModel::FirstOfMeshRole, "firstOfMesh", [](const R& r) -> QVariant { return r.first_of_mesh; }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
 
-QVariant InspectorModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const Row& row = rows_[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case MeshRole: return row.mesh;
-        case FirstOfMeshRole:
-            return index.row() == 0 || rows_[static_cast<std::size_t>(index.row()) - 1].mesh != row.mesh;
-        case Qt::DisplayRole:
-        case DimRole: return row.dim;
-        case CoordinateRole: return QVariant::fromValue<qint64>(row.coordinate);
-        case GroupIndexRole: return QVariant::fromValue<qint64>(row.group_index);
-        case GroupSizeRole: return QVariant::fromValue<qint64>(static_cast<std::int64_t>(row.members.size()));
-        case MembersRole: return members_text(row.members);
-        case LeavesNodeRole: return row.nodes > 1;
-        case NodeCountRole: return QVariant::fromValue<qint64>(row.nodes);
-        case ColorRole: return dim_style(row.dim.toStdString()).color;
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> InspectorModel::roleNames() const {
-    return {{MeshRole, "mesh"},
-            {FirstOfMeshRole, "firstOfMesh"},
-            {DimRole, "dim"},
-            {CoordinateRole, "coordinate"},
-            {GroupIndexRole, "groupIndex"},
-            {GroupSizeRole, "groupSize"},
-            {MembersRole, "members"},
-            {LeavesNodeRole, "leavesNode"},
-            {NodeCountRole, "nodeCount"},
-            {ColorRole, "dimColor"}};
-}
+InspectorModel::InspectorModel(QObject* parent) : RowListModel(roles, DimRole, parent) {}
 
 int InspectorModel::node() const {
     return plan_ && rank_ >= 0 ? static_cast<int>(plan_->placement().node_of(rank_)) : -1;
@@ -82,26 +69,31 @@ QString InspectorModel::members_text(const std::vector<std::int64_t>& ranks) {
 
 void InspectorModel::set(const std::shared_ptr<const Plan>& plan, std::int64_t rank) {
     if (!plan || rank < 0 || rank >= plan->topology().world()) rank = -1;
-    beginResetModel();
-    plan_ = plan;
-    rank_ = rank;
-    rows_.clear();
-    if (rank_ >= 0) {
-        const Placement& placement = plan_->placement();
-        for (const PlanMesh& pm : plan_->meshes()) {
+    std::vector<InspectorRow> rows;
+    if (rank >= 0) {
+        const Placement& placement = plan->placement();
+        for (const PlanMesh& pm : plan->meshes()) {
             const auto names = pm.mesh.dim_names();
             for (std::size_t d = 0; d < pm.mesh.ndim(); ++d) {
-                Row row{QString::fromStdString(pm.name), QString::fromStdString(names[d]),
-                        pm.mesh.coordinate(rank_, d),    pm.mesh.group_index(rank_, d, plan_->order()),
-                        pm.mesh.group_of(rank_, d),      1};
+                InspectorRow row{QString::fromStdString(pm.name),
+                                 QString::fromStdString(names[d]),
+                                 pm.mesh.coordinate(rank, d),
+                                 pm.mesh.group_index(rank, d, plan->order()),
+                                 pm.mesh.group_of(rank, d),
+                                 1,
+                                 false};
                 // Members ascend and nodes follow ranks, so counting changes counts nodes.
                 for (std::size_t i = 1; i < row.members.size(); ++i)
                     if (placement.node_of(row.members[i]) != placement.node_of(row.members[i - 1])) ++row.nodes;
-                rows_.push_back(std::move(row));
+                row.first_of_mesh = rows.empty() || rows.back().mesh != row.mesh;
+                rows.push_back(std::move(row));
             }
         }
     }
-    endResetModel();
+    setRows(std::move(rows), [&] {
+        plan_ = plan;
+        rank_ = rank;
+    });
     emit selectionChanged();
 }
 

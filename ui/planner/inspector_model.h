@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QColor>
 #include <QString>
 
@@ -12,10 +11,21 @@
 #include <vector>
 
 #include "meshscope/mesh/plan.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class InspectorModel : public QAbstractListModel {
+struct InspectorRow {
+    QString mesh;
+    QString dim;
+    std::int64_t coordinate = 0;
+    std::int64_t group_index = 0;
+    std::vector<std::int64_t> members;
+    std::int64_t nodes = 1;
+    bool first_of_mesh = false;  // the mesh's first row, which carries its heading
+};
+
+class InspectorModel : public RowListModel<InspectorRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("InspectorModel belongs to a PlanController")
@@ -26,7 +36,6 @@ class InspectorModel : public QAbstractListModel {
     Q_PROPERTY(QString modelCoordinate READ model_coordinate NOTIFY selectionChanged)
     Q_PROPERTY(QString dataCoordinate READ data_coordinate NOTIFY selectionChanged)
     Q_PROPERTY(QString expertCoordinate READ expert_coordinate NOTIFY selectionChanged)
-    Q_PROPERTY(int count READ count NOTIFY selectionChanged)
 
 public:
     enum Role {
@@ -43,11 +52,7 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
+    explicit InspectorModel(QObject* parent = nullptr);
 
     [[nodiscard]] bool has_selection() const { return rank_ >= 0; }
     [[nodiscard]] int rank() const { return static_cast<int>(rank_); }
@@ -56,7 +61,6 @@ public:
     [[nodiscard]] QString model_coordinate() const { return coordinate_text(model_mesh_name); }
     [[nodiscard]] QString data_coordinate() const { return coordinate_text("data"); }
     [[nodiscard]] QString expert_coordinate() const { return coordinate_text("expert"); }
-    [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
 
     // rank -1 (or outside the plan) clears the inspector.
     void set(const std::shared_ptr<const Plan>& plan, std::int64_t rank);
@@ -68,19 +72,10 @@ signals:
     void selectionChanged();
 
 private:
-    struct Row {
-        QString mesh;
-        QString dim;
-        std::int64_t coordinate = 0;
-        std::int64_t group_index = 0;
-        std::vector<std::int64_t> members;
-        std::int64_t nodes = 1;
-    };
     [[nodiscard]] QString coordinate_text(std::string_view mesh) const;
 
     std::shared_ptr<const Plan> plan_;
     std::int64_t rank_ = -1;
-    std::vector<Row> rows_;
 };
 
 }  // namespace meshscope::ui

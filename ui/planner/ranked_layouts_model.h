@@ -3,20 +3,29 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QString>
 
 #include <optional>
+#include <string>
 
 #include "meshscope/cost/advice.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class RankedLayoutsModel : public QAbstractListModel {
+// A layout of core's advice: a ranked one with its cost, or an excluded one with core's reason.
+struct RankedLayoutRow {
+    int rank = 0;  // 1 for the fastest that fits; 0 for an excluded layout
+    Topology topology;
+    std::optional<cost::LayoutCost> cost;  // none when excluded
+    std::string reason;
+    bool current = false;  // the plan shows this layout
+};
+
+class RankedLayoutsModel : public RowListModel<RankedLayoutRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RankedLayoutsModel belongs to a PlanController")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(int rankedCount READ rankedCount NOTIFY countChanged)
     Q_PROPERTY(int excludedCount READ excludedCount NOTIFY countChanged)
     Q_PROPERTY(int currentRow READ currentRow NOTIFY currentChanged)  // the plan's layout; -1 when not listed
@@ -43,14 +52,10 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
+    explicit RankedLayoutsModel(QObject* parent = nullptr);
 
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return rankedCount() + excludedCount(); }
-    [[nodiscard]] int rankedCount() const { return static_cast<int>(advice_.ranked.size()); }
-    [[nodiscard]] int excludedCount() const { return static_cast<int>(advice_.excluded.size()); }
+    [[nodiscard]] int rankedCount() const { return ranked_count_; }
+    [[nodiscard]] int excludedCount() const { return count() - ranked_count_; }
     [[nodiscard]] int currentRow() const { return current_row_; }
 
     // The layout of a row; nullopt outside the table.
@@ -62,14 +67,13 @@ public:
     void set_current(const std::optional<Topology>& layout);
 
 signals:
-    void countChanged();
     void currentChanged();
 
 private:
     void reset(cost::Advice advice);
     [[nodiscard]] int row_of(const Topology& layout) const;
 
-    cost::Advice advice_;
+    int ranked_count_ = 0;
     std::optional<Topology> current_;
     int current_row_ = -1;
 };

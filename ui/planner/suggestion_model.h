@@ -2,46 +2,38 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QString>
 
 #include <cstdint>
 #include <vector>
 
 #include "planner_enums.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class SuggestionModel : public QAbstractListModel {
+struct PlanSuggestion {
+    PlanInput field = PlanInput::none;  // the input it sets
+    std::int64_t value = 0;
+    friend bool operator==(const PlanSuggestion&, const PlanSuggestion&) = default;
+};
+
+class SuggestionModel : public RowListModel<PlanSuggestion> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("SuggestionModel belongs to a PlanController")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role { FieldRole = Qt::UserRole + 1, ValueRole, LabelRole };  // field: the input's name, "gpusPerNode"
     Q_ENUM(Role)
 
-    struct Suggestion {
-        PlanInput field = PlanInput::none;  // the input it sets
-        std::int64_t value = 0;
-    };
+    using Suggestion = PlanSuggestion;
 
-    using QAbstractListModel::QAbstractListModel;
+    explicit SuggestionModel(QObject* parent = nullptr);
 
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(items_.size()); }
     [[nodiscard]] const Suggestion* at(int row) const;
 
     void set(std::vector<Suggestion> items);
-
-signals:
-    void countChanged();
-
-private:
-    std::vector<Suggestion> items_;
 };
 
 }  // namespace meshscope::ui

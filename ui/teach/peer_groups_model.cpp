@@ -19,30 +19,19 @@ QString framework_title(Framework framework) {
     return {};
 }
 
+namespace {
+using R = PeerGroupRow;
+constexpr RowRole<R> roles[] = {
+    {PeerGroupsModel::RanksRole, "ranks", [](const R& g) { return QVariant::fromValue(g.ranks); }},
+    {PeerGroupsModel::RanksTextRole, "ranksText", [](const R& g) -> QVariant { return ranks_text(g.ranks); }},
+    {PeerGroupsModel::CrossNodeRole, "crossNode", [](const R& g) -> QVariant { return g.cross_node; }},
+    {PeerGroupsModel::SelectedRole, "selected", [](const R& g) -> QVariant { return g.selected; }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
+
 PeerGroupsModel::PeerGroupsModel(Framework framework, QObject* parent)
-    : QAbstractListModel(parent), framework_(framework) {}
-
-int PeerGroupsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
-QVariant PeerGroupsModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const Group& group = groups_[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case Qt::DisplayRole:
-        case RanksTextRole: return ranks_text(group.ranks);
-        case RanksRole: return QVariant::fromValue(group.ranks);
-        case CrossNodeRole: return group.cross_node;
-        case SelectedRole: return selected_rank_ >= 0 && group.ranks.contains(selected_rank_);
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> PeerGroupsModel::roleNames() const {
-    return {
-        {RanksRole, "ranks"}, {RanksTextRole, "ranksText"}, {CrossNodeRole, "crossNode"}, {SelectedRole, "selected"}};
-}
+    : RowListModel(roles, RanksTextRole, parent), framework_(framework) {}
 
 QString PeerGroupsModel::framework() const {
     const std::string_view name = to_string(framework_);
@@ -55,40 +44,38 @@ QString PeerGroupsModel::title() const {
 
 int PeerGroupsModel::crossNodeCount() const {
     int n = 0;
-    for (const Group& group : groups_) n += group.cross_node ? 1 : 0;
+    for (const PeerGroupRow& group : rows()) n += group.cross_node ? 1 : 0;
     return n;
 }
 
 int PeerGroupsModel::groupOf(int rank) const {
-    for (std::size_t row = 0; row < groups_.size(); ++row)
-        if (groups_[row].ranks.contains(rank)) return static_cast<int>(row);
+    for (std::size_t row = 0; row < rows().size(); ++row)
+        if (rows()[row].ranks.contains(rank)) return static_cast<int>(row);
     return -1;
 }
 
 QString PeerGroupsModel::selectedGroupText() const {
     const int row = groupOf(selected_rank_);
-    return row < 0 || selected_rank_ < 0 ? QString() : ranks_text(groups_[static_cast<std::size_t>(row)].ranks);
+    return row < 0 || selected_rank_ < 0 ? QString() : ranks_text(rows()[static_cast<std::size_t>(row)].ranks);
 }
 
 void PeerGroupsModel::set_shape(const PeerShape& shape) {
-    std::vector<Group> groups;
+    std::vector<PeerGroupRow> groups;
     QString error;
     const Expected<PeerLayout> layout = peer_layout(framework_, shape);
     if (!layout) {
         error = QString::fromStdString(layout.error().message());
     } else if (const PeerDim* ep = layout->dim("ep")) {
         for (const auto& members : ep->groups) {
-            Group group;
+            PeerGroupRow group;
             for (std::int64_t rank : members) group.ranks << static_cast<int>(rank);
             const std::int64_t gpus = std::max<std::int64_t>(1, shape.gpus_per_node);
             for (std::int64_t rank : members) group.cross_node |= rank / gpus != members.front() / gpus;
+            group.selected = selected_rank_ >= 0 && group.ranks.contains(selected_rank_);
             groups.push_back(std::move(group));
         }
     }
-    beginResetModel();
-    groups_ = std::move(groups);
-    error_ = error;
-    endResetModel();
+    setRows(std::move(groups), [&] { error_ = error; });
     emit groupsChanged();
 }
 
@@ -97,6 +84,7 @@ void PeerGroupsModel::set_selected_rank(int rank) {
     const int before = groupOf(selected_rank_);
     selected_rank_ = rank;
     const int after = groupOf(rank);
+    for (PeerGroupRow& group : mutableRows()) group.selected = rank >= 0 && group.ranks.contains(rank);
     for (int row : {before, after})
         if (row >= 0) emit dataChanged(index(row), index(row), {SelectedRole});
     emit groupsChanged();

@@ -2,30 +2,24 @@
 
 namespace meshscope::ui {
 
-PeersModel::PeersModel(QObject* parent) : QAbstractListModel(parent) {
-    for (std::size_t i = 0; i < all_frameworks.size(); ++i)
+namespace {
+using R = PeerGroupsModel*;
+constexpr RowRole<R> roles[] = {
+    {PeersModel::FrameworkRole, "framework", [](const R& groups) -> QVariant { return groups->framework(); }},
+    {PeersModel::TitleRole, "title", [](const R& groups) -> QVariant { return groups->title(); }},
+    {PeersModel::GroupsRole, "groups", [](const R& groups) { return QVariant::fromValue(groups); }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
+
+PeersModel::PeersModel(QObject* parent) : RowListModel(roles, TitleRole, parent) {
+    std::vector<PeerGroupsModel*> rows;
+    for (std::size_t i = 0; i < all_frameworks.size(); ++i) {
         layouts_[i] = std::make_unique<PeerGroupsModel>(all_frameworks[i]);
-    relayout();
-}
-
-int PeersModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(layouts_.size());
-}
-
-QVariant PeersModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    PeerGroupsModel* groups = layouts_[static_cast<std::size_t>(index.row())].get();
-    switch (role) {
-        case FrameworkRole: return groups->framework();
-        case Qt::DisplayRole:
-        case TitleRole: return groups->title();
-        case GroupsRole: return QVariant::fromValue(groups);
-        default: return {};
+        rows.push_back(layouts_[i].get());
     }
-}
-
-QHash<int, QByteArray> PeersModel::roleNames() const {
-    return {{FrameworkRole, "framework"}, {TitleRole, "title"}, {GroupsRole, "groups"}};
+    setRows(std::move(rows));
+    relayout();
 }
 
 PeerGroupsModel* PeersModel::layout(int row) const {

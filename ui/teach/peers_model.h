@@ -4,16 +4,17 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <array>
 #include <memory>
 
 #include "peer_groups_model.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class PeersModel : public QAbstractListModel {
+// One row per framework: its groups (owned by the PeersModel).
+class PeersModel : public RowListModel<PeerGroupsModel*> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("PeersModel belongs to a TourController")
@@ -28,10 +29,6 @@ public:
     Q_ENUM(Role)
 
     explicit PeersModel(QObject* parent = nullptr);
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
 
     [[nodiscard]] int world() const { return static_cast<int>(shape_.world); }
     [[nodiscard]] int cp() const { return static_cast<int>(shape_.cp); }

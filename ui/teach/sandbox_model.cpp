@@ -18,75 +18,65 @@ QString sandbox_state_text(const std::optional<Topology>& state) {
         .arg(state->edp);
 }
 
-int SandboxModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
-QString SandboxModel::call_text(std::size_t row) const {
-    const SandboxCall& c = calls_[row];
+namespace {
+QString call_text(const SandboxCall& c) {
     if (c.op == SandboxOp::initialize) return QStringLiteral("initialize(%1, %2, %3)").arg(c.dp).arg(c.cp).arg(c.ep);
     return qt(to_string(c.op)) + QStringLiteral("()");
 }
 
-QString SandboxModel::result_text(std::size_t row) const {
-    const SandboxResult& r = results_[row];
+QString result_text(const SandboxResult& r) {
     if (r.outcome == SandboxOutcome::error && r.error)
         return qt(python_name(r.error->type())) + QStringLiteral(": ") + QString::fromStdString(r.error->message());
     return qt(to_string(r.outcome));
 }
 
-QVariant SandboxModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const auto row = static_cast<std::size_t>(index.row());
-    const SandboxResult& r = results_[row];
-    switch (role) {
-        case Qt::DisplayRole:
-        case CallRole: return call_text(row);
-        case OpRole: return qt(to_string(calls_[row].op));
-        case OutcomeRole: return qt(to_string(r.outcome));
-        case ErrorTypeRole: return r.error ? qt(python_name(r.error->type())) : QString();
-        case ErrorTextRole: return r.error ? QString::fromStdString(r.error->message()) : QString();
-        case StateTextRole: return sandbox_state_text(r.state);
-        default: return {};
-    }
-}
+using R = SandboxRow;
+constexpr RowRole<R> roles[] = {
+    {SandboxModel::CallRole, "call", [](const R& r) -> QVariant { return call_text(r.call); }},
+    {SandboxModel::OpRole, "op", [](const R& r) -> QVariant { return qt(to_string(r.call.op)); }},
+    {SandboxModel::OutcomeRole, "outcome", [](const R& r) -> QVariant { return qt(to_string(r.result.outcome)); }},
+    {SandboxModel::ErrorTypeRole, "errorType",
+     [](const R& r) -> QVariant { return r.result.error ? qt(python_name(r.result.error->type())) : QString(); }},
+    {SandboxModel::ErrorTextRole, "errorText",
+     [](const R& r) -> QVariant {
+         return r.result.error ? QString::fromStdString(r.result.error->message()) : QString();
+     }},
+    {SandboxModel::StateTextRole, "stateText",
+     [](const R& r) -> QVariant { return sandbox_state_text(r.result.state); }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
 
-QHash<int, QByteArray> SandboxModel::roleNames() const {
-    return {{CallRole, "call"},           {OpRole, "op"},
-            {OutcomeRole, "outcome"},     {ErrorTypeRole, "errorType"},
-            {ErrorTextRole, "errorText"}, {StateTextRole, "stateText"}};
-}
+SandboxModel::SandboxModel(QObject* parent) : RowListModel(roles, CallRole, parent) {}
 
 bool SandboxModel::initialized() const {
-    return !results_.empty() && results_.back().state.has_value();
+    return !rows().empty() && rows().back().result.state.has_value();
 }
 
 QString SandboxModel::stateText() const {
-    return sandbox_state_text(results_.empty() ? std::nullopt : results_.back().state);
+    return sandbox_state_text(rows().empty() ? std::nullopt : rows().back().result.state);
 }
 
 QString SandboxModel::lastCall() const {
-    return calls_.empty() ? QString() : call_text(calls_.size() - 1);
+    return rows().empty() ? QString() : call_text(rows().back().call);
 }
 
 QString SandboxModel::lastResult() const {
-    return results_.empty() ? QString() : result_text(results_.size() - 1);
+    return rows().empty() ? QString() : result_text(rows().back().result);
 }
 
 bool SandboxModel::lastFailed() const {
-    return !results_.empty() && results_.back().outcome == SandboxOutcome::error;
+    return !rows().empty() && rows().back().result.outcome == SandboxOutcome::error;
 }
 
 void SandboxModel::call(SandboxCall call) {
-    std::vector<SandboxCall> calls = calls_;
+    std::vector<SandboxCall> calls;
+    for (const SandboxRow& row : rows()) calls.push_back(row.call);
     calls.push_back(call);
-    // The whole history again: core's replay is the one truth, and a history is a few calls.
+    // The whole history again: core's replay is the one truth, and a history is a few calls. A replay's earlier
+    // results are those of the shorter history, so only the new call's row is added.
     std::vector<SandboxResult> results = run_sandbox(calls);
-    const int row = count();
-    beginInsertRows({}, row, row);
-    calls_ = std::move(calls);
-    results_ = std::move(results);
-    endInsertRows();
+    insertRowAt(count(), {call, std::move(results.back())});
     emit historyChanged();
     emit called();
 }
@@ -104,17 +94,15 @@ void SandboxModel::relaunch() {
 }
 
 void SandboxModel::clear() {
-    if (calls_.empty()) return;
-    beginResetModel();
-    calls_.clear();
-    results_.clear();
-    endResetModel();
+    if (rows().empty()) return;
+    setRows({});
     emit historyChanged();
 }
 
 nlohmann::json SandboxModel::calls_json() const {
     nlohmann::json calls = nlohmann::json::array();
-    for (const SandboxCall& c : calls_) {
+    for (const SandboxRow& row : rows()) {
+        const SandboxCall& c = row.call;
         nlohmann::json call{{"op", to_string(c.op)}};
         if (c.op == SandboxOp::initialize) {
             call["dp"] = c.dp;

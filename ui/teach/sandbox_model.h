@@ -7,21 +7,26 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "meshscope/tour/tour.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class SandboxModel : public QAbstractListModel {
+// A call of the history and what core's replay says it did.
+struct SandboxRow {
+    SandboxCall call;
+    SandboxResult result;
+};
+
+class SandboxModel : public RowListModel<SandboxRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("SandboxModel belongs to a TourController")
-    Q_PROPERTY(int count READ count NOTIFY historyChanged)
     Q_PROPERTY(bool initialized READ initialized NOTIFY historyChanged)
     // "dp 16 · cp 1 · ep 2 · efsdp 8 · edp 1", or "not initialized"
     Q_PROPERTY(QString stateText READ stateText NOTIFY historyChanged)
@@ -34,13 +39,8 @@ public:
     enum Role { CallRole = Qt::UserRole + 1, OpRole, OutcomeRole, ErrorTypeRole, ErrorTextRole, StateTextRole };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
+    explicit SandboxModel(QObject* parent = nullptr);
 
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-
-    [[nodiscard]] int count() const { return static_cast<int>(calls_.size()); }
     [[nodiscard]] bool initialized() const;
     [[nodiscard]] QString stateText() const;
     [[nodiscard]] QString lastCall() const;
@@ -63,11 +63,6 @@ signals:
 
 private:
     void call(SandboxCall call);
-    [[nodiscard]] QString call_text(std::size_t row) const;
-    [[nodiscard]] QString result_text(std::size_t row) const;
-
-    std::vector<SandboxCall> calls_;
-    std::vector<SandboxResult> results_;  // run_sandbox(calls_), one per call
 };
 
 // "dp 16 · cp 1 · ep 2 · efsdp 8 · edp 1"; "not initialized" for none.

@@ -2,37 +2,34 @@
 
 namespace meshscope::ui {
 
+namespace {
+QString name_of(const TourListRow& r) {
+    return QString::fromStdString(r.tour->name);
+}
+
+using R = TourListRow;
+constexpr RowRole<R> roles[] = {
+    {TourListModel::NameRole, "name", [](const R& r) -> QVariant { return name_of(r); }},
+    {TourListModel::TitleRole, "title", [](const R& r) -> QVariant { return QString::fromStdString(r.tour->title); }},
+    {TourListModel::SummaryRole, "summary",
+     [](const R& r) -> QVariant { return QString::fromStdString(r.tour->summary); }},
+    {TourListModel::StepsRole, "steps", [](const R& r) -> QVariant { return static_cast<int>(r.tour->steps.size()); }},
+    {TourListModel::ProgressRole, "progress", [](const R& r) -> QVariant { return r.progress->step(name_of(r)); }},
+    {TourListModel::FinishedRole, "finished", [](const R& r) -> QVariant { return r.progress->finished(name_of(r)); }},
+};
+static_assert(roles_in_order(roles));
+}  // namespace
+
 TourListModel::TourListModel(const TourCatalog& catalog, const TourProgress& progress, QObject* parent)
-    : QAbstractListModel(parent), catalog_(catalog), progress_(progress) {}
-
-int TourListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
-
-QVariant TourListModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const Tour& tour = catalog_.tours[static_cast<std::size_t>(index.row())];
-    const QString name = QString::fromStdString(tour.name);
-    switch (role) {
-        case Qt::DisplayRole:
-        case TitleRole: return QString::fromStdString(tour.title);
-        case NameRole: return name;
-        case SummaryRole: return QString::fromStdString(tour.summary);
-        case StepsRole: return static_cast<int>(tour.steps.size());
-        case ProgressRole: return progress_.step(name);
-        case FinishedRole: return progress_.finished(name);
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> TourListModel::roleNames() const {
-    return {{NameRole, "name"},   {TitleRole, "title"},       {SummaryRole, "summary"},
-            {StepsRole, "steps"}, {ProgressRole, "progress"}, {FinishedRole, "finished"}};
+    : RowListModel(roles, TitleRole, parent) {
+    std::vector<TourListRow> rows;
+    for (const Tour& tour : catalog.tours) rows.push_back({&tour, &progress});
+    setRows(std::move(rows));
 }
 
 void TourListModel::refresh_progress(const QString& tour) {
     for (int row = 0; row < count(); ++row)
-        if (tour.isEmpty() || QString::fromStdString(catalog_.tours[static_cast<std::size_t>(row)].name) == tour)
+        if (tour.isEmpty() || name_of(rows()[static_cast<std::size_t>(row)]) == tour)
             emit dataChanged(index(row), index(row), {ProgressRole, FinishedRole});
 }
 

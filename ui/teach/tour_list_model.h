@@ -3,36 +3,33 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 
+#include "row_list_model.h"
 #include "tour_catalog.h"
 #include "tour_progress.h"
 
 namespace meshscope::ui {
 
-class TourListModel : public QAbstractListModel {
+// A shipped tour and where the learner's progress is read (at the time a view asks: refresh_progress says when).
+struct TourListRow {
+    const Tour* tour = nullptr;
+    const TourProgress* progress = nullptr;
+};
+
+class TourListModel : public RowListModel<TourListRow> {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("TourListModel belongs to a TourController")
-    Q_PROPERTY(int count READ count CONSTANT)
 
 public:
     enum Role { NameRole = Qt::UserRole + 1, TitleRole, SummaryRole, StepsRole, ProgressRole, FinishedRole };
     Q_ENUM(Role)
 
+    // The catalog and progress outlive the model (the TourController owns all three).
     TourListModel(const TourCatalog& catalog, const TourProgress& progress, QObject* parent = nullptr);
-
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(catalog_.tours.size()); }
 
     // The progress of this tour changed (or all, for an empty name).
     void refresh_progress(const QString& tour = {});
-
-private:
-    const TourCatalog& catalog_;
-    const TourProgress& progress_;
 };
 
 }  // namespace meshscope::ui
