@@ -4,6 +4,7 @@
 // come from that table; `count` (with countChanged) from the rows. A model computes what a row shows when it
 // builds the row, so a role is a function of the row alone.
 //
+//   class JobsModel : public MESHSCOPE_ROW_LIST_MODEL(JobRow) {  // Q_OBJECT, enum Role { JobRole = UserRole + 1, ..
 //   constexpr RowRole<JobRow> roles[] = {{JobsModel::JobRole, "job", [](const JobRow& r) -> QVariant { ... }}, ...};
 //   static_assert(roles_in_order(roles));
 //   JobsModel::JobsModel(QObject* parent) : RowListModel(roles, JobRole, parent) {}
@@ -41,6 +42,16 @@ public:
 signals:
     void countChanged();
 };
+
+// A model's base class: `class JobsModel : public MESHSCOPE_ROW_LIST_MODEL(JobRow)`. The compiler sees
+// RowListModel<Row>; moc, and so QML's tools (qmltyperegistrar, qmllint), see RowListModelBase, a class they can find,
+// whose `count` and QAbstractListModel base they then know. RowListModel<Row> adds no meta-object, so the two are one
+// to Qt.
+#ifdef Q_MOC_RUN
+#define MESHSCOPE_ROW_LIST_MODEL(Row) meshscope::ui::RowListModelBase
+#else
+#define MESHSCOPE_ROW_LIST_MODEL(Row) meshscope::ui::RowListModel<Row>
+#endif
 
 // One role of a model: its Role enum value, its QML name and its value for a row.
 template <typename Row>

@@ -38,7 +38,7 @@ struct CommunicatorRow {
 // The collector's JSON as rows (pure, tested).
 [[nodiscard]] std::vector<CommunicatorRow> parse_communicator_rows(const nlohmann::json& body);
 
-class CommunicatorsModel : public RowListModel<CommunicatorRow> {
+class CommunicatorsModel : public MESHSCOPE_ROW_LIST_MODEL(CommunicatorRow) {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(QString url READ url WRITE setUrl NOTIFY sourceChanged)

@@ -13,7 +13,7 @@
 
 namespace meshscope::ui {
 
-class FindingsModel : public RowListModel<FindingRow> {
+class FindingsModel : public MESHSCOPE_ROW_LIST_MODEL(FindingRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("FindingsModel belongs to a LiveSession")

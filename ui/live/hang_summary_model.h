@@ -14,7 +14,7 @@
 
 namespace meshscope::ui {
 
-class HangSummaryModel : public RowListModel<HangPlace> {
+class HangSummaryModel : public MESHSCOPE_ROW_LIST_MODEL(HangPlace) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("HangSummaryModel belongs to a LiveSession: session.view.hang")

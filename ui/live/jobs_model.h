@@ -10,7 +10,7 @@
 
 namespace meshscope::ui {
 
-class JobsModel : public RowListModel<JobRow> {
+class JobsModel : public MESHSCOPE_ROW_LIST_MODEL(JobRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("JobsModel belongs to a LiveSession")

@@ -19,7 +19,7 @@ struct PhaseBucketRow {
     friend bool operator==(const PhaseBucketRow&, const PhaseBucketRow&) = default;
 };
 
-class PhaseHistogramModel : public RowListModel<PhaseBucketRow> {
+class PhaseHistogramModel : public MESHSCOPE_ROW_LIST_MODEL(PhaseBucketRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("PhaseHistogramModel belongs to a LiveSession")

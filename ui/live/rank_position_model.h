@@ -14,7 +14,7 @@
 
 namespace meshscope::ui {
 
-class RankPositionModel : public RowListModel<RecordsCall> {
+class RankPositionModel : public MESHSCOPE_ROW_LIST_MODEL(RecordsCall) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RankPositionModel belongs to a LiveSession: session.view.position")

@@ -14,7 +14,7 @@
 
 namespace meshscope::ui {
 
-class RanksModel : public RowListModel<RankRow> {
+class RanksModel : public MESHSCOPE_ROW_LIST_MODEL(RankRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RanksModel belongs to a LiveSession")

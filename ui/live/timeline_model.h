@@ -22,7 +22,7 @@ struct TimelineRow {
     friend bool operator==(const TimelineRow&, const TimelineRow&) = default;
 };
 
-class TimelineModel : public RowListModel<TimelineRow> {
+class TimelineModel : public MESHSCOPE_ROW_LIST_MODEL(TimelineRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("TimelineModel belongs to a LiveSession")

@@ -18,7 +18,7 @@ struct CostCommRow {
     double share = 0;  // its time, a fraction of the slowest dim's
 };
 
-class CostCommModel : public RowListModel<CostCommRow> {
+class CostCommModel : public MESHSCOPE_ROW_LIST_MODEL(CostCommRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("CostCommModel belongs to a PlanController")

@@ -24,7 +24,7 @@ struct MemoryPartRow {
     double fraction = 0;  // its share of the bar
 };
 
-class CostMemoryModel : public RowListModel<MemoryPartRow> {
+class CostMemoryModel : public MESHSCOPE_ROW_LIST_MODEL(MemoryPartRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("CostMemoryModel belongs to a PlanController")

@@ -19,7 +19,7 @@ struct DimsRow {
     bool shown = false;  // all of this dim's groups are drawn
 };
 
-class DimsModel : public RowListModel<DimsRow> {
+class DimsModel : public MESHSCOPE_ROW_LIST_MODEL(DimsRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("DimsModel belongs to a PlanController")

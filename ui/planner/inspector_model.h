@@ -25,7 +25,7 @@ struct InspectorRow {
     bool first_of_mesh = false;  // the mesh's first row, which carries its heading
 };
 
-class InspectorModel : public RowListModel<InspectorRow> {
+class InspectorModel : public MESHSCOPE_ROW_LIST_MODEL(InspectorRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("InspectorModel belongs to a PlanController")

@@ -22,7 +22,7 @@ struct RankedLayoutRow {
     bool current = false;  // the plan shows this layout
 };
 
-class RankedLayoutsModel : public RowListModel<RankedLayoutRow> {
+class RankedLayoutsModel : public MESHSCOPE_ROW_LIST_MODEL(RankedLayoutRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("RankedLayoutsModel belongs to a PlanController")

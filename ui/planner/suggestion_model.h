@@ -18,7 +18,7 @@ struct PlanSuggestion {
     friend bool operator==(const PlanSuggestion&, const PlanSuggestion&) = default;
 };
 
-class SuggestionModel : public RowListModel<PlanSuggestion> {
+class SuggestionModel : public MESHSCOPE_ROW_LIST_MODEL(PlanSuggestion) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("SuggestionModel belongs to a PlanController")

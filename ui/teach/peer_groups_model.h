@@ -19,7 +19,7 @@ struct PeerGroupRow {
     bool selected = false;  // holds the rank the learner picked
 };
 
-class PeerGroupsModel : public RowListModel<PeerGroupRow> {
+class PeerGroupsModel : public MESHSCOPE_ROW_LIST_MODEL(PeerGroupRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("PeerGroupsModel belongs to a PeersModel")

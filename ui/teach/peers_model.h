@@ -14,7 +14,7 @@
 namespace meshscope::ui {
 
 // One row per framework: its groups (owned by the PeersModel).
-class PeersModel : public RowListModel<PeerGroupsModel*> {
+class PeersModel : public MESHSCOPE_ROW_LIST_MODEL(PeerGroupsModel*) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("PeersModel belongs to a TourController")

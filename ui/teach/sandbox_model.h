@@ -23,7 +23,7 @@ struct SandboxRow {
     SandboxResult result;
 };
 
-class SandboxModel : public RowListModel<SandboxRow> {
+class SandboxModel : public MESHSCOPE_ROW_LIST_MODEL(SandboxRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("SandboxModel belongs to a TourController")

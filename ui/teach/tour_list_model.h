@@ -16,7 +16,7 @@ struct TourListRow {
     const TourProgress* progress = nullptr;
 };
 
-class TourListModel : public RowListModel<TourListRow> {
+class TourListModel : public MESHSCOPE_ROW_LIST_MODEL(TourListRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("TourListModel belongs to a TourController")
