@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "llamafactory_versions.h"
 #include "meshscope/cost/advice.h"
+#include "meshscope/cost/cluster.h"
 #include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
@@ -249,7 +250,8 @@ void add_check_options(CLI::App& cli, CheckArguments& a) {
     a.nproc_option = cli.add_option("--nproc-per-node", a.nproc_text, "GPUs per node")->type_name("G");
     cli.add_option("--model-config", a.model_config, "the model's config.json (default: the YAML's model folder)")
         ->type_name("FILE");
-    a.hardware_option = cli.add_option("--hardware", a.hardware, "GPU: h100, h200, b200, a100")->capture_default_str();
+    a.hardware_option =
+        cli.add_option("--hardware", a.hardware, "GPU: " + cost::hardware_names())->capture_default_str();
     a.network_option = cli.add_option("--network", a.network, "inter-node network: ndr or hdr")->capture_default_str();
     cli.add_option("--llamafactory-version", a.version_name,
                    "the LlamaFactory v1 version that runs the YAML: " + llamafactory::known_version_ids() +

@@ -269,7 +269,7 @@ private slots:
                "qwen3.5-35b-a3b";
         QTest::addRow("unknown hardware") << "qwen3-30b-a3b"
                                           << "x100" << 4096 << "none"
-                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
         QTest::addRow("seq 0") << "qwen3-30b-a3b"
                                << "h100" << 0 << "none"
                                << "seq must be positive, got 0.";
