@@ -530,11 +530,17 @@ void report_layout(Preflight& p, const Topology& t, const Placement& placement) 
     else
         layout += ": no expert mesh, experts stay under the outer FSDP2 on dp";
     p.report.info(layout);
+    // Where NVLink joins hosts (gb200) the groups that matter for cost are those inside one NVLink domain, not one
+    // host: the placement is the domain's, and the lines say so.
+    const bool domain = placement.gpus_per_node != p.in.nproc;
+    const std::string node = domain ? "NVLink domain" : "node";
     for (const auto& d : cost::mesh_dims(t, placement)) {
         if (d.size <= 1) continue;
-        p.report.info(
-            "  " + d.mesh + "." + d.dim + " (size " + std::to_string(d.size) + "): " +
-            (d.crosses_node ? "leaves its node, across " + std::to_string(d.nodes) + " nodes" : "inside a node"));
+        p.report.info("  " + d.mesh + "." + d.dim + " (size " + std::to_string(d.size) + "): " +
+                      (d.crosses_node
+                           ? "leaves its " + node + ", across " + std::to_string(d.nodes) + " " + node + "s"
+                           : "inside " + std::string(domain ? "one " : "a ") + node +
+                                 (domain ? " of " + std::to_string(placement.gpus_per_node) + " GPUs" : "")));
     }
 }
 
@@ -694,7 +700,8 @@ int preflight(const CheckInput& in) {
     const auto topology = mesh_topology(p);
     if (!topology) return finish(p);
     const Topology& t = *topology;
-    const auto placement = Placement::make(p.world, in.nproc).value();
+    // The cost model's node: the host on 8-GPU boards, the 72-GPU NVLink domain of hosts of 4 on gb200.
+    const auto placement = Placement::make(p.world, in.cluster.gpus_per_node).value();
     report_layout(p, t, placement);
     check_dispatcher(p);
     const auto model = model_of(p);
