@@ -301,7 +301,7 @@ private slots:
     void choices_are_cores_names() {
         QCOMPARE(CostForm::modelNames(), (QStringList{"none", "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3",
                                                       "mixtral-8x7b", "qwen3.5-35b-a3b"}));
-        QCOMPARE(CostForm::hardwareNames(), (QStringList{"a100", "h100", "h200", "b200"}));
+        QCOMPARE(CostForm::hardwareNames(), (QStringList{"a100", "h100", "h200", "b200", "gb200"}));
         QCOMPARE(CostForm::networkNames(), (QStringList{"ndr", "hdr"}));
         QCOMPARE(CostForm::recomputeNames(), (QStringList{"none", "selective", "full"}));
     }
