@@ -101,7 +101,9 @@ private slots:
                                "  name: fsdpturbo\n"
                                "  ep_size: 8\n");
         const auto r = run({path, "--nnodes", "4", "--nproc-per-node", "4", "--hardware", "gb200"});
-        QVERIFY2(r.exit_code == 0, qPrintable(r.out + r.err));
+        // No error; exit 1 is the advisor's warning that a layout is faster (ep 16 stays on NVLink here too).
+        QVERIFY2((r.exit_code == 0 || r.exit_code == 1) && !r.out.contains("error: ") && r.err.isEmpty(),
+                 qPrintable(r.out + r.err));
         QVERIFY(r.out.startsWith("config: " + path + " on 4 nodes x 4 GPUs = world 16\n"));
         QVERIFY(r.out.contains("\n  data.dp (size 16): inside one NVLink domain of 72 GPUs\n"));
         QVERIFY(r.out.contains("\n  expert.efsdp (size 2): inside one NVLink domain of 72 GPUs\n"));
