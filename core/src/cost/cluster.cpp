@@ -30,8 +30,8 @@ const std::vector<HardwarePreset>& hardware_presets() {
     // over 8 GPUs, GB200 186GB as in GB200 NVL72's 13.4TB over 72 GPUs). NVLink per direction: half the datasheet's
     // bidirectional figure (600, 900, 900, 1800, 1800 GB/s). Dense bf16 peaks (the datasheets give them with
     // sparsity, twice these): A100 312 TFLOPS, H100 and H200 SXM 989 TFLOPS (1,979 with sparsity), B200 2,250 TFLOPS
-    // (HGX B200: 36 PFLOPS with sparsity over 8 GPUs), GB200 2,500 TFLOPS (NVIDIA's Blackwell technical brief: 5,000
-    // with sparsity, the GPU at 1,200 W where HGX B200's runs at 1,000 W). GB200 NVL72 joins 18 hosts of 4 GPUs in one
+    // (HGX B200: 36 PFLOPS with sparsity over 8 GPUs), GB200 2,500 TFLOPS (5,000 with sparsity, the GPU at 1,200 W
+    // where HGX B200's runs at 1,000 W). GB200 NVL72 joins 18 hosts of 4 GPUs in one
     // 72-GPU NVLink domain (docs/cost-model.md, "Presets", has the sources and where they disagree).
     // Efficiency: the share of the peak measured MoE training steps reach (docs/cost-model.md, "Measured error":
     // calibrated once per GPU type on H100 rows; H200 has the same tensor cores; A100, B200 and GB200 have no fitted
