@@ -121,7 +121,7 @@ class OtelGatewayTest(unittest.TestCase):
             self.assertEqual(serve.findings(JOB), [])
             rows = {row["rank"]: row for row in serve.ranks(JOB)}
             self.assertEqual({r: rows[r]["host"] for r in rows}, {r: f"node{r // PER_NODE}" for r in range(WORLD)})
-            self.assertEqual({r: rows[r]["phase"] for r in rows}, {r: "heartbeat" for r in range(WORLD)})
+            self.assertEqual({r: rows[r]["phase"] for r in rows}, {r: "ready" for r in range(WORLD)})  # a heartbeat moves no phase
 
             # The stored history holds each event once (a retried batch would show twice).
             stored = serve.stored_events(JOB)
@@ -134,6 +134,7 @@ class OtelGatewayTest(unittest.TestCase):
             # The ranks end: each exit goes the same way.
             for process in ranks:
                 process.stdin.close()
+                process.stdin = None  # communicate() below only reads
             for r, process in enumerate(ranks):
                 out, err = process.communicate(timeout=60)
                 self.assertEqual(process.returncode, 0, f"rank {r}: {out} {err}")
