@@ -5,6 +5,7 @@ read here with a regular expression: the world communicator's commHash and size,
 that started it, and which of them completed their init. Then an NCCL RAS status in its text form, whose hashes RAS
 prints with leading zeros (%016lx): the series spell them as NCCL Inspector does (0x%lx)."""
 
+import json
 import os
 import re
 import subprocess
@@ -128,6 +129,32 @@ class CommunicatorSeriesTest(unittest.TestCase):
                      if name == "meshscope_communicator_state" and labels["comm_name"] == "0xf00dfeed000a11"}
             self.assertEqual(state, {"formed": 0.0, "not_formed": 0.0, "stuck": 0.0, "failed": 1.0,
                                      "wrong_result": 0.0})
+        finally:
+            serve.close()
+
+    def test_past_256_communicators_a_job_writes_those_in_trouble_and_counts_the_rest(self):
+        if not BIN:
+            raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
+        # 300 communicators, the last 10 not formed: 256 are written, the 10 among them, and 44 counted as omitted.
+        communicators = [{"name": f"0x{i + 1:x}", "comm_id": f"0x{i + 1:x}", "nranks": 2, "seen": 2,
+                          "state": "formed" if i < 290 else "not_formed", "source": "NCCL log"} for i in range(300)]
+        document = {"format": "meshscope.records/1", "findings": [], "ranks": [], "world_size": 2,
+                    "communicators": communicators}
+        serve = MeshScopeServe(BIN)
+        try:
+            request = urllib.request.Request(serve.url + "/api/v1/jobs/big/records", method="POST",
+                                             data=json.dumps(document).encode(),
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=10) as response:
+                self.assertEqual(response.status, 200)
+            text, series = scrape(serve)
+            written = [labels["comm_name"] for name, labels, _ in series if name == "meshscope_communicator_ranks"]
+            self.assertEqual(len(written), 256)
+            self.assertEqual(len(set(written)), 256)
+            self.assertTrue({f"0x{i + 1:x}" for i in range(290, 300)} <= set(written))
+            self.assertEqual(len([1 for name, _, _ in series if name == "meshscope_communicator_state"]), 256 * 5)
+            self.assertIn('meshscope_communicators_omitted{slurm_job_id="big"} 44\n', text)
+            self.assertEqual(len(serve.get("/api/v1/jobs/big/communicators")["records"]), 300)
         finally:
             serve.close()
 
