@@ -3,7 +3,8 @@ INFO log of the records fixtures imported into a real collector (`meshscope impo
 meshscope_communicator_ranks and meshscope_communicator_state series checked against what the log itself says,
 read here with a regular expression: the world communicator's commHash and size, each split's size and the members
 that started it, and which of them completed their init. Then an NCCL RAS status in its text form, whose hashes RAS
-prints with leading zeros (%016lx): the series spell them as NCCL Inspector does (0x%lx)."""
+prints with leading zeros (%016lx): the series spell them as NCCL Inspector does (0x%lx). Then the cap of 256
+communicators a job, and the groups meshscope-probe's ranks report through the hook."""
 
 import json
 import os
@@ -155,6 +156,35 @@ class CommunicatorSeriesTest(unittest.TestCase):
             self.assertEqual(len([1 for name, _, _ in series if name == "meshscope_communicator_state"]), 256 * 5)
             self.assertIn('meshscope_communicators_omitted{slurm_job_id="big"} 44\n', text)
             self.assertEqual(len(serve.get("/api/v1/jobs/big/communicators")["records"]), 300)
+        finally:
+            serve.close()
+
+    def test_groups_meshscope_probe_reports_through_the_hook_have_their_series(self):
+        if not BIN:
+            raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
+        # A 4-rank job, ep groups [0, 1] and [2, 3]: ranks 0 and 1 report group 0 formed; rank 2 reports group 1 not
+        # formed (rank 3 never joined) and rank 3 sends nothing.
+        def event(rank, communicators):
+            return {"job": "probe-job", "rank": rank, "world_size": 4, "phase": "communicator", "status": "done",
+                    "communicators": communicators}
+        formed = {"dim": "ep", "index": 0, "members": [0, 1], "state": "formed"}
+        stalled = {"dim": "ep", "index": 1, "members": [2, 3], "state": "not_formed", "missing": [3],
+                   "error": "rank 3 never joined within 5 s"}
+        body = [event(0, [formed]), event(1, [formed]), event(2, [stalled])]
+        serve = MeshScopeServe(BIN)
+        try:
+            request = urllib.request.Request(serve.url + "/api/v1/events", method="POST", data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=10) as response:
+                self.assertEqual(response.status, 200)
+            _, series = scrape(serve)
+            ranks = {(labels["comm_name"], labels["nranks"], labels["dim"], labels["group"], labels["source"]): value
+                     for name, labels, value in series if name == "meshscope_communicator_ranks"}
+            self.assertEqual(ranks, {("ep group 0", "2", "ep", "0", "meshscope-probe"): 2.0,
+                                     ("ep group 1", "2", "ep", "1", "meshscope-probe"): 1.0})
+            states = {(labels["group"], labels["state"]) for name, labels, value in series
+                      if name == "meshscope_communicator_state" and value == 1.0}
+            self.assertEqual(states, {("0", "formed"), ("1", "not_formed")})
         finally:
             serve.close()
 
