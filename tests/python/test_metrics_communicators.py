@@ -4,7 +4,7 @@ meshscope_communicator_ranks and meshscope_communicator_state series checked aga
 read here with a regular expression: the world communicator's commHash and size, each split's size and the members
 that started it, and which of them completed their init. Then an NCCL RAS status in its text form, whose hashes RAS
 prints with leading zeros (%016lx): the series spell them as NCCL Inspector does (0x%lx). Then the cap of 256
-communicators a job, and the groups meshscope-probe's ranks report through the hook."""
+communicators a job, and the groups meshscope-probe's ranks report in their communicator events."""
 
 import json
 import os
@@ -159,7 +159,7 @@ class CommunicatorSeriesTest(unittest.TestCase):
         finally:
             serve.close()
 
-    def test_groups_meshscope_probe_reports_through_the_hook_have_their_series(self):
+    def test_groups_meshscope_probe_reports_have_their_series(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
         # A 4-rank job, ep groups [0, 1] and [2, 3]: ranks 0 and 1 report group 0 formed; rank 2 reports group 1 not
