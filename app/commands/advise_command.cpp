@@ -43,7 +43,7 @@ int run_advise(int argc, char** argv) {
     std::string global_text, global_tokens_text;
     auto* global_opt =
         cli.add_option("--global-batch", global_text,
-                       "sequences per optimizer step, the same on every layout (default: world x micro-batch x "
+                       "sequences per optimizer step, the same on every layout (default, or 0: world x micro-batch x "
                        "grad-accum)")
             ->type_name("N");
     auto* global_tokens_opt =
@@ -91,20 +91,17 @@ int run_advise(int argc, char** argv) {
         if (cli.get_option("--network")->count() == 0) model.network = profile->network;
         if (gpus_opt->count() == 0) gpus_per_node = profile->gpus_per_node;
     }
-    auto made = model.make_inputs(gpus_per_node);
-    if (!made) return usage_error(made.error().message());
-    auto inputs = std::move(made).value();
+    auto request = model.request(gpus_per_node);
+    if (global_opt->count() > 0) request.global_batch = global_text;
+    auto answer = cost::cost_answer(request);
+    if (answer.rejection) return usage_error(answer.rejection->message);
+    auto inputs = std::move(*answer.inputs);
     if (profile) {
         auto applied = cost::apply_cluster_profile(inputs.cluster, *profile);
         if (!applied) return usage_error(profile_path + ": " + applied.error().message());
         inputs.cluster = std::move(applied).value();
     }
-    if (global_opt->count() > 0) {
-        std::int64_t n = 0;
-        if (auto error = parse_int_option("--global-batch", global_text, n)) return usage_error(*error);
-        if (n < 1) return usage_error("--global-batch must be positive, got " + global_text + ".");
-        inputs.training.global_batch = n;
-    } else if (global_tokens_opt->count() > 0) {
+    if (global_tokens_opt->count() > 0) {
         std::int64_t tokens = 0;
         if (auto error = parse_int_option("--global-batch-tokens", global_tokens_text, tokens))
             return usage_error(*error);

@@ -1,6 +1,7 @@
 // The advise API (docs/cost-model.md, "meshscope.advice/1"): GET /api/v1/advise?model=NAME&world=W[&...], core's
 // advise as meshscope.advice/1, so the web Planner ranks layouts with the numbers `meshscope advise` prints. Bad
-// parameters get 400 {"error", "hint", "field"} with core's exact message. Answered on the plan worker's thread.
+// parameters get 400 {"error", "hint", "field"}: the cost inputs judged by core's CostRequest (its exact message and
+// the input it names), world, gpus_per_node and show here. Answered on the plan worker's thread.
 #pragma once
 
 #include <cstdint>

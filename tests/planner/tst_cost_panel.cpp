@@ -253,31 +253,39 @@ private slots:
         QTest::addColumn<int>("seq");
         QTest::addColumn<QString>("recompute");
         QTest::addColumn<QString>("error");
+        QTest::addColumn<QString>("field");
         QTest::addRow("valid") << "deepseek-v3"
                                << "b200" << 4096 << "full"
+                               << ""
                                << "";
         QTest::addRow("any case") << "Mixtral-8x7B"
                                   << "H200" << 4096 << "none"
+                                  << ""
                                   << "";
         QTest::addRow("no model") << "none"
                                   << "x100" << 0 << "none"
+                                  << ""
                                   << "";
         QTest::addRow("unknown model")
             << "llama"
             << "h100" << 4096 << "none"
             << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
-               "qwen3.5-35b-a3b";
+               "qwen3.5-35b-a3b"
+            << "model";
         QTest::addRow("unknown hardware") << "qwen3-30b-a3b"
                                           << "x100" << 4096 << "none"
-                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200"
+                                          << "hardware";
         QTest::addRow("seq 0") << "qwen3-30b-a3b"
                                << "h100" << 0 << "none"
-                               << "seq must be positive, got 0.";
+                               << "seq must be positive, got 0."
+                               << "seq";
         QTest::addRow("unknown recompute")
             << "qwen3-30b-a3b"
             << "h100" << 4096 << "some"
             << "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, "
-               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'";
+               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'"
+            << "recompute";
     }
     void cost_inputs() {
         QFETCH(QString, model);
@@ -285,6 +293,7 @@ private slots:
         QFETCH(int, seq);
         QFETCH(QString, recompute);
         QFETCH(QString, error);
+        QFETCH(QString, field);
         PlanController c;
         CostForm& form = *c.costForm();
         form.setModel(model);
@@ -292,6 +301,7 @@ private slots:
         form.setSeq(seq);
         form.setRecompute(recompute);
         QCOMPARE(form.errorText(), error);
+        QCOMPARE(form.errorField(), field);
         const bool shown = error.isEmpty() && model != QLatin1String("none");
         QCOMPARE(c.cost()->shown(), shown);
         QCOMPARE(c.cost()->memory()->rowCount(), shown ? 6 : 0);
@@ -329,8 +339,8 @@ private slots:
         QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 16 sequences a step: 15 layouts, ")));
         // The sentence on why the first wins is the one meshscope advise prints for the same question.
         const auto in = c.costForm()->inputs(8);
-        QVERIFY(in && *in);
-        QCOMPARE(c.cost()->whyText(), QString::fromStdString(cost::advise(**in, 16).value().why));
+        QVERIFY(in && in->inputs);
+        QCOMPARE(c.cost()->whyText(), QString::fromStdString(cost::advise(*in->inputs, 16).value().why));
         QVERIFY(c.cost()->whyText().startsWith(QStringLiteral("dp ")));
         // ep 8 across 2 nodes of 8: the ep groups stay inside a node, dp's cross.
         const CostCommModel& comm = *c.cost()->comm();

@@ -113,7 +113,7 @@ private slots:
         QTest::addRow("recompute")
             << "model=qwen3-30b-a3b&world=8&recompute=some"
             << "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, "
-               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'."
+               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'"
             << "recompute";
         QTest::addRow("overlap") << "model=qwen3-30b-a3b&world=8&overlap_a2a=yes"
                                  << "overlap_a2a must be 0 or 1, got 'yes'."
