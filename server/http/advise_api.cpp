@@ -32,9 +32,15 @@ HttpReply reject(std::string_view error, std::string_view field) {
 }
 
 // The cost inputs of the query, by core's names: CostRequest judges them.
-cost::CostRequest cost_request(std::string_view query, std::int64_t gpus_per_node) {
+cost::CostRequest cost_request(std::string_view query, std::int64_t gpus_per_node,
+                               const std::shared_ptr<const cost::LoadedClusterProfile>& profile) {
     cost::CostRequest r;
     r.gpus_per_node = gpus_per_node;
+    if (profile) {
+        r.cluster_profile = profile;
+        r.hardware = profile->profile.hardware;
+        r.network = profile->profile.network;
+    }
     for (auto [name, slot] : {std::pair{"model", &r.model}, std::pair{"hardware", &r.hardware},
                               std::pair{"network", &r.network}, std::pair{"seq", &r.seq},
                               std::pair{"micro_batch", &r.micro_batch}, std::pair{"global_batch", &r.global_batch},
@@ -69,7 +75,8 @@ std::optional<HttpReply> read_ranking_integers(std::string_view query, std::int6
 
 }  // namespace
 
-HttpReply answer_advise(std::string_view query) {
+HttpReply answer_advise(std::string_view query,
+                        const std::shared_ptr<const cost::LoadedClusterProfile>& cluster_profile) {
     constexpr std::array<std::string_view, 11> allowed{"model",     "world",       "gpus_per_node", "hardware",
                                                        "network",   "seq",         "micro_batch",   "global_batch",
                                                        "recompute", "overlap_a2a", "show"};
@@ -78,14 +85,15 @@ HttpReply answer_advise(std::string_view query) {
             return reject("unknown parameter \"" + name + "\"", name);
     std::int64_t world = 0, gpus_per_node = 8, show = 10;
     if (auto refused = read_ranking_integers(query, world, gpus_per_node, show)) return std::move(*refused);
-    const auto asked = cost::cost_answer(cost_request(query, gpus_per_node));
+    const auto asked = cost::cost_answer(cost_request(query, gpus_per_node, cluster_profile));
     if (asked.rejection) return reject(asked.rejection->message, to_string(asked.rejection->field));
     const auto& in = *asked.inputs;
     const auto advice = cost::advise(in, world);
     if (!advice) return reject(advice.error().message(), "world");
     HttpReply reply;
-    reply.body = cost::advice_json(in, *advice, static_cast<std::size_t>(show))
-                     .dump(-1, ' ', false, json::error_handler_t::replace);
+    auto doc = cost::advice_json(in, *advice, static_cast<std::size_t>(show));
+    doc["cluster_profile"] = cost::cluster_constants_json(asked.constants);
+    reply.body = doc.dump(-1, ' ', false, json::error_handler_t::replace);
     return reply;
 }
 

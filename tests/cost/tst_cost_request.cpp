@@ -2,6 +2,8 @@
 // hand from the rules in cost_request.h), and a good request gives the inputs it spells out.
 #include <QTest>
 
+#include <memory>
+
 #include "meshscope/cost/cost_request.h"
 
 using meshscope::cost::CostField;
@@ -27,6 +29,21 @@ CostRequest with(const QString& name, const QString& text) {
     if (name == "overlap_a2a") r.overlap_a2a = value;
     if (name == "efficiency") r.efficiency = value;
     return r;
+}
+}  // namespace
+
+namespace {
+// Fitted on h100 by hand: calibration 0.41 and NVLink 300 GB/s from a run, the network left at ndr's 50 GB/s.
+std::shared_ptr<const meshscope::cost::LoadedClusterProfile> h100_profile() {
+    using meshscope::cost::ConstantSource;
+    meshscope::cost::ClusterProfile p;
+    p.hardware = "h100";
+    p.network = "ndr";
+    p.calibration = {0.41, ConstantSource::fitted, "step time of dp 8, cp 1, ep 8 from train.log"};
+    p.intra_node_gbps = {300, ConstantSource::fitted, "3 intra-node collective records from nccl.log"};
+    p.inter_node_gbps = {50, ConstantSource::preset, "ndr preset"};
+    return std::make_shared<const meshscope::cost::LoadedClusterProfile>(
+        meshscope::cost::LoadedClusterProfile{"cluster.json", p});
 }
 }  // namespace
 
@@ -140,6 +157,57 @@ private slots:
         QCOMPARE(answer.inputs->training.recompute, meshscope::cost::Recompute::selective);
         QCOMPARE(answer.inputs->cluster.calibration, 0.60);
         QCOMPARE(answer.inputs->cluster.gpus_per_node, 8);
+    }
+
+    // Without a profile every constant is the preset's: h100's calibration 0.60 and NVLink 450 GB/s, ndr's 50 GB/s.
+    void presets_without_a_profile() {
+        const auto answer = meshscope::cost::cost_answer(with("model", "qwen3-30b-a3b"));
+        QVERIFY(answer.inputs);
+        const auto& c = answer.constants;
+        QCOMPARE(c.file, std::string());
+        QCOMPARE(c.note, std::string());
+        QCOMPARE(c.constants.size(), std::size_t{3});
+        QCOMPARE(c.constants[0].name, std::string("calibration"));
+        QCOMPARE(c.constants[0].constant.value, 0.60);
+        QCOMPARE(c.constants[1].constant.value, 450.0);
+        QCOMPARE(c.constants[2].constant.value, 50.0);
+        for (const auto& one : c.constants) QCOMPARE(one.constant.source, meshscope::cost::ConstantSource::preset);
+        QCOMPARE(c.constants[1].constant.basis, std::string("h100 preset"));
+    }
+
+    // The profile's constants reach the inputs and say they are fitted; the one it left at the preset says so.
+    void profile_on_its_hardware() {
+        auto r = with("model", "qwen3-30b-a3b");
+        r.cluster_profile = h100_profile();
+        const auto answer = meshscope::cost::cost_answer(r);
+        QVERIFY(answer.inputs);
+        QCOMPARE(answer.inputs->cluster.calibration, 0.41);
+        QCOMPARE(answer.inputs->cluster.intra.bus_gbps, 300.0);
+        QCOMPARE(answer.inputs->cluster.inter.bus_gbps, 50.0);
+        const auto& c = answer.constants;
+        QCOMPARE(c.file, std::string("cluster.json"));
+        QCOMPARE(c.note, std::string());
+        QCOMPARE(c.constants[0].constant.source, meshscope::cost::ConstantSource::fitted);
+        QCOMPARE(c.constants[1].constant.source, meshscope::cost::ConstantSource::fitted);
+        QCOMPARE(c.constants[2].constant.source, meshscope::cost::ConstantSource::preset);
+        const auto json = meshscope::cost::cluster_constants_json(c);
+        QCOMPARE(json["file"].get<std::string>(), std::string("cluster.json"));
+        QCOMPARE(json["constants"]["calibration"]["source"].get<std::string>(), std::string("fitted"));
+        QCOMPARE(json["constants"]["intra_node_gbps"]["label"].get<std::string>(), std::string("NVLink bandwidth"));
+        QCOMPARE(json["constants"]["inter_node_gbps"]["unit"].get<std::string>(), std::string("GB/s"));
+    }
+
+    // On another GPU the profile does not apply: the presets (h200's NVLink 450 GB/s), and why.
+    void profile_on_other_hardware() {
+        auto r = with("hardware", "h200");
+        r.cluster_profile = h100_profile();
+        const auto answer = meshscope::cost::cost_answer(r);
+        QVERIFY(answer.inputs);
+        QCOMPARE(answer.inputs->cluster.calibration, 0.60);
+        QCOMPARE(answer.inputs->cluster.intra.bus_gbps, 450.0);
+        QCOMPARE(answer.constants.note, std::string("the cluster profile was fitted on h100; the cluster is h200"));
+        QCOMPARE(answer.constants.constants[0].constant.source, meshscope::cost::ConstantSource::preset);
+        QVERIFY(meshscope::cost::cluster_constants_json(meshscope::cost::ClusterConstants{})["file"].is_null());
     }
 };
 

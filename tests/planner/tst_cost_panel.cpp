@@ -33,6 +33,16 @@ cost::LayoutCost tiny_cost(std::int64_t gpus_per_node) {
     const auto topology = Topology::make(2, 1, 2).value();
     return cost::cost_layout(in, topology, cost::mesh_dims(topology, Placement::make(2, gpus_per_node).value()));
 }
+// Fitted on h200 by hand: calibration 0.41 and NVLink 300 GB/s from a run, the network left at ndr's 50 GB/s.
+std::shared_ptr<const cost::LoadedClusterProfile> h200_profile() {
+    cost::ClusterProfile p;
+    p.hardware = "h200";
+    p.network = "ndr";
+    p.calibration = {0.41, cost::ConstantSource::fitted, "step time of dp 8, cp 1, ep 8 from train.log"};
+    p.intra_node_gbps = {300, cost::ConstantSource::fitted, "3 intra-node collective records from nccl.log"};
+    p.inter_node_gbps = {50, cost::ConstantSource::preset, "ndr preset"};
+    return std::make_shared<const cost::LoadedClusterProfile>(cost::LoadedClusterProfile{"cluster.json", p});
+}
 }  // namespace
 
 class TestCostPanel : public QObject {
@@ -464,6 +474,47 @@ private slots:
             QCOMPARE(c.costForm()->model(), QStringLiteral("none"));
             QCOMPARE(c.costForm()->seq(), 4096);
         }
+    }
+
+    // The constants the Cost panel shows: the profile's where it applies (bold, "cluster profile FILE: basis"), the
+    // preset where the profile left one, and on another GPU every preset with why the profile is not used.
+    void cluster_constants() {
+        PlanController c;
+        ClusterConstantsModel& constants = *c.cost()->constants();
+        QAbstractItemModelTester tester(&constants, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(constants.rowCount(), 0);
+        c.costForm()->setClusterProfile(h200_profile());
+        c.costForm()->setHardware(QStringLiteral("h200"));
+        c.costForm()->setModel(QStringLiteral("qwen3-30b-a3b"));
+        QCOMPARE(constants.rowCount(), 3);
+        QCOMPARE(constants.clusterProfileText(), QStringLiteral("cluster profile cluster.json"));
+        const QStringList labels{"compute calibration", "NVLink bandwidth", "network bandwidth"};
+        const QStringList values{"0.41", "300 GB/s", "50 GB/s"};
+        const QList<bool> fitted{true, true, false};
+        const QStringList sources{"cluster profile cluster.json: step time of dp 8, cp 1, ep 8 from train.log",
+                                  "cluster profile cluster.json: 3 intra-node collective records from nccl.log",
+                                  "preset: ndr preset"};
+        for (int row = 0; row < 3; ++row) {
+            QCOMPARE(role(constants, row, ClusterConstantsModel::LabelRole).toString(), labels[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::ValueTextRole).toString(), values[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::FromClusterProfileRole).toBool(), fitted[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::SourceTextRole).toString(), sources[row]);
+        }
+        QVERIFY(c.cost()->clusterText().contains(QStringLiteral("NVLink 300 GB/s")));
+
+        c.costForm()->setHardware(QStringLiteral("h100"));
+        QCOMPARE(constants.clusterProfileText(), QStringLiteral("cluster profile cluster.json not used: the cluster "
+                                                                "profile was fitted on h200; the cluster is h100"));
+        QCOMPARE(role(constants, 0, ClusterConstantsModel::ValueTextRole).toString(), QStringLiteral("0.6"));
+        QCOMPARE(role(constants, 1, ClusterConstantsModel::ValueTextRole).toString(), QStringLiteral("450 GB/s"));
+        for (int row = 0; row < 3; ++row) {
+            QVERIFY(!role(constants, row, ClusterConstantsModel::FromClusterProfileRole).toBool());
+            QCOMPARE(role(constants, row, ClusterConstantsModel::SourceRole).toString(), QStringLiteral("preset"));
+        }
+        QCOMPARE(role(constants, 1, ClusterConstantsModel::SourceTextRole).toString(),
+                 QStringLiteral("preset: h100 preset"));
+        c.costForm()->setModel(CostForm::no_model);
+        QCOMPARE(constants.rowCount(), 0);
     }
 };
 

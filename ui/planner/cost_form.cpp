@@ -50,6 +50,12 @@ void CostForm::setRecompute(const QString& value) {
     set_input(recompute_, value);
 }
 
+void CostForm::setClusterProfile(std::shared_ptr<const cost::LoadedClusterProfile> profile) {
+    if (profile == cluster_profile_) return;
+    cluster_profile_ = std::move(profile);
+    emit inputsChanged();
+}
+
 QStringList CostForm::modelNames() {
     QStringList names{no_model};
     for (const auto& m : cost::model_presets()) names << QString::fromStdString(m.name);
@@ -85,6 +91,7 @@ cost::CostRequest CostForm::request(std::int64_t gpus_per_node) const {
     r.grad_accum = std::to_string(grad_accum_);
     r.global_batch = std::to_string(global_batch_);
     r.recompute = recompute_.toStdString();
+    r.cluster_profile = cluster_profile_;
     return r;
 }
 

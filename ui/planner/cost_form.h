@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "meshscope/cost/cost_request.h"
@@ -73,6 +74,10 @@ public:
     [[nodiscard]] QString errorText() const;
     [[nodiscard]] QString errorField() const;
 
+    // The user's cluster profile (`meshscope --cluster-profile FILE`): every request carries it; null: presets.
+    void setClusterProfile(std::shared_ptr<const cost::LoadedClusterProfile> profile);
+    [[nodiscard]] const cost::LoadedClusterProfile* clusterProfile() const { return cluster_profile_.get(); }
+
     // The request these inputs make for a cluster of `gpus_per_node`.
     [[nodiscard]] cost::CostRequest request(std::int64_t gpus_per_node) const;
     // The inputs for a cluster of `gpus_per_node`: nullopt without a model, else core's answer.
@@ -97,6 +102,7 @@ private:
     int grad_accum_ = 1;
     int global_batch_ = 0;
     QString recompute_ = QStringLiteral("selective");
+    std::shared_ptr<const cost::LoadedClusterProfile> cluster_profile_;
 };
 
 }  // namespace meshscope::ui

@@ -94,14 +94,17 @@ CostAnswer cost_answer(const CostRequest& r) {
     auto model = read_model(r);
     if (!model)
         return {std::nullopt,
-                reject(r.model_config.empty() ? CostField::model : CostField::model_config, model.error().message())};
+                reject(r.model_config.empty() ? CostField::model : CostField::model_config, model.error().message()),
+                {}};
     TrainingSpec training;
-    if (auto rejection = read_training(r, training)) return {std::nullopt, std::move(rejection)};
+    if (auto rejection = read_training(r, training)) return {std::nullopt, std::move(rejection), {}};
     auto made = make_cluster(r.hardware, r.network, r.gpus_per_node);
-    if (!made) return {std::nullopt, reject(field_of(made.error().input()), made.error().message())};
+    if (!made) return {std::nullopt, reject(field_of(made.error().input()), made.error().message()), {}};
     auto cluster = std::move(made).value();
-    if (auto rejection = read_efficiency(r.efficiency, cluster)) return {std::nullopt, std::move(rejection)};
-    return {CostInputs::make(std::move(model).value(), training, std::move(cluster)), std::nullopt};
+    if (auto rejection = read_efficiency(r.efficiency, cluster)) return {std::nullopt, std::move(rejection), {}};
+    auto constants = use_cluster_profile(cluster, r.cluster_profile.get());
+    return {CostInputs::make(std::move(model).value(), training, std::move(cluster)), std::nullopt,
+            std::move(constants)};
 }
 
 }  // namespace meshscope::cost

@@ -123,4 +123,19 @@ TestCase {
         for (const name of names)
             compare(findChild(page, name).invalid, name === data.field, name);
     }
+
+    // Without a cluster profile every constant the panel lists is a preset, and no profile line shows.
+    function test_constants_without_a_profile_are_presets() {
+        const page = createPage();
+        page.controller.costForm.model = "qwen3-30b-a3b";
+        page.controller.costForm.hardware = "h200";
+        tryVerify(() => findChild(page, "costStrip").visible);
+        compare(findChild(page, "constantRows").count, 3);
+        verify(!findChild(page, "clusterProfileText").visible);
+        const nvlink = findChild(page, "constantRow_intra_node_gbps");
+        verify(nvlink !== null);
+        verify(!nvlink.fromClusterProfile);
+        compare(nvlink.valueText, "450 GB/s");
+        compare(findChild(nvlink, "constantSource").text, "preset: h200 preset");
+    }
 }

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/inputs.h"
 
 namespace meshscope::cost {
@@ -51,6 +53,9 @@ struct CostRequest {
     std::string loss_chunks = "1";
     std::string overlap_a2a = "0";  // "0" or "1"
     std::string efficiency;         // a flat share of the peak in (0, 1]; empty: compute by shape x calibration
+    // The user's cluster profile (the Planners' `--cluster-profile FILE`): its constants replace the presets' where
+    // its hardware is the request's (use_cluster_profile); null: the presets.
+    std::shared_ptr<const LoadedClusterProfile> cluster_profile;
 };
 
 struct CostRejection {
@@ -62,6 +67,7 @@ struct CostRejection {
 struct CostAnswer {
     std::optional<CostInputs> inputs;
     std::optional<CostRejection> rejection;
+    ClusterConstants constants;  // with inputs: the calibration and bandwidths they use, and where each comes from
 };
 
 // What every front end calls. Checks in this order, the first failure being the rejection (its exact text):
@@ -73,6 +79,7 @@ struct CostAnswer {
 //   overlap_a2a   "overlap_a2a must be 0 or 1, got 'yes'."
 //   hardware, network, gpus_per_node   make_cluster's messages
 //   efficiency    "efficiency must be a number in (0, 1], got '1.5'."
+// then applies the cluster profile, if any.
 [[nodiscard]] CostAnswer cost_answer(const CostRequest& request);
 
 }  // namespace meshscope::cost
