@@ -279,6 +279,7 @@ Frame {
                 required property string valueText
                 required property bool fromClusterProfile
                 required property string sourceText
+                required property string sourceName
 
                 objectName: "constantRow_" + constantRow.name
                 Layout.fillWidth: true
@@ -305,10 +306,11 @@ Frame {
                     font.pixelSize: Theme.fontSmall
                 }
 
+                // The short form; the whole source (file and what it was fitted on) is the row's tooltip.
                 Label {
                     objectName: "constantSource"
                     Layout.fillWidth: true
-                    text: constantRow.sourceText
+                    text: constantRow.sourceName
                     elide: Text.ElideRight
                     color: constantRow.fromClusterProfile ? Theme.accent : Theme.mutedText
                     font.bold: constantRow.fromClusterProfile

@@ -499,6 +499,8 @@ private slots:
             QCOMPARE(role(constants, row, ClusterConstantsModel::ValueTextRole).toString(), values[row]);
             QCOMPARE(role(constants, row, ClusterConstantsModel::FromClusterProfileRole).toBool(), fitted[row]);
             QCOMPARE(role(constants, row, ClusterConstantsModel::SourceTextRole).toString(), sources[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::SourceNameRole).toString(),
+                     fitted[row] ? QStringLiteral("cluster profile") : QStringLiteral("preset"));
         }
         QVERIFY(c.cost()->clusterText().contains(QStringLiteral("NVLink 300 GB/s")));
 

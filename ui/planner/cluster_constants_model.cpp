@@ -41,6 +41,9 @@ QVariant ClusterConstantsModel::data(const QModelIndex& index, int role) const {
         case SourceRole: return qt(std::string(cost::to_string(c.constant.source)));
         case FromClusterProfileRole: return c.constant.source == cost::ConstantSource::fitted;
         case SourceTextRole: return source_text(c);
+        case SourceNameRole:
+            return c.constant.source == cost::ConstantSource::fitted ? QStringLiteral("cluster profile")
+                                                                     : QStringLiteral("preset");
         default: return {};
     }
 }
@@ -51,7 +54,8 @@ QHash<int, QByteArray> ClusterConstantsModel::roleNames() const {
             {ValueTextRole, "valueText"},
             {SourceRole, "source"},
             {FromClusterProfileRole, "fromClusterProfile"},
-            {SourceTextRole, "sourceText"}};
+            {SourceTextRole, "sourceText"},
+            {SourceNameRole, "sourceName"}};
 }
 
 void ClusterConstantsModel::set(cost::ClusterConstants constants) {

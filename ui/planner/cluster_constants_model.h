@@ -27,8 +27,9 @@ public:
         ValueTextRole,                // "300 GB/s"
         SourceRole,                   // "fitted" (from the cluster profile) or "preset"
         FromClusterProfileRole,       // bool: SourceRole is "fitted"
-        SourceTextRole,  // "cluster profile cluster.json: 3 intra-node collective records from nccl.log" / "preset:
-                         // h100 preset"
+        // "cluster profile cluster.json: 3 intra-node collective records from nccl.log" / "preset: h100 preset"
+        SourceTextRole,
+        SourceNameRole,  // "cluster profile" / "preset": the short form a narrow panel shows
     };
     Q_ENUM(Role)
 

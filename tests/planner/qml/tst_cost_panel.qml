@@ -136,6 +136,7 @@ TestCase {
         verify(nvlink !== null);
         verify(!nvlink.fromClusterProfile);
         compare(nvlink.valueText, "450 GB/s");
-        compare(findChild(nvlink, "constantSource").text, "preset: h200 preset");
+        compare(nvlink.sourceText, "preset: h200 preset");
+        compare(findChild(nvlink, "constantSource").text, "preset");
     }
 }
