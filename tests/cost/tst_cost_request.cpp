@@ -81,7 +81,8 @@ private slots:
             "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, llamafactory, "
             "torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'");
         row("overlap", "overlap_a2a", "yes", "overlap_a2a", "overlap_a2a must be 0 or 1, got 'yes'.");
-        row("hardware", "hardware", "x100", "hardware", "unknown hardware 'x100'; known: a100, h100, h200, b200");
+        row("hardware", "hardware", "x100", "hardware",
+            "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200");
         row("network", "network", "edr", "network", "unknown network 'edr'; known: ndr, hdr");
         row("gpus per node", "gpus_per_node", "-1", "gpus_per_node", "gpus_per_node must be positive, got -1.");
         row("efficiency above one", "efficiency", "1.5", "efficiency",
