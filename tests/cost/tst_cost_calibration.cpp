@@ -297,6 +297,28 @@ private slots:
         }
     }
 
+    // torchtitan's eager loss holds 12 bytes per vocabulary entry and token at its peak where a fused one holds 4
+    // (scripts/loss-logits-bytes.py measured 12.00 V and 4.00 V): on the Llama 3.1 8B row at 16,384 tokens a rank,
+    // 8 x 128,256 x 16,384 = 16,810,770,432 bytes more, and an eighth of it with the loss in 8 chunks.
+    void eager_loss_holds_three_fp32_logits() {
+        MemoryRow row = memory_runs[5];
+        QCOMPARE(std::string(row.model), std::string("llama3.1-8b"));
+        QCOMPARE(row.loss, LossLogits::fp32_eager);
+        const double eager = predict_memory(row).total();
+        row.loss = LossLogits::fused;
+        const double fused = predict_memory(row).total();
+        QCOMPARE(eager - fused, 16810770432.0);
+        // In chunks the loss's share can fall under one recomputed layer's full set, which the peak takes instead
+        // under per-op recomputation; without recomputation the two add up.
+        row.recompute = Recompute::none;
+        row.loss_chunks = 8;
+        const double fused_chunked = predict_memory(row).total();
+        row.loss = LossLogits::fp32_eager;
+        QCOMPARE(predict_memory(row).total() - fused_chunked, 16810770432.0 / 8);
+        QCOMPARE(logits_bytes_per_entry(LossLogits::fused), 4.0);
+        QCOMPARE(logits_bytes_per_entry(LossLogits::fp32_eager), 12.0);
+    }
+
     // The advisor asked at each memory row's world, knobs fixed as the source ran them (one micro-batch a step):
     // every run its source ran is ranked, never excluded as out of memory; the one reported out of memory is excluded
     // with the advisor's "needs ... GiB per GPU" reason.
