@@ -196,7 +196,7 @@ class LivePage {
       this.rootCause = [];
       for (const [rank, position] of data.positions) if (position.root_cause === true) this.rootCause.push(rank);
       this.rootCause.sort((a, b) => a - b);
-      this.filters.setPlaces(this.hang, this.rootCause);
+      const dropped = this.filters.setPlaces(this.hang, this.rootCause);  // the job has no such place any more
       this.chosenPlace = this.placeNamed(this.filters.placeFilter);
       const layout = liveLayout({world: data.world, topology: data.summary?.topology || null,
         gpusPerNode: data.gpusPerNode()}, 1.6);
@@ -209,7 +209,7 @@ class LivePage {
       this.filtering = this.filters.active;
       // The cells follow states, filters and findings; a jobs re-read alone (once a second while changes
       // come) repaints none of the 16,384 (a new topology comes through setLayout).
-      if (dirty.has('ranks') || dirty.has('filters') || dirty.has('findings')) {
+      if (dropped || dirty.has('ranks') || dirty.has('filters') || dirty.has('findings')) {
         this.grid.setOutlined(finding ? finding.ranks : []);
         this.grid.invalidate();
       }

@@ -183,17 +183,20 @@ export class Filters {
   }
 
   // The job's places (hang: its "hang" or null): their texts, then "root cause" when a rank is one. A choice the
-  // new places lack is dropped. Hidden for a job without a hang.
+  // new places lack is dropped (then true). Hidden for a job without a hang.
   setPlaces(hang, rootCause = []) {
     const choices = [];
     for (const place of hang?.places ?? []) if (typeof place?.text === 'string') choices.push(place.text);
     if (hang && rootCause.length) choices.push(rootCauseChoice);
-    if (this.places && choices.length === this.places.length && choices.every((c, i) => c === this.places[i])) return;
+    if (this.places && choices.length === this.places.length && choices.every((c, i) => c === this.places[i])) {
+      return false;
+    }
     const keep = this.place.value;
     this.places = choices;
     replaceChildren(this.place, el('option', {value: ''}, 'any place'), ...choices.map((c) => el('option', {value: c}, c)));
     this.place.value = choices.includes(keep) ? keep : '';
     this.place.hidden = this.placeLabel.hidden = choices.length === 0;
+    return this.place.value !== keep;
   }
 
   render(active, axes) {
