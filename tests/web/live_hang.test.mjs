@@ -356,12 +356,20 @@ test('records imported again while the page is open: the page follows them', asy
   const healthy = (await getJson(serve.url, '/api/v1/jobs/late')).body.hang;
   assert.deepEqual(healthy.root_cause, []);
   await eventually(async () => (await page.textContent('#hang-headline')) === healthy.text);
+  // Every rank of the healthy job is outside collectives: that place keeps all 16.
+  assert.deepEqual(healthy.places.map((p) => [p.standing, p.ranks]), [['outside_collectives', 16]]);
+  await page.selectOption('#place-filter', healthy.places[0].text);
+  await eventually(async () => (await page.textContent('#ranks-heading')) === 'Ranks (16 of 16 match)');
   importJob('skip', 'late');
   const summary = (await getJson(serve.url, '/api/v1/jobs/late')).body;
   const ranks = (await getJson(serve.url, '/api/v1/jobs/late/ranks')).body.ranks;
   await eventually(async () => (await page.textContent('#hang-headline')) === summary.hang.text, {
     describe: async () => `headline ${await page.textContent('#hang-headline')}`,
   });
+  // The skip job has no rank outside collectives: the choice is dropped, every rank listed and drawn in full.
+  assert.ok(!summary.hang.places.some((p) => p.standing === 'outside_collectives'));
+  await eventually(async () => (await page.inputValue('#place-filter')) === ''
+    && (await page.textContent('#ranks-heading')) === 'Ranks (16)');
   const {ringed} = await checkGrid(page, 'late', ranks);
   assert.deepEqual(ringed, [facts.skip.fault.rank]);
   assert.deepEqual(browser.errors, []);
