@@ -26,6 +26,7 @@ class LivePage {
     this.frame = 0;
     this.layoutKey = '';
     this.hang = null;  // the job's post-mortem ("hang" of its summary), null for a job that is starting
+    this.chosen = {state: -1, host: '', place: ''};  // the filters' values, read once a render
     this.colours = gridColours();
     this.data = new LiveData(ctx.api, ctx.parser, (what) => this.changed(what));
 
@@ -197,7 +198,9 @@ class LivePage {
       for (const [rank, position] of data.positions) if (position.root_cause === true) this.rootCause.push(rank);
       this.rootCause.sort((a, b) => a - b);
       const dropped = this.filters.setPlaces(this.hang, this.rootCause);  // the job has no such place any more
-      this.chosenPlace = this.placeNamed(this.filters.placeFilter);
+      // Read once a render: matches() runs for every rank of the list and every cell of the grid.
+      this.chosen = {state: this.filters.stateFilter, host: this.filters.hostFilter, place: this.filters.placeFilter};
+      this.chosenPlace = this.placeNamed(this.chosen.place);
       const layout = liveLayout({world: data.world, topology: data.summary?.topology || null,
         gpusPerNode: data.gpusPerNode()}, 1.6);
       const key = layout ? `${layout.world}/${layout.columns}/${layout.rows}/${layout.blocks}/${data.gpusPerNode()}` : '';
@@ -233,11 +236,9 @@ class LivePage {
   }
 
   matches(rank) {
-    const state = this.filters.stateFilter;
-    const host = this.filters.hostFilter;
+    const {state, host, place} = this.chosen;
     if (state >= 0 && this.data.states[rank] !== state) return false;
     if (host && this.data.host(rank) !== host) return false;
-    const place = this.filters.placeFilter;
     if (place) {
       const position = this.data.position(rank);
       if (place === rootCauseChoice) return position?.root_cause === true;
