@@ -350,48 +350,37 @@ std::int64_t next_seq(const MemberSeqs& by_member, const std::vector<std::size_t
     return s;
 }
 
-// When the members entered each sequence id, for the straggler rule: the members' lists walked side by side, every
-// id once.
-void record_arrivals(const MemberSeqs& by_member, FrGroupArrivals& arrivals) {
+// One walk of the members' lists side by side, every sequence id once, in order (only the ids some member recorded:
+// a dump's ids can be anything): when the members entered each id, for the straggler rule, and the first id at
+// which members that entered it disagree on what they run. Each step reads each member's head once and finds the
+// next id on the way.
+void walk_members(const MemberSeqs& by_member, FrGroupArrivals& arrivals, std::optional<std::int64_t>& disagreement) {
     arrivals.with_dump = static_cast<std::int64_t>(by_member.size());
     std::vector<std::size_t> at(by_member.size(), 0);
-    for (;;) {
-        const std::int64_t s = next_seq(by_member, at);
-        if (s == INT64_MAX) break;
+    for (std::int64_t s = next_seq(by_member, at); s != INT64_MAX;) {
         SeqArrival a{s, INT64_MAX, INT64_MIN, 0};
+        std::int64_t next = INT64_MAX;
+        std::size_t first_op = SIZE_MAX;
+        bool differ = false;
         for (std::size_t k = 0; k < by_member.size(); ++k) {
             const Seqs& seqs = by_member[k].second;
-            if (at[k] >= seqs.size() || seqs[at[k]].first != s) continue;
-            const std::int64_t t = seqs[at[k]].second->time_created_ns;
-            a.first_ns = std::min(a.first_ns, t);
-            a.last_ns = std::max(a.last_ns, t);
-            ++a.entered;
-            ++at[k];
+            std::size_t& c = at[k];
+            if (c < seqs.size() && seqs[c].first == s) {
+                const std::int64_t t = seqs[c].second->time_created_ns;
+                a.first_ns = std::min(a.first_ns, t);
+                a.last_ns = std::max(a.last_ns, t);
+                ++a.entered;
+                if (first_op == SIZE_MAX)
+                    first_op = seqs[c].op;
+                else if (seqs[c].op != first_op)
+                    differ = true;
+                ++c;
+            }
+            if (c < seqs.size()) next = std::min(next, seqs[c].first);
         }
         arrivals.seqs.push_back(a);
-    }
-}
-
-// The first sequence id at which members that entered it disagree on what they run. Only the ids some member
-// recorded are visited (a dump's ids can be anything), in order: the members' lists are walked side by side.
-std::optional<std::int64_t> first_disagreement(const MemberSeqs& by_member) {
-    std::vector<std::size_t> cursor(by_member.size(), 0);
-    for (;;) {
-        const std::int64_t s = next_seq(by_member, cursor);
-        if (s == INT64_MAX) return std::nullopt;
-        bool differ = false;
-        std::size_t first_op = SIZE_MAX;
-        for (std::size_t k = 0; k < by_member.size(); ++k) {
-            const Seqs& seqs = by_member[k].second;
-            if (cursor[k] >= seqs.size() || seqs[cursor[k]].first != s) continue;
-            const std::size_t op = seqs[cursor[k]].op;
-            if (first_op == SIZE_MAX)
-                first_op = op;
-            else if (op != first_op)
-                differ = true;
-            ++cursor[k];
-        }
-        if (differ) return s;
+        if (differ && !disagreement) disagreement = s;
+        s = next;
     }
 }
 
@@ -533,9 +522,9 @@ GroupVerdict judge_group(const FrIndex& index, const std::map<std::string, std::
     verdict.arrivals.dim = group.place ? group.place->dim : placed.pg->desc;
     verdict.arrivals.label = group.label();
     if (by_member.empty()) return verdict;
-    record_arrivals(by_member, verdict.arrivals);
-    if (const auto s = first_disagreement(by_member))
-        verdict.findings.push_back(mismatch_finding(index, group, by_member, *s));
+    std::optional<std::int64_t> disagreement;
+    walk_members(by_member, verdict.arrivals, disagreement);
+    if (disagreement) verdict.findings.push_back(mismatch_finding(index, group, by_member, *disagreement));
     Outcome outcome = group_progress(placed, by_member, without_dump);
     if (outcome.common < outcome.reached)
         verdict.findings.push_back(stuck_finding(index, labels, group, by_member, outcome));
