@@ -91,9 +91,9 @@ fi
 # The torch tests' virtual environment, exactly as pinned; again only when the requirements changed since the
 # last install (a cmp of two small files otherwise). PIP_* settings (an index mirror, a wheel cache) apply.
 if [[ -n "$venv_python" ]]; then
-  echo "bootstrap: installing tests/torch/requirements.txt into .venv (torch from PyPI: about 3 GB the first time)" >&2
+  echo "bootstrap: installing tests/torch/requirements.txt into .venv (torch from PyPI: about 2.7 GB the first time)" >&2
   [[ -x "$venv/bin/python" ]] || "$venv_python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$torch_requirements"
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q --no-deps -r "$torch_requirements"
   "$venv/bin/python" -c 'import torch.distributed as d; assert d.is_available() and d.is_gloo_available()'
   cp "$torch_requirements" "$venv_stamp"
 fi

@@ -5,16 +5,18 @@
 # per target:
 #   fuzz: fuzz_event_parser ok (123456 runs in 60 s)
 # Usage: scripts/fuzz.sh [SECONDS]   (scripts/test.sh runs it with 60 after ctest)
+#        scripts/fuzz.sh build       (builds the targets only; scripts/test.sh does it beside the dev tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
+[[ $seconds == build || $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS | build]" >&2; exit 2; }
 
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 # MESHSCOPE_FUZZ_HTTP: server/ is built too (Boost.Beast, SQLite), for fuzz_http_request and fuzz_url_parts.
 cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DMESHSCOPE_FUZZ_HTTP=ON "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
+[[ $seconds != build ]] || exit 0
 
 # Reports must stop the run and name the line: UBSan aborts (the build has -fno-sanitize-recover) and both
 # sanitizers symbolize with llvm-14's llvm-symbolizer.

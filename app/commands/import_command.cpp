@@ -17,7 +17,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
-#include "http_post.h"
+#include "meshscope/client/http_post.h"
 #include "meshscope/monitor/event.h"
 #include "meshscope/records/diagnose.h"
 #include "record_files.h"

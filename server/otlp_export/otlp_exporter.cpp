@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector.h"
-#include "http_post.h"  // clients/cpp: one keep-alive libcurl connection
+#include "meshscope/client/http_post.h"  // one keep-alive libcurl connection
 #include "otlp_body.h"
 #include "thread_name.h"
 

@@ -11,8 +11,8 @@
 
 #include <unistd.h>
 
-#include "http_post.h"
 #include "meshscope/client/event_kind.h"
+#include "meshscope/client/http_post.h"
 #include "meshscope/client/rank_queue.h"
 #include "otlp_body.h"
 

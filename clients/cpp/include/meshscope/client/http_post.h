@@ -1,4 +1,5 @@
-// One keep-alive HTTP connection that POSTs JSON bodies (libcurl easy handle). Used by one sender thread.
+// One keep-alive HTTP connection that POSTs JSON bodies (libcurl easy handle), used by one thread: the reporter's
+// sender, `meshscope import --collector`, `serve --otlp-export`.
 #pragma once
 
 #include <atomic>
