@@ -26,6 +26,7 @@
 #include "live_session.h"
 #include "live_startup.h"
 #include "meshscope/cost/cluster.h"
+#include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/presets.h"
 #include "plan_controller.h"
 #include "planner_enums.h"
@@ -51,16 +52,19 @@ struct GuiOptions {
     std::optional<std::string> screenshot;
     std::optional<int> dp, world, nodes, cp, ep, mp_replicate, gpus_per_node, experts, select_rank;
     std::optional<std::string> order, view, show_dim, theme, page;
-    std::optional<std::string> model, hardware, network;  // core's canonical names, checked by core
+    std::optional<std::string> model, hardware, network;               // core's canonical names, checked by core
+    std::optional<std::string> cluster_profile;                        // a file `meshscope calibrate` wrote
+    std::shared_ptr<const cost::LoadedClusterProfile> loaded_profile;  // read by check()
     std::optional<std::string> connect, token, size;
-    std::optional<std::string> tour;  // a guided tour, opened at --step (from 1)
+    std::optional<std::string> place;  // a --screenshot of the Live page keeps this place's ranks
+    std::optional<std::string> tour;   // a guided tour, opened at --step (from 1)
     std::optional<int> step;
     QString tour_page;  // the page of that step (check() finds it)
     QSize window_size{1440, 900};
 
     [[nodiscard]] bool plan_flags() const {
         return dp || world || nodes || cp || ep || mp_replicate || gpus_per_node || experts || select_rank || order ||
-               view || show_dim || model || hardware || network;
+               view || show_dim || model || hardware || network || cluster_profile;
     }
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner.
     [[nodiscard]] QString start_page() const {
@@ -158,6 +162,10 @@ void add_cost_flags(CLI::App& cli, GuiOptions& o) {
             return cluster->network;
         },
         "The network between nodes for the Cost panel: ndr or hdr.");
+    add_text(cli, "--cluster-profile", o.cluster_profile,
+             "Price with the constants `meshscope calibrate` fitted on your cluster (its hardware and network unless "
+             "given).",
+             "FILE");
 }
 
 void add_plan_flags(CLI::App& cli, GuiOptions& o) {
@@ -216,6 +224,10 @@ std::string check_tour(GuiOptions& o) {
 void add_live_flags(CLI::App& cli, GuiOptions& o) {
     add_text(cli, "--connect", o.connect, "Watch a remote `meshscope serve` at URL instead of the demo.", "URL");
     add_text(cli, "--token", o.token, "Bearer token for --connect.", "T");
+    add_text(cli, "--place", o.place,
+             "A --screenshot of the Live page keeps the ranks of this place of the job's hang (a place of its "
+             "summary, as the legend writes it, or \"root cause\").",
+             "PLACE");
 }
 
 // What CLI11 left over: an unknown flag or a word (a sub-command is dispatched before the dashboard starts).
@@ -240,6 +252,16 @@ std::optional<QSize> window_size(const std::string& text) {
     return QSize(w, h);
 }
 
+// The file of --cluster-profile, read once at start: the reader's exact message when it is no profile.
+std::string read_cluster_profile(GuiOptions& o) {
+    if (!o.cluster_profile) return {};
+    auto loaded = cost::load_cluster_profile(*o.cluster_profile);
+    if (!loaded) return loaded.error().message();
+    o.loaded_profile = std::make_shared<const cost::LoadedClusterProfile>(
+        cost::LoadedClusterProfile{*o.cluster_profile, std::move(loaded).value()});
+    return {};
+}
+
 // The checks across flags, in the order a user meets them; "" when the flags agree.
 std::string check(GuiOptions& o) {
     if ((o.dp ? 1 : 0) + (o.world ? 1 : 0) + (o.nodes ? 1 : 0) > 1) return "give one of --dp, --world and --nodes";
@@ -253,7 +275,10 @@ std::string check(GuiOptions& o) {
         o.window_size = *size;
     }
     if (o.screenshot && o.screenshot->empty()) return "--screenshot needs a file name";
-    return check_tour(o);
+    if (o.place && (!o.screenshot || o.start_page() != QLatin1String("live")))
+        return "--place needs --screenshot of the Live page";
+    if (std::string error = check_tour(o); !error.empty()) return error;
+    return read_cluster_profile(o);
 }
 
 // Returns the exit status when the process should stop (help or a bad flag).
@@ -320,6 +345,11 @@ void apply(const GuiOptions& o, PlanController& controller, Preferences& prefere
     if (o.theme) preferences.setDarkTheme(*o.theme == "dark");
     ui::CostForm& cost = *controller.costForm();
     if (o.model) cost.setModel(QString::fromStdString(*o.model));
+    if (o.loaded_profile) {
+        cost.setClusterProfile(o.loaded_profile);
+        cost.setHardware(QString::fromStdString(o.loaded_profile->profile.hardware));
+        cost.setNetwork(QString::fromStdString(o.loaded_profile->profile.network));
+    }
     if (o.hardware) cost.setHardware(QString::fromStdString(*o.hardware));
     if (o.network) cost.setNetwork(QString::fromStdString(*o.network));
 }
@@ -418,6 +448,21 @@ int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& o
             settled([&] {
                 // The Live page's rank panel shows the rank --select-rank names (its timeline, where it stands).
                 if (live_page && options.select_rank) live.selection()->selectRank(*options.select_rank);
+                if (live_page && options.place) {
+                    const QString place = QString::fromStdString(*options.place);
+                    live.selection()->setPlaceFilter(place);
+                    if (live.selection()->placeFilter() != place) {
+                        const QStringList choices = live.view()->filteredRanks()->placeChoices();
+                        std::cerr << "meshscope: --place '" << *options.place << "' is not a place of the job's hang"
+                                  << (choices.isEmpty() ? std::string(" (the job has none)")
+                                                        : "; its places are '" +
+                                                              choices.join(QStringLiteral("', '")).toStdString() + "'")
+                                  << "\n";
+                        status = exit_failure;
+                        QCoreApplication::quit();
+                        return;
+                    }
+                }
                 QTimer::singleShot(50, &app, [&] {
                     const QImage image = window.grabWindow();
                     if (image.isNull() || !image.save(file, "PNG")) {
