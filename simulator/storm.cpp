@@ -341,7 +341,7 @@ std::vector<RankRecord> unpack_records(std::vector<WorkerProcess>& workers, std:
 struct Tally {
     std::uint64_t requests = 0, acknowledged = 0, rejected = 0, refusals = 0, timeouts = 0, failures = 0, retries = 0,
                   reconnects = 0, hb_sent = 0, hb_acked = 0, hb_refused = 0, hb_failed = 0, events = 0,
-                  lifecycle_acked = 0;
+                  lifecycle_acked = 0, lifecycle_scripted = 0, exits_acked = 0;
     std::int64_t expected = 0, acked_ready = 0;
     double first_connect = std::numeric_limits<double>::max(), last_ready = -1;
     std::vector<double> latencies;
@@ -372,6 +372,9 @@ Tally tally_records(const std::vector<RankRecord>& records, const std::vector<Ra
         t.hb_failed += r.heartbeats_failed;
         t.events += plans[static_cast<std::size_t>(r.rank)].items.size();
         t.lifecycle_acked += r.lifecycle_acked;
+        t.exits_acked += r.exit_acked ? 1 : 0;
+        for (const storm::ScriptItem& item : plans[static_cast<std::size_t>(r.rank)].items)
+            t.lifecycle_scripted += item.heartbeat ? 0 : 1;
         if (r.first_connect >= 0) t.first_connect = std::min(t.first_connect, r.first_connect);
         if (!r.expects_ready) continue;
         ++t.expected;
@@ -450,6 +453,8 @@ void add_run_figures(nlohmann::json& s, const Scenario& scenario, const StormOpt
     s["requests"] = t.requests;
     s["acknowledged"] = t.acknowledged;
     s["lifecycle_events_acked"] = t.lifecycle_acked;
+    s["lifecycle_events_scripted"] = t.lifecycle_scripted;
+    s["exits_acked"] = t.exits_acked;
     s["ready_expected"] = t.expected;
     s["ready_acked"] = t.acked_ready;
     s["ranks_never_ready"] = t.never_ready.size();

@@ -476,6 +476,7 @@ private:
                 break;
             case Sending::exit:
                 ++r.record.lifecycle_acked;
+                r.record.exit_acked = true;
                 finish(r);
                 return;
         }

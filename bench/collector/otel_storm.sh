@@ -55,7 +55,7 @@ for i in $(seq "$agents"); do
   agent_logs+=("$work/agent$i.log")
 done
 
-echo "== $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg); otelcol $("$otelcol" --version | tail -n 1)"
+echo "== $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg); agents: $otelcol"
 python3 "$here/otel_storm_report.py" --meshscope "$build/bin/meshscope" --pid "$serve_pid" \
   --url "http://127.0.0.1:$port" --db "$work/history.db" --agent-pids "$(IFS=,; echo "${agent_pids[*]}")" \
   --agent-urls "$(IFS=,; echo "${agent_urls[*]}")" \
@@ -64,4 +64,4 @@ python3 "$here/otel_storm_report.py" --meshscope "$build/bin/meshscope" --pid "$
   --dashboards "${OTEL_STORM_DASHBOARDS:-4}" --per-process "${OTEL_STORM_PER_PROCESS:-16384}" \
   --drain "${OTEL_STORM_DRAIN_S:-120}" \
   ${OTEL_STORM_REQUEST_TIMEOUT:+--request-timeout "$OTEL_STORM_REQUEST_TIMEOUT"} ||
-  { status=$?; for i in $(seq "$agents"); do echo "-- agent $i log (tail)"; tail -5 "$work/agent$i.log"; done; exit $status; }
+  { status=$?; for i in $(seq "$agents"); do echo "-- agent $i log, past start-up (tail)"; grep -v "	info	" "$work/agent$i.log" | tail -n 5; done; exit $status; }
