@@ -23,12 +23,10 @@ import math
 import os
 import subprocess
 import sys
-import threading
 import time
-import urllib.error
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from storm_report import cpu_percent, get, layout, peak_rss_mib, sample  # noqa: E402
+from storm_report import JobPoller, cpu_percent, get, layout, peak_rss_mib, sample  # noqa: E402
 
 
 def agent_config(port, collector_url, queue_dir, limit_mib, queue):
@@ -52,31 +50,6 @@ def agent_config(port, collector_url, queue_dir, limit_mib, queue):
         config["extensions"] = {"file_storage": {"directory": queue_dir}}
         service["extensions"] = ["file_storage"]
     return config
-
-
-class JobPoller(threading.Thread):
-    """Polls the collector's job: when it first counted every rank ready (time.monotonic()), and the last answer."""
-
-    def __init__(self, url, job, ranks):
-        super().__init__(daemon=True)
-        self.url, self.job, self.ranks = url, job, ranks
-        self.all_ready_at = None
-        self.ready_max = 0
-        self.last = {}
-        self.stop = threading.Event()
-
-    def poll(self):
-        try:
-            self.last = json.loads(get(f"{self.url}/api/v1/jobs/{self.job}")[1])
-        except urllib.error.HTTPError:
-            return  # 404 until the job's first event
-        self.ready_max = max(self.ready_max, self.last.get("ranks_ready", 0))
-        if self.all_ready_at is None and self.last.get("ranks_ready") == self.ranks:
-            self.all_ready_at = time.monotonic()
-
-    def run(self):
-        while not self.stop.wait(0.25):
-            self.poll()
 
 
 def lifecycle_events(meshscope, db, job):
@@ -186,7 +159,7 @@ def main():
     origin = summary["clock_origin_s"]
     first = summary.get("first_connect_s")
     last_ack = summary.get("last_ready_s")
-    stored_at = poller.all_ready_at - origin if poller.all_ready_at is not None else None
+    stored_at = poller.all_ready_at - origin if poller.all_ready_at is not None else None  # run clock
     report = {
         "ranks": summary["ranks"],
         "agents": len(agent_pids),
@@ -194,8 +167,7 @@ def main():
         "processes": summary["processes"],
         "ready_acked_by_agents": summary["ready_acked"],
         "first_connect_to_last_ready_acked_s": summary.get("first_connect_to_last_ready_s"),
-        "first_connect_to_last_ready_stored_s":
-            round(stored_at - first, 2) if stored_at is not None and first is not None else None,
+        "first_connect_to_last_ready_stored_s": poller.storm_end(summary),
         "ranks_ready_at_collector_max": poller.ready_max,
         "ready_latency_s": summary.get("ready_latency_s"),
         "refusals": summary["refusals"],
