@@ -56,7 +56,10 @@ int run_advise(int argc, char** argv) {
         cli.get_option("--grad-accum")->excludes(fixed);
     }
     auto* gpus_opt =
-        cli.add_option("--gpus-per-node", gpus_text, "GPUs per node (default: the hardware's, 8)")->type_name("INT");
+        cli.add_option(
+               "--gpus-per-node", gpus_text,
+               "GPUs per node (default: the hardware's, 8; gb200 keeps its 72-GPU NVLink domain whatever is given)")
+            ->type_name("INT");
     cli.add_option("--show", show_text, "how many ranked layouts to list")->type_name("K")->capture_default_str();
     cli.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
     std::string profile_path;

@@ -69,7 +69,10 @@ void add_calibrate_options(CLI::App& cli, CalibrateArguments& a) {
     cli.add_option("--cp", a.cp_text, "the run's context-parallel size")->type_name("INT")->capture_default_str();
     cli.add_option("--ep", a.ep_text, "the run's expert-parallel size")->type_name("INT")->capture_default_str();
     a.gpus_option =
-        cli.add_option("--gpus-per-node", a.gpus_text, "GPUs per node (default: the hardware's, 8)")->type_name("INT");
+        cli.add_option(
+               "--gpus-per-node", a.gpus_text,
+               "GPUs per node (default: the hardware's, 8; gb200 keeps its 72-GPU NVLink domain whatever is given)")
+            ->type_name("INT");
     cli.add_option("--out", a.out_path, "write the fitted meshscope.cluster-profile/1 here")->type_name("FILE");
 }
 

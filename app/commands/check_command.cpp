@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "llamafactory_versions.h"
 #include "meshscope/cost/advice.h"
+#include "meshscope/cost/cluster.h"
 #include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
@@ -249,7 +250,8 @@ void add_check_options(CLI::App& cli, CheckArguments& a) {
     a.nproc_option = cli.add_option("--nproc-per-node", a.nproc_text, "GPUs per node")->type_name("G");
     cli.add_option("--model-config", a.model_config, "the model's config.json (default: the YAML's model folder)")
         ->type_name("FILE");
-    a.hardware_option = cli.add_option("--hardware", a.hardware, "GPU: h100, h200, b200, a100")->capture_default_str();
+    a.hardware_option =
+        cli.add_option("--hardware", a.hardware, "GPU: " + cost::hardware_names())->capture_default_str();
     a.network_option = cli.add_option("--network", a.network, "inter-node network: ndr or hdr")->capture_default_str();
     cli.add_option("--llamafactory-version", a.version_name,
                    "the LlamaFactory v1 version that runs the YAML: " + llamafactory::known_version_ids() +
@@ -528,11 +530,17 @@ void report_layout(Preflight& p, const Topology& t, const Placement& placement) 
     else
         layout += ": no expert mesh, experts stay under the outer FSDP2 on dp";
     p.report.info(layout);
+    // Where NVLink joins hosts (gb200) the groups that matter for cost are those inside one NVLink domain, not one
+    // host: the placement is the domain's, and the lines say so.
+    const bool domain = placement.gpus_per_node != p.in.nproc;
+    const std::string node = domain ? "NVLink domain" : "node";
     for (const auto& d : cost::mesh_dims(t, placement)) {
         if (d.size <= 1) continue;
-        p.report.info(
-            "  " + d.mesh + "." + d.dim + " (size " + std::to_string(d.size) + "): " +
-            (d.crosses_node ? "leaves its node, across " + std::to_string(d.nodes) + " nodes" : "inside a node"));
+        p.report.info("  " + d.mesh + "." + d.dim + " (size " + std::to_string(d.size) + "): " +
+                      (d.crosses_node
+                           ? "leaves its " + node + ", across " + std::to_string(d.nodes) + " " + node + "s"
+                           : "inside " + std::string(domain ? "one " : "a ") + node +
+                                 (domain ? " of " + std::to_string(placement.gpus_per_node) + " GPUs" : "")));
     }
 }
 
@@ -692,7 +700,8 @@ int preflight(const CheckInput& in) {
     const auto topology = mesh_topology(p);
     if (!topology) return finish(p);
     const Topology& t = *topology;
-    const auto placement = Placement::make(p.world, in.nproc).value();
+    // The cost model's node: the host on 8-GPU boards, the 72-GPU NVLink domain of hosts of 4 on gb200.
+    const auto placement = Placement::make(p.world, in.cluster.gpus_per_node).value();
     report_layout(p, t, placement);
     check_dispatcher(p);
     const auto model = model_of(p);

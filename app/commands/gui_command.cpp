@@ -149,7 +149,7 @@ void add_cost_flags(CLI::App& cli, GuiOptions& o) {
             if (!cluster) return cluster.error();
             return cluster->hardware;
         },
-        "The GPU for the Cost panel: h100, h200, b200, a100.");
+        "The GPU for the Cost panel: " + cost::hardware_names() + ".");
     add_core_name(
         cli, "--network", o.network,
         [](const std::string& text) -> Expected<std::string> {

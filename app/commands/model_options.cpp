@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "meshscope/cost/cluster.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/presets.h"
 
@@ -30,7 +31,7 @@ void ModelOptions::add_to(CLI::App& cli) {
                         ->type_name("FILE");
     model_option->excludes(config_option);
     config_option->excludes(model_option);
-    cli.add_option("--hardware", hardware, "GPU: h100, h200, b200, a100")->type_name("NAME")->capture_default_str();
+    cli.add_option("--hardware", hardware, "GPU: " + cost::hardware_names())->type_name("NAME")->capture_default_str();
     cli.add_option("--network", network, "inter-node network: ndr or hdr")->type_name("NAME")->capture_default_str();
     cli.add_option("--seq", seq, "tokens per sequence")->type_name("INT")->capture_default_str();
     cli.add_option("--micro-batch", micro_batch, "sequences per micro-batch per rank")

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -309,9 +310,81 @@ CollectorStats Collector::stats() const {
     return s;
 }
 
+namespace {
+// The per-communicator series of GET /metrics (docs/collector.md, "Per-communicator series"): at most this many
+// communicators of a job are written, those not formed, stuck or failed first; the rest are counted in
+// meshscope_communicators_omitted.
+constexpr std::size_t communicator_series_cap = 256;
+constexpr std::string_view communicator_states[] = {"formed", "not_formed", "stuck", "failed", "wrong_result"};
+
+struct CommunicatorSeries {
+    std::string labels;  // slurm_job_id, comm_name, nranks, dim, group, source: written, escaped
+    std::int64_t ranks = 0;
+    std::string state;
+};
+
+// A job's communicators from Monitor::communicators_json: meshscope-probe's groups (named "<dim> group <index>", as
+// NCCL Inspector's own example names a group) and those of its last import of records (named by NCCL's commHash as
+// Inspector spells it, where the records give it).
+std::vector<CommunicatorSeries> communicator_series(const std::string& job, const nlohmann::json& communicators) {
+    std::vector<CommunicatorSeries> out;
+    const auto add = [&](const std::string& name, std::int64_t nranks, const std::string& dim, std::int64_t index,
+                         const std::string& source, std::int64_t ranks, std::string state) {
+        std::string labels = std::string(job_label) + "=\"" + label(job) + "\",comm_name=\"" + label(name) +
+                             "\",nranks=\"" + std::to_string(nranks) + "\",dim=\"" + label(dim) + "\",group=\"" +
+                             (index >= 0 ? std::to_string(index) : std::string()) + "\",source=\"" + label(source) +
+                             "\"";
+        out.push_back({std::move(labels), ranks, std::move(state)});
+    };
+    for (const auto& g : communicators.value("groups", nlohmann::json::array())) {
+        const std::string dim = g.value("dim", "");
+        const std::int64_t index = g.value("index", std::int64_t{0});
+        add(dim + " group " + std::to_string(index),
+            static_cast<std::int64_t>(g.value("members", nlohmann::json::array()).size()), dim, index,
+            "meshscope-probe", g.value("reported", std::int64_t{0}), g.value("state", "formed"));
+    }
+    for (const auto& c : communicators.value("records", nlohmann::json::array()))
+        add(c.value("name", ""), c.value("nranks", std::int64_t{0}), c.value("dim", ""),
+            c.value("index", std::int64_t{-1}), c.value("source", "records"), c.value("seen", std::int64_t{0}),
+            c.value("state", "formed"));
+    // Those in trouble first, so that the cap never hides one.
+    std::stable_partition(out.begin(), out.end(), [](const CommunicatorSeries& c) { return c.state != "formed"; });
+    return out;
+}
+
+void write_communicator_series(std::ostringstream& out,
+                               const std::vector<std::pair<std::string, nlohmann::json>>& communicators) {
+    std::vector<std::vector<CommunicatorSeries>> series;
+    for (const auto& [job, json] : communicators) series.push_back(communicator_series(job, json));
+    out << "# HELP meshscope_communicator_ranks Ranks of each communicator of a job that reported it or that the "
+           "records name (nranks: its size).\n# TYPE meshscope_communicator_ranks gauge\n";
+    for (const auto& job : series)
+        for (std::size_t i = 0; i < job.size() && i < communicator_series_cap; ++i)
+            out << "meshscope_communicator_ranks{" << job[i].labels << "} " << job[i].ranks << "\n";
+    out << "# HELP meshscope_communicator_state State of each communicator of a job: 1 for the state it is in, 0 for "
+           "the others.\n# TYPE meshscope_communicator_state gauge\n";
+    for (const auto& job : series)
+        for (std::size_t i = 0; i < job.size() && i < communicator_series_cap; ++i)
+            for (const std::string_view state : communicator_states)
+                out << "meshscope_communicator_state{" << job[i].labels << ",state=\"" << state << "\"} "
+                    << (job[i].state == state ? 1 : 0) << "\n";
+    out << "# HELP meshscope_communicators_omitted Communicators of a job past the " << communicator_series_cap
+        << " written (formed ones, the others first).\n# TYPE meshscope_communicators_omitted gauge\n";
+    for (std::size_t j = 0; j < series.size(); ++j)
+        out << "meshscope_communicators_omitted{" << job_label << "=\"" << label(communicators[j].first) << "\"} "
+            << (series[j].size() > communicator_series_cap ? series[j].size() - communicator_series_cap : 0) << "\n";
+}
+}  // namespace
+
 std::string Collector::metrics_text() {
-    // One trip to the monitor thread for both (the caller waits for it).
-    const auto [jobs, ingested] = call([](const Monitor& m) { return std::make_pair(m.jobs(), m.events_ingested()); });
+    // One trip to the monitor thread for all (the caller waits for it).
+    auto [jobs, ingested, communicators] = call([](const Monitor& m) {
+        auto summaries = m.jobs();
+        std::vector<std::pair<std::string, nlohmann::json>> comms;
+        for (const JobSummary& job : summaries)
+            if (auto json = m.communicators_json(job.job)) comms.emplace_back(job.job, std::move(*json));
+        return std::make_tuple(std::move(summaries), m.events_ingested(), std::move(comms));
+    });
     const CollectorStats s = stats();
     std::ostringstream out;
     out << "# HELP meshscope_events_ingested_total Events the monitor has ingested (rebuilt from history included).\n"
@@ -341,6 +414,7 @@ std::string Collector::metrics_text() {
         for (std::size_t i = 0; i < finding_kind_count; ++i)
             out << findings_metric << "{" << job_label << "=\"" << label(job.job) << "\",kind=\""
                 << to_string(all_finding_kinds[i]) << "\"} " << job.findings_by_kind[i] << "\n";
+    write_communicator_series(out, communicators);
     out << "# HELP meshscope_store_commit_seconds Time to commit one group of requests to the history.\n"
            "# TYPE meshscope_store_commit_seconds histogram\n";
     std::uint64_t cumulative = 0;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meshscope/cost/advice_json.h"
+#include "meshscope/cost/cluster.h"
 #include "meshscope/cost/presets.h"
 #include "meshscope/mesh/plan_request.h"
 #include "url_parts.h"
@@ -17,15 +18,20 @@ namespace meshscope::server {
 namespace {
 using nlohmann::json;
 
-constexpr std::string_view usage =
-    "hint: GET /api/v1/advise?model=NAME&world=W[&gpus_per_node=G][&hardware=h100|h200|b200|a100][&network=ndr|hdr]"
-    "[&seq=S][&micro_batch=B][&global_batch=N][&recompute=none|selective|full][&overlap_a2a=0|1][&show=K]";
+// The hardware names come from core's presets, so a new preset shows here as it does in the CLI's help.
+const std::string& usage() {
+    static const std::string text =
+        "hint: GET /api/v1/advise?model=NAME&world=W[&gpus_per_node=G][&hardware=" + cost::hardware_names("|") +
+        "][&network=ndr|hdr][&seq=S][&micro_batch=B][&global_batch=N]"
+        "[&recompute=none|selective|full][&overlap_a2a=0|1][&show=K]";
+    return text;
+}
 
 HttpReply reject(std::string_view error, std::string_view field) {
     HttpReply reply;
     reply.status = 400;
-    reply.body =
-        json{{"error", error}, {"hint", usage}, {"field", field}}.dump(-1, ' ', false, json::error_handler_t::replace);
+    reply.body = json{{"error", error}, {"hint", usage()}, {"field", field}}.dump(-1, ' ', false,
+                                                                                  json::error_handler_t::replace);
     return reply;
 }
 
@@ -43,7 +49,8 @@ HttpReply answer_advise(std::string_view query) {
     auto model = cost::find_model_preset(*model_name);
     if (!model) return reject(model.error().message(), "model");
 
-    std::int64_t world = 0, gpus_per_node = 8, seq = 4096, micro = 1, global = 0, show = 10;
+    // gpus_per_node 0 (not given) takes the hardware's own: 8, or gb200's 72-GPU NVLink domain.
+    std::int64_t world = 0, gpus_per_node = 0, seq = 4096, micro = 1, global = 0, show = 10;
     for (const auto& [name, value] :
          {std::pair{"world", &world}, std::pair{"gpus_per_node", &gpus_per_node}, std::pair{"seq", &seq},
           std::pair{"micro_batch", &micro}, std::pair{"global_batch", &global}, std::pair{"show", &show}}) {

@@ -364,7 +364,7 @@ private slots:
         QTest::addRow("gpus per node") << m + QStringList{"--world", "8", "--gpus-per-node", "0"}
                                        << "gpus_per_node must be positive, got 0.";
         QTest::addRow("hardware") << m + QStringList{"--world", "8", "--hardware", "x100"}
-                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
         QTest::addRow("network") << m + QStringList{"--world", "8", "--network", "edr"}
                                  << "unknown network 'edr'; known: ndr, hdr";
         QTest::addRow("seq") << m + QStringList{"--world", "8", "--seq", "0"} << "--seq must be positive, got 0.";

@@ -89,6 +89,28 @@ private slots:
         QVERIFY(!r.out.contains("error: "));
     }
 
+    // GB200 NVL72: 4 hosts of 4 GPUs are inside one rack's 72-GPU NVLink domain, so every group of the same YAML
+    // on 16 GPUs stays on NVLink, where 2 nodes of 8 H200 put dp and efsdp on the network.
+    void gb200_groups_stay_inside_the_nvlink_domain() {
+        const auto path = yaml("gb200.yaml",
+                               "model: MODEL\n"
+                               "micro_batch_size: 1\n"
+                               "global_batch_size: 64\n"
+                               "cutoff_len: 4096\n"
+                               "dist_config:\n"
+                               "  name: fsdpturbo\n"
+                               "  ep_size: 8\n");
+        const auto r = run({path, "--nnodes", "4", "--nproc-per-node", "4", "--hardware", "gb200"});
+        // No error; exit 1 is the advisor's warning that a layout is faster (ep 16 stays on NVLink here too).
+        QVERIFY2((r.exit_code == 0 || r.exit_code == 1) && !r.out.contains("error: ") && r.err.isEmpty(),
+                 qPrintable(r.out + r.err));
+        QVERIFY(r.out.startsWith("config: " + path + " on 4 nodes x 4 GPUs = world 16\n"));
+        QVERIFY(r.out.contains("\n  data.dp (size 16): inside one NVLink domain of 72 GPUs\n"));
+        QVERIFY(r.out.contains("\n  expert.efsdp (size 2): inside one NVLink domain of 72 GPUs\n"));
+        QVERIFY(r.out.contains("\n  expert.ep (size 8): inside one NVLink domain of 72 GPUs\n"));
+        QVERIFY2(r.out.contains("GiB usable (gb200)"), qPrintable(r.out));
+    }
+
     // Where the YAML is silent the step uses LlamaFactory's defaults, and says which: cutoff_len 2048, the global batch
     // dp x micro_batch_size (16 x 1), and no recomputation when checkpointing is turned off.
     void names_the_defaults() {

@@ -37,7 +37,7 @@ private slots:
             << "meshscope: unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
                "qwen3.5-35b-a3b";
         QTest::addRow("unknown hardware") << QStringList{"--model", "deepseek-v3", "--hardware", "x100"}
-                                          << "meshscope: unknown hardware 'x100'; known: a100, h100, h200, b200";
+                                          << "meshscope: unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
         QTest::addRow("unknown network") << QStringList{"--network", "edr"}
                                          << "meshscope: unknown network 'edr'; known: ndr, hdr";
         QTest::addRow("dp and world") << QStringList{"--dp", "8", "--world", "8"}

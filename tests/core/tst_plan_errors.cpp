@@ -233,7 +233,7 @@ private slots:
         QTest::addColumn<QString>("input");
         QTest::addColumn<QString>("rule");
         QTest::addRow("hardware") << "hardware x100"
-                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200"
+                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200"
                                   << "hardware"
                                   << "known";
         QTest::addRow("network") << "network edr"

@@ -2,14 +2,17 @@
 // messages for configs and hardware the cost model cannot read.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "meshscope/cost/cluster.h"
 #include "meshscope/cost/hf_config.h"
 #include "meshscope/cost/memory.h"
+#include "meshscope/cost/mesh_dims.h"
 #include "meshscope/cost/parameters.h"
 #include "meshscope/cost/presets.h"
 
+using namespace meshscope;
 using namespace meshscope::cost;
 
 namespace {
@@ -241,14 +244,20 @@ private slots:
         QTest::addColumn<double>("gib");
         QTest::addColumn<double>("nvlink");
         QTest::addColumn<double>("nic");
+        QTest::addColumn<double>("peak");
+        QTest::addColumn<qint64>("gpus");
         QTest::addRow("h100 ndr") << "h100"
-                                  << "ndr" << 80.0 << 450.0 << 50.0;
+                                  << "ndr" << 80.0 << 450.0 << 50.0 << 989.0 << qint64{8};
         QTest::addRow("H200 NDR") << "H200"
-                                  << "NDR" << 141.0 << 450.0 << 50.0;
+                                  << "NDR" << 141.0 << 450.0 << 50.0 << 989.0 << qint64{8};
         QTest::addRow("b200 hdr") << "b200"
-                                  << "hdr" << 180.0 << 900.0 << 25.0;
+                                  << "hdr" << 180.0 << 900.0 << 25.0 << 2250.0 << qint64{8};
         QTest::addRow("a100 hdr") << "a100"
-                                  << "hdr" << 80.0 << 300.0 << 25.0;
+                                  << "hdr" << 80.0 << 300.0 << 25.0 << 312.0 << qint64{8};
+        // GB200 NVL72: 13.4 TB of HBM3e over 72 GPUs, NVLink 5 (1.8 TB/s bidirectional), 2,500 TFLOPS dense bf16
+        // (5,000 with sparsity), one 400 Gb/s ConnectX-7 per GPU, and the rack's 72 GPUs one NVLink domain.
+        QTest::addRow("GB200 ndr") << "GB200"
+                                   << "ndr" << 186.0 << 900.0 << 50.0 << 2500.0 << qint64{72};
     }
     void hardware_presets() {
         QFETCH(QString, hardware);
@@ -256,13 +265,67 @@ private slots:
         QFETCH(double, gib);
         QFETCH(double, nvlink);
         QFETCH(double, nic);
+        QFETCH(double, peak);
+        QFETCH(qint64, gpus);
         const auto c = make_cluster(hardware.toStdString(), network.toStdString()).value();
+        QCOMPARE(c.hardware, hardware.toLower().toStdString());
         QCOMPARE(c.gib_per_gpu, gib);
         QCOMPARE(c.intra.bus_gbps, nvlink);
         QCOMPARE(c.inter.bus_gbps, nic);
-        QCOMPARE(c.gpus_per_node, 8);
+        QCOMPARE(c.peak_tflops, peak);
+        QCOMPARE(c.gpus_per_node, gpus);
         QCOMPARE(c.reserve, 0.10);
         QCOMPARE(c.usable_bytes(), gib * 0.9 * 1024 * 1024 * 1024);
+        // No GPU type but H100 has a fitted row: every other takes H100's calibration.
+        QCOMPARE(c.calibration, make_cluster("h100", "ndr").value().calibration);
+    }
+
+    // A node as the launcher counts it (torchrun's --nproc-per-node) is the NVLink domain on a board of 8; on
+    // GB200 NVL72 it is a host of 4 inside the rack's 72-GPU domain, which stays the cluster's node.
+    void nvlink_domain_data() {
+        QTest::addColumn<QString>("hardware");
+        QTest::addColumn<qint64>("given");
+        QTest::addColumn<qint64>("domain");
+        QTest::addRow("h100, preset's") << "h100" << qint64{0} << qint64{8};
+        QTest::addRow("h100, 4 per node") << "h100" << qint64{4} << qint64{4};
+        QTest::addRow("b200, 16 per node") << "b200" << qint64{16} << qint64{16};
+        QTest::addRow("gb200, preset's") << "gb200" << qint64{0} << qint64{72};
+        QTest::addRow("gb200, a host of 4") << "gb200" << qint64{4} << qint64{72};
+        QTest::addRow("gb200, 8 per node") << "gb200" << qint64{8} << qint64{72};
+    }
+    void nvlink_domain() {
+        QFETCH(QString, hardware);
+        QFETCH(qint64, given);
+        QFETCH(qint64, domain);
+        QCOMPARE(make_cluster(hardware.toStdString(), "ndr", given).value().gpus_per_node, domain);
+    }
+
+    // Expert groups inside GB200's 72-GPU domain take NVLink; the same groups on 8-GPU boards leave the node.
+    // World 144, ep 72: the two ep groups are ranks 0-71 and 72-143, one rack each. World 128, ep 64: the second
+    // group (ranks 64-127) spans two racks of 72.
+    void expert_groups_inside_the_nvlink_domain_data() {
+        QTest::addColumn<QString>("hardware");
+        QTest::addColumn<qint64>("world");
+        QTest::addColumn<qint64>("ep");
+        QTest::addColumn<bool>("crosses");
+        QTest::addRow("gb200, ep 72 of 144") << "gb200" << qint64{144} << qint64{72} << false;
+        QTest::addRow("gb200, ep 8 of 72") << "gb200" << qint64{72} << qint64{8} << false;
+        QTest::addRow("gb200, ep 64 of 128") << "gb200" << qint64{128} << qint64{64} << true;
+        QTest::addRow("b200, ep 72 of 144") << "b200" << qint64{144} << qint64{72} << true;
+        QTest::addRow("b200, ep 8 of 72") << "b200" << qint64{72} << qint64{8} << false;
+    }
+    void expert_groups_inside_the_nvlink_domain() {
+        QFETCH(QString, hardware);
+        QFETCH(qint64, world);
+        QFETCH(qint64, ep);
+        QFETCH(bool, crosses);
+        const auto cluster = make_cluster(hardware.toStdString(), "ndr").value();
+        const auto topology = Topology::make(world, 1, ep).value();
+        const auto dims = mesh_dims(topology, Placement::make(world, cluster.gpus_per_node).value());
+        const auto ep_dim = std::find_if(dims.begin(), dims.end(), [](const MeshDim& d) { return d.dim == "ep"; });
+        QVERIFY(ep_dim != dims.end());
+        QCOMPARE(ep_dim->size, ep);
+        QCOMPARE(ep_dim->crosses_node, crosses);
     }
 
     void cluster_errors_data() {
@@ -271,7 +334,7 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addRow("hardware") << "x100"
                                   << "ndr"
-                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
         QTest::addRow("network") << "h100"
                                  << "edr"
                                  << "unknown network 'edr'; known: ndr, hdr";

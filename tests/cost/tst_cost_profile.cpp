@@ -87,7 +87,7 @@ private slots:
             "p.json: field 'format' must be \"meshscope.cluster-profile/1\", got \"meshscope.advice/1\"");
         row("no hardware", "/hardware", "<remove>", "p.json: missing field 'hardware'");
         row("unknown hardware", "/hardware", "\"x100\"",
-            "p.json: unknown hardware 'x100'; known: a100, h100, h200, b200");
+            "p.json: unknown hardware 'x100'; known: a100, h100, h200, b200, gb200");
         row("unknown network", "/network", "\"edr\"", "p.json: unknown network 'edr'; known: ndr, hdr");
         row("node size zero", "/gpus_per_node", "0", "p.json: field 'gpus_per_node' must be a positive integer, got 0");
         row("node size text", "/gpus_per_node", "\"8\"",

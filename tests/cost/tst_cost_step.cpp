@@ -91,7 +91,9 @@ private slots:
     // Published model FLOPs per token (model TFLOP/s per GPU over tokens/s per GPU of the same run) against ours,
     // 3 x forward: NeMo AutoModel's Qwen3 MoE 30B, 277e12 / 12,040 = 23.01 GFLOP; its DeepSeek V3 (no MTP),
     // 250e12 / 1,002 = 249.5 GFLOP; Megatron-MoE-ModelZoo's Qwen3-235B-A22B, 276e12 / (2048 x 4096 / 256 / 17.6 s)
-    // = 148.2 GFLOP. The frameworks count the same terms; agreement within 1%.
+    // = 148.2 GFLOP; Megatron-Bridge's GB200 BF16 runs (25.11 container), DeepSeek V3 (w/o MTP) 782e12 / 3,139 =
+    // 249.1 GFLOP and Qwen3-235B-A22B 728e12 / 4,916 = 148.1 GFLOP. The frameworks count the same terms; agreement
+    // within 1%.
     void model_flops_match_published_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<bool>("mtp");
@@ -99,6 +101,8 @@ private slots:
         QTest::addRow("qwen3-30b-a3b") << "qwen3-30b-a3b" << false << 277e12 / 12040.0;
         QTest::addRow("deepseek-v3 without MTP") << "deepseek-v3" << false << 250e12 / 1002.0;
         QTest::addRow("qwen3-235b-a22b") << "qwen3-235b-a22b" << false << 276e12 / (2048.0 * 4096 / 256 / 17.6);
+        QTest::addRow("deepseek-v3 without MTP, Megatron-Bridge") << "deepseek-v3" << false << 782e12 / 3139.0;
+        QTest::addRow("qwen3-235b-a22b, Megatron-Bridge") << "qwen3-235b-a22b" << false << 728e12 / 4916.0;
     }
     void model_flops_match_published() {
         QFETCH(QString, model);

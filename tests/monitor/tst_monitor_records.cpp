@@ -141,6 +141,86 @@ private slots:
                      QString(R"(field "world_size" must be an integer from 1 to 1048576)"));
         }
     }
+
+    // The communicators a document carries (the per-communicator series of GET /metrics): written, read back as they
+    // were; each field out of shape refused with its exact message.
+    void communicators_data() {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("value");  // JSON
+        QTest::addColumn<QString>("error");
+        QTest::newRow("nranks missing") << "nranks"
+                                        << ""
+                                        << R"(field "communicators[1].nranks" is required)";
+        QTest::newRow("nranks zero") << "nranks"
+                                     << "0"
+                                     << R"(field "communicators[1].nranks" must be an integer from 1 to 1048576)";
+        QTest::newRow("nranks text") << "nranks"
+                                     << R"("8")"
+                                     << R"(field "communicators[1].nranks" must be an integer from 1 to 1048576)";
+        QTest::newRow("seen negative") << "seen"
+                                       << "-1"
+                                       << R"(field "communicators[1].seen" must be an integer from 0 to 1048576)";
+        QTest::newRow("state unknown")
+            << "state"
+            << R"("hung")"
+            << R"(field "communicators[1].state" must be formed, not_formed, stuck or failed)";
+        QTest::newRow("comm_id upper case")
+            << "comm_id"
+            << R"("0x7C0FFEE")"
+            << R"(field "communicators[1].comm_id" must be "0x" and 1 to 16 lowercase hex digits without leading zeros)";
+        QTest::newRow("comm_id leading zero")
+            << "comm_id"
+            << R"("0x07c0ffee")"
+            << R"(field "communicators[1].comm_id" must be "0x" and 1 to 16 lowercase hex digits without leading zeros)";
+        QTest::newRow("comm_id 17 digits")
+            << "comm_id"
+            << R"("0x17c0ffee0d15ea5e1")"
+            << R"(field "communicators[1].comm_id" must be "0x" and 1 to 16 lowercase hex digits without leading zeros)";
+        QTest::newRow("name missing") << "name"
+                                      << ""
+                                      << R"(field "communicators[1].name" is required)";
+        QTest::newRow("name empty") << "name"
+                                    << R"("")"
+                                    << R"(field "communicators[1].name" must not be empty)";
+        QTest::newRow("index negative") << "index"
+                                        << "-2"
+                                        << R"(field "communicators[1].index" must be an integer from 0 to 1048576)";
+        QTest::newRow("dim number") << "dim"
+                                    << "3"
+                                    << R"(field "communicators[1].dim" must be a string of at most 256 bytes)";
+    }
+    void communicators() {
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        QFETCH(QString, error);
+        RecordsImport r = first_import();
+        meshscope::RecordsCommunicator world;
+        world.name = "0x7c0ffee0d15ea5e1";
+        world.comm_id = "0x7c0ffee0d15ea5e1";
+        world.nranks = 8;
+        world.seen = 8;
+        world.source = "NCCL log";
+        world.dim = "world";
+        world.index = 0;
+        meshscope::RecordsCommunicator split;
+        split.name = "commId 0x7c0ffee0d15ea5e1 split 2 color 1";
+        split.nranks = 4;
+        split.seen = 3;
+        split.state = "not_formed";
+        r.communicators = {world, split};
+        auto json = meshscope::to_json(r);
+        QCOMPARE(
+            q(json["communicators"][1].dump()),
+            QString(
+                R"({"name":"commId 0x7c0ffee0d15ea5e1 split 2 color 1","nranks":4,"seen":3,"state":"not_formed"})"));
+        QVERIFY(*meshscope::records_import_from_json(json) == r);
+        QVERIFY(!meshscope::to_json(first_import()).contains("communicators"));
+        if (value.isEmpty())
+            json["communicators"][1].erase(field.toStdString());
+        else
+            json["communicators"][1][field.toStdString()] = nlohmann::json::parse(value.toStdString());
+        QCOMPARE(q(meshscope::records_import_from_json(json).error().message()), error);
+    }
 };
 
 QTEST_APPLESS_MAIN(MonitorRecordsTest)

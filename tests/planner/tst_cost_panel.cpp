@@ -269,7 +269,7 @@ private slots:
                "qwen3.5-35b-a3b";
         QTest::addRow("unknown hardware") << "qwen3-30b-a3b"
                                           << "x100" << 4096 << "none"
-                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200";
+                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
         QTest::addRow("seq 0") << "qwen3-30b-a3b"
                                << "h100" << 0 << "none"
                                << "seq must be positive, got 0.";
@@ -301,7 +301,7 @@ private slots:
     void choices_are_cores_names() {
         QCOMPARE(CostForm::modelNames(), (QStringList{"none", "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3",
                                                       "mixtral-8x7b", "qwen3.5-35b-a3b"}));
-        QCOMPARE(CostForm::hardwareNames(), (QStringList{"a100", "h100", "h200", "b200"}));
+        QCOMPARE(CostForm::hardwareNames(), (QStringList{"a100", "h100", "h200", "b200", "gb200"}));
         QCOMPARE(CostForm::networkNames(), (QStringList{"ndr", "hdr"}));
         QCOMPARE(CostForm::recomputeNames(), (QStringList{"none", "selective", "full"}));
     }

@@ -105,7 +105,7 @@ private slots:
                                            << "unknown parameter \"tp\""
                                            << "tp";
         QTest::addRow("hardware") << "model=qwen3-30b-a3b&world=8&hardware=x100"
-                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200"
+                                  << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200"
                                   << "hardware";
         QTest::addRow("network") << "model=qwen3-30b-a3b&world=8&network=edr"
                                  << "unknown network 'edr'; known: ndr, hdr"

@@ -6,7 +6,7 @@
 import {clear, el, setText} from './planner_dom.js';
 
 export const costModels = ['qwen3-30b-a3b', 'qwen3-235b-a22b', 'deepseek-v3', 'mixtral-8x7b', 'qwen3.5-35b-a3b'];
-const hardware = ['h100', 'h200', 'b200', 'a100'];
+const hardware = ['h100', 'h200', 'b200', 'gb200', 'a100'];
 
 // "853.65 ms" below a second, "1.35 s" from one on (the desktop's ms_text).
 export function timeText(seconds) {

@@ -22,6 +22,7 @@
 #include "meshscope/monitor/group.h"
 #include "meshscope/monitor/rank_index.h"
 #include "meshscope/monitor/rank_state.h"
+#include "meshscope/monitor/records_import.h"
 #include "monitor/communicator_book.h"
 #include "monitor/group_tally.h"
 
@@ -114,6 +115,8 @@ struct Job {
     // declared plan or hook report says one. Where its ranks stand in the hang, summed up (HangSummary).
     std::optional<ReportedTopology> records_topology;
     std::optional<HangSummary> hang;
+    // The communicators the last import shows (GET .../communicators "records", the per-communicator series).
+    std::vector<RecordsCommunicator> records_communicators;
 
     // Declared plan and the expected layout ranks are compared with.
     std::optional<nlohmann::json> plan_json;

@@ -109,7 +109,20 @@ void Monitor::Impl::refresh_communicator_findings(monitor::Job& job) {
 std::optional<nlohmann::json> Monitor::communicators_json(std::string_view job) const {
     const auto it = impl_->jobs.find(job);
     if (it == impl_->jobs.end()) return std::nullopt;
-    return monitor::communicators_json(it->second->communicators, monitor::slow_group_options(impl_->options));
+    nlohmann::json out =
+        monitor::communicators_json(it->second->communicators, monitor::slow_group_options(impl_->options));
+    // The communicators the job's last import of records shows (records_import.h), as the document gave them.
+    nlohmann::json records = nlohmann::json::array();
+    for (const RecordsCommunicator& c : it->second->records_communicators) {
+        nlohmann::json o = {{"name", c.name}, {"nranks", c.nranks}, {"seen", c.seen}, {"state", c.state}};
+        if (c.comm_id) o["comm_id"] = *c.comm_id;
+        if (!c.source.empty()) o["source"] = c.source;
+        if (!c.dim.empty()) o["dim"] = c.dim;
+        if (c.index >= 0) o["index"] = c.index;
+        records.push_back(std::move(o));
+    }
+    out["records"] = std::move(records);
+    return out;
 }
 
 }  // namespace meshscope

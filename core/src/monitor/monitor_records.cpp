@@ -44,6 +44,7 @@ void Monitor::import_records(const std::string& job_name, const RecordsImport& r
     if (!job.plan && job.world.reference.empty()) job.reference_world = world;
     // The plan the records were placed on draws the job's grid while no declared plan or hook report says one.
     job.records_topology = records.topology;
+    job.records_communicators = records.communicators;
     if (!job.plan && job.topology.reference.empty()) impl_->set_reference_topology(job, records.topology);
 
     // Where each rank stands: this import's positions replace the earlier one's.

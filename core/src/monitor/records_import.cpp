@@ -2,6 +2,8 @@
 #include "meshscope/monitor/records_import.h"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -112,6 +114,63 @@ Expected<RecordsRank> read_rank(const json& value, std::size_t i, const RecordsL
     }
     return r;
 }
+// NCCL Inspector's spelling of a commHash: "0x" and 1 to 16 lowercase hex digits, the first not 0 (or "0x0").
+bool inspector_hash(std::string_view text) {
+    if (text.size() < 3 || text.size() > 18 || !text.starts_with("0x")) return false;
+    const std::string_view digits = text.substr(2);
+    if (digits.find_first_not_of("0123456789abcdef") != std::string_view::npos) return false;
+    return digits.size() == 1 || digits.front() != '0';
+}
+
+Expected<RecordsCommunicator> read_communicator(const json& value, std::size_t i, const RecordsLimits& limits) {
+    if (!value.is_object()) return field_error(at("communicators", i), "must be an object");
+    RecordsCommunicator c;
+    auto name = read_text(value, at("communicators", i, "name"), "name", limits.max_host, true);
+    if (!name) return name.error();
+    if (name->empty()) return field_error(at("communicators", i, "name"), "must not be empty");
+    c.name = std::move(name).value();
+    if (const json* id = member(value, "comm_id")) {
+        if (!id->is_string() || !inspector_hash(id->get_ref<const std::string&>()))
+            return field_error(at("communicators", i, "comm_id"),
+                               "must be \"0x\" and 1 to 16 lowercase hex digits without leading zeros");
+        c.comm_id = id->get<std::string>();
+    }
+    const auto max_ranks = static_cast<std::int64_t>(limits.max_ranks);
+    const json* nranks = member(value, "nranks");
+    if (!nranks) return field_error(at("communicators", i, "nranks"), "is required");
+    const auto n = as_int(*nranks);
+    if (!n || *n < 1 || *n > max_ranks)
+        return field_error(at("communicators", i, "nranks"),
+                           "must be an integer from 1 to " + std::to_string(max_ranks));
+    c.nranks = *n;
+    if (const json* seen = member(value, "seen")) {
+        const auto k = as_int(*seen);
+        if (!k || *k < 0 || *k > max_ranks)
+            return field_error(at("communicators", i, "seen"),
+                               "must be an integer from 0 to " + std::to_string(max_ranks));
+        c.seen = *k;
+    }
+    if (const json* state = member(value, "state")) {
+        const bool known = state->is_string() &&
+                           std::find(std::begin(records_communicator_states), std::end(records_communicator_states),
+                                     state->get_ref<const std::string&>()) != std::end(records_communicator_states);
+        if (!known) return field_error(at("communicators", i, "state"), "must be formed, not_formed, stuck or failed");
+        c.state = state->get<std::string>();
+    }
+    for (auto [key, into] : {std::pair{"source", &c.source}, std::pair{"dim", &c.dim}}) {
+        auto text = read_text(value, at("communicators", i, key), key, limits.max_host, false);
+        if (!text) return text.error();
+        *into = std::move(text).value();
+    }
+    if (const json* index = member(value, "index")) {
+        const auto k = as_int(*index);
+        if (!k || *k < 0 || *k > max_ranks)
+            return field_error(at("communicators", i, "index"),
+                               "must be an integer from 0 to " + std::to_string(max_ranks));
+        c.index = *k;
+    }
+    return c;
+}
 }  // namespace
 
 json to_json(const RecordsImport& records) {
@@ -133,6 +192,18 @@ json to_json(const RecordsImport& records) {
     if (records.topology) {
         j["topology"] = {{"dp", records.topology->dp}, {"cp", records.topology->cp}, {"ep", records.topology->ep}};
         j["topology_proposed"] = records.topology_proposed;
+    }
+    if (!records.communicators.empty()) {
+        json list = json::array();
+        for (const RecordsCommunicator& c : records.communicators) {
+            json o = {{"name", c.name}, {"nranks", c.nranks}, {"seen", c.seen}, {"state", c.state}};
+            if (c.comm_id) o["comm_id"] = *c.comm_id;
+            if (!c.source.empty()) o["source"] = c.source;
+            if (!c.dim.empty()) o["dim"] = c.dim;
+            if (c.index >= 0) o["index"] = c.index;
+            list.push_back(std::move(o));
+        }
+        j["communicators"] = std::move(list);
     }
     return j;
 }
@@ -181,6 +252,17 @@ Expected<RecordsImport> records_import_from_json(const json& document, const Rec
     if (const json* proposed = member(document, "topology_proposed")) {
         if (!proposed->is_boolean()) return field_error("topology_proposed", "must be true or false");
         out.topology_proposed = proposed->get<bool>();
+    }
+    if (const json* communicators = member(document, "communicators")) {
+        if (!communicators->is_array() || communicators->size() > limits.max_communicators)
+            return field_error("communicators", "must be an array of at most " +
+                                                    std::to_string(limits.max_communicators) + " communicators");
+        out.communicators.reserve(communicators->size());
+        for (std::size_t i = 0; i < communicators->size(); ++i) {
+            auto c = read_communicator((*communicators)[i], i, limits);
+            if (!c) return c.error();
+            out.communicators.push_back(std::move(c).value());
+        }
     }
     return out;
 }

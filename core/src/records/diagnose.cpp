@@ -1,6 +1,8 @@
 #include "meshscope/records/diagnose.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -318,6 +320,89 @@ std::optional<HangSummary> hang_summary(const Diagnosis& d) {
     return summarize_hang(ranks);
 }
 
+namespace {
+// A commHash as NCCL Inspector spells it ("0x" and lowercase hex without leading zeros), from an observed group's id
+// ("commId 0x5ae77eb5ea4ec1ee" from NCCL's INFO lines, "commId 5ae77eb5ea4ec1ee" from RAS); none for an id that is
+// not one hash ("commId 0x.. split 1 color 0", "process group 5 (mesh_ep)").
+std::optional<std::string> inspector_comm_id(const std::string& id) {
+    if (!id.starts_with("commId ")) return std::nullopt;
+    std::string digits = id.substr(7);
+    if (digits.starts_with("0x")) digits.erase(0, 2);
+    std::transform(digits.begin(), digits.end(), digits.begin(),
+                   [](char c) { return static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c); });
+    if (digits.empty() || digits.size() > 16 || digits.find_first_not_of("0123456789abcdef") != std::string::npos)
+        return std::nullopt;
+    const auto first = digits.find_first_not_of('0');
+    return "0x" + (first == std::string::npos ? std::string("0") : digits.substr(first));
+}
+
+// The state the diagnosis's findings give a group: the first of failed, not_formed and stuck whose finding names it
+// (by the plan's place, "ep/1", or by its id or hash as the finding ids of unplaced groups do), else formed.
+std::string group_state(const Diagnosis& d, const ObservedGroup& g) {
+    std::vector<std::string> keys = {g.id};
+    if (g.place) keys.push_back(g.place->dim + "/" + std::to_string(g.place->index));
+    if (g.id.starts_with("commId ")) keys.push_back(g.id.substr(7));
+    const auto names = [&](std::string_view prefix) {
+        return std::any_of(d.findings.begin(), d.findings.end(), [&](const SourcedFinding& f) {
+            const std::string& id = f.finding.id;
+            return id.starts_with(prefix) &&
+                   std::find(keys.begin(), keys.end(), std::string_view(id).substr(prefix.size())) != keys.end();
+        });
+    };
+    if (names("rank_error/ras/")) return "failed";
+    if (names("communicator_not_formed/")) return "not_formed";
+    if (names("collective_stuck/")) return "stuck";
+    return "formed";
+}
+
+// The order in which one state overrides another: a member's error is the cause, and a communicator that never
+// formed comes before one that formed and stopped.
+int state_rank(const std::string& state) {
+    static constexpr std::string_view order[] = {"formed", "stuck", "not_formed", "failed"};
+    const auto* found = std::find(std::begin(order), std::end(order), state);
+    return found == std::end(order) ? 0 : static_cast<int>(found - order);
+}
+
+// One communicator per plan group (or per hash, or per id when neither): the sources that saw it merged, its worst
+// state kept (failed, not_formed, stuck, formed in that order).
+std::vector<RecordsCommunicator> records_communicators(const Diagnosis& d) {
+    std::vector<RecordsCommunicator> out;
+    std::map<std::string, std::size_t> at;
+    for (const ObservedGroup& g : d.groups) {
+        const auto comm_id = inspector_comm_id(g.id);
+        const std::string key = g.place   ? "place " + g.place->dim + "/" + std::to_string(g.place->index)
+                                : comm_id ? "hash " + *comm_id
+                                          : "id " + g.id;
+        const std::string state = group_state(d, g);
+        const auto found = at.find(key);
+        if (found == at.end()) {
+            if (out.size() >= RecordsLimits{}.max_communicators) continue;
+            RecordsCommunicator c;
+            c.name = comm_id ? *comm_id : g.id;
+            c.comm_id = comm_id;
+            c.nranks = std::max<std::int64_t>(g.size, 1);
+            c.seen = static_cast<std::int64_t>(g.seen.size());
+            c.state = state;
+            c.source = g.source;
+            if (g.place) {
+                c.dim = g.place->dim;
+                c.index = g.place->index;
+            }
+            at.emplace(key, out.size());
+            out.push_back(std::move(c));
+            continue;
+        }
+        RecordsCommunicator& c = out[found->second];
+        if (!c.comm_id && comm_id) c.name = *(c.comm_id = comm_id);
+        c.nranks = std::max(c.nranks, g.size);
+        c.seen = std::max(c.seen, static_cast<std::int64_t>(g.seen.size()));
+        if (state_rank(state) > state_rank(c.state)) c.state = state;
+        if (c.source.find(g.source) == std::string::npos) c.source += ", " + g.source;
+    }
+    return out;
+}
+}  // namespace
+
 RecordsImport to_records_import(const Diagnosis& d) {
     RecordsImport out;
     for (const auto& f : d.findings) {
@@ -344,6 +429,7 @@ RecordsImport to_records_import(const Diagnosis& d) {
         out.topology = ReportedTopology{d.topology->dp, d.topology->cp, d.topology->ep};
         out.topology_proposed = d.proposed;
     }
+    out.communicators = records_communicators(d);
     return out;
 }
 

@@ -22,6 +22,8 @@ struct Link {
 struct ClusterSpec {
     std::string hardware;
     std::string network;
+    // The GPUs that share NVLink, which the model calls a node: an 8-GPU board, or a GB200 NVL72 rack's 72 GPUs
+    // (18 hosts of 4). Groups inside one take `intra`, groups across them `inter`.
     std::int64_t gpus_per_node = 8;
     double gib_per_gpu = 80;
     double reserve = 0.10;         // the share of memory kept free (allocator fragmentation, CUDA context, NCCL)
@@ -43,10 +45,11 @@ struct HardwarePreset {
     std::string_view name;
     double gib_per_gpu;
     double nvlink_gbps;
-    std::int64_t gpus_per_node;
-    double peak_tflops;  // dense bf16, without sparsity
-    double efficiency;   // flat share of the peak, what --efficiency replaces (docs/cost-model.md, "Compute")
-    double calibration;  // the scalar over the kernel curves (docs/cost-model-calibration.md, "Measured error")
+    std::int64_t gpus_per_node;  // GPUs per NVLink domain: 8 on a board, 72 on a GB200 NVL72 rack
+    std::int64_t gpus_per_host;  // GPUs per host, what torchrun's --nproc-per-node counts: 8, or 4 on GB200
+    double peak_tflops;          // dense bf16, without sparsity
+    double efficiency;           // flat share of the peak, what --efficiency replaces (docs/cost-model.md, "Compute")
+    double calibration;          // the scalar over the kernel curves (docs/cost-model-calibration.md, "Measured error")
 };
 
 struct NetworkPreset {
@@ -57,9 +60,14 @@ struct NetworkPreset {
 [[nodiscard]] const std::vector<HardwarePreset>& hardware_presets();
 [[nodiscard]] const std::vector<NetworkPreset>& network_presets();
 
-// Case-insensitive names. Errors: "unknown hardware 'x100'; known: a100, h100, h200, b200",
+// "a100, h100, h200, b200, gb200": the hardware presets' names, for help texts and errors.
+[[nodiscard]] std::string hardware_names(std::string_view separator = ", ");
+
+// Case-insensitive names. Errors: "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200",
 // "unknown network 'edr'; known: ndr, hdr", "gpus_per_node must be positive, got 0.".
-// gpus_per_node 0 takes the hardware's own (8 on every preset).
+// gpus_per_node is the GPUs of one node as the launcher counts them; 0 takes the hardware's own. On hardware whose
+// NVLink joins hosts (gb200: 18 hosts of 4 GPUs in one 72-GPU domain) a node is a host inside the domain, so the
+// cluster's gpus_per_node is the preset's domain whatever is given.
 [[nodiscard]] Expected<ClusterSpec> make_cluster(std::string_view hardware, std::string_view network,
                                                  std::int64_t gpus_per_node = 0);
 

@@ -69,10 +69,10 @@ struct ClusterProfile {
 // `source` names the file in messages. Errors (ValueError), with FILE the source:
 //   "FILE is not valid JSON (byte 17)."                 "FILE is not a JSON object."
 //   "FILE: missing field 'format'"                      "FILE: field 'format' must be
-//   \"meshscope.cluster-profile/1\", got \"x\""          "FILE: unknown hardware 'x100'; known: a100, h100, h200, b200"
-//   "FILE: field 'constants.calibration.value' must be a number in (0, 2], got 3"
-//   "FILE: field 'constants.inter_node_gbps.source' must be \"preset\" or \"fitted\", got \"guess\""
-//   "FILE: field 'evidence.layouts[0].dp' must be a positive integer, got -1"
+//   \"meshscope.cluster-profile/1\", got \"x\""          "FILE: unknown hardware 'x100'; known: a100, h100, h200, b200,
+//   gb200" "FILE: field 'constants.calibration.value' must be a number in (0, 2], got 3" "FILE: field
+//   'constants.inter_node_gbps.source' must be \"preset\" or \"fitted\", got \"guess\"" "FILE: field
+//   'evidence.layouts[0].dp' must be a positive integer, got -1"
 [[nodiscard]] Expected<ClusterProfile> cluster_profile_from_json(std::string_view json_text, std::string_view source);
 // Reads the file first: "cannot read cluster profile 'FILE': No such file or directory".
 [[nodiscard]] Expected<ClusterProfile> load_cluster_profile(const std::string& path);

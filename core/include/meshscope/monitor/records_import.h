@@ -9,7 +9,9 @@
 //                  "sources": ["fr/nccl_trace_rank_6.json", "node0.41000:12"]}],
 //    "ranks": [{"rank": 0, "host": "node0", "pid": 41000,
 //               "position": {"standing": "waiting", "dim": "ep", "group": 0, "seq": 2, "op": "all_to_all", ...}}],
-//    "world_size": 8, "topology": {"dp": 8, "cp": 1, "ep": 4}, "topology_proposed": true}
+//    "world_size": 8, "topology": {"dp": 8, "cp": 1, "ep": 4}, "topology_proposed": true,
+//    "communicators": [{"name": "0x5ae77eb5ea4ec1ee", "comm_id": "0x5ae77eb5ea4ec1ee", "nranks": 8, "seen": 8,
+//                       "state": "formed", "source": "NCCL log", "dim": "world", "index": 0}]}
 //
 // A rank's position (hang_position.h) is where it stands in the hang the records show; ranks of the world that no
 // record names come with the position "no_record" only. topology is the plan the records were placed on, or the one
@@ -45,6 +47,23 @@ struct RecordsRank {
     friend bool operator==(const RecordsRank&, const RecordsRank&) = default;
 };
 
+// A communicator the records show (the diagnosis's groups, one per communicator): what GET /metrics writes as
+// per-communicator series (docs/collector.md, "Per-communicator series").
+struct RecordsCommunicator {
+    // The name the series carry as comm_name: NCCL's commHash spelled as NCCL Inspector spells it ("0x" and lowercase
+    // hex digits without leading zeros) where the records give it, else the records' own ("process group 5 (mesh_ep)").
+    std::string name;
+    std::optional<std::string> comm_id;  // the commHash, so spelled, when the records give it
+    std::int64_t nranks = 0;             // the communicator's size
+    std::int64_t seen = 0;               // its members the records name
+    std::string state = "formed";        // formed, not_formed, stuck or failed (records_communicator_states)
+    std::string source;                  // "NCCL log", "NCCL RAS", "Flight Recorder"
+    std::string dim;                     // the plan's dim it is ("world" for every rank's), empty when not placed
+    std::int64_t index = -1;             // its index along dim; -1 when not placed
+    friend bool operator==(const RecordsCommunicator&, const RecordsCommunicator&) = default;
+};
+inline constexpr std::string_view records_communicator_states[] = {"formed", "not_formed", "stuck", "failed"};
+
 struct RecordsImport {
     std::vector<Finding> findings;  // id left empty: the monitor numbers them records/1, records/2, ...
     std::vector<RecordsRank> ranks;
@@ -54,6 +73,7 @@ struct RecordsImport {
     // The plan's (dp, cp, ep) the records were placed on, or the one proposed from the groups they show.
     std::optional<ReportedTopology> topology;
     bool topology_proposed = false;
+    std::vector<RecordsCommunicator> communicators;
     friend bool operator==(const RecordsImport&, const RecordsImport&) = default;
 };
 
@@ -64,6 +84,7 @@ struct RecordsLimits {
     std::size_t max_sources = 64;                  // per finding
     std::size_t max_text = 8192;                   // bytes of a message, a fix or a source
     std::size_t max_host = 256;                    // bytes of a host name (an event's host)
+    std::size_t max_communicators = 65536;         // the monitor's bound of a job's probed groups too
 };
 
 [[nodiscard]] nlohmann::json to_json(const RecordsImport& records);
