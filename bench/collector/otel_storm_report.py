@@ -30,9 +30,9 @@ from storm_report import JobPoller, cpu_percent, get, layout, peak_rss_mib, samp
 
 
 def agent_config(port, collector_url, queue_dir, limit_mib, queue):
-    """docs/live-at-scale.md's node agent: OTLP/HTTP receiver, memory_limiter, batch (512 records or 20 ms), the
-    otlp_http exporter (JSON, uncompressed) with retry_on_failure and a sending queue (on file_storage unless
-    `queue` is "memory"); the collector's own telemetry off."""
+    """deploy/otelcol/agent.yaml's node agent straight to the collector (no gateway): OTLP/HTTP receiver,
+    memory_limiter (`limit_mib`), batch (512 records or 20 ms), the otlp_http exporter (JSON, uncompressed) with
+    retry_on_failure and a sending queue (on file_storage unless `queue` is "memory"); its own telemetry off."""
     sending_queue = {"enabled": True}
     service = {"telemetry": {"metrics": {"level": "none"}},
                "pipelines": {"logs": {"receivers": ["otlp"], "processors": ["memory_limiter", "batch"],
@@ -40,7 +40,7 @@ def agent_config(port, collector_url, queue_dir, limit_mib, queue):
     config = {
         "receivers": {"otlp": {"protocols": {"http": {"endpoint": f"127.0.0.1:{port}"}}}},
         "processors": {"memory_limiter": {"check_interval": "1s", "limit_mib": int(limit_mib)},
-                       "batch": {"send_batch_size": 512, "timeout": "20ms"}},
+                       "batch": {"send_batch_size": 512, "send_batch_max_size": 512, "timeout": "20ms"}},
         "exporters": {"otlp_http": {"endpoint": collector_url, "encoding": "json", "compression": "none",
                                     "retry_on_failure": {"enabled": True}, "sending_queue": sending_queue}},
         "service": service,
