@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The hang map on the desktop Live page, as docs/records.md shows it: each real torch fault job of
 # tests/records/fixtures/fr-verdict put into its own collector by `meshscope import --dp 16 --ep 4`, then
-# `meshscope --connect ... --page live --screenshot` with the faulty rank (facts.json) selected.
+# `meshscope --connect ... --page live --screenshot` with the faulty rank (facts.json) selected; for skip also the
+# place filter on the place the fault leaves its ep group waiting in (live-hang-skip-place.png).
 #   scripts/hang-screenshots.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, docs/images)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,13 @@ for job in skip die host; do
   "$meshscope" --connect "$url" --page live --select-rank "$rank" --size 1440x900 \
     --screenshot "$out/live-hang-$job.png"
   echo "$out/live-hang-$job.png: job $job, rank $rank selected"
+  if [[ $job == skip ]]; then
+    place=$(python3 -c 'import json, sys; f = json.load(open(sys.argv[1]))["fault"]
+print("waiting in %s seq %d (%s)" % (f["dim"], f["seq"], f["op"]))' "$fixture/facts.json")
+    "$meshscope" --connect "$url" --page live --place "$place" --size 1440x900 \
+      --screenshot "$out/live-hang-$job-place.png"
+    echo "$out/live-hang-$job-place.png: job $job, place \"$place\""
+  fi
   kill "$serve_pid"
   wait "$serve_pid" 2>/dev/null || true
   serve_pid=

@@ -53,7 +53,8 @@ struct GuiOptions {
     std::optional<std::string> order, view, show_dim, theme, page;
     std::optional<std::string> model, hardware, network;  // core's canonical names, checked by core
     std::optional<std::string> connect, token, size;
-    std::optional<std::string> tour;  // a guided tour, opened at --step (from 1)
+    std::optional<std::string> place;  // a --screenshot of the Live page keeps this place's ranks
+    std::optional<std::string> tour;   // a guided tour, opened at --step (from 1)
     std::optional<int> step;
     QString tour_page;  // the page of that step (check() finds it)
     QSize window_size{1440, 900};
@@ -216,6 +217,10 @@ std::string check_tour(GuiOptions& o) {
 void add_live_flags(CLI::App& cli, GuiOptions& o) {
     add_text(cli, "--connect", o.connect, "Watch a remote `meshscope serve` at URL instead of the demo.", "URL");
     add_text(cli, "--token", o.token, "Bearer token for --connect.", "T");
+    add_text(cli, "--place", o.place,
+             "A --screenshot of the Live page keeps the ranks of this place of the job's hang (a place of its "
+             "summary, as the legend writes it, or \"root cause\").",
+             "PLACE");
 }
 
 // What CLI11 left over: an unknown flag or a word (a sub-command is dispatched before the dashboard starts).
@@ -253,6 +258,8 @@ std::string check(GuiOptions& o) {
         o.window_size = *size;
     }
     if (o.screenshot && o.screenshot->empty()) return "--screenshot needs a file name";
+    if (o.place && (!o.screenshot || o.start_page() != QLatin1String("live")))
+        return "--place needs --screenshot of the Live page";
     return check_tour(o);
 }
 
@@ -418,6 +425,21 @@ int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& o
             settled([&] {
                 // The Live page's rank panel shows the rank --select-rank names (its timeline, where it stands).
                 if (live_page && options.select_rank) live.selection()->selectRank(*options.select_rank);
+                if (live_page && options.place) {
+                    const QString place = QString::fromStdString(*options.place);
+                    live.selection()->setPlaceFilter(place);
+                    if (live.selection()->placeFilter() != place) {
+                        const QStringList choices = live.view()->filteredRanks()->placeChoices();
+                        std::cerr << "meshscope: --place '" << *options.place << "' is not a place of the job's hang"
+                                  << (choices.isEmpty() ? std::string(" (the job has none)")
+                                                        : "; its places are '" +
+                                                              choices.join(QStringLiteral("', '")).toStdString() + "'")
+                                  << "\n";
+                        status = exit_failure;
+                        QCoreApplication::quit();
+                        return;
+                    }
+                }
                 QTimer::singleShot(50, &app, [&] {
                     const QImage image = window.grabWindow();
                     if (image.isNull() || !image.save(file, "PNG")) {

@@ -6,8 +6,9 @@ import MeshScope
 import MeshScope.Live
 
 // What the grid's colours and marks mean, in the grid's own colours (one palette: Theme). For a job whose records
-// show a hang, the places its ranks stand in (core's words) and the root cause's ring; the states only of ranks
-// that have no position.
+// show a hang, the places its ranks stand in (core's words) and the root cause's ring, each a button: a click keeps
+// that place's ranks (the place filter: the list keeps them, the grid fades the rest), a second click any place; the
+// states only of ranks that have no position.
 Flow {
     id: root
 
@@ -21,13 +22,78 @@ Flow {
         objectName: "legendPlaces"
         model: root.postMortem ? root.session.view.hang : null
 
-        delegate: Row {
+        // An Item around the button: the model's "text" is a required property, and a button has a text of its own.
+        delegate: Item {
             id: place
 
             required property string standing
             required property string dim
             required property string text
+            required property int ranks
 
+            implicitWidth: placeButton.implicitWidth
+            implicitHeight: placeButton.implicitHeight
+
+            AbstractButton {
+                id: placeButton
+
+                objectName: "placeButton"
+                anchors.fill: parent
+                checked: root.session.selection.placeFilter === place.text
+                padding: 2
+                hoverEnabled: true
+                Accessible.name: qsTr("%1: %n rank(s)", "", place.ranks).arg(place.text)
+                Accessible.checkable: true
+                onClicked: root.session.selection.togglePlace(place.text)
+
+                background: Rectangle {
+                    radius: 3
+                    color: placeButton.checked ? Qt.rgba(Theme.accent.r, Theme.accent.g, Theme.accent.b, 0.14)
+                                               : (placeButton.hovered ? Theme.button : "transparent")
+                    border.color: placeButton.checked || placeButton.visualFocus ? Theme.accent : "transparent"
+                }
+
+                contentItem: Row {
+                    spacing: 5
+
+                    Rectangle {
+                        width: 14
+                        height: 14
+                        radius: 3
+                        anchors.verticalCenter: parent.verticalCenter
+                        color: Theme.colors.standingColor(place.standing, place.dim)
+                    }
+
+                    Label {
+                        text: qsTr("%1: %2").arg(place.text).arg(place.ranks)
+                        color: Theme.text
+                        font.pixelSize: Theme.fontSmall
+                    }
+                }
+            }
+        }
+    }
+
+    AbstractButton {
+        id: rootCauseEntry
+
+        objectName: "legendRootCause"
+        visible: root.postMortem && root.session.view.hang.rootCause.length > 0
+        checked: root.session.selection.placeFilter === "root cause"
+        padding: 2
+        hoverEnabled: true
+        Accessible.name: qsTr("root cause")
+        Accessible.checkable: true
+        onClicked: root.session.selection.togglePlace("root cause")
+
+        background: Rectangle {
+            radius: 3
+            color: rootCauseEntry.checked ? Qt.rgba(Theme.accent.r, Theme.accent.g, Theme.accent.b, 0.14)
+                                          : (rootCauseEntry.hovered ? Theme.button : "transparent")
+            border.color: rootCauseEntry.checked || rootCauseEntry.visualFocus ? Theme.accent : "transparent"
+        }
+
+        contentItem: Row {
             spacing: 5
 
             Rectangle {
@@ -35,36 +101,16 @@ Flow {
                 height: 14
                 radius: 3
                 anchors.verticalCenter: parent.verticalCenter
-                color: Theme.colors.standingColor(place.standing, place.dim)
+                color: "transparent"
+                border.color: Theme.rootCause
+                border.width: 3
             }
 
             Label {
-                text: place.text
+                text: qsTr("root cause")
                 color: Theme.text
                 font.pixelSize: Theme.fontSmall
             }
-        }
-    }
-
-    Row {
-        objectName: "legendRootCause"
-        visible: root.postMortem && root.session.view.hang.rootCause.length > 0
-        spacing: 5
-
-        Rectangle {
-            width: 14
-            height: 14
-            radius: 3
-            anchors.verticalCenter: parent.verticalCenter
-            color: "transparent"
-            border.color: Theme.rootCause
-            border.width: 3
-        }
-
-        Label {
-            text: qsTr("root cause")
-            color: Theme.text
-            font.pixelSize: Theme.fontSmall
         }
     }
 

@@ -25,8 +25,10 @@ Page {
         anchors.margins: Theme.spacing
         spacing: Theme.spacing
 
+        // The side columns keep their width; the middle one (filter bar, grid, legend) takes what is left.
         ColumnLayout {
             Layout.preferredWidth: Theme.panelWidth
+            Layout.minimumWidth: Theme.panelWidth
             Layout.maximumWidth: Theme.panelWidth
             Layout.fillHeight: true
             spacing: Theme.spacing
@@ -113,6 +115,7 @@ Page {
 
         ColumnLayout {
             Layout.preferredWidth: Theme.panelWidth + 50
+            Layout.minimumWidth: Theme.panelWidth + 50
             Layout.maximumWidth: Theme.panelWidth + 50
             Layout.fillHeight: true
             spacing: Theme.spacing

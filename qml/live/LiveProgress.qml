@@ -58,7 +58,9 @@ LivePanel {
                 objectName: "hangPlaces"
                 model: root.session.view.hang
 
-                delegate: RowLayout {
+                // A button: a click keeps that place's ranks (as the legend's entry does), a second click any place.
+                // An Item around it: the model's "text" is a required property, and a button has a text of its own.
+                delegate: Item {
                     id: place
 
                     required property string standing
@@ -67,30 +69,54 @@ LivePanel {
                     required property int ranks
 
                     width: places.width
-                    spacing: 6
+                    implicitHeight: placeButton.implicitHeight
 
-                    Rectangle {
-                        objectName: "placeSwatch"
-                        Layout.preferredWidth: 12
-                        Layout.preferredHeight: 12
-                        radius: 2
-                        color: Theme.colors.standingColor(place.standing, place.dim)
-                    }
+                    AbstractButton {
+                        id: placeButton
 
-                    Label {
-                        objectName: "placeText"
-                        Layout.fillWidth: true
-                        text: place.text
-                        color: Theme.text
-                        font.pixelSize: Theme.fontSmall
-                        elide: Text.ElideRight
-                    }
+                        objectName: "placeButton"
+                        anchors.fill: parent
+                        padding: 2
+                        hoverEnabled: true
+                        checked: root.session.selection.placeFilter === place.text
+                        Accessible.name: qsTr("%1: %n rank(s)", "", place.ranks).arg(place.text)
+                        Accessible.checkable: true
+                        onClicked: root.session.selection.togglePlace(place.text)
 
-                    Label {
-                        objectName: "placeCount"
-                        text: place.ranks
-                        color: Theme.text
-                        font.pixelSize: Theme.fontSmall
+                        background: Rectangle {
+                            radius: 3
+                            color: placeButton.checked ? Qt.rgba(Theme.accent.r, Theme.accent.g, Theme.accent.b, 0.14)
+                                                       : (placeButton.hovered ? Theme.button : "transparent")
+                            border.color: placeButton.checked || placeButton.visualFocus ? Theme.accent : "transparent"
+                        }
+
+                        contentItem: RowLayout {
+                            spacing: 6
+
+                            Rectangle {
+                                objectName: "placeSwatch"
+                                Layout.preferredWidth: 12
+                                Layout.preferredHeight: 12
+                                radius: 2
+                                color: Theme.colors.standingColor(place.standing, place.dim)
+                            }
+
+                            Label {
+                                objectName: "placeText"
+                                Layout.fillWidth: true
+                                text: place.text
+                                color: Theme.text
+                                font.pixelSize: Theme.fontSmall
+                                elide: Text.ElideRight
+                            }
+
+                            Label {
+                                objectName: "placeCount"
+                                text: place.ranks
+                                color: Theme.text
+                                font.pixelSize: Theme.fontSmall
+                            }
+                        }
                     }
                 }
             }

@@ -206,6 +206,7 @@ struct MemoryRow {
     std::int64_t world, cp, ep, seq, micro;
     Recompute recompute;
     std::int64_t loss_chunks;
+    LossLogits loss;      // how the source's loss held the logits: torchtitan's compiled loss fused, its eager one fp32
     bool ran;             // the source ran it; false: the source reports it out of memory
     double measured_gib;  // the reported peak (torchtitan: max reserved by the caching allocator); 0: none
     double error;         // predicted / measured - 1, as the docs list it
@@ -215,32 +216,32 @@ const MemoryRow memory_runs[] = {
     // NVIDIA-NeMo/Automodel docs/performance-summary.mdx and examples/llm_benchmark/qwen/qwen3_moe_30b_te_deepep.yaml
     // (activation_checkpointing: true wraps each block in checkpoint_wrapper): ran, no peak published.
     {"AutoModel Qwen3 MoE 30B, 8 H100, FSDP 8, EP 8, LBS 4, full AC", "h100", "qwen3-30b-a3b", 80, 8, 1, 8, 4096, 4,
-     Recompute::full, 1, true, 0, 0},
+     Recompute::full, 1, LossLogits::fused, true, 0, 0},
     // pytorch/torchtitan pull 1690: "local batch size=2, FSDP=8, full AC" with torch.compile, "memory: 81.85GiB
     // (86.17%)" (so 94.99 GiB GPUs, H100 96GB); seq 4096 from its qwen3_32b.toml.
     {"torchtitan Qwen3 32B, 8 H100 96GB, FSDP 8, LBS 2, full AC", "h100", "qwen3-32b", 81.85 / 0.8617, 8, 1, 1, 4096, 2,
-     Recompute::full, 1, true, 81.85, -0.062},
+     Recompute::full, 1, LossLogits::fused, true, 81.85, -0.062},
     // pytorch/torchtitan pull 2461 (config: local_batch_size 4, seq_len 4096, FSDP over all 8): "I tested sac on 8
     // 96GB H100s and it OOMed, but full ac worked."
     {"torchtitan Qwen3 14B, 8 H100 96GB, FSDP 8, LBS 4, full AC", "h100", "qwen3-14b", 81.85 / 0.8617, 8, 1, 1, 4096, 4,
-     Recompute::full, 1, true, 0, 0},
+     Recompute::full, 1, LossLogits::fp32_eager, true, 0, 0},
     {"torchtitan Qwen3 14B, 8 H100 96GB, FSDP 8, LBS 4, selective (op) AC", "h100", "qwen3-14b", 81.85 / 0.8617, 8, 1,
-     1, 4096, 4, Recompute::per_op, 1, false, 0, 0},
+     1, 4096, 4, Recompute::per_op, 1, LossLogits::fp32_eager, false, 0, 0},
     // mlc-ai/pith-train issue 79: torchtitan, 8 B200, FSDP 8, EP 1, MBS 8, seq 8192, selective AC, eight loss chunks,
     // "141.79 GiB peak memory per GPU".
     {"torchtitan Qwen3-30B-A3B, 8 B200, FSDP 8, LBS 8, seq 8192, op SAC, 8 loss chunks", "b200", "qwen3-30b-a3b", 180,
-     8, 1, 1, 8192, 8, Recompute::per_op, 8, true, 141.79, -0.0205},
+     8, 1, 1, 8192, 8, Recompute::per_op, 8, LossLogits::fused, true, 141.79, -0.0205},
     // pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md, Tables 1 and 3 (H100 96GB, local batch 2,
     // selective AC, seq 8192 from llama3_8b.toml at 9dec370): FSDP 82.4 GiB, with torch.compile 77.0 GiB on 8 GPUs;
     // 67.0 and 62.0 GiB on 128. The GPU's memory taken as pull 1690's H100 96GB (94.99 GiB).
     {"torchtitan Llama 3.1 8B, 8 H100 96GB, FSDP 8, LBS 2, op SAC, peak", "h100", "llama3.1-8b", 81.85 / 0.8617, 8, 1,
-     1, 8192, 2, Recompute::per_op, 1, true, 82.4, -0.2948},
+     1, 8192, 2, Recompute::per_op, 1, LossLogits::fp32_eager, true, 82.4, -0.1048},
     {"torchtitan Llama 3.1 8B, 8 H100 96GB, FSDP 8, LBS 2, op SAC, compile, peak", "h100", "llama3.1-8b",
-     81.85 / 0.8617, 8, 1, 1, 8192, 2, Recompute::per_op, 1, true, 77.0, -0.2453},
+     81.85 / 0.8617, 8, 1, 1, 8192, 2, Recompute::per_op, 1, LossLogits::fp32_eager, true, 77.0, -0.0420},
     {"torchtitan Llama 3.1 8B, 128 H100 96GB, FSDP 128, LBS 2, op SAC, peak", "h100", "llama3.1-8b", 81.85 / 0.8617,
-     128, 1, 1, 8192, 2, Recompute::per_op, 1, true, 67.0, -0.3420},
+     128, 1, 1, 8192, 2, Recompute::per_op, 1, LossLogits::fp32_eager, true, 67.0, -0.1083},
     {"torchtitan Llama 3.1 8B, 128 H100 96GB, FSDP 128, LBS 2, op SAC, compile, peak", "h100", "llama3.1-8b",
-     81.85 / 0.8617, 128, 1, 1, 8192, 2, Recompute::per_op, 1, true, 62.0, -0.2889},
+     81.85 / 0.8617, 128, 1, 1, 8192, 2, Recompute::per_op, 1, LossLogits::fp32_eager, true, 62.0, -0.0364},
 };
 
 MemoryBreakdown predict_memory(const MemoryRow& row) {
@@ -249,6 +250,7 @@ MemoryBreakdown predict_memory(const MemoryRow& row) {
     cluster.gib_per_gpu = row.gib_per_gpu;
     auto training = TrainingSpec::make(row.seq, row.micro, 1, row.recompute).value();
     training.loss_chunks = row.loss_chunks;
+    training.loss = row.loss;
     const auto topology = Topology::make(row.world / row.cp, row.cp, row.ep).value();
     return memory_per_gpu(CostInputs::make(std::move(model), training, cluster), topology);
 }
@@ -310,6 +312,28 @@ private slots:
         }
     }
 
+    // torchtitan's eager loss holds 12 bytes per vocabulary entry and token at its peak where a fused one holds 4
+    // (scripts/loss-logits-bytes.py measured 12.00 V and 4.00 V): on the Llama 3.1 8B row at 16,384 tokens a rank,
+    // 8 x 128,256 x 16,384 = 16,810,770,432 bytes more, and an eighth of it with the loss in 8 chunks.
+    void eager_loss_holds_three_fp32_logits() {
+        MemoryRow row = memory_runs[5];
+        QCOMPARE(std::string(row.model), std::string("llama3.1-8b"));
+        QCOMPARE(row.loss, LossLogits::fp32_eager);
+        const double eager = predict_memory(row).total();
+        row.loss = LossLogits::fused;
+        const double fused = predict_memory(row).total();
+        QCOMPARE(eager - fused, 16810770432.0);
+        // In chunks the loss's share can fall under one recomputed layer's full set, which the peak takes instead
+        // under per-op recomputation; without recomputation the two add up.
+        row.recompute = Recompute::none;
+        row.loss_chunks = 8;
+        const double fused_chunked = predict_memory(row).total();
+        row.loss = LossLogits::fp32_eager;
+        QCOMPARE(predict_memory(row).total() - fused_chunked, 16810770432.0 / 8);
+        QCOMPARE(logits_bytes_per_entry(LossLogits::fused), 4.0);
+        QCOMPARE(logits_bytes_per_entry(LossLogits::fp32_eager), 12.0);
+    }
+
     // The advisor asked at each memory row's world, knobs fixed as the source ran them (one micro-batch a step):
     // every run its source ran is ranked, never excluded as out of memory; the one reported out of memory is excluded
     // with the advisor's "needs ... GiB per GPU" reason.
@@ -321,6 +345,7 @@ private slots:
         cluster.gib_per_gpu = row.gib_per_gpu;
         auto training = TrainingSpec::make(row.seq, row.micro, 1, row.recompute).value();
         training.loss_chunks = row.loss_chunks;
+        training.loss = row.loss;
         training.global_batch = row.world / row.cp * row.micro;
         const auto advice = advise(CostInputs::make(model_of(row.model), training, cluster), row.world).value();
         const auto same = [&](const Topology& t) {
@@ -344,7 +369,7 @@ private slots:
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QString docs = QString::fromUtf8(file.readAll());
         static const QRegularExpression line(
-            R"(^\| M(\d+) \|[^|]*\|[^|]*\| \((\d+), (\d+), (\d+)\), micro (\d+), seq (\d+), `([a-z-]+)`(?:, (\d+) loss chunks)? \| )"
+            R"(^\| M(\d+) \|[^|]*\|[^|]*\| \((\d+), (\d+), (\d+)\), micro (\d+), seq (\d+), `([a-z-]+)`(?:, (\d+) loss chunks)?(?:, (fp32 eager) loss)? \| )"
             R"((ran|out of memory) \| ([\d.]+|-) \| ([\d.]+) of ([\d.]+) \| ([+-][\d.]+%|-) \|$)",
             QRegularExpression::MultilineOption);
         auto it = line.globalMatch(docs);
@@ -363,18 +388,19 @@ private slots:
             QCOMPARE(parse_recompute(m.captured(7).toStdString()), std::optional<Recompute>(row.recompute));
             QCOMPARE(m.captured(8).isEmpty() ? 1LL : m.captured(8).toLongLong(),
                      static_cast<long long>(row.loss_chunks));
-            QCOMPARE(m.captured(9) == "ran", row.ran);
+            QCOMPARE(m.captured(9).isEmpty(), row.loss == LossLogits::fused);
+            QCOMPARE(m.captured(10) == "ran", row.ran);
             const auto memory = predict_memory(row);
             if (row.measured_gib > 0) {
-                QCOMPARE(m.captured(10).toDouble(), row.measured_gib);
-                QCOMPARE(m.captured(13),
+                QCOMPARE(m.captured(11).toDouble(), row.measured_gib);
+                QCOMPARE(m.captured(14),
                          QString::asprintf("%+.1f%%", (memory.total() / gib / row.measured_gib - 1.0) * 100.0));
             } else {
-                QCOMPARE(m.captured(10), QString("-"));
-                QCOMPARE(m.captured(13), QString("-"));
+                QCOMPARE(m.captured(11), QString("-"));
+                QCOMPARE(m.captured(14), QString("-"));
             }
-            QCOMPARE(m.captured(11), QString::asprintf("%.1f", memory.total() / gib));
-            QCOMPARE(m.captured(12), QString::asprintf("%.1f", memory.usable / gib));
+            QCOMPARE(m.captured(12), QString::asprintf("%.1f", memory.total() / gib));
+            QCOMPARE(m.captured(13), QString::asprintf("%.1f", memory.usable / gib));
         }
         QCOMPARE(seen, std::size(memory_runs));
     }

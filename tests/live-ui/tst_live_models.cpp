@@ -261,6 +261,93 @@ private slots:
         QCOMPARE(ranks_of(filter).contains(7), seven_matches);
     }
 
+    // The place filter over a hang worked by hand: ranks 0, 1, 2 wait in ep seq 2 (all_to_all), 4 and 5 in dp seq
+    // 2 (all_reduce), rank 3 in the world's seq 3 (all_reduce) and is the root cause, rank 6 left no record, rank 7
+    // is outside collectives; rank 8 has no position (a hook's rank beside the records).
+    void rank_filter_by_place_data() {
+        QTest::addColumn<QString>("place");
+        QTest::addColumn<QString>("state");  // "" any
+        QTest::addColumn<QList<int>>("ranks");
+        QTest::addRow("any place") << QString() << QString() << QList<int>{0, 1, 2, 3, 4, 5, 6, 7, 8};
+        QTest::addRow("waiting in ep") << QStringLiteral("waiting in ep seq 2 (all_to_all)") << QString()
+                                       << QList<int>{0, 1, 2};
+        QTest::addRow("waiting in dp") << QStringLiteral("waiting in dp seq 2 (all_reduce)") << QString()
+                                       << QList<int>{4, 5};
+        QTest::addRow("waiting in world")
+            << QStringLiteral("waiting in world seq 3 (all_reduce)") << QString() << QList<int>{3};
+        QTest::addRow("no record") << QStringLiteral("no record") << QString() << QList<int>{6};
+        QTest::addRow("outside collectives") << QStringLiteral("outside collectives") << QString() << QList<int>{7};
+        QTest::addRow("root cause") << QStringLiteral("root cause") << QString() << QList<int>{3};
+        QTest::addRow("a place and a state")
+            << QStringLiteral("waiting in ep seq 2 (all_to_all)") << QStringLiteral("failed") << QList<int>{2};
+        QTest::addRow("a place the job has not: refused")
+            << QStringLiteral("dead (NCCL RAS)") << QString() << QList<int>{0, 1, 2, 3, 4, 5, 6, 7, 8};
+    }
+    void rank_filter_by_place() {
+        QFETCH(QString, place);
+        QFETCH(QString, state);
+        QFETCH(QList<int>, ranks);
+        using meshscope::HangPosition;
+        using meshscope::HangStanding;
+        const auto waiting = [](const char* dim, int seq, const char* op, bool root = false) {
+            HangPosition p;
+            p.standing = HangStanding::waiting;
+            p.dim = dim;
+            p.seq = seq;
+            p.op = op;
+            p.root_cause = root;
+            return p;
+        };
+        const auto standing = [](HangStanding s) {
+            HangPosition p;
+            p.standing = s;
+            return p;
+        };
+        std::vector<RankRow> rows;
+        for (int r = 0; r < 9; ++r) rows.push_back(rank_row(r, r == 2 ? "failed" : "ready", "node-0", "heartbeat"));
+        rows[0].position = rows[1].position = rows[2].position = waiting("ep", 2, "all_to_all");
+        rows[3].position = waiting("world", 3, "all_reduce", true);
+        rows[4].position = rows[5].position = waiting("dp", 2, "all_reduce");
+        rows[6].position = standing(HangStanding::no_record);
+        rows[7].position = standing(HangStanding::outside_collectives);
+        std::vector<meshscope::RankedPosition> positioned;
+        for (const RankRow& r : rows)
+            if (r.position) positioned.push_back({r.rank, &*r.position});
+        const meshscope::HangSummary summary = meshscope::summarize_hang(positioned);
+
+        RanksModel source;
+        RankFilterModel filter;
+        filter.setSourceModel(&source);
+        QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(filter.placeChoices(), QStringList());  // no hang: no place to choose
+        source.setRanks(rows);
+        QSignalSpy places(&filter, &RankFilterModel::placesChanged);
+        filter.setPlaces(summary);
+        QCOMPARE(places.count(), 1);
+        QCOMPARE(
+            filter.placeChoices(),
+            (QStringList{"waiting in ep seq 2 (all_to_all)", "waiting in dp seq 2 (all_reduce)",
+                         "waiting in world seq 3 (all_reduce)", "no record", "outside collectives", "root cause"}));
+        filter.setPlaces(summary);  // the same places: nothing changes
+        QCOMPARE(places.count(), 1);
+        filter.setStateFilter(state.isEmpty() ? -1
+                                              : int(meshscope::parse_rank_state_kind(state.toStdString()).value()));
+        filter.setPlaceFilter(place);
+        QCOMPARE(ranks_of(filter), ranks);
+        QCOMPARE(filter.count(), ranks.size());
+        const bool chosen = filter.placeChoices().contains(place);
+        QCOMPARE(filter.placeFilter(), chosen ? place : QString());
+        QCOMPARE(filter.active(), chosen || !state.isEmpty());
+        // The grid's test agrees with the list on every rank.
+        for (const RankRow& r : rows) QCOMPARE(filter.matches(r), ranks.contains(r.rank));
+
+        // A new summary without the chosen place (another job, records imported again) drops the choice.
+        filter.setPlaces(std::nullopt);
+        QCOMPARE(filter.placeChoices(), QStringList());
+        QCOMPARE(filter.placeFilter(), QString());
+        QCOMPARE(ranks_of(filter).size(), state.isEmpty() ? 9 : 1);
+    }
+
     void findings_model_keeps_the_collectors_order() {
         FindingsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

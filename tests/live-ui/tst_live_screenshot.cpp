@@ -78,6 +78,11 @@ private slots:
             << QStringList{"--connect", "localhost:7077"}
             << "meshscope: --connect expects an http:// or https:// URL with a host, got 'localhost:7077'";
         QTest::addRow("token alone") << QStringList{"--token", "t"} << "meshscope: --token needs --connect";
+        QTest::addRow("place alone") << QStringList{"--place", "no record"}
+                                     << "meshscope: --place needs --screenshot of the Live page";
+        QTest::addRow("place on the planner")
+            << QStringList{"--place", "no record", "--screenshot", "p.png", "--page", "planner"}
+            << "meshscope: --place needs --screenshot of the Live page";
     }
     void bad_flags() {
         QFETCH(QStringList, arguments);
@@ -87,6 +92,23 @@ private slots:
         QVERIFY(meshscope.waitForFinished(20000));
         QCOMPARE(meshscope.exitCode(), 2);
         QCOMPARE(QString::fromLocal8Bit(meshscope.readAllStandardError()).section(QLatin1Char('\n'), 0, 0), message);
+    }
+
+    // A place the job's hang does not have: the demo's job has no hang at all.
+    void unknown_place() {
+        const QString file = QDir::current().filePath(QStringLiteral("live-unknown-place.png"));
+        QFile::remove(file);
+        QProcess meshscope;
+        meshscope.start(QStringLiteral(MESHSCOPE_BINARY),
+                        {QStringLiteral("--screenshot"), file, QStringLiteral("--page"), QStringLiteral("live"),
+                         QStringLiteral("--place"), QStringLiteral("no record")});
+        QVERIFY(meshscope.waitForFinished(50000));
+        QCOMPARE(meshscope.exitCode(), 1);
+        const QStringList err = QString::fromLocal8Bit(meshscope.readAllStandardError()).split(QLatin1Char('\n'));
+        QVERIFY2(err.contains(QStringLiteral("meshscope: --place 'no record' is not a place of the job's hang (the "
+                                             "job has none)")),
+                 qPrintable(err.join(QLatin1Char('\n'))));
+        QVERIFY(!QFile::exists(file));
     }
 };
 

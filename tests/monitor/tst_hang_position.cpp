@@ -3,19 +3,26 @@
 // them). Every expected value is written out by hand.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "meshscope/monitor/hang_place.h"
 #include "meshscope/monitor/hang_position.h"
 #include "meshscope/monitor/monitor.h"
 #include "meshscope/monitor/records_import.h"
 #include "monitor_test_support.h"
 
+using meshscope::HangPlace;
 using meshscope::HangPosition;
 using meshscope::HangStanding;
 using meshscope::RankedPosition;
 using meshscope::RecordsImport;
 using meshscope::RecordsRank;
 using monitor_test::q;
+
+Q_DECLARE_METATYPE(HangPosition)
+Q_DECLARE_METATYPE(HangPlace)
 
 namespace {
 HangPosition waiting(std::string dim, std::int64_t group, std::int64_t seq, std::string op) {
@@ -107,6 +114,71 @@ private slots:
         const auto back = meshscope::hang_summary_from_json(to_json(s), "hang");
         QVERIFY(back);
         QCOMPARE(*back, s);
+    }
+
+    // stands_in: the rule the Live pages' place filter keeps a place's ranks by, worked by hand: a waiting rank by
+    // its dim (its group's label off the plan), seq and op; the others by their standing alone.
+    void stands_in_data() {
+        QTest::addColumn<HangPosition>("position");
+        QTest::addColumn<HangPlace>("place");
+        QTest::addColumn<bool>("in");
+        const auto place = [](HangStanding s, std::string dim, std::int64_t seq, std::string op) {
+            HangPlace p;
+            p.standing = s;
+            p.dim = std::move(dim);
+            p.seq = seq;
+            p.op = std::move(op);
+            return p;
+        };
+        const HangPlace ep = place(HangStanding::waiting, "ep", 2, "all_to_all");
+        QTest::addRow("its collective") << waiting("ep", 3, 2, "all_to_all") << ep << true;
+        QTest::addRow("another group of the dim") << waiting("ep", 1, 2, "all_to_all") << ep << true;
+        QTest::addRow("another seq") << waiting("ep", 3, 3, "all_to_all") << ep << false;
+        QTest::addRow("another op") << waiting("ep", 3, 2, "all_reduce") << ep << false;
+        QTest::addRow("another dim") << waiting("dp", 0, 2, "all_to_all") << ep << false;
+        HangPosition off_plan = waiting("", -1, 2, "all_reduce");
+        off_plan.label = "communicator commId 0x5ae7 (4 ranks)";
+        QTest::addRow("off the plan: by its label")
+            << off_plan << place(HangStanding::waiting, "communicator commId 0x5ae7 (4 ranks)", 2, "all_reduce")
+            << true;
+        QTest::addRow("off the plan, another label")
+            << off_plan << place(HangStanding::waiting, "communicator commId 0x9999 (4 ranks)", 2, "all_reduce")
+            << false;
+        QTest::addRow("no record") << standing(HangStanding::no_record) << place(HangStanding::no_record, "", 0, "")
+                                   << true;
+        QTest::addRow("no record is not dead")
+            << standing(HangStanding::no_record) << place(HangStanding::dead, "", 0, "") << false;
+        QTest::addRow("waiting is not no record")
+            << waiting("ep", 3, 2, "all_to_all") << place(HangStanding::no_record, "", 0, "") << false;
+        HangPosition outside = standing(HangStanding::outside_collectives);
+        outside.dim = "dp";  // its last completed collective: not part of the place
+        outside.seq = 1;
+        outside.op = "all_reduce";
+        QTest::addRow("outside collectives, whatever it completed last")
+            << outside << place(HangStanding::outside_collectives, "", 0, "") << true;
+    }
+    void stands_in() {
+        QFETCH(HangPosition, position);
+        QFETCH(HangPlace, place);
+        QTEST(meshscope::stands_in(position, place), "in");
+    }
+
+    // Every rank stands in the one place of the summary that counts it.
+    void every_rank_stands_in_its_place() {
+        const auto positions = job("e12 e14 e15 d0 d1 d3 R13 n2 o9 x4");
+        std::vector<RankedPosition> ranks;
+        for (const auto& [rank, p] : positions) ranks.push_back({rank, &p});
+        const auto s = meshscope::summarize_hang(ranks);
+        for (const auto& [rank, p] : positions) {
+            std::int64_t in = 0;
+            for (const HangPlace& place : s.places) {
+                if (!meshscope::stands_in(p, place)) continue;
+                ++in;
+                QVERIFY2(std::find(place.some.begin(), place.some.end(), rank) != place.some.end(),
+                         qPrintable(QStringLiteral("rank %1 in %2").arg(rank).arg(q(place.text))));
+            }
+            QCOMPARE(in, std::int64_t{1});
+        }
     }
 
     void position_json() {

@@ -4,14 +4,17 @@
 // written out below from docs/records.md, read from the palette's CSS variables), the injected fault's rank is the
 // one ringed / in the no-record / outside-collectives colour; the start-up words give way to the collector's
 // sentence and places; a rank opened by mouse or keyboard shows its position and last collectives as the rank JSON
-// has them; axe-core finds no serious or critical violation; hostile words in a position stay text.
-// LIVE_HANG_SCREENSHOT=PREFIX also saves PREFIX-skip.png, PREFIX-die.png and PREFIX-host.png.
+// has them; axe-core finds no serious or critical violation; hostile words in a position stay text. The place filter
+// (the filter bar's "Place", or a click on a place of the legend) keeps exactly the ranks the injected fault puts
+// in that place, and fades the others on the grid.
+// LIVE_HANG_SCREENSHOT=PREFIX also saves PREFIX-skip.png, PREFIX-die.png, PREFIX-host.png and PREFIX-skip-place.png.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {axeSource, eventually, getJson, launchBrowser, meshscope, spawnSync, startServe, tempDir} from './harness.mjs';
+import {axeSource, eventually, getJson, launchBrowser, meshscope, postEvents, spawnSync, startServe, tempDir} from
+  './harness.mjs';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'records', 'fixtures');
 const verdicts = path.join(fixtures, 'fr-verdict');
@@ -227,6 +230,124 @@ test('host: rank 9 outside collectives; its last collectives all completed', asy
   assert.deepEqual(browser.errors, []);
 });
 
+// The ranks each fault puts in one place, worked out from facts.json, never from the collector: skip: the rest of
+// the skipped ep group waits in its collective; die: the rank that died has no record; host: the rank in host code
+// stands outside collectives. The place's text (the choice) is the collector's.
+function faultPlace(job, summary) {
+  const {fault, ep} = facts[job];
+  if (job === 'skip') {
+    const place = summary.hang.places.find((p) => p.standing === 'waiting' && p.dim === fault.dim
+      && p.seq === fault.seq);
+    assert.ok(place, `a place waiting in ${fault.dim} seq ${fault.seq}: ${JSON.stringify(summary.hang.places)}`);
+    const ranks = [];
+    for (let r = ep * fault.group; r < ep * (fault.group + 1); ++r) if (r !== fault.rank) ranks.push(r);
+    return {text: place.text, ranks};
+  }
+  const place = summary.hang.places.find((p) => p.standing === fault.cause);
+  assert.ok(place, `a place ${fault.cause}`);
+  return {text: place.text, ranks: [fault.rank]};
+}
+
+// The ranks the list holds (its model, and the rows drawn), and its heading.
+async function listed(page) {
+  return page.evaluate(() => ({
+    ranks: [...window.meshscopeLive.rankList.ranks],
+    shown: [...document.querySelectorAll('.rank-list [role="option"]')].map((o) => Number(o.dataset.rank)),
+    heading: document.getElementById('ranks-heading').textContent,
+  }));
+}
+
+// The list holds exactly `ranks`; the grid keeps their fills (full) and fades every other rank's.
+async function checkKept(page, job, ranks, fullFills) {
+  const want = {ranks, shown: ranks, heading: `Ranks (${ranks.length} of 16 match)`};
+  await eventually(async () => JSON.stringify(await listed(page)) === JSON.stringify(want), {
+    describe: async () => `${job}: want ${JSON.stringify(want)}, list ${JSON.stringify(await listed(page))}`,
+  });
+  await eventually(async () => {
+    const cells = await cellPixels(page);
+    return cells.every((c, r) => (ranks.includes(r) ? c.fill === fullFills[r] : c.fill !== fullFills[r]));
+  }, {describe: async () => `${job}: kept ${ranks}, want ${fullFills}, grid ${JSON.stringify(await cellPixels(page))}`});
+}
+
+async function checkAllBack(page, job) {
+  await eventually(async () => (await listed(page)).ranks.length === 16, {
+    describe: async () => `${job}: list ${JSON.stringify(await listed(page))}`,
+  });
+  assert.equal(await page.textContent('#ranks-heading'), 'Ranks (16)');
+}
+
+for (const job of jobs) {
+  test(`${job}: the place filter keeps the ranks the fault put in that place; any place brings all back`, async () => {
+    const {page} = browser;
+    const {summary, ranks} = await openJob(page, job);
+    const {fills} = await expectedCells(page, ranks);
+    await checkSummary(page, job, summary);
+    const expected = faultPlace(job, summary);
+    // The choices: the summary's places, then the root cause when one is named.
+    const choices = await page.$$eval('#place-filter option', (options) => options.map((o) => o.value));
+    assert.deepEqual(choices, ['', ...summary.hang.places.map((p) => p.text),
+      ...(summary.hang.root_cause.length ? ['root cause'] : [])]);
+    assert.equal(await page.isVisible('#place-filter'), true);
+    await page.selectOption('#place-filter', expected.text);
+    await checkKept(page, job, expected.ranks, fills);
+    assert.equal(await page.isEnabled('#clear-filters'), true);
+    await page.selectOption('#place-filter', '');
+    await checkAllBack(page, job);
+    assert.deepEqual(browser.errors, []);
+  });
+}
+
+test('skip: a click on a legend place keeps its ranks, a second click all; the root cause keeps rank 13', async () => {
+  const {page} = browser;
+  await page.setViewportSize({width: 1400, height: 860});
+  const {summary, ranks} = await openJob(page, 'skip');
+  await page.reload();  // a fresh page: no rank selected by the tests before
+  const {fills} = await expectedCells(page, ranks);
+  await checkSummary(page, 'skip', summary);
+  const expected = faultPlace('skip', summary);
+  const button = `.legend button[data-place="${expected.text}"]`;
+  assert.equal(await page.getAttribute(button, 'aria-pressed'), 'false');
+  await page.click(button);
+  await checkKept(page, 'skip', expected.ranks, fills);
+  assert.equal(await page.getAttribute(button, 'aria-pressed'), 'true');
+  assert.equal(await page.inputValue('#place-filter'), expected.text);
+  if (process.env.LIVE_HANG_SCREENSHOT) {
+    await page.screenshot({path: `${process.env.LIVE_HANG_SCREENSHOT}-skip-place.png`});
+  }
+  await page.click(button);
+  await checkAllBack(page, 'skip');
+  assert.equal(await page.getAttribute(button, 'aria-pressed'), 'false');
+  assert.equal(await page.inputValue('#place-filter'), '');
+  // The root cause: the rank that skipped its collective; Clear drops the choice.
+  await page.click('.legend button[data-place="root cause"]');
+  await checkKept(page, 'skip', [facts.skip.fault.rank], fills);
+  assert.equal(await page.inputValue('#place-filter'), 'root cause');
+  await page.click('#clear-filters');
+  await checkAllBack(page, 'skip');
+  // By keyboard: the legend's places are buttons.
+  await page.focus(button);
+  await page.keyboard.press('Enter');
+  await checkKept(page, 'skip', expected.ranks, fills);
+  await page.keyboard.press('Space');
+  await checkAllBack(page, 'skip');
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a job without records has no place to choose', async () => {
+  const {page} = browser;
+  await page.goto(`${serve.url}/#/live/skip`);
+  await eventually(async () => (await page.$$('#place-filter option')).length > 1);
+  // A job that only reports start-up events: no hang, so no Place filter.
+  await postEvents(serve.url, [0, 1].map((rank) => ({job: 'plain', rank, world_size: 2, host: 'node-0', local_rank: rank,
+    ts: 1000, phase: 'launch', status: 'started'})));
+  await page.goto(`${serve.url}/#/live/plain`);
+  await eventually(async () => (await page.textContent('#progress-heading')) === 'Progress'
+    && (await page.$$('.rank-list [role="option"]')).length === 2);
+  assert.equal(await page.isHidden('#place-filter'), true);
+  assert.deepEqual(await page.$$eval('#place-filter option', (o) => o.map((x) => x.value)), ['']);
+  assert.deepEqual(browser.errors, []);
+});
+
 test('records imported again while the page is open: the page follows them', async () => {
   const {page} = browser;
   // First the healthy job's dumps (every rank outside collectives, no root cause), then the skip job's in its place.
@@ -235,12 +356,20 @@ test('records imported again while the page is open: the page follows them', asy
   const healthy = (await getJson(serve.url, '/api/v1/jobs/late')).body.hang;
   assert.deepEqual(healthy.root_cause, []);
   await eventually(async () => (await page.textContent('#hang-headline')) === healthy.text);
+  // Every rank of the healthy job is outside collectives: that place keeps all 16.
+  assert.deepEqual(healthy.places.map((p) => [p.standing, p.ranks]), [['outside_collectives', 16]]);
+  await page.selectOption('#place-filter', healthy.places[0].text);
+  await eventually(async () => (await page.textContent('#ranks-heading')) === 'Ranks (16 of 16 match)');
   importJob('skip', 'late');
   const summary = (await getJson(serve.url, '/api/v1/jobs/late')).body;
   const ranks = (await getJson(serve.url, '/api/v1/jobs/late/ranks')).body.ranks;
   await eventually(async () => (await page.textContent('#hang-headline')) === summary.hang.text, {
     describe: async () => `headline ${await page.textContent('#hang-headline')}`,
   });
+  // The skip job has no rank outside collectives: the choice is dropped, every rank listed and drawn in full.
+  assert.ok(!summary.hang.places.some((p) => p.standing === 'outside_collectives'));
+  await eventually(async () => (await page.inputValue('#place-filter')) === ''
+    && (await page.textContent('#ranks-heading')) === 'Ranks (16)');
   const {ringed} = await checkGrid(page, 'late', ranks);
   assert.deepEqual(ringed, [facts.skip.fault.rank]);
   assert.deepEqual(browser.errors, []);

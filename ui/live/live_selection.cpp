@@ -27,9 +27,22 @@ void LiveSelection::setHostFilter(const QString& host) {
     view_.filteredRanks()->setHostFilter(host);
 }
 
+QString LiveSelection::placeFilter() const {
+    return view_.rankFilter().placeFilter();
+}
+
+void LiveSelection::setPlaceFilter(const QString& place) {
+    view_.filteredRanks()->setPlaceFilter(place);
+}
+
+void LiveSelection::togglePlace(const QString& place) {
+    setPlaceFilter(place == placeFilter() ? QString() : place);
+}
+
 void LiveSelection::clearFilters() {
     setStateFilter(-1);
     setHostFilter(QString());
+    setPlaceFilter(QString());
 }
 
 void LiveSelection::selectRank(int rank) {

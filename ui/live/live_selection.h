@@ -3,6 +3,7 @@
 // LiveView's models; a selection that no longer exists clears itself.
 //
 //   session.selection.stateFilter = RankState.Failed   // -1: any state
+//   session.selection.togglePlace("no record")          // a place of the job's hang; again: any place
 //   session.selection.selectedFinding = 0              // its ranks become highlightedRanks
 #pragma once
 
@@ -21,6 +22,8 @@ class LiveSelection : public QObject {
     QML_UNCREATABLE("LiveSelection belongs to a LiveSession: session.selection")
     Q_PROPERTY(int stateFilter READ stateFilter WRITE setStateFilter NOTIFY filterChanged)  // RankState; -1: any
     Q_PROPERTY(QString hostFilter READ hostFilter WRITE setHostFilter NOTIFY filterChanged)
+    // A place of the job's hang (RankFilterModel::placeChoices: a summary place's text, or "root cause"); "": any
+    Q_PROPERTY(QString placeFilter READ placeFilter WRITE setPlaceFilter NOTIFY filterChanged)
     Q_PROPERTY(int selectedRank READ selectedRank WRITE selectRank NOTIFY selectedRankChanged)  // -1: none
     Q_PROPERTY(QString selectedRankText READ selectedRankText NOTIFY selectedRankChanged)
     Q_PROPERTY(int selectedFinding READ selectedFinding WRITE selectFinding NOTIFY selectedFindingChanged)
@@ -33,6 +36,10 @@ public:
     void setStateFilter(int state);
     [[nodiscard]] QString hostFilter() const;
     void setHostFilter(const QString& host);
+    [[nodiscard]] QString placeFilter() const;
+    void setPlaceFilter(const QString& place);
+    // A click on a place (the legend, the summary): keep its ranks, or, when it is the place kept, any place.
+    Q_INVOKABLE void togglePlace(const QString& place);
     Q_INVOKABLE void clearFilters();
 
     [[nodiscard]] int selectedRank() const { return selected_rank_; }

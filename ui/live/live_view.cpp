@@ -63,6 +63,7 @@ void LiveView::takeRanks(const JobRow* job, bool snapshot) {
         emit progressChanged();
     }
     hang_.setSummary(job ? job->hang : std::nullopt);
+    filtered_.setPlaces(job ? job->hang : std::nullopt);
 
     GridLayout layout{topology, world, gpus > 0 ? gpus : 8};
     if (layout.topology && layout.topology->dp * layout.topology->cp != world) layout.topology.reset();

@@ -13,21 +13,65 @@ RankFilterModel::RankFilterModel(QObject* parent) : QSortFilterProxyModel(parent
     connect(this, &QAbstractItemModel::layoutChanged, this, &RankFilterModel::countChanged);
 }
 
-void RankFilterModel::setStateFilter(int value) {
-    const std::optional<RankStateKind> state = rank_state_of(value);
-    if (state == state_) return;
-    state_ = state;
+void RankFilterModel::filter_again() {
     invalidateFilter();
     emit filterChanged();
     emit countChanged();
 }
 
+void RankFilterModel::setStateFilter(int value) {
+    const std::optional<RankStateKind> state = rank_state_of(value);
+    if (state == state_) return;
+    state_ = state;
+    filter_again();
+}
+
 void RankFilterModel::setHostFilter(const QString& host) {
     if (host == host_) return;
     host_ = host;
-    invalidateFilter();
-    emit filterChanged();
-    emit countChanged();
+    filter_again();
+}
+
+const HangPlace* RankFilterModel::place_named(const QString& text) const {
+    const std::string wanted = text.toStdString();
+    for (const HangPlace& p : places_)
+        if (p.text == wanted) return &p;
+    return nullptr;
+}
+
+void RankFilterModel::setPlaceFilter(const QString& place) {
+    if (place == place_) return;
+    if (!place.isEmpty() && !choices_.contains(place)) return;
+    place_ = place;
+    const HangPlace* named = place_named(place);
+    chosen_ = named ? std::optional<HangPlace>(*named) : std::nullopt;
+    filter_again();
+}
+
+void RankFilterModel::setPlaces(const std::optional<HangSummary>& summary) {
+    std::vector<HangPlace> places = summary ? summary->places : std::vector<HangPlace>();
+    QStringList choices;
+    for (const HangPlace& p : places) choices << QString::fromStdString(p.text);
+    if (summary && !summary->root_cause.empty()) choices << rootCauseChoice();
+    if (places == places_ && choices == choices_) return;
+    places_ = std::move(places);
+    choices_ = choices;
+    emit placesChanged();
+    if (place_.isEmpty()) return;
+    // The chosen place as the new summary has it (its ranks may have moved), or none: the filter is dropped.
+    const HangPlace* named = place_named(place_);
+    const bool kept = named || choices_.contains(place_);
+    const std::optional<HangPlace> chosen = named ? std::optional<HangPlace>(*named) : std::nullopt;
+    if (!kept) place_.clear();
+    chosen_ = chosen;
+    filter_again();
+}
+
+bool RankFilterModel::in_place(const RankRow& row) const {
+    if (place_.isEmpty()) return true;
+    if (!row.position) return false;
+    if (!chosen_) return row.position->root_cause;  // the one choice that is not a place of the summary
+    return stands_in(*row.position, *chosen_);
 }
 
 bool RankFilterModel::filterAcceptsRow(int source_row, const QModelIndex& source_parent) const {

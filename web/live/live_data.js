@@ -42,6 +42,19 @@ export function hangOf(summary) {
   return hang && typeof hang === 'object' && typeof hang.text === 'string' && Array.isArray(hang.places) ? hang : null;
 }
 
+// Whether a rank at `position` stands in `place` (both the collector's JSON): core's rule (stands_in) that sorts
+// ranks into the summary's places: the standing; a waiting rank also by its dim (its group's label off the plan),
+// seq and op.
+export function standsIn(position, place) {
+  if (!position || !place || position.standing !== place.standing) return false;
+  if (position.standing !== 'waiting') return true;
+  return (place.dim ?? '') === (position.dim || position.label || '') && (place.seq ?? 0) === (position.seq ?? 0)
+    && (place.op ?? '') === (position.op ?? '');
+}
+
+// The place filter's choice that keeps the ranks a verdict names (the others are the places' texts).
+export const rootCauseChoice = 'root cause';
+
 const soon = 1000;       // ms: a rank the page knows nothing about changed
 const axisEvery = 10000;  // ms: only the time axis is behind
 const jobPath = (job) => `/api/v1/jobs/${encodeURIComponent(job)}`;

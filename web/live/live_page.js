@@ -2,11 +2,12 @@
 // rank list on the left; filters, the grid, its legend and a status line in the middle; findings and the
 // selected rank on the right. Data: live_data.js (snapshots + the change stream); views: the other modules.
 // A job with records is a post-mortem (docs/records.md, "The hang map"): ranks coloured by where they stand, the
-// root cause ringed, the collector's sentence and places in place of the start-up counts.
+// root cause ringed, the collector's sentence and places in place of the start-up counts; the place filter (or a
+// click on a place of the legend) keeps one place's ranks in the list and fades the others on the grid.
 import {el, naturalCompare, setText} from '../shared/dom.js';
 import {GridCanvas} from '../shared/grid_canvas.js';
 import {BandwidthPanel} from './bandwidth_panel.js';
-import {LiveData, stateNames} from './live_data.js';
+import {LiveData, rootCauseChoice, standsIn, stateNames} from './live_data.js';
 import {gridColours, liveLayout, standingVariable} from './live_grid.js';
 import {RankList, rankListHeader} from './rank_list.js';
 import {RankPanel} from './rank_panel.js';
@@ -25,6 +26,7 @@ class LivePage {
     this.frame = 0;
     this.layoutKey = '';
     this.hang = null;  // the job's post-mortem ("hang" of its summary), null for a job that is starting
+    this.chosen = {state: -1, host: '', place: ''};  // the filters' values, read once a render
     this.colours = gridColours();
     this.data = new LiveData(ctx.api, ctx.parser, (what) => this.changed(what));
 
@@ -52,7 +54,9 @@ class LivePage {
     this.placeholder = el('p', {class: 'grid-placeholder muted'});
     gridPanel.append(this.placeholder);
     middle.append(gridPanel);
-    this.legend = new Legend(middle);
+    this.legend = new Legend(middle, {onPlace: (choice) => {
+      if (this.filters.togglePlace(choice)) this.invalidate('filters');
+    }});
     this.grid = new GridCanvas(gridPanel, {
       label: 'Rank grid: arrow keys move the selection, Enter opens the rank',
       fill: (rank) => this.fill(rank),
@@ -189,6 +193,14 @@ class LivePage {
           data.row(rank));
       }
       this.filters.setHosts(data.hosts(naturalCompare));
+      this.hang = data.hang;
+      this.rootCause = [];
+      for (const [rank, position] of data.positions) if (position.root_cause === true) this.rootCause.push(rank);
+      this.rootCause.sort((a, b) => a - b);
+      const dropped = this.filters.setPlaces(this.hang, this.rootCause);  // the job has no such place any more
+      // Read once a render: matches() runs for every rank of the list and every cell of the grid.
+      this.chosen = {state: this.filters.stateFilter, host: this.filters.hostFilter, place: this.filters.placeFilter};
+      this.chosenPlace = this.placeNamed(this.chosen.place);
       const layout = liveLayout({world: data.world, topology: data.summary?.topology || null,
         gpusPerNode: data.gpusPerNode()}, 1.6);
       const key = layout ? `${layout.world}/${layout.columns}/${layout.rows}/${layout.blocks}/${data.gpusPerNode()}` : '';
@@ -197,19 +209,16 @@ class LivePage {
         this.grid.setLayout(layout);
       }
       this.finding = finding || null;
-      this.filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
+      this.filtering = this.filters.active;
       // The cells follow states, filters and findings; a jobs re-read alone (once a second while changes
       // come) repaints none of the 16,384 (a new topology comes through setLayout).
-      if (dirty.has('ranks') || dirty.has('filters') || dirty.has('findings')) {
+      if (dropped || dirty.has('ranks') || dirty.has('filters') || dirty.has('findings')) {
         this.grid.setOutlined(finding ? finding.ranks : []);
         this.grid.invalidate();
       }
-      this.hang = data.hang;
       this.progress.render(data);
-      const rootCause = [];
-      for (const [rank, position] of data.positions) if (position.root_cause === true) rootCause.push(rank);
-      this.legend.render(this.hang, rootCause.sort((a, b) => a - b));
-      const filtering = this.filters.stateFilter >= 0 || this.filters.hostFilter !== '';
+      this.legend.render(this.hang, this.rootCause, this.filters.placeFilter);
+      const filtering = this.filtering;
       this.filters.render(filtering || !!this.selectedFinding, layout ? layout.axes : '');
       const ranks = [];
       const present = data.present;
@@ -227,11 +236,21 @@ class LivePage {
   }
 
   matches(rank) {
-    const state = this.filters.stateFilter;
-    const host = this.filters.hostFilter;
+    const {state, host, place} = this.chosen;
     if (state >= 0 && this.data.states[rank] !== state) return false;
     if (host && this.data.host(rank) !== host) return false;
+    if (place) {
+      const position = this.data.position(rank);
+      if (place === rootCauseChoice) return position?.root_cause === true;
+      return !!this.chosenPlace && standsIn(position, this.chosenPlace);
+    }
     return true;
+  }
+
+  // The place of the job's hang whose text is `text` (the place filter's choice), else null.
+  placeNamed(text) {
+    if (!text || !this.hang) return null;
+    return this.hang.places.find((p) => p && typeof p === 'object' && p.text === text) || null;
   }
 
   // A cell's fill: where it stands in a hang (core's standing_colour) when it has a position, else its state's
@@ -252,10 +271,7 @@ class LivePage {
   standingText(rank) {
     const position = this.data.position(rank);
     if (!position) return '';
-    const waiting = position.standing === 'waiting';
-    const place = this.hang?.places.find((p) => p && p.standing === position.standing && (!waiting
-      || ((p.dim ?? '') === (position.dim || position.label || '') && (p.seq ?? 0) === (position.seq ?? 0)
-        && (p.op ?? '') === (position.op ?? ''))));
+    const place = this.hang?.places.find((p) => p && typeof p === 'object' && standsIn(position, p));
     return typeof place?.text === 'string' ? place.text : String(position.standing ?? '').replaceAll('_', ' ');
   }
 

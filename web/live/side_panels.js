@@ -3,7 +3,7 @@
 // is a post-mortem: its summary's "hang" takes the place of the start-up words (ready counts, states, phases):
 // its sentence as the headline, its places as the legend, in the collector's words.
 import {el, ranksText, replaceChildren, setText} from '../shared/dom.js';
-import {hangOf, phaseNames, stateNames} from './live_data.js';
+import {hangOf, phaseNames, rootCauseChoice, stateNames} from './live_data.js';
 import {standingVariable} from './live_grid.js';
 
 function swatch(variable) {
@@ -122,23 +122,31 @@ export class FindingsList {
   }
 }
 
+// The filters: a state, a host and, for a post-mortem, a place of its hang (a place's text of the summary, or
+// "root cause"); '' or -1: any.
 export class Filters {
   constructor(host, {onChange}) {
     this.state = el('select', {id: 'state-filter'});
     this.state.append(el('option', {value: '-1'}, 'any state'),
       ...stateNames.map((name, i) => el('option', {value: String(i)}, name)));
     this.host = el('select', {id: 'host-filter'});
+    this.place = el('select', {id: 'place-filter'});
+    this.placeLabel = el('label', {for: 'place-filter'}, 'Place');
     this.clear = el('button', {type: 'button', id: 'clear-filters'}, 'Clear');
     this.axes = el('span', {class: 'axes muted'});
     host.append(el('div', {class: 'filter-bar', role: 'group', 'aria-label': 'Filters'},
       el('label', {for: 'state-filter'}, 'State'), this.state,
-      el('label', {for: 'host-filter'}, 'Host'), this.host, this.clear, this.axes));
-    this.hosts = [];
+      el('label', {for: 'host-filter'}, 'Host'), this.host, this.placeLabel, this.place, this.clear, this.axes));
+    this.hosts = null;  // none yet: the first setHosts fills the list, "any host" at least
+    this.places = null;
+    this.setPlaces([]);
     this.state.addEventListener('change', () => onChange());
     this.host.addEventListener('change', () => onChange());
+    this.place.addEventListener('change', () => onChange());
     this.clear.addEventListener('click', () => {
       this.state.value = '-1';
       this.host.value = '';
+      this.place.value = '';
       onChange({clear: true});
     });
   }
@@ -151,12 +159,44 @@ export class Filters {
     return this.host.value;
   }
 
+  get placeFilter() {
+    return this.place.value;
+  }
+
+  get active() {
+    return this.stateFilter >= 0 || this.hostFilter !== '' || this.placeFilter !== '';
+  }
+
+  // A click on a place (the legend): keep its ranks, or any place when it is the one kept. False: not a choice.
+  togglePlace(choice) {
+    if (!this.places.includes(choice)) return false;
+    this.place.value = this.place.value === choice ? '' : choice;
+    return true;
+  }
+
   setHosts(hosts) {
-    if (hosts.length === this.hosts.length && hosts.every((h, i) => h === this.hosts[i])) return;
+    if (this.hosts && hosts.length === this.hosts.length && hosts.every((h, i) => h === this.hosts[i])) return;
     const keep = this.host.value;
     this.hosts = hosts;
     replaceChildren(this.host, el('option', {value: ''}, 'any host'), ...hosts.map((h) => el('option', {value: h}, h)));
     this.host.value = hosts.includes(keep) ? keep : '';
+  }
+
+  // The job's places (hang: its "hang" or null): their texts, then "root cause" when a rank is one. A choice the
+  // new places lack is dropped (then true). Hidden for a job without a hang.
+  setPlaces(hang, rootCause = []) {
+    const choices = [];
+    for (const place of hang?.places ?? []) if (typeof place?.text === 'string') choices.push(place.text);
+    if (hang && rootCause.length) choices.push(rootCauseChoice);
+    if (this.places && choices.length === this.places.length && choices.every((c, i) => c === this.places[i])) {
+      return false;
+    }
+    const keep = this.place.value;
+    this.places = choices;
+    replaceChildren(this.place, el('option', {value: ''}, 'any place'), ...choices.map((c) => el('option', {value: c}, c)));
+    this.place.value = choices.includes(keep) ? keep : '';
+    this.place.hidden = this.placeLabel.hidden = choices.length === 0;
+    return this.place.value !== keep;
   }
 
   render(active, axes) {
@@ -166,32 +206,45 @@ export class Filters {
 }
 
 // The grid's legend: the states, or for a post-mortem the places ranks stand in (swatch, the collector's text,
-// how many ranks) and the root cause's ring; then the finding marks.
+// how many ranks) and the root cause's ring, each a toggle button: a click keeps that place's ranks (the place
+// filter), a second click any place; then the finding marks.
 export class Legend {
-  constructor(host) {
+  constructor(host, {onPlace}) {
     this.list = el('ul', {class: 'legend', 'aria-label': 'Legend'});
     host.append(this.list);
     this.key = null;
-    this.render(null, []);
+    this.list.addEventListener('click', (e) => {
+      const button = e.target.closest('button[data-place]');
+      if (button) onPlace(button.dataset.place);
+    });
+    this.render(null, [], '');
   }
 
-  // hang: the job's "hang" or null; rootCause: the ranks the positions mark as the root cause.
-  render(hang, rootCause) {
-    const key = JSON.stringify([hang, rootCause]);
+  // hang: the job's "hang" or null; rootCause: the ranks the positions mark as the root cause; chosen: the place
+  // filter's choice ('' for any).
+  render(hang, rootCause, chosen) {
+    const key = JSON.stringify([hang, rootCause, chosen]);
     if (key === this.key) return;
     this.key = key;
+    const focused = document.activeElement?.closest?.('button[data-place]')?.dataset.place;
     const items = [];
     if (hang) {
       for (const place of hang.places) {
         if (!place || typeof place !== 'object') continue;
+        const text = String(place.text ?? '');
         items.push(el('li', {class: 'place', 'data-standing': String(place.standing ?? '')},
+          el('button', {type: 'button', class: 'place-button', 'data-place': text,
+            'aria-pressed': text === chosen ? 'true' : 'false'},
           swatch(standingVariable(place.standing, place.dim)),
-          el('span', {class: 'place-text'}, String(place.text ?? '')),
-          ': ', el('span', {class: 'place-count'}, String(place.ranks ?? ''))));
+          el('span', {class: 'place-text'}, text),
+          ': ', el('span', {class: 'place-count'}, String(place.ranks ?? '')))));
       }
       if (rootCause.length) {
-        items.push(el('li', {class: 'root-cause-key'}, el('span', {class: 'swatch ring-swatch', 'aria-hidden': 'true'}),
-          `root cause (${rootCause.length === 1 ? 'rank ' : 'ranks '}${ranksText(rootCause)})`));
+        items.push(el('li', {class: 'root-cause-key'},
+          el('button', {type: 'button', class: 'place-button', 'data-place': rootCauseChoice,
+            'aria-pressed': chosen === rootCauseChoice ? 'true' : 'false'},
+          el('span', {class: 'swatch ring-swatch', 'aria-hidden': 'true'}),
+          `root cause (${rootCause.length === 1 ? 'rank ' : 'ranks '}${ranksText(rootCause)})`)));
       }
     } else {
       items.push(...stateNames.map((name) => el('li', {}, swatch(`--ms-state-${name}`), name)));
@@ -200,5 +253,8 @@ export class Legend {
     items.push(el('li', {}, el('span', {class: 'swatch outline-swatch', 'aria-hidden': 'true'}),
       'ranks of the selected finding'));
     replaceChildren(this.list, ...items);
+    if (focused !== undefined) {
+      for (const b of this.list.querySelectorAll('button[data-place]')) if (b.dataset.place === focused) b.focus();
+    }
   }
 }

@@ -16,13 +16,19 @@ double mtp_glue_activation_bytes(const ModelSpec& m, const TrainingSpec& t) {
     return 4.0 * static_cast<double>(m.hidden) * t.activation_bytes + 4.0 * static_cast<double>(m.hidden + m.vocab);
 }
 
-// Per token: token ids (int64) and the output layer's input and logits, 4(h + V) bytes as Megatron counts them. With
-// the loss in chunks (torchtitan's ChunkedLossWrapper) one chunk's share of those is held, and the detached final
-// hidden states with their accumulated gradient (2h values) for the decoder's backward.
+// Per token at the loss's peak: token ids (int64), the output layer's input, 4h bytes as Megatron-LM counts it, and
+// what the loss holds per vocabulary entry: 4 bytes fused (Megatron's 4V, the logits and their gradient in bf16), 12
+// for an eager cross_entropy over logits.float() (torchtitan's train.py at pytorch/torchtitan@9dec370a, lines
+// 131-134 and 303-308: the fp32 log-probabilities log_softmax saves, their gradient from nll_loss and the gradient
+// log_softmax's backward returns, all alive in that backward; the bf16 logits are deleted before it). With the loss
+// in chunks (torchtitan's ChunkedLossWrapper) one chunk's share of those is held, and the detached final hidden
+// states with their accumulated gradient (2h values) for the decoder's backward.
 double head_activation_bytes(const ModelSpec& m, const TrainingSpec& t) {
     const auto chunks = static_cast<double>(std::max<std::int64_t>(t.loss_chunks, 1));
     const double chunked = t.loss_chunks > 1 ? 2.0 * static_cast<double>(m.hidden) * t.activation_bytes : 0.0;
-    return 8.0 + 4.0 * static_cast<double>(m.hidden + m.vocab) / chunks + chunked;
+    const double per_chunk =
+        4.0 * static_cast<double>(m.hidden) + logits_bytes_per_entry(t.loss) * static_cast<double>(m.vocab);
+    return 8.0 + per_chunk / chunks + chunked;
 }
 // What a layer keeps per token: values in the activation dtype, and other bytes (fp32 statistics, indices).
 struct Kept {

@@ -66,6 +66,14 @@ std::string_view recompute_words(Recompute recompute) noexcept {
     return "no recompute";
 }
 
+double logits_bytes_per_entry(LossLogits loss) noexcept {
+    switch (loss) {
+        case LossLogits::fused: return 4.0;
+        case LossLogits::fp32_eager: return 12.0;
+    }
+    return 4.0;
+}
+
 bool recomputes_layers(Recompute recompute) noexcept {
     return recompute == Recompute::full || recompute == Recompute::per_op;
 }

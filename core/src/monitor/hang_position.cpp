@@ -1,5 +1,6 @@
 // Where each rank stands in a hang: its JSON, and the job's summary both Live pages show.
 #include "meshscope/monitor/hang_position.h"
+#include "meshscope/monitor/hang_place.h"
 
 #include <algorithm>
 #include <map>
@@ -80,6 +81,12 @@ std::string who_text(const HangPlace& p) {
     if (static_cast<std::int64_t>(p.some.size()) == p.ranks && p.ranks <= 3) return monitor::ranks_text(p.some);
     return std::to_string(p.ranks) + (p.ranks == 1 ? " rank" : " ranks");
 }
+// The place a position stands in: (standing, dim, seq, op), dim, seq and op only for a waiting rank.
+using PlaceKey = std::tuple<HangStanding, std::string, std::int64_t, std::string>;
+PlaceKey place_key(const HangPosition& p) {
+    if (p.standing != HangStanding::waiting) return {p.standing, std::string(), 0, std::string()};
+    return {p.standing, p.dim.empty() ? p.label : p.dim, p.seq, p.op};
+}
 }  // namespace
 
 std::string_view to_string(HangStanding standing) noexcept {
@@ -146,20 +153,19 @@ Expected<HangPosition> hang_position_from_json(const json& value, std::string_vi
 
 HangSummary summarize_hang(std::span<const RankedPosition> ranks) {
     // Places by (standing, dim, seq, op): the waiting ones told apart by where they wait.
-    std::map<std::tuple<HangStanding, std::string, std::int64_t, std::string>, HangPlace> places;
+    std::map<PlaceKey, HangPlace> places;
     HangSummary s;
     std::int64_t root_causes = 0;
     for (const RankedPosition& r : ranks) {
         if (!r.position) continue;
         const HangPosition& p = *r.position;
-        const bool waiting = p.standing == HangStanding::waiting;
-        const std::string dim = waiting ? (p.dim.empty() ? p.label : p.dim) : std::string();
-        HangPlace& place = places[{p.standing, dim, waiting ? p.seq : 0, waiting ? p.op : std::string()}];
+        PlaceKey key = place_key(p);
+        HangPlace& place = places[key];
         if (place.ranks == 0) {
             place.standing = p.standing;
-            place.dim = dim;
-            place.seq = waiting ? p.seq : 0;
-            place.op = waiting ? p.op : std::string();
+            place.dim = std::move(std::get<1>(key));
+            place.seq = std::get<2>(key);
+            place.op = std::move(std::get<3>(key));
         }
         ++place.ranks;
         place.some.push_back(r.rank);
@@ -220,6 +226,10 @@ HangSummary summarize_hang(std::span<const RankedPosition> ranks) {
     }
     for (std::size_t i = 0; i < parts.size(); ++i) s.text += (i ? "; " : "") + parts[i];
     return s;
+}
+
+bool stands_in(const HangPosition& position, const HangPlace& place) {
+    return place_key(position) == PlaceKey{place.standing, place.dim, place.seq, place.op};
 }
 
 json to_json(const HangSummary& s) {

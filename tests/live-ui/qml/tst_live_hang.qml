@@ -258,4 +258,142 @@ TestCase {
         verify(page.session.selection.selectedRankText.startsWith("rank %1 · from the records".arg(fault.rank)),
                page.session.selection.selectedRankText);
     }
+
+    // The ranks the rank list shows, in its order.
+    function listedRanks(page: LivePage): var {
+        const list = findChild(page, "liveRankList");
+        const ranks = [];
+        for (let i = 0; i < list.count; ++i) {
+            list.positionViewAtIndex(i, ListView.Contain);
+            let row = null;
+            tryVerify(() => (row = list.itemAtIndex(i)) !== null, 5000, "row " + i + " of the rank list");
+            ranks.push(row.rank);
+        }
+        return ranks;
+    }
+
+    // The ranks each fault keeps in one place, worked out from the fault the job injected (facts.json), never from the
+    // collector: skip: the rest of the skipped ep group waits in its all_to_all, and the rank that skipped it is the
+    // root cause; die: the rank that died has no record; host: the rank in host code stands outside collectives.
+    function faultPlace(tag: string): var {
+        const facts = testCase.collector.faultFacts(tag);
+        const fault = facts.fault;
+        const summary = getJson(testCase.collector.url + "/api/v1/jobs/" + tag).hang;
+        if (tag === "skip") {
+            const place = summary.places.find(p => p.standing === "waiting" && p.dim === fault.dim && p.seq === fault.seq);
+            verify(place !== undefined, "a place waiting in " + fault.dim + " seq " + fault.seq);
+            const ranks = [];
+            for (let r = facts.ep * fault.group; r < facts.ep * (fault.group + 1); ++r)
+                if (r !== fault.rank)
+                    ranks.push(r);
+            return {text: place.text, index: summary.places.indexOf(place), ranks: ranks};
+        }
+        const place = summary.places.find(p => p.standing === fault.cause);
+        verify(place !== undefined, "a place " + fault.cause);
+        return {text: place.text, index: summary.places.indexOf(place), ranks: [fault.rank]};
+    }
+
+    // The grid keeps the chosen ranks as they were and fades every other one.
+    function verifyGridKeeps(page: LivePage, before: var, ranks: var) {
+        const grid = findChild(page, "liveGrid");
+        waitForRendering(grid);
+        const after = grabImage(page);
+        for (let rank = 0; rank < 16; ++rank) {
+            const change = distance(fill(page, grid, before, rank), fill(page, grid, after, rank));
+            if (ranks.indexOf(rank) >= 0)
+                verify(change < 0.05, "rank " + rank + " is kept as it was: " + change);
+            else
+                verify(change > 0.15, "rank " + rank + " is faded: " + change);
+        }
+    }
+
+    function test_place_filter_keeps_its_ranks_data() {
+        return [{tag: "skip"}, {tag: "die"}, {tag: "host"}];
+    }
+
+    // Choosing a place in the filter bar (by keyboard, as a user can) leaves exactly its ranks in the list; the grid
+    // fades the others; "any place" brings all 16 back.
+    function test_place_filter_keeps_its_ranks(data) {
+        const page = createPage(data.tag);
+        const expected = faultPlace(data.tag);
+        const grid = findChild(page, "liveGrid");
+        waitForRendering(grid);
+        const before = grabImage(page);
+        const box = findChild(page, "placeFilter");
+        verify(box.visible);
+        compare(box.displayText, "any place");
+        const choice = box.model.indexOf(expected.text);
+        verify(choice > 0, expected.text + " is a choice of " + box.model);
+        box.forceActiveFocus();
+        for (let i = 0; i < choice; ++i)
+            keyClick(Qt.Key_Down);
+        compare(box.displayText, expected.text);
+        compare(page.session.selection.placeFilter, expected.text);
+        compare(listedRanks(page), expected.ranks);
+        verifyGridKeeps(page, before, expected.ranks);
+        verify(findChild(page, "clearFilters").enabled);
+        for (let i = 0; i < choice; ++i)
+            keyClick(Qt.Key_Up);
+        compare(page.session.selection.placeFilter, "");
+        compare(page.session.view.filteredRanks.count, 16);
+    }
+
+    // A click on a place of the legend keeps its ranks (and checks the entry and the filter bar's choice); a second
+    // click brings all back. The summary's entries do the same; Clear drops the choice.
+    function test_clicking_a_place_keeps_its_ranks() {
+        const page = createPage("skip");
+        const expected = faultPlace("skip");
+        const legendEntry = findChild(page, "legendPlaces").itemAt(expected.index);
+        compare(legendEntry.text, expected.text);
+        const entry = findChild(legendEntry, "placeButton");
+        mouseClick(entry);
+        compare(page.session.selection.placeFilter, expected.text);
+        verify(entry.checked);
+        compare(findChild(page, "placeFilter").displayText, expected.text);
+        compare(listedRanks(page), expected.ranks);
+        mouseClick(entry);
+        compare(page.session.selection.placeFilter, "");
+        verify(!entry.checked);
+        compare(page.session.view.filteredRanks.count, 16);
+
+        const summaryEntry = findChild(findChild(page, "hangPlaces").itemAt(expected.index), "placeButton");
+        mouseClick(summaryEntry);
+        compare(page.session.selection.placeFilter, expected.text);
+        verify(summaryEntry.checked && entry.checked);
+        compare(listedRanks(page), expected.ranks);
+        mouseClick(findChild(page, "clearFilters"));
+        compare(page.session.selection.placeFilter, "");
+        compare(page.session.view.filteredRanks.count, 16);
+    }
+
+    // The root cause's entry of the legend keeps the rank that skipped its collective, and the filter bar offers the
+    // same choice.
+    function test_root_cause_keeps_the_culprit() {
+        const page = createPage("skip");
+        const fault = testCase.collector.faultFacts("skip").fault;
+        const grid = findChild(page, "liveGrid");
+        waitForRendering(grid);
+        const before = grabImage(page);
+        verify(findChild(page, "placeFilter").model.indexOf("root cause") > 0);
+        mouseClick(findChild(page, "legendRootCause"));
+        compare(page.session.selection.placeFilter, "root cause");
+        compare(listedRanks(page), [fault.rank]);
+        verifyGridKeeps(page, before, [fault.rank]);
+        compare(findChild(page, "placeFilter").displayText, "root cause");
+    }
+
+    // A job without records has no place to choose.
+    function test_no_place_without_records() {
+        const collector = createTemporaryObject(collectorComponent, testCase);
+        verify(collector.start(0.5));
+        const session = sessionComponent.createObject(testCase);
+        testCase.oldSessions.push(session);
+        session.inputs.url = collector.url;
+        const page = createTemporaryObject(pageComponent, testCase, {session: session});
+        compare(collector.postStandardJob("train"), 200);
+        tryVerify(() => session.view.settled && session.view.ranks.count > 0, 10000, "the job's ranks");
+        verify(!session.view.hang.active);
+        verify(!findChild(page, "placeFilter").visible);
+        compare(session.view.filteredRanks.placeChoices.length, 0);
+    }
 }

@@ -27,6 +27,21 @@ enum class Recompute {
     per_op,
 };
 
+// How the loss holds the logits, by the bytes per vocabulary entry and token alive at its peak (docs/cost-model.md,
+// "The output layer and the loss").
+enum class LossLogits {
+    // The logits and their gradient in the activation dtype, 4 V bytes a token: Megatron-LM's count, and a loss
+    // torch.compile fuses (torchtitan with `compile.components` holding "loss", its default once compile is on).
+    fused,
+    // Eager `cross_entropy(logits.float(), labels)`, the bf16 logits freed before backward: 12 V bytes a token inside
+    // log_softmax's backward (the fp32 log-probabilities it saved, their gradient, and the gradient it returns).
+    // torchtitan's loss whenever it is not compiled: December 2024's train.py never compiled it.
+    fp32_eager,
+};
+
+// Bytes per vocabulary entry and token that the loss holds at its peak: 4 fused, 12 fp32 eager.
+[[nodiscard]] double logits_bytes_per_entry(LossLogits loss) noexcept;
+
 // A name `--recompute` accepts, the mode it maps to, and what the framework means by it.
 struct RecomputeName {
     std::string_view name;
@@ -69,6 +84,7 @@ struct TrainingSpec {
     // before the next (torchtitan's ChunkedLossWrapper, 8 in its Qwen3 configs): only one chunk's logits are held.
     // 1: the whole micro-batch's logits at once (LlamaFactory, Megatron's default).
     std::int64_t loss_chunks = 1;
+    LossLogits loss = LossLogits::fused;
     // Sequences one forward pass holds, for the GEMMs' and attention's shapes only (compute by shape), when it differs
     // from micro_batch: a pipelined or distributed-optimizer run costed as one micro-batch holding the rank's share of
     // the step (its parameters cross the network once per step) still runs its kernels on micro-batches of this
