@@ -22,11 +22,6 @@ constexpr const char* usage_hint =
 
 const Usage usage_error{"advise", usage_hint};
 
-// Which constants the advice took from the user's cluster and which are the presets'.
-nlohmann::ordered_json cluster_profile_summary_json(const std::string& path, const cost::ClusterProfile& profile) {
-    auto doc = cost::cluster_profile_json(profile);
-    return {{"file", path}, {"constants", doc["constants"]}};
-}
 }  // namespace
 
 // long: its option declarations, the cluster profile, their checks and the output in one function; not yet split into
@@ -43,7 +38,7 @@ int run_advise(int argc, char** argv) {
     std::string global_text, global_tokens_text;
     auto* global_opt =
         cli.add_option("--global-batch", global_text,
-                       "sequences per optimizer step, the same on every layout (default: world x micro-batch x "
+                       "sequences per optimizer step, the same on every layout (default, or 0: world x micro-batch x "
                        "grad-accum)")
             ->type_name("N");
     auto* global_tokens_opt =
@@ -84,30 +79,26 @@ int run_advise(int argc, char** argv) {
     if (auto error = parse_int_option("--show", show_text, show)) return usage_error(*error);
     if (show < 0) return usage_error("--show must not be negative, got " + show_text + ".");
 
-    std::optional<cost::ClusterProfile> profile;
+    std::shared_ptr<const cost::LoadedClusterProfile> profile;
     if (profile_opt->count() > 0) {
         auto loaded = cost::load_cluster_profile(profile_path);
         if (!loaded) return usage_error(loaded.error().message());
-        profile = std::move(loaded).value();
+        profile = std::make_shared<const cost::LoadedClusterProfile>(
+            cost::LoadedClusterProfile{profile_path, std::move(loaded).value()});
         // The profile describes its cluster: its hardware, network and node size unless the command line says.
-        if (cli.get_option("--hardware")->count() == 0) model.hardware = profile->hardware;
-        if (cli.get_option("--network")->count() == 0) model.network = profile->network;
-        if (gpus_opt->count() == 0) gpus_per_node = profile->gpus_per_node;
+        if (cli.get_option("--hardware")->count() == 0) model.hardware = profile->profile.hardware;
+        if (cli.get_option("--network")->count() == 0) model.network = profile->profile.network;
+        if (gpus_opt->count() == 0) gpus_per_node = profile->profile.gpus_per_node;
     }
-    auto made = model.make_inputs(gpus_per_node);
-    if (!made) return usage_error(made.error().message());
-    auto inputs = std::move(made).value();
-    if (profile) {
-        auto applied = cost::apply_cluster_profile(inputs.cluster, *profile);
-        if (!applied) return usage_error(profile_path + ": " + applied.error().message());
-        inputs.cluster = std::move(applied).value();
-    }
-    if (global_opt->count() > 0) {
-        std::int64_t n = 0;
-        if (auto error = parse_int_option("--global-batch", global_text, n)) return usage_error(*error);
-        if (n < 1) return usage_error("--global-batch must be positive, got " + global_text + ".");
-        inputs.training.global_batch = n;
-    } else if (global_tokens_opt->count() > 0) {
+    auto request = model.request(gpus_per_node);
+    if (global_opt->count() > 0) request.global_batch = global_text;
+    request.cluster_profile = profile;
+    auto answer = cost::cost_answer(request);
+    if (answer.rejection) return usage_error(answer.rejection->message);
+    // The Planners go on with the presets on another GPU; asked for by name here, the profile must apply.
+    if (!answer.constants.note.empty()) return usage_error(profile_path + ": " + answer.constants.note);
+    auto inputs = std::move(*answer.inputs);
+    if (global_tokens_opt->count() > 0) {
         std::int64_t tokens = 0;
         if (auto error = parse_int_option("--global-batch-tokens", global_tokens_text, tokens))
             return usage_error(*error);
@@ -128,11 +119,12 @@ int run_advise(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     if (format == "json") {
         auto doc = cost::advice_json(inputs, *advice, static_cast<std::size_t>(show));
-        if (profile) doc["cluster_profile"] = cluster_profile_summary_json(profile_path, *profile);
+        if (profile) doc["cluster_profile"] = cost::cluster_constants_json(answer.constants);
         std::cout << doc.dump(2) << "\n";
     } else {
         if (profile)
-            std::cout << "cluster profile: " << profile_path << ": " << cost::profile_constants_text(*profile) << "\n";
+            std::cout << "cluster profile: " << profile_path << ": " << cost::profile_constants_text(profile->profile)
+                      << "\n";
         write_advice_text(std::cout, inputs, *advice, static_cast<std::size_t>(show));
     }
     std::cout.flush();

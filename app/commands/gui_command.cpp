@@ -26,6 +26,7 @@
 #include "live_session.h"
 #include "live_startup.h"
 #include "meshscope/cost/cluster.h"
+#include "meshscope/cost/cluster_profile.h"
 #include "meshscope/cost/presets.h"
 #include "plan_controller.h"
 #include "planner_enums.h"
@@ -51,7 +52,9 @@ struct GuiOptions {
     std::optional<std::string> screenshot;
     std::optional<int> dp, world, nodes, cp, ep, mp_replicate, gpus_per_node, experts, select_rank;
     std::optional<std::string> order, view, show_dim, theme, page;
-    std::optional<std::string> model, hardware, network;  // core's canonical names, checked by core
+    std::optional<std::string> model, hardware, network;               // core's canonical names, checked by core
+    std::optional<std::string> cluster_profile;                        // a file `meshscope calibrate` wrote
+    std::shared_ptr<const cost::LoadedClusterProfile> loaded_profile;  // read by check()
     std::optional<std::string> connect, token, size;
     std::optional<std::string> place;  // a --screenshot of the Live page keeps this place's ranks
     std::optional<std::string> tour;   // a guided tour, opened at --step (from 1)
@@ -61,7 +64,7 @@ struct GuiOptions {
 
     [[nodiscard]] bool plan_flags() const {
         return dp || world || nodes || cp || ep || mp_replicate || gpus_per_node || experts || select_rank || order ||
-               view || show_dim || model || hardware || network;
+               view || show_dim || model || hardware || network || cluster_profile;
     }
     // A new user lands on the live demo; plan flags or a bare --screenshot open the Planner.
     [[nodiscard]] QString start_page() const {
@@ -159,6 +162,10 @@ void add_cost_flags(CLI::App& cli, GuiOptions& o) {
             return cluster->network;
         },
         "The network between nodes for the Cost panel: ndr or hdr.");
+    add_text(cli, "--cluster-profile", o.cluster_profile,
+             "Price with the constants `meshscope calibrate` fitted on your cluster (its hardware and network unless "
+             "given).",
+             "FILE");
 }
 
 void add_plan_flags(CLI::App& cli, GuiOptions& o) {
@@ -245,6 +252,16 @@ std::optional<QSize> window_size(const std::string& text) {
     return QSize(w, h);
 }
 
+// The file of --cluster-profile, read once at start: the reader's exact message when it is no profile.
+std::string read_cluster_profile(GuiOptions& o) {
+    if (!o.cluster_profile) return {};
+    auto loaded = cost::load_cluster_profile(*o.cluster_profile);
+    if (!loaded) return loaded.error().message();
+    o.loaded_profile = std::make_shared<const cost::LoadedClusterProfile>(
+        cost::LoadedClusterProfile{*o.cluster_profile, std::move(loaded).value()});
+    return {};
+}
+
 // The checks across flags, in the order a user meets them; "" when the flags agree.
 std::string check(GuiOptions& o) {
     if ((o.dp ? 1 : 0) + (o.world ? 1 : 0) + (o.nodes ? 1 : 0) > 1) return "give one of --dp, --world and --nodes";
@@ -260,7 +277,8 @@ std::string check(GuiOptions& o) {
     if (o.screenshot && o.screenshot->empty()) return "--screenshot needs a file name";
     if (o.place && (!o.screenshot || o.start_page() != QLatin1String("live")))
         return "--place needs --screenshot of the Live page";
-    return check_tour(o);
+    if (std::string error = check_tour(o); !error.empty()) return error;
+    return read_cluster_profile(o);
 }
 
 // Returns the exit status when the process should stop (help or a bad flag).
@@ -327,6 +345,11 @@ void apply(const GuiOptions& o, PlanController& controller, Preferences& prefere
     if (o.theme) preferences.setDarkTheme(*o.theme == "dark");
     ui::CostForm& cost = *controller.costForm();
     if (o.model) cost.setModel(QString::fromStdString(*o.model));
+    if (o.loaded_profile) {
+        cost.setClusterProfile(o.loaded_profile);
+        cost.setHardware(QString::fromStdString(o.loaded_profile->profile.hardware));
+        cost.setNetwork(QString::fromStdString(o.loaded_profile->profile.network));
+    }
     if (o.hardware) cost.setHardware(QString::fromStdString(*o.hardware));
     if (o.network) cost.setNetwork(QString::fromStdString(*o.network));
 }

@@ -3,8 +3,7 @@
 #include <charconv>
 
 #include "meshscope/cost/cluster.h"
-#include "meshscope/cost/hf_config.h"
-#include "meshscope/cost/presets.h"
+#include "meshscope/cost/training.h"
 
 namespace meshscope::app {
 
@@ -66,35 +65,29 @@ std::optional<std::string> ModelOptions::orphan(const CLI::App& cli) const {
     return std::nullopt;
 }
 
+cost::CostRequest ModelOptions::request(std::int64_t gpus_per_node) const {
+    cost::CostRequest r;
+    if (config_option->count() > 0)
+        r.model_config = model_config;
+    else
+        r.model = model;
+    r.hardware = hardware;
+    r.network = network;
+    r.gpus_per_node = gpus_per_node;
+    r.seq = seq;
+    r.micro_batch = micro_batch;
+    r.grad_accum = grad_accum;
+    r.recompute = recompute;
+    r.loss_chunks = loss_chunks;
+    r.overlap_a2a = overlap_a2a ? "1" : "0";
+    r.efficiency = efficiency;
+    return r;
+}
+
 Expected<cost::CostInputs> ModelOptions::make_inputs(std::int64_t gpus_per_node) const {
-    auto spec = config_option->count() > 0 ? cost::load_hf_config(model_config) : cost::find_model_preset(model);
-    if (!spec) return spec.error();
-    std::int64_t s = 0, b = 0, m = 0, chunks = 0;
-    for (const auto& [flag, text, value] :
-         {std::tuple{"--seq", &seq, &s}, std::tuple{"--micro-batch", &micro_batch, &b},
-          std::tuple{"--grad-accum", &grad_accum, &m}, std::tuple{"--loss-chunks", &loss_chunks, &chunks}}) {
-        if (auto error = parse_int_option(flag, *text, *value)) return ValueError(*error);
-        if (*value < 1) return ValueError(std::string(flag) + " must be positive, got " + *text + ".");
-    }
-    auto made_training = cost::TrainingSpec::make(s, b, m, *cost::parse_recompute(recompute));
-    if (!made_training) return made_training.error();
-    auto training = std::move(made_training).value();
-    training.overlap_a2a = overlap_a2a;
-    training.loss_chunks = chunks;
-    auto made_cluster = cost::make_cluster(hardware, network, gpus_per_node);
-    if (!made_cluster) return made_cluster.error();
-    auto cluster = std::move(made_cluster).value();
-    if (!efficiency.empty()) {
-        double e = 0;
-        const char* first = efficiency.data();
-        const char* last = first + efficiency.size();
-        const auto [end, error] = std::from_chars(first, last, e);
-        if (error != std::errc() || end != last || !(e > 0.0 && e <= 1.0))
-            return ValueError("--efficiency must be a number in (0, 1], got '" + efficiency + "'.");
-        cluster.efficiency = e;
-        cluster.calibration = 0;  // one flat share for all compute instead of the kernel curves
-    }
-    return cost::CostInputs::make(std::move(spec).value(), training, std::move(cluster));
+    auto answer = cost::cost_answer(request(gpus_per_node));
+    if (answer.rejection) return ValueError(answer.rejection->message);
+    return std::move(*answer.inputs);
 }
 
 }  // namespace meshscope::app

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "meshscope/cost/inputs.h"
+#include "meshscope/cost/cost_request.h"
 #include "meshscope/mesh/error.h"
 
 namespace meshscope::app {
@@ -36,7 +36,9 @@ struct ModelOptions {
     [[nodiscard]] bool requested() const { return model_option->count() + config_option->count() > 0; }
     // Any option of the group given without --model or --model-config: plan's cost needs a model.
     [[nodiscard]] std::optional<std::string> orphan(const CLI::App& cli) const;
-    // The exact message of the first bad value.
+    // The options as core's CostRequest, which judges them (docs/cost-model.md, "Cost inputs").
+    [[nodiscard]] cost::CostRequest request(std::int64_t gpus_per_node) const;
+    // The inputs, or the exact message of the first bad value.
     [[nodiscard]] Expected<cost::CostInputs> make_inputs(std::int64_t gpus_per_node) const;
 };
 

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "http/collector_service.h"
 #include "listen_address.h"
+#include "meshscope/cost/cluster_profile.h"
 #include "meshscope/monitor/event.h"
 #include "otlp_export/otlp_exporter.h"
 #include "ras/ras_client.h"
@@ -129,6 +130,7 @@ struct ServeArguments {
     std::size_t torch_max_reply = server::TorchDebugPollerOptions{}.max_reply;
     OtlpExportFlags otlp_flags;
     PlanOptions plan_options;
+    std::string cluster_profile;  // the web Planner's advise prices with it
 };
 
 // What the collector runs with once the arguments are checked.
@@ -170,6 +172,9 @@ void add_collector_options(CLI::App& cli, ServeArguments& a) {
     cli.add_option("--shed-all-at", a.shedding.shed_all_at, "events waiting for the store at which every body gets 503")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    cli.add_option("--cluster-profile", a.cluster_profile,
+                   "the constants `meshscope calibrate` fitted on your cluster, for the web Planner's cost")
+        ->type_name("FILE");
     cli.add_option("--allow-host", a.allowed_hosts,
                    "without a token: a Host name requests may carry besides the loopback ones (repeatable)");
     cli.add_option("--max-jobs", a.max_jobs,
@@ -410,6 +415,15 @@ std::optional<int> validate_serve(const CLI::App& cli, const ServeArguments& a, 
     if (const auto failed = ras_polls_of(a, plan, jobs, setup.ras_polls)) return failed;
     if (const auto failed = torch_polls_of(a, plan, jobs, setup.torch_polls)) return failed;
     if (const auto failed = http_options_of(a, setup.http)) return failed;
+    if (!a.cluster_profile.empty()) {
+        auto loaded = cost::load_cluster_profile(a.cluster_profile);
+        if (!loaded) {
+            std::cerr << "meshscope serve: " << loaded.error().message() << "\n";
+            return exit_usage;
+        }
+        setup.http.cluster_profile = std::make_shared<const cost::LoadedClusterProfile>(
+            cost::LoadedClusterProfile{a.cluster_profile, std::move(loaded).value()});
+    }
     setup.collector.database = a.db;
     setup.collector.monitor.missing_after = a.missing_after;
     setup.collector.monitor.stale_after = a.stale_after;

@@ -62,7 +62,7 @@ Frame {
             visible: root.form.hasModel
             label: qsTr("Sequence")
             value: root.form.seq
-            invalid: root.form.errorText.startsWith("seq ")
+            invalid: root.form.errorField === "seq"
             onEdited: value => root.form.seq = value
         }
 
@@ -72,7 +72,7 @@ Frame {
             visible: root.form.hasModel
             label: qsTr("Micro-batch")
             value: root.form.microBatch
-            invalid: root.form.errorText.startsWith("micro_batch ")
+            invalid: root.form.errorField === "micro_batch"
             onEdited: value => root.form.microBatch = value
         }
 
@@ -84,7 +84,7 @@ Frame {
             value: root.form.gradAccum
             // A global batch fixes each layout's micro-batches itself.
             enabled: root.form.globalBatch === 0
-            invalid: root.form.errorText.startsWith("grad_accum ")
+            invalid: root.form.errorField === "grad_accum"
             onEdited: value => root.form.gradAccum = value
         }
 
@@ -94,7 +94,7 @@ Frame {
             visible: root.form.hasModel
             label: qsTr("Global batch")
             value: root.form.globalBatch
-            invalid: root.form.errorText.startsWith("global_batch ")
+            invalid: root.form.errorField === "global_batch"
             onEdited: value => root.form.globalBatch = value
         }
 

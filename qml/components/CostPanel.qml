@@ -7,7 +7,8 @@ import MeshScope
 import MeshScope.Planner
 
 // What the layout on screen costs one GPU: its memory by part as one stacked bar against the usable memory (the
-// mark), and each mesh dim's communication per step, inside a node or between nodes (docs/cost-model.md).
+// mark), each mesh dim's communication per step, inside a node or between nodes (docs/cost-model.md), and the
+// constants a cluster profile can set, each from the user's cluster profile or a preset (docs/calibrate.md).
 Frame {
     id: root
 
@@ -245,6 +246,76 @@ Frame {
                 text: qsTr("between nodes (network)")
                 color: Theme.mutedText
                 font.pixelSize: Theme.fontSmall
+            }
+        }
+
+        Label {
+            Layout.topMargin: 6
+            text: qsTr("Constants: your cluster profile or presets")
+            color: Theme.mutedText
+            font.bold: true
+            font.pixelSize: Theme.fontSmall
+        }
+
+        Label {
+            objectName: "clusterProfileText"
+            Layout.fillWidth: true
+            visible: root.cost.constants.clusterProfileText !== ""
+            text: root.cost.constants.clusterProfileText
+            color: Theme.text
+            font.pixelSize: Theme.fontSmall
+            wrapMode: Text.Wrap
+        }
+
+        Repeater {
+            objectName: "constantRows"
+            model: root.cost.constants
+
+            delegate: RowLayout {
+                id: constantRow
+
+                required property string name
+                required property string label
+                required property string valueText
+                required property bool fromClusterProfile
+                required property string sourceText
+                required property string sourceName
+
+                objectName: "constantRow_" + constantRow.name
+                Layout.fillWidth: true
+                spacing: 6
+                ToolTip.visible: constantHover.hovered
+                ToolTip.text: constantRow.sourceText
+
+                HoverHandler {
+                    id: constantHover
+                }
+
+                Label {
+                    Layout.preferredWidth: 130
+                    text: constantRow.label
+                    color: Theme.text
+                    font.pixelSize: Theme.fontSmall
+                }
+
+                Label {
+                    Layout.preferredWidth: 70
+                    text: constantRow.valueText
+                    color: Theme.text
+                    font.bold: constantRow.fromClusterProfile
+                    font.pixelSize: Theme.fontSmall
+                }
+
+                // The short form; the whole source (file and what it was fitted on) is the row's tooltip.
+                Label {
+                    objectName: "constantSource"
+                    Layout.fillWidth: true
+                    text: constantRow.sourceName
+                    elide: Text.ElideRight
+                    color: constantRow.fromClusterProfile ? Theme.accent : Theme.mutedText
+                    font.bold: constantRow.fromClusterProfile
+                    font.pixelSize: Theme.fontSmall
+                }
             }
         }
 

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "meshscope/cost/advice_json.h"
 #include "meshscope/cost/cluster.h"
-#include "meshscope/cost/presets.h"
+#include "meshscope/cost/cost_request.h"
 #include "meshscope/mesh/plan_request.h"
 #include "url_parts.h"
 
@@ -35,62 +37,70 @@ HttpReply reject(std::string_view error, std::string_view field) {
     return reply;
 }
 
-}  // namespace
+// The cost inputs of the query, by core's names: CostRequest judges them.
+cost::CostRequest cost_request(std::string_view query, std::int64_t gpus_per_node,
+                               const std::shared_ptr<const cost::LoadedClusterProfile>& profile) {
+    cost::CostRequest r;
+    r.gpus_per_node = gpus_per_node;
+    if (profile) {
+        r.cluster_profile = profile;
+        r.hardware = profile->profile.hardware;
+        r.network = profile->profile.network;
+    }
+    for (auto [name, slot] : {std::pair{"model", &r.model}, std::pair{"hardware", &r.hardware},
+                              std::pair{"network", &r.network}, std::pair{"seq", &r.seq},
+                              std::pair{"micro_batch", &r.micro_batch}, std::pair{"global_batch", &r.global_batch},
+                              std::pair{"recompute", &r.recompute}, std::pair{"overlap_a2a", &r.overlap_a2a}})
+        if (auto value = query_value(query, name)) *slot = std::move(*value);
+    return r;
+}
 
-HttpReply answer_advise(std::string_view query) {
-    constexpr std::array<std::string_view, 11> allowed{"model",     "world",       "gpus_per_node", "hardware",
-                                                       "network",   "seq",         "micro_batch",   "global_batch",
-                                                       "recompute", "overlap_a2a", "show"};
-    for (const auto& name : query_names(query))
-        if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
-            return reject("unknown parameter \"" + name + "\"", name);
-    const auto model_name = query_value(query, "model");
-    if (!model_name) return reject("give model", "model");
-    auto model = cost::find_model_preset(*model_name);
-    if (!model) return reject(model.error().message(), "model");
-
-    // gpus_per_node 0 (not given) takes the hardware's own: 8, or gb200's 72-GPU NVLink domain.
-    std::int64_t world = 0, gpus_per_node = 0, seq = 4096, micro = 1, global = 0, show = 10;
-    for (const auto& [name, value] :
-         {std::pair{"world", &world}, std::pair{"gpus_per_node", &gpus_per_node}, std::pair{"seq", &seq},
-          std::pair{"micro_batch", &micro}, std::pair{"global_batch", &global}, std::pair{"show", &show}}) {
+// world, gpus_per_node and show: the ranking's own integers.
+std::optional<HttpReply> read_ranking_integers(std::string_view query, std::int64_t& world, std::int64_t& gpus_per_node,
+                                               std::int64_t& show) {
+    for (const auto& [name, value, least] :
+         {std::tuple{"world", &world, 1}, std::tuple{"gpus_per_node", &gpus_per_node, 1},
+          std::tuple{"show", &show, 0}}) {
         const auto text = query_value(query, name);
         if (!text) {
             if (std::string_view(name) == "world") return reject("give world", "world");
             continue;
         }
         if (auto error = parse_plan_integer(name, *text, *value)) return reject(*error, name);
-        const bool zero_allowed = std::string_view(name) == "global_batch" || std::string_view(name) == "show";
-        if (*value < (zero_allowed ? 0 : 1))
+        if (*value < least)
             return reject(
-                std::string(name) + " must be " + (zero_allowed ? "at least 0" : "positive") + ", got " + *text + ".",
+                std::string(name) + " must be " + (least == 0 ? "at least 0" : "positive") + ", got " + *text + ".",
                 name);
     }
     if (world > max_api_advise_world)
         return reject("The collector ranks at most " + std::to_string(max_api_advise_world) +
                           " ranks, got world_size " + std::to_string(world) + "; `meshscope advise` has no such limit.",
                       "world");
-    const std::string recompute_text = query_value(query, "recompute").value_or("selective");
-    const auto recompute = cost::read_recompute(recompute_text);
-    if (!recompute) return reject(recompute.error().message() + ".", "recompute");
-    const std::string overlap = query_value(query, "overlap_a2a").value_or("0");
-    if (overlap != "0" && overlap != "1")
-        return reject("overlap_a2a must be 0 or 1, got '" + overlap + "'.", "overlap_a2a");
+    return std::nullopt;
+}
 
-    auto training = cost::TrainingSpec::make(seq, micro, 1, *recompute);
-    if (!training) return reject(training.error().message(), "seq");
-    auto spec = std::move(training).value();
-    spec.global_batch = global;
-    spec.overlap_a2a = overlap == "1";
-    auto cluster = cost::make_cluster(query_value(query, "hardware").value_or("h100"),
-                                      query_value(query, "network").value_or("ndr"), gpus_per_node);
-    if (!cluster) return reject(cluster.error().message(), to_string(cluster.error().input()));
-    const auto in = cost::CostInputs::make(std::move(model).value(), spec, std::move(cluster).value());
+}  // namespace
+
+HttpReply answer_advise(std::string_view query,
+                        const std::shared_ptr<const cost::LoadedClusterProfile>& cluster_profile) {
+    constexpr std::array<std::string_view, 11> allowed{"model",     "world",       "gpus_per_node", "hardware",
+                                                       "network",   "seq",         "micro_batch",   "global_batch",
+                                                       "recompute", "overlap_a2a", "show"};
+    for (const auto& name : query_names(query))
+        if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+            return reject("unknown parameter \"" + name + "\"", name);
+    // gpus_per_node 0 (not given) takes the hardware's own: 8, or gb200's 72-GPU NVLink domain.
+    std::int64_t world = 0, gpus_per_node = 0, show = 10;
+    if (auto refused = read_ranking_integers(query, world, gpus_per_node, show)) return std::move(*refused);
+    const auto asked = cost::cost_answer(cost_request(query, gpus_per_node, cluster_profile));
+    if (asked.rejection) return reject(asked.rejection->message, to_string(asked.rejection->field));
+    const auto& in = *asked.inputs;
     const auto advice = cost::advise(in, world);
     if (!advice) return reject(advice.error().message(), "world");
     HttpReply reply;
-    reply.body = cost::advice_json(in, *advice, static_cast<std::size_t>(show))
-                     .dump(-1, ' ', false, json::error_handler_t::replace);
+    auto doc = cost::advice_json(in, *advice, static_cast<std::size_t>(show));
+    doc["cluster_profile"] = cost::cluster_constants_json(asked.constants);
+    reply.body = doc.dump(-1, ' ', false, json::error_handler_t::replace);
     return reply;
 }
 

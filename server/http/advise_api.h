@@ -1,12 +1,15 @@
 // The advise API (docs/cost-model.md, "meshscope.advice/1"): GET /api/v1/advise?model=NAME&world=W[&...], core's
 // advise as meshscope.advice/1, so the web Planner ranks layouts with the numbers `meshscope advise` prints. Bad
-// parameters get 400 {"error", "hint", "field"} with core's exact message. Answered on the plan worker's thread.
+// parameters get 400 {"error", "hint", "field"}: the cost inputs judged by core's CostRequest (its exact message and
+// the input it names), world, gpus_per_node and show here. Answered on the plan worker's thread.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "http_exchange.h"
+#include "meshscope/cost/cluster_profile.h"
 
 namespace meshscope::server {
 
@@ -17,7 +20,10 @@ inline constexpr std::int64_t max_api_advise_world = std::int64_t{1} << 20;
 [[nodiscard]] inline bool is_advise_path(std::string_view path) noexcept {
     return path == advise_path;
 }
-// query: still percent-encoded.
-[[nodiscard]] HttpReply answer_advise(std::string_view query);
+// query: still percent-encoded. cluster_profile: the user's (serve --cluster-profile), whose constants the answer
+// uses where its hardware is the query's, and whose hardware and network are the defaults; null: the presets. The
+// answer's "cluster_profile" says which constants it used and where each comes from (cluster_constants_json).
+[[nodiscard]] HttpReply answer_advise(std::string_view query,
+                                      const std::shared_ptr<const cost::LoadedClusterProfile>& cluster_profile = {});
 
 }  // namespace meshscope::server

@@ -102,7 +102,7 @@ ApiRouter::ApiRouter(Collector& collector, HttpOptions options)
     : collector_(collector),
       options_(std::move(options)),
       ranks_cache_(std::make_shared<RanksCache>()),
-      plan_worker_(std::make_unique<PlanWorker>()),
+      plan_worker_(std::make_unique<PlanWorker>(16, options_.cluster_profile)),
       kv_(std::make_unique<JobKv>()),
       tours_(std::make_unique<TourApi>(collector, options_.tour_jobs ? options_.tour_jobs(collector) : nullptr)) {}
 

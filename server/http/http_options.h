@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace meshscope::cost {
+struct LoadedClusterProfile;
+}
+
 namespace meshscope::server {
 
 class Collector;
@@ -51,6 +55,8 @@ struct HttpOptions {
     std::string tls_cert;
     std::string tls_key;
     TourJobRunnerFactory tour_jobs;
+    // The user's cluster profile (serve --cluster-profile FILE): GET /api/v1/advise prices with its constants.
+    std::shared_ptr<const cost::LoadedClusterProfile> cluster_profile;
 };
 
 // File descriptors kept back from connections: the database, its WAL, the listening socket, logs.

@@ -5,8 +5,9 @@
 
 namespace meshscope::server {
 
-PlanWorker::PlanWorker(std::size_t max_waiting)
-    : worker_({.name = "ms-plan",
+PlanWorker::PlanWorker(std::size_t max_waiting, std::shared_ptr<const cost::LoadedClusterProfile> cluster_profile)
+    : cluster_profile_(std::move(cluster_profile)),
+      worker_({.name = "ms-plan",
                .bound = max_waiting,
                .max_batch = 1,
                .at_stop = net::WorkerThread<Task>::AtStop::drop,
@@ -22,7 +23,7 @@ void PlanWorker::submit(std::string path, std::string query, Reply reply) {
 
 void PlanWorker::answer(Task& task) {
     task.reply(is_peers_path(task.path)    ? answer_peers(task.query)
-               : is_advise_path(task.path) ? answer_advise(task.query)
+               : is_advise_path(task.path) ? answer_advise(task.query, cluster_profile_)
                                            : answer_plan(task.path, task.query, &cache_));
 }
 

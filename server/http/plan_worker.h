@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "http_exchange.h"
+#include "http_options.h"
 #include "plan_api.h"
 #include "worker_thread.h"
 
@@ -17,7 +19,9 @@ class PlanWorker {
 public:
     using Reply = std::function<void(HttpReply)>;
 
-    explicit PlanWorker(std::size_t max_waiting = 16);
+    // cluster_profile: what answer_advise prices with (null: the presets).
+    explicit PlanWorker(std::size_t max_waiting = 16,
+                        std::shared_ptr<const cost::LoadedClusterProfile> cluster_profile = nullptr);
     ~PlanWorker() = default;  // answers what still waits with 503, then joins
     PlanWorker(const PlanWorker&) = delete;
     PlanWorker& operator=(const PlanWorker&) = delete;
@@ -36,6 +40,7 @@ private:
     void answer(Task& task);
 
     PlanCache cache_;  // the worker thread's only
+    std::shared_ptr<const cost::LoadedClusterProfile> cluster_profile_;
     // ms-plan: max_waiting wait, one task a turn, what waits at stop is answered at once
     net::WorkerThread<Task> worker_;
 };

@@ -143,6 +143,15 @@ class Calibrate(unittest.TestCase):
               str(bad)],
              f"meshscope check: {bad}: field 'format' must be \"meshscope.cluster-profile/1\", got "
              "\"meshscope.advice/1\""),
+            # The Planners read the profile once at start, and a bad one stops them before any window or socket.
+            (["serve", "--listen", "127.0.0.1:0", "--db", str(self.dir / "s.db"), "--cluster-profile", str(bad)],
+             f"meshscope serve: {bad}: field 'format' must be \"meshscope.cluster-profile/1\", got "
+             "\"meshscope.advice/1\""),
+            (["serve", "--listen", "127.0.0.1:0", "--db", str(self.dir / "s.db"), "--cluster-profile",
+              str(self.dir / "none.json")],
+             f"meshscope serve: cannot read cluster profile '{self.dir / 'none.json'}': No such file or directory"),
+            (["--cluster-profile", str(bad), "--screenshot", str(self.dir / "s.png")],
+             f"meshscope: {bad}: field 'format' must be \"meshscope.cluster-profile/1\", got \"meshscope.advice/1\""),
         ]
         for args, message in cases:
             with self.subTest(args=args[0:2]):

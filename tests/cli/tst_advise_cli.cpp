@@ -367,9 +367,9 @@ private slots:
                                   << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
         QTest::addRow("network") << m + QStringList{"--world", "8", "--network", "edr"}
                                  << "unknown network 'edr'; known: ndr, hdr";
-        QTest::addRow("seq") << m + QStringList{"--world", "8", "--seq", "0"} << "--seq must be positive, got 0.";
+        QTest::addRow("seq") << m + QStringList{"--world", "8", "--seq", "0"} << "seq must be positive, got 0.";
         QTest::addRow("grad accum") << m + QStringList{"--world", "8", "--grad-accum", "x"}
-                                    << "--grad-accum expects an integer, got 'x'.";
+                                    << "grad_accum expects an integer, got 'x'.";
         QTest::addRow("show") << m + QStringList{"--world", "8", "--show", "-1"}
                               << "--show must not be negative, got -1.";
         QTest::addRow("recompute") << m + QStringList{"--world", "8", "--recompute", "some"}
@@ -377,15 +377,13 @@ private slots:
                                       "torchtitan-selective,llamafactory,torchtitan-full,automodel-full,megatron-full,"
                                       "megatron-layernorm-moe-act}";
         QTest::addRow("loss chunks zero")
-            << m + QStringList{"--world", "8", "--loss-chunks", "0"} << "--loss-chunks must be positive, got 0.";
-        QTest::addRow("global batch zero")
-            << m + QStringList{"--world", "8", "--global-batch", "0"} << "--global-batch must be positive, got 0.";
+            << m + QStringList{"--world", "8", "--loss-chunks", "0"} << "loss_chunks must be positive, got 0.";
         QTest::addRow("global batch negative")
-            << m + QStringList{"--world", "8", "--global-batch", "-5"} << "--global-batch must be positive, got -5.";
+            << m + QStringList{"--world", "8", "--global-batch", "-5"} << "global_batch must be at least 0, got -5.";
         QTest::addRow("global batch not a number") << m + QStringList{"--world", "8", "--global-batch", "many"}
-                                                   << "--global-batch expects an integer, got 'many'.";
+                                                   << "global_batch expects an integer, got 'many'.";
         QTest::addRow("global batch not whole") << m + QStringList{"--world", "8", "--global-batch", "1.5"}
-                                                << "--global-batch expects an integer, got '1.5'.";
+                                                << "global_batch expects an integer, got '1.5'.";
         QTest::addRow("global batch tokens negative")
             << m + QStringList{"--world", "8", "--global-batch-tokens", "-4096"}
             << "--global-batch-tokens must be positive, got -4096.";
@@ -402,9 +400,9 @@ private slots:
             << m + QStringList{"--world", "8", "--global-batch", "64", "--global-batch-tokens", "262144"}
             << "--global-batch excludes --global-batch-tokens";
         QTest::addRow("efficiency above one") << m + QStringList{"--world", "8", "--efficiency", "1.5"}
-                                              << "--efficiency must be a number in (0, 1], got '1.5'.";
+                                              << "efficiency must be a number in (0, 1], got '1.5'.";
         QTest::addRow("efficiency not a number") << m + QStringList{"--world", "8", "--efficiency", "fast"}
-                                                 << "--efficiency must be a number in (0, 1], got 'fast'.";
+                                                 << "efficiency must be a number in (0, 1], got 'fast'.";
         QTest::addRow("missing config") << QStringList{"advise", "--model-config", "/nonexistent.json", "--world", "8"}
                                         << "cannot read model config '/nonexistent.json': No such file or directory";
     }

@@ -33,6 +33,16 @@ cost::LayoutCost tiny_cost(std::int64_t gpus_per_node) {
     const auto topology = Topology::make(2, 1, 2).value();
     return cost::cost_layout(in, topology, cost::mesh_dims(topology, Placement::make(2, gpus_per_node).value()));
 }
+// Fitted on h200 by hand: calibration 0.41 and NVLink 300 GB/s from a run, the network left at ndr's 50 GB/s.
+std::shared_ptr<const cost::LoadedClusterProfile> h200_profile() {
+    cost::ClusterProfile p;
+    p.hardware = "h200";
+    p.network = "ndr";
+    p.calibration = {0.41, cost::ConstantSource::fitted, "step time of dp 8, cp 1, ep 8 from train.log"};
+    p.intra_node_gbps = {300, cost::ConstantSource::fitted, "3 intra-node collective records from nccl.log"};
+    p.inter_node_gbps = {50, cost::ConstantSource::preset, "ndr preset"};
+    return std::make_shared<const cost::LoadedClusterProfile>(cost::LoadedClusterProfile{"cluster.json", p});
+}
 }  // namespace
 
 class TestCostPanel : public QObject {
@@ -253,31 +263,39 @@ private slots:
         QTest::addColumn<int>("seq");
         QTest::addColumn<QString>("recompute");
         QTest::addColumn<QString>("error");
+        QTest::addColumn<QString>("field");
         QTest::addRow("valid") << "deepseek-v3"
                                << "b200" << 4096 << "full"
+                               << ""
                                << "";
         QTest::addRow("any case") << "Mixtral-8x7B"
                                   << "H200" << 4096 << "none"
+                                  << ""
                                   << "";
         QTest::addRow("no model") << "none"
                                   << "x100" << 0 << "none"
+                                  << ""
                                   << "";
         QTest::addRow("unknown model")
             << "llama"
             << "h100" << 4096 << "none"
             << "unknown model 'llama'; known: qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, mixtral-8x7b, "
-               "qwen3.5-35b-a3b";
+               "qwen3.5-35b-a3b"
+            << "model";
         QTest::addRow("unknown hardware") << "qwen3-30b-a3b"
                                           << "x100" << 4096 << "none"
-                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200";
+                                          << "unknown hardware 'x100'; known: a100, h100, h200, b200, gb200"
+                                          << "hardware";
         QTest::addRow("seq 0") << "qwen3-30b-a3b"
                                << "h100" << 0 << "none"
-                               << "seq must be positive, got 0.";
+                               << "seq must be positive, got 0."
+                               << "seq";
         QTest::addRow("unknown recompute")
             << "qwen3-30b-a3b"
             << "h100" << 4096 << "some"
             << "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, "
-               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'";
+               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'"
+            << "recompute";
     }
     void cost_inputs() {
         QFETCH(QString, model);
@@ -285,6 +303,7 @@ private slots:
         QFETCH(int, seq);
         QFETCH(QString, recompute);
         QFETCH(QString, error);
+        QFETCH(QString, field);
         PlanController c;
         CostForm& form = *c.costForm();
         form.setModel(model);
@@ -292,6 +311,7 @@ private slots:
         form.setSeq(seq);
         form.setRecompute(recompute);
         QCOMPARE(form.errorText(), error);
+        QCOMPARE(form.errorField(), field);
         const bool shown = error.isEmpty() && model != QLatin1String("none");
         QCOMPARE(c.cost()->shown(), shown);
         QCOMPARE(c.cost()->memory()->rowCount(), shown ? 6 : 0);
@@ -329,8 +349,8 @@ private slots:
         QVERIFY(c.cost()->rankingText().startsWith(QStringLiteral("world 16, 16 sequences a step: 15 layouts, ")));
         // The sentence on why the first wins is the one meshscope advise prints for the same question.
         const auto in = c.costForm()->inputs(8);
-        QVERIFY(in && *in);
-        QCOMPARE(c.cost()->whyText(), QString::fromStdString(cost::advise(**in, 16).value().why));
+        QVERIFY(in && in->inputs);
+        QCOMPARE(c.cost()->whyText(), QString::fromStdString(cost::advise(*in->inputs, 16).value().why));
         QVERIFY(c.cost()->whyText().startsWith(QStringLiteral("dp ")));
         // ep 8 across 2 nodes of 8: the ep groups stay inside a node, dp's cross.
         const CostCommModel& comm = *c.cost()->comm();
@@ -454,6 +474,49 @@ private slots:
             QCOMPARE(c.costForm()->model(), QStringLiteral("none"));
             QCOMPARE(c.costForm()->seq(), 4096);
         }
+    }
+
+    // The constants the Cost panel shows: the profile's where it applies (bold, "cluster profile FILE: basis"), the
+    // preset where the profile left one, and on another GPU every preset with why the profile is not used.
+    void cluster_constants() {
+        PlanController c;
+        ClusterConstantsModel& constants = *c.cost()->constants();
+        QAbstractItemModelTester tester(&constants, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(constants.rowCount(), 0);
+        c.costForm()->setClusterProfile(h200_profile());
+        c.costForm()->setHardware(QStringLiteral("h200"));
+        c.costForm()->setModel(QStringLiteral("qwen3-30b-a3b"));
+        QCOMPARE(constants.rowCount(), 3);
+        QCOMPARE(constants.clusterProfileText(), QStringLiteral("cluster profile cluster.json"));
+        const QStringList labels{"compute calibration", "NVLink bandwidth", "network bandwidth"};
+        const QStringList values{"0.41", "300 GB/s", "50 GB/s"};
+        const QList<bool> fitted{true, true, false};
+        const QStringList sources{"cluster profile cluster.json: step time of dp 8, cp 1, ep 8 from train.log",
+                                  "cluster profile cluster.json: 3 intra-node collective records from nccl.log",
+                                  "preset: ndr preset"};
+        for (int row = 0; row < 3; ++row) {
+            QCOMPARE(role(constants, row, ClusterConstantsModel::LabelRole).toString(), labels[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::ValueTextRole).toString(), values[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::FromClusterProfileRole).toBool(), fitted[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::SourceTextRole).toString(), sources[row]);
+            QCOMPARE(role(constants, row, ClusterConstantsModel::SourceNameRole).toString(),
+                     fitted[row] ? QStringLiteral("cluster profile") : QStringLiteral("preset"));
+        }
+        QVERIFY(c.cost()->clusterText().contains(QStringLiteral("NVLink 300 GB/s")));
+
+        c.costForm()->setHardware(QStringLiteral("h100"));
+        QCOMPARE(constants.clusterProfileText(), QStringLiteral("cluster profile cluster.json not used: the cluster "
+                                                                "profile was fitted on h200; the cluster is h100"));
+        QCOMPARE(role(constants, 0, ClusterConstantsModel::ValueTextRole).toString(), QStringLiteral("0.6"));
+        QCOMPARE(role(constants, 1, ClusterConstantsModel::ValueTextRole).toString(), QStringLiteral("450 GB/s"));
+        for (int row = 0; row < 3; ++row) {
+            QVERIFY(!role(constants, row, ClusterConstantsModel::FromClusterProfileRole).toBool());
+            QCOMPARE(role(constants, row, ClusterConstantsModel::SourceRole).toString(), QStringLiteral("preset"));
+        }
+        QCOMPARE(role(constants, 1, ClusterConstantsModel::SourceTextRole).toString(),
+                 QStringLiteral("preset: h100 preset"));
+        c.costForm()->setModel(CostForm::no_model);
+        QCOMPARE(constants.rowCount(), 0);
     }
 };
 

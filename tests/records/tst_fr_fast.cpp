@@ -77,15 +77,41 @@ public:
         strings_.emplace_back(s, next_);
         return put();
     }
+    // BINPUT / BINGET for the first 256 slots, LONG_BINPUT / LONG_BINGET past them, as torch's pickler writes them.
     Pickle& put() {
-        out += 'q';
-        out += static_cast<char>(next_++);
+        if (next_ < 256) {
+            out += 'q';
+            out += static_cast<char>(next_++);
+        } else {
+            out += 'r';
+            le(next_++, 4);
+        }
         return *this;
     }
     Pickle& get(std::uint32_t index) {
-        out += 'h';
-        out += static_cast<char>(index);
+        if (index < 256) {
+            out += 'h';
+            out += static_cast<char>(index);
+        } else {
+            out += 'j';
+            le(index, 4);
+        }
         return *this;
+    }
+    // An opcode and its n-byte little-endian argument as written ("J" -5 in 4 bytes, LONG1's length then bytes).
+    Pickle& op(char code, std::uint64_t v, int n) {
+        out += code;
+        le(v, n);
+        return *this;
+    }
+    Pickle& arg(std::uint64_t v, int n) {
+        le(v, n);
+        return *this;
+    }
+    [[nodiscard]] std::uint32_t slot_of(const std::string& s) const {
+        for (const auto& [text, slot] : strings_)
+            if (text == s) return slot;
+        return 0;
     }
     Pickle& raw(std::string_view ops) {
         out += ops;
@@ -156,6 +182,98 @@ std::string dump_with_frames() {
     p.raw("e").raw("u.");
     return p.out;
 }
+
+// Entries whose keys are fetched from the memo (after the first, which writes them): each a case of what the fast
+// decoder's one pass over an entry must read as the generic reader does, or leave to its general path. Integers of
+// every width (BININT negative, BININT2, LONG1 of 3 bytes negative and of none), None where a value may be, a key
+// twice (the last counts), a group stored as a pair and fetched, (name, desc) as two fetched texts and TUPLE2, ops
+// seen before (found by their bytes), a dtype's memo slot stored over (the same bytes then name another op), keys
+// past the first 256 slots (LONG_BINGET), frames fetched, an empty list of frames and None for them, a key no
+// field has.
+std::string dump_quick_variants() {
+    Pickle p;
+    p.raw("}(").str("version").str("2.10");
+    // 240 texts stored first: the entries' later keys land past slot 256.
+    for (int i = 0; i < 120; ++i) p.str("pad" + std::to_string(i)).str("v" + std::to_string(i));
+    p.str("entries").raw("](");
+    std::uint32_t pair = 0, frame = 0, dtype = 0;
+    for (int e = 0; e < 7; ++e) {
+        p.raw("}(").str("record_id");
+        if (e == 1)
+            p.op('J', 0xfffffffbu, 4);  // -5
+        else
+            p.integer(40 + e);
+        p.str("pg_id");
+        if (e == 2)
+            p.op('M', 300, 2);
+        else
+            p.integer(0);
+        p.str("process_group");
+        if (e == 0) {
+            p.str("0").str("default_pg").raw("\x86").put();
+            pair = p.last_memo();
+        } else if (e % 2)
+            p.get(pair);
+        else
+            p.str("0").str("default_pg").raw("\x86");
+        p.str("collective_seq_id").integer(e == 3 ? 99 : 12 + e);
+        p.str("profiling_name").str(e % 2 ? "nccl:all_gather" : "nccl:all_reduce");
+        p.str("time_created_ns");
+        if (e == 4)
+            p.op('\x8a', 3, 1).arg(0xfffff0, 3);  // LONG1 of 3 bytes: -16
+        else if (e == 5)
+            p.op('\x8a', 0, 1);  // LONG1 of no bytes: 0
+        else
+            p.integer(1796308269507183434 + e);
+        p.str("input_sizes").raw("](](").integer(2).integer(e % 2 + 3).raw("ee");
+        p.str("input_dtypes").raw("](");
+        if (e < 4) {
+            p.str("BFloat16");
+            dtype = p.slot_of("BFloat16");
+        } else
+            p.get(dtype);
+        p.raw("e");
+        p.str("output_sizes").raw("](](").integer(4).raw("ee");
+        p.str("output_dtypes").raw("](").get(dtype).raw("e");
+        p.str("state").str(e == 5 ? "scheduled" : e % 3 ? "started" : "completed");
+        p.str("time_discovered_started_ns");
+        if (e == 2)
+            p.raw("N");
+        else
+            p.integer(1796308269507283434 + e);
+        p.str("time_discovered_completed_ns").raw("N");
+        p.str("retired").raw(e == 1 ? "N" : e % 2 ? "\x89" : "\x88");
+        p.str("timeout_ms").op('J', 600000, 4).str("is_p2p").raw("\x89");
+        p.str("duration_ms");
+        if (e == 3)
+            p.raw("N");
+        else
+            p.raw(std::string("G\x3f\xec\x00\x00\x00\x00\x00\x00", 9));
+        p.str("thread_name");
+        if (e == 3)  // "Float" stored over BFloat16's slot: later entries' dtypes name it
+            p.op('X', 5, 4).raw("Float").op(dtype < 256 ? 'q' : 'r', dtype, dtype < 256 ? 1 : 4);
+        else
+            p.str("pt_main_thread");
+        p.str("thread_id").str("140403720768384");
+        p.str("frames");
+        if (e == 0) {
+            p.raw("](}(").str("name").str("train_step").str("filename").str("/workspace/train.py");
+            p.str("line").integer(77).raw("u").put();
+            frame = p.last_memo();
+            p.raw("e");
+        } else if (e == 2)
+            p.raw("]");
+        else if (e == 4)
+            p.raw("N");
+        else
+            p.raw("](").get(frame).get(frame).raw("e");
+        if (e == 3) p.str("collective_seq_id").integer(15);  // the last of a key twice counts
+        if (e == 6) p.str("extra").integer(1);
+        p.raw("u");
+    }
+    p.raw("e").raw("u.");
+    return p.out;
+}
 }  // namespace
 
 class FrFastTest : public QObject {
@@ -176,8 +294,10 @@ private slots:
             bases << QByteArray::fromStdString(bytes);
             QTest::addRow("%s", qPrintable(QDir(fixtures()).relativeFilePath(file))) << bases.back() << true;
         }
-        bases = {bases[3], QByteArray::fromStdString(dump_with_frames())};
+        bases = {bases[3], QByteArray::fromStdString(dump_with_frames()),
+                 QByteArray::fromStdString(dump_quick_variants())};
         QTest::addRow("frames shared") << bases[1] << true;
+        QTest::addRow("entries read in one pass") << bases[2] << true;
         // Corrupted copies: cut short, and one byte replaced by opcodes and values a reader must not mistake.
         for (int b = 0; b < bases.size(); ++b) {
             const QByteArray& base = bases[b];

@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "collector_fixture.h"
+#include "http/advise_api.h"
 #include "server_test_support.h"
 
 namespace {
@@ -113,7 +114,7 @@ private slots:
         QTest::addRow("recompute")
             << "model=qwen3-30b-a3b&world=8&recompute=some"
             << "recompute must be one of none, selective, full, megatron-selective, torchtitan-selective, "
-               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'."
+               "llamafactory, torchtitan-full, automodel-full, megatron-full, megatron-layernorm-moe-act, got 'some'"
             << "recompute";
         QTest::addRow("overlap") << "model=qwen3-30b-a3b&world=8&overlap_a2a=yes"
                                  << "overlap_a2a must be 0 or 1, got 'yes'."
@@ -129,6 +130,44 @@ private slots:
         QCOMPARE(doc["error"].toString(), error);
         QCOMPARE(doc["field"].toString(), field);
         QVERIFY(doc["hint"].toString().startsWith(QStringLiteral("hint: GET /api/v1/advise?model=NAME&world=W")));
+    }
+
+    // With the collector's cluster profile (serve --cluster-profile): its GPU is the default, its fitted constants
+    // price the answer and say so; without one every constant is a preset and the file is null.
+    void cluster_profile_constants() {
+        meshscope::cost::ClusterProfile p;
+        p.hardware = "h200";
+        p.network = "ndr";
+        p.calibration = {0.41, meshscope::cost::ConstantSource::fitted, "step time from train.log"};
+        p.intra_node_gbps = {300, meshscope::cost::ConstantSource::fitted, "records from nccl.log"};
+        p.inter_node_gbps = {50, meshscope::cost::ConstantSource::preset, "ndr preset"};
+        const auto profile = std::make_shared<const meshscope::cost::LoadedClusterProfile>(
+            meshscope::cost::LoadedClusterProfile{"cluster.json", p});
+        const auto with = parse(
+            QByteArray::fromStdString(meshscope::server::answer_advise("model=qwen3-30b-a3b&world=8", profile).body));
+        QCOMPARE(with["cluster"]["hardware"].toString(), QStringLiteral("h200"));
+        QCOMPARE(with["cluster"]["calibration"].toDouble(), 0.41);
+        QCOMPARE(with["cluster"]["intra_node_gbps"].toDouble(), 300.0);
+        const auto constants = with["cluster_profile"]["constants"].toObject();
+        QCOMPARE(with["cluster_profile"]["file"].toString(), QStringLiteral("cluster.json"));
+        QCOMPARE(constants["calibration"]["source"].toString(), QStringLiteral("fitted"));
+        QCOMPARE(constants["calibration"]["basis"].toString(), QStringLiteral("step time from train.log"));
+        QCOMPARE(constants["intra_node_gbps"]["source"].toString(), QStringLiteral("fitted"));
+        QCOMPARE(constants["inter_node_gbps"]["source"].toString(), QStringLiteral("preset"));
+        QCOMPARE(constants["inter_node_gbps"]["label"].toString(), QStringLiteral("network bandwidth"));
+
+        const auto other = parse(QByteArray::fromStdString(
+            meshscope::server::answer_advise("model=qwen3-30b-a3b&world=8&hardware=h100", profile).body));
+        QCOMPARE(other["cluster_profile"]["note"].toString(),
+                 QStringLiteral("the cluster profile was fitted on h200; the cluster is h100"));
+        QCOMPARE(other["cluster"]["calibration"].toDouble(), 0.6);
+
+        const auto reply = get("/api/v1/advise?model=qwen3-30b-a3b&world=8");
+        const auto none = parse(reply.body);
+        QVERIFY(none["cluster_profile"]["file"].isNull());
+        for (const char* name : {"calibration", "intra_node_gbps", "inter_node_gbps"})
+            QCOMPARE(none["cluster_profile"]["constants"][QLatin1String(name)]["source"].toString(),
+                     QStringLiteral("preset"));
     }
 };
 

@@ -4,7 +4,6 @@
 
 #include "meshscope/cost/cluster.h"
 #include "meshscope/cost/presets.h"
-#include "meshscope/cost/training.h"
 
 namespace meshscope::ui {
 
@@ -51,6 +50,12 @@ void CostForm::setRecompute(const QString& value) {
     set_input(recompute_, value);
 }
 
+void CostForm::setClusterProfile(std::shared_ptr<const cost::LoadedClusterProfile> profile) {
+    if (profile == cluster_profile_) return;
+    cluster_profile_ = std::move(profile);
+    emit inputsChanged();
+}
+
 QStringList CostForm::modelNames() {
     QStringList names{no_model};
     for (const auto& m : cost::model_presets()) names << QString::fromStdString(m.name);
@@ -75,28 +80,34 @@ QStringList CostForm::recomputeNames() {
     return names;
 }
 
-std::optional<Expected<cost::CostInputs>> CostForm::inputs(std::int64_t gpus_per_node) const {
+cost::CostRequest CostForm::request(std::int64_t gpus_per_node) const {
+    cost::CostRequest r;
+    r.model = model_.toStdString();
+    r.hardware = hardware_.toStdString();
+    r.network = network_.toStdString();
+    r.gpus_per_node = gpus_per_node;
+    r.seq = std::to_string(seq_);
+    r.micro_batch = std::to_string(micro_batch_);
+    r.grad_accum = std::to_string(grad_accum_);
+    r.global_batch = std::to_string(global_batch_);
+    r.recompute = recompute_.toStdString();
+    r.cluster_profile = cluster_profile_;
+    return r;
+}
+
+std::optional<cost::CostAnswer> CostForm::inputs(std::int64_t gpus_per_node) const {
     if (!hasModel()) return std::nullopt;
-    auto model = cost::find_model_preset(model_.toStdString());
-    if (!model) return Expected<cost::CostInputs>(model.error());
-    const auto recompute = cost::read_recompute(recompute_.toStdString());
-    if (!recompute) return Expected<cost::CostInputs>(recompute.error());
-    auto training = cost::TrainingSpec::make(seq_, micro_batch_, grad_accum_, *recompute);
-    if (!training) return Expected<cost::CostInputs>(training.error());
-    // The collector's text for the same input (GET /api/v1/advise's global_batch).
-    if (global_batch_ < 0)
-        return Expected<cost::CostInputs>(
-            ValueError("global_batch must be at least 0, got " + std::to_string(global_batch_) + "."));
-    cost::TrainingSpec spec = *training;
-    spec.global_batch = global_batch_;
-    auto cluster = cost::make_cluster(hardware_.toStdString(), network_.toStdString(), gpus_per_node);
-    if (!cluster) return Expected<cost::CostInputs>(cluster.error());
-    return Expected<cost::CostInputs>(cost::CostInputs::make(std::move(model).value(), spec, *cluster));
+    return cost::cost_answer(request(gpus_per_node));
 }
 
 QString CostForm::errorText() const {
     const auto in = inputs(0);
-    return in && !*in ? QString::fromStdString(in->error().message()) : QString();
+    return in && in->rejection ? QString::fromStdString(in->rejection->message) : QString();
+}
+
+QString CostForm::errorField() const {
+    const auto in = inputs(0);
+    return in && in->rejection ? qt(cost::to_string(in->rejection->field)) : QString();
 }
 
 bool CostForm::restore(QSettings& settings) {

@@ -1,6 +1,7 @@
 // CostForm: what the planner's Cost panel needs besides the layout: a model preset ("none" shows no cost), the
 // hardware and network, and the training step (sequence, micro-batch, micro-batches per step, recomputation).
-// Names and values are core's (meshscope/cost): any value may be set, and core judges it, with its exact message.
+// Names and values are core's (meshscope/cost): any value may be set, and core's CostRequest judges it, with its exact
+// message and the input it is about.
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
@@ -9,10 +10,10 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
-#include "meshscope/cost/inputs.h"
-#include "meshscope/mesh/error.h"
+#include "meshscope/cost/cost_request.h"
 
 class QSettings;
 
@@ -39,6 +40,9 @@ class CostForm : public QObject {
     Q_PROPERTY(QStringList recomputeNames READ recomputeNames CONSTANT)
     Q_PROPERTY(bool hasModel READ hasModel NOTIFY inputsChanged)
     Q_PROPERTY(QString errorText READ errorText NOTIFY inputsChanged)  // core's message on the inputs; "" when valid
+    // The input errorText is about, core's name ("seq", "micro_batch", "grad_accum", "global_batch", "hardware",
+    // ...); "" when valid.
+    Q_PROPERTY(QString errorField READ errorField NOTIFY inputsChanged)
 
 public:
     static inline const QString no_model = QStringLiteral("none");
@@ -68,9 +72,16 @@ public:
 
     [[nodiscard]] bool hasModel() const { return model_.compare(no_model, Qt::CaseInsensitive) != 0; }
     [[nodiscard]] QString errorText() const;
+    [[nodiscard]] QString errorField() const;
 
-    // The inputs for a cluster of `gpus_per_node`: nullopt without a model, else core's verdict.
-    [[nodiscard]] std::optional<Expected<cost::CostInputs>> inputs(std::int64_t gpus_per_node) const;
+    // The user's cluster profile (`meshscope --cluster-profile FILE`): every request carries it; null: presets.
+    void setClusterProfile(std::shared_ptr<const cost::LoadedClusterProfile> profile);
+    [[nodiscard]] const cost::LoadedClusterProfile* clusterProfile() const { return cluster_profile_.get(); }
+
+    // The request these inputs make for a cluster of `gpus_per_node`.
+    [[nodiscard]] cost::CostRequest request(std::int64_t gpus_per_node) const;
+    // The inputs for a cluster of `gpus_per_node`: nullopt without a model, else core's answer.
+    [[nodiscard]] std::optional<cost::CostAnswer> inputs(std::int64_t gpus_per_node) const;
 
     // Under "planner/cost/"; restore takes only a set core accepts, and returns whether it did.
     bool restore(QSettings& settings);
@@ -91,6 +102,7 @@ private:
     int grad_accum_ = 1;
     int global_batch_ = 0;
     QString recompute_ = QStringLiteral("selective");
+    std::shared_ptr<const cost::LoadedClusterProfile> cluster_profile_;
 };
 
 }  // namespace meshscope::ui

@@ -21,6 +21,7 @@ void PlanCost::clear() {
     memory_.clear();
     comm_.clear();
     ranking_.clear();
+    constants_.clear();
     ranking_stale_ = true;
     if (!shown_ && model_text_.isEmpty()) return;
     shown_ = false;
@@ -36,11 +37,12 @@ void PlanCost::update() {
     const std::shared_ptr<const Plan> plan = form_->plan();
     const std::int64_t gpus_per_node = plan->placement().gpus_per_node;
     const auto in = inputs_->inputs(gpus_per_node);
-    if (!in || !*in) {
+    if (!in || !in->inputs) {
         clear();
         return;
     }
-    const cost::CostInputs& inputs = **in;
+    const cost::CostInputs& inputs = *in->inputs;
+    constants_.set(in->constants);
     const Topology& topology = plan->topology();
     // The plan at the ranking's global batch: the one asked for, else world x micro-batch x grad-accum sequences
     // (what cp 1 runs; cp ranks share their sequences, so the plan runs cp times the micro-batches). A global batch

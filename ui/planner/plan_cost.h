@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "cluster_constants_model.h"
 #include "cost_comm_model.h"
 #include "cost_form.h"
 #include "cost_memory_model.h"
@@ -38,6 +39,8 @@ class PlanCost : public QObject {
     Q_PROPERTY(meshscope::ui::CostMemoryModel* memory READ memory CONSTANT)
     Q_PROPERTY(meshscope::ui::CostCommModel* comm READ comm CONSTANT)
     Q_PROPERTY(meshscope::ui::RankedLayoutsModel* ranking READ ranking CONSTANT)
+    // The calibration and bandwidths the numbers use, each from the user's cluster profile or a preset.
+    Q_PROPERTY(meshscope::ui::ClusterConstantsModel* constants READ constants CONSTANT)
 
 public:
     PlanCost(PlanForm* form, CostForm* inputs, QObject* parent = nullptr);
@@ -51,6 +54,7 @@ public:
     [[nodiscard]] CostMemoryModel* memory() { return &memory_; }
     [[nodiscard]] CostCommModel* comm() { return &comm_; }
     [[nodiscard]] RankedLayoutsModel* ranking() { return &ranking_; }
+    [[nodiscard]] ClusterConstantsModel* constants() { return &constants_; }
 
     // Puts the layout of a ranking row on screen (the form's cp and ep).
     Q_INVOKABLE void applyRanked(int row);
@@ -73,6 +77,7 @@ private:
     CostMemoryModel memory_;
     CostCommModel comm_;
     RankedLayoutsModel ranking_;
+    ClusterConstantsModel constants_;
     // The ranking depends on the world, the node size and the cost inputs only: cp and ep changes keep it.
     bool ranking_stale_ = true;
     std::int64_t ranked_world_ = 0;

@@ -1,8 +1,9 @@
 // The Planner's cost (the desktop's Cost panel, docs/planner.md): a model, a GPU and a global batch -> GET
 // /api/v1/advise, core's ranking of every layout of the plan's world at that global batch (meshscope.advice/1).
 // Shows the plan's own step broken into compute and the exposed communication of each mesh dim, its tokens/s per
-// GPU and MFU, and the ranked layouts sorted by step time; a row puts its layout on screen. Every number comes from
-// the collector.
+// GPU and MFU, the ranked layouts sorted by step time (a row puts its layout on screen), and the constants a cluster
+// profile can set, each marked as from the user's cluster profile (`meshscope serve --cluster-profile FILE`) or a
+// preset. Every number comes from the collector.
 import {clear, el, setText} from './planner_dom.js';
 
 export const costModels = ['qwen3-30b-a3b', 'qwen3-235b-a22b', 'deepseek-v3', 'mixtral-8x7b', 'qwen3.5-35b-a3b'];
@@ -36,7 +37,13 @@ export class PlanCost {
     this.model = select('planner-cost-model', 'Model', ['none', ...costModels], 'none');
     this.hardware = select('planner-cost-hardware', 'GPU', hardware, 'h100');
     this.global = globalBatch('planner-cost-global');
-    for (const part of [this.model, this.hardware]) part.input.addEventListener('change', () => this.refresh());
+    // Until the user picks a GPU the collector's default stands (its cluster profile's hardware, else h100).
+    this.hardwareChosen = false;
+    this.hardware.input.addEventListener('change', () => {
+      this.hardwareChosen = true;
+      this.refresh();
+    });
+    this.model.input.addEventListener('change', () => this.refresh());
     this.global.input.addEventListener('input', () => this.refresh());
     this.step = el('p', {class: 'planner-cost-step'});
     this.dims = el('ul', {class: 'planner-dims planner-cost-dims'});
@@ -44,7 +51,11 @@ export class PlanCost {
     this.error = el('p', {class: 'planner-cost-error', role: 'alert', hidden: true});
     this.rankingText = el('p', {class: 'planner-muted'});
     this.table = el('table', {class: 'planner-cost-table'});
-    this.body = el('div', {hidden: true}, this.step, this.dims, this.rankingText, this.why, this.table);
+    this.profile = el('p', {class: 'planner-note planner-cost-profile', hidden: true});
+    this.constants = el('ul', {class: 'planner-dims planner-cost-constants', 'aria-label': 'Constants'});
+    this.body = el('div', {hidden: true}, this.step, this.dims, this.rankingText, this.why, this.table,
+      el('h3', {class: 'planner-subheading'}, 'Constants: your cluster profile or presets'), this.profile,
+      this.constants);
     this.root = el('section', {class: 'planner-summary planner-cost', 'aria-labelledby': 'planner-cost-heading'},
       el('h2', {class: 'planner-heading', id: 'planner-cost-heading'}, 'Cost'), this.model.row, this.hardware.row,
       this.global.row, this.error, this.body);
@@ -66,7 +77,8 @@ export class PlanCost {
     }
     const t = this.plan.topology;
     const query = new URLSearchParams({model, world: String(t.world), gpus_per_node: String(this.plan.cluster.gpus_per_node),
-      hardware: this.hardware.input.value, show: '1000'});
+      show: '1000'});
+    if (this.hardwareChosen) query.set('hardware', this.hardware.input.value);
     // The collector judges the text (core's messages in its 400s), so nothing is checked twice.
     const global = this.global.input.value.trim();
     if (global !== '') query.set('global_batch', global);
@@ -80,7 +92,25 @@ export class PlanCost {
     }
     this.error.hidden = true;
     this.body.hidden = false;
+    if (!this.hardwareChosen) this.hardware.input.value = body.cluster.hardware;
     this.render(body, t);
+    this.renderConstants(body.cluster_profile);
+  }
+
+  // meshscope.advice/1's cluster_profile: {file, note, constants: {name: {value, source, basis, label, unit}}}.
+  renderConstants(profile) {
+    const file = profile.file;
+    this.profile.hidden = !file;
+    setText(this.profile, file ? `cluster profile ${file}${profile.note ? ` not used: ${profile.note}` : ''}` : '');
+    clear(this.constants);
+    for (const [name, c] of Object.entries(profile.constants)) {
+      const fromProfile = c.source === 'fitted';
+      const where = fromProfile ? `cluster profile ${file}` : 'preset';
+      const value = `${Number(c.value.toPrecision(6))}${c.unit ? ` ${c.unit}` : ''}`;
+      this.constants.append(el('li', {'data-constant': name, 'data-source': c.source},
+        el('strong', {}, c.label), ` ${value} · `,
+        el('span', {class: fromProfile ? 'planner-cost-fitted' : 'planner-muted'}, c.basis ? `${where}: ${c.basis}` : where)));
+    }
   }
 
   render(advice, t) {

@@ -293,4 +293,35 @@ ClusterProfile preset_profile(const ClusterSpec& cluster) {
     return p;
 }
 
+namespace {
+std::vector<ClusterConstant> constants_of(const ClusterProfile& p) {
+    return {{"calibration", "compute calibration", "", p.calibration},
+            {"intra_node_gbps", "NVLink bandwidth", "GB/s", p.intra_node_gbps},
+            {"inter_node_gbps", "network bandwidth", "GB/s", p.inter_node_gbps}};
+}
+}  // namespace
+
+ClusterConstants use_cluster_profile(ClusterSpec& cluster, const LoadedClusterProfile* profile) {
+    if (!profile) return {"", "", constants_of(preset_profile(cluster))};
+    auto applied = apply_cluster_profile(cluster, profile->profile);
+    if (!applied) return {profile->file, applied.error().message(), constants_of(preset_profile(cluster))};
+    cluster = std::move(applied).value();
+    return {profile->file, "", constants_of(profile->profile)};
+}
+
+nlohmann::ordered_json cluster_constants_json(const ClusterConstants& c) {
+    nlohmann::ordered_json constants = nlohmann::ordered_json::object();
+    for (const auto& one : c.constants) {
+        auto o = constant_json(one.constant);
+        o["label"] = one.label;
+        o["unit"] = one.unit;
+        constants[one.name] = std::move(o);
+    }
+    nlohmann::ordered_json out;
+    out["file"] = c.file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.file);
+    out["note"] = c.note;
+    out["constants"] = std::move(constants);
+    return out;
+}
+
 }  // namespace meshscope::cost

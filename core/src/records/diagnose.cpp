@@ -233,8 +233,13 @@ std::optional<Plan> propose_layout(const RecordSet& records, detail::Context& co
 void note_every_rank(const RecordSet& records, const Plan* plan, const detail::Context& context, Diagnosis& out) {
     for (const auto& [process, rank] : context.process_ranks)
         detail::note_rank(out, rank, process.host, process.pid ? std::optional(process.pid) : std::nullopt);
+    // The dumps by rank (file order among a rank's dumps kept), so that each rank noted goes at the end of the list:
+    // a job's dumps come in the order of their names ("rank_10" before "rank_2").
+    std::vector<const FrDump*> dumps;
     for (const auto& d : records.dumps)
-        if (d.rank >= 0) detail::note_rank(out, d.rank, d.host, std::nullopt);
+        if (d.rank >= 0) dumps.push_back(&d);
+    std::stable_sort(dumps.begin(), dumps.end(), [](const FrDump* a, const FrDump* b) { return a->rank < b->rank; });
+    for (const FrDump* d : dumps) detail::note_rank(out, d->rank, d->host, std::nullopt);
     if (plan) note_ranks_beyond_plan(records, *plan, out);
 }
 

@@ -342,57 +342,62 @@ MemberSeqs member_entries(const FrIndex& index, std::size_t id, const std::vecto
     return by_member;
 }
 
-// The smallest seq at or after each member's cursor, or INT64_MAX when every member's list is walked.
-std::int64_t next_seq(const MemberSeqs& by_member, const std::vector<std::size_t>& cursor) {
-    std::int64_t s = INT64_MAX;
-    for (std::size_t k = 0; k < by_member.size(); ++k)
-        if (cursor[k] < by_member[k].second.size()) s = std::min(s, by_member[k].second[cursor[k]].first);
-    return s;
-}
-
-// When the members entered each sequence id, for the straggler rule: the members' lists walked side by side, every
-// id once.
-void record_arrivals(const MemberSeqs& by_member, FrGroupArrivals& arrivals) {
+// Every sequence id a member recorded, once, in order (a dump's ids can be anything): when the members entered
+// each, for the straggler rule, and the first id at which members that entered it disagree on what they run. The
+// members are read one after the other, each list once from its start (a list of 16,384 members read side by
+// side touches 16,384 places per id): the ids merged into one list, then each member's entries added to its ids.
+void walk_members(const MemberSeqs& by_member, FrGroupArrivals& arrivals, std::optional<std::int64_t>& disagreement) {
     arrivals.with_dump = static_cast<std::int64_t>(by_member.size());
-    std::vector<std::size_t> at(by_member.size(), 0);
-    for (;;) {
-        const std::int64_t s = next_seq(by_member, at);
-        if (s == INT64_MAX) break;
-        SeqArrival a{s, INT64_MAX, INT64_MIN, 0};
-        for (std::size_t k = 0; k < by_member.size(); ++k) {
-            const Seqs& seqs = by_member[k].second;
-            if (at[k] >= seqs.size() || seqs[at[k]].first != s) continue;
-            const std::int64_t t = seqs[at[k]].second->time_created_ns;
+    std::vector<std::int64_t> ids, merged;
+    for (const auto& [m, seqs] : by_member) {
+        // Most members recorded the ids already listed: checked in one pass before anything is merged.
+        std::size_t i = 0;
+        bool inside = true;
+        for (const SeqEntry& e : seqs) {
+            while (i < ids.size() && ids[i] < e.first) ++i;
+            if (i == ids.size() || ids[i] != e.first) {
+                inside = false;
+                break;
+            }
+        }
+        if (inside) continue;
+        merged.clear();
+        std::size_t a = 0, b = 0;
+        while (a < ids.size() || b < seqs.size()) {
+            if (b == seqs.size() || (a < ids.size() && ids[a] < seqs[b].first))
+                merged.push_back(ids[a++]);
+            else {
+                if (a < ids.size() && ids[a] == seqs[b].first) ++a;
+                merged.push_back(seqs[b++].first);
+            }
+        }
+        ids.swap(merged);
+    }
+    arrivals.seqs.assign(ids.size(), SeqArrival{});
+    constexpr std::size_t no_op = SIZE_MAX;
+    std::vector<std::size_t> first_op(ids.size(), no_op);
+    std::vector<char> differ(ids.size(), 0);
+    for (std::size_t i = 0; i < ids.size(); ++i) arrivals.seqs[i] = {ids[i], INT64_MAX, INT64_MIN, 0};
+    for (const auto& [m, seqs] : by_member) {
+        std::size_t i = 0;
+        for (const SeqEntry& e : seqs) {
+            while (ids[i] < e.first) ++i;  // every id of a member is listed
+            SeqArrival& a = arrivals.seqs[i];
+            const std::int64_t t = e.second->time_created_ns;
             a.first_ns = std::min(a.first_ns, t);
             a.last_ns = std::max(a.last_ns, t);
             ++a.entered;
-            ++at[k];
+            if (first_op[i] == no_op)
+                first_op[i] = e.op;
+            else if (e.op != first_op[i])
+                differ[i] = 1;
         }
-        arrivals.seqs.push_back(a);
     }
-}
-
-// The first sequence id at which members that entered it disagree on what they run. Only the ids some member
-// recorded are visited (a dump's ids can be anything), in order: the members' lists are walked side by side.
-std::optional<std::int64_t> first_disagreement(const MemberSeqs& by_member) {
-    std::vector<std::size_t> cursor(by_member.size(), 0);
-    for (;;) {
-        const std::int64_t s = next_seq(by_member, cursor);
-        if (s == INT64_MAX) return std::nullopt;
-        bool differ = false;
-        std::size_t first_op = SIZE_MAX;
-        for (std::size_t k = 0; k < by_member.size(); ++k) {
-            const Seqs& seqs = by_member[k].second;
-            if (cursor[k] >= seqs.size() || seqs[cursor[k]].first != s) continue;
-            const std::size_t op = seqs[cursor[k]].op;
-            if (first_op == SIZE_MAX)
-                first_op = op;
-            else if (op != first_op)
-                differ = true;
-            ++cursor[k];
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (differ[i]) {
+            disagreement = ids[i];
+            break;
         }
-        if (differ) return s;
-    }
 }
 
 // collective_mismatch at seq s, in Flight Recorder's classes: the members that differ from what most members did.
@@ -533,9 +538,9 @@ GroupVerdict judge_group(const FrIndex& index, const std::map<std::string, std::
     verdict.arrivals.dim = group.place ? group.place->dim : placed.pg->desc;
     verdict.arrivals.label = group.label();
     if (by_member.empty()) return verdict;
-    record_arrivals(by_member, verdict.arrivals);
-    if (const auto s = first_disagreement(by_member))
-        verdict.findings.push_back(mismatch_finding(index, group, by_member, *s));
+    std::optional<std::int64_t> disagreement;
+    walk_members(by_member, verdict.arrivals, disagreement);
+    if (disagreement) verdict.findings.push_back(mismatch_finding(index, group, by_member, *disagreement));
     Outcome outcome = group_progress(placed, by_member, without_dump);
     if (outcome.common < outcome.reached)
         verdict.findings.push_back(stuck_finding(index, labels, group, by_member, outcome));

@@ -12,6 +12,7 @@
 // opcodes torch does not write here (FRAME after the start, SETITEM, APPEND, DICT, LIST, TUPLE, POP, DUP, bytes,
 // sparse memo indices), a memo store of a value it does not keep (a list, an entry), an unknown key whose value is
 // a container, an integer where a text is read, a second pg_config, pg_status or entries, and every error.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "meshscope/records/pickle.h"
@@ -148,8 +150,14 @@ private:
             v.slot = static_cast<std::uint32_t>(index);
             if (index == memo_.size())
                 memo_.push_back(v);
-            else
+            else {
                 memo_[index] = v;
+                forget_ops();  // an op's bytes name memo slots: a slot stored over makes them name something else
+            }
+            if (index < near_.size()) {
+                near_[index] = {static_cast<std::int8_t>(v.kind == Kind::string ? fr_field_of(v.text) : -2), v.kind,
+                                v.values};
+            }
         }
     }
     // After a container this decoder does not keep in the memo (a list, an entry, a dict of the header).
@@ -360,13 +368,21 @@ private:
 
     std::uint64_t entries(FrDump& out) {
         count(1);
-        return batches('e', [&] {
+        // The entries gathered in a vector each thread keeps (a job's dumps are thousands of one size), then copied
+        // out once at their number: no growth by doubling, no capacity past the last entry.
+        thread_local std::vector<FrEntry> gathered;
+        gathered.clear();
+        const std::uint64_t values = batches('e', [&] {
             if (next() != '}') give_up();  // an entry is a dict written here
             count(1);
-            const std::uint64_t values = entry(out);
+            std::uint64_t values = 0;
+            if (!entry_quick(gathered, values)) values = entry(gathered);
             no_store();
             return values;
         });
+        out.entries.assign(gathered.begin(), gathered.end());
+        if (gathered.capacity() > (std::size_t{1} << 20)) std::vector<FrEntry>().swap(gathered);  // one huge dump
+        return values;
     }
 
     // The scratch of one entry: each field's last value, as a dict keeps (None: absent).
@@ -380,7 +396,7 @@ private:
         std::uint32_t state_slot = no_slot;
     };
 
-    std::uint64_t entry(FrDump& out) {
+    std::uint64_t entry(std::vector<FrEntry>& out) {
         Read r;
         const std::uint64_t values = batches('u', [&] {
             std::uint64_t key_values = 1;
@@ -408,8 +424,353 @@ private:
             r.has[fr_time_discovered_completed_ns] ? r.i[fr_time_discovered_completed_ns] : 0;
         e.retired = r.has[fr_retired] && r.flag[fr_retired];
         e.is_p2p = r.has[fr_is_p2p] && r.flag[fr_is_p2p];
-        out.entries.push_back(e);
+        out.push_back(e);
         return values;
+    }
+
+    // --- an entry as torch writes it, read in one pass over its bytes ---
+    //
+    // Its keys fetched from the memo, integers, flags and floats in place, texts, frames and (name, desc) fetched,
+    // (name, desc) otherwise two fetched texts and TUPLE2, sizes and dtypes as lists written here: read without
+    // touching the reader's state (memo, counts, position), then taken at once. Anything else (a value stored in the
+    // memo, a text or frame written here, a key no field has, None for a list, an integer fetched from the memo)
+    // and it reads nothing: entry() reads the entry, and its result or its giving up stands. The op is looked up
+    // by the bytes of its name's slot and its four lists (the same bytes, the same op), and decoded only when new.
+
+    // A BINGET / LONG_BINGET at q of a slot that exists, with no store after it: the slot and where it ends.
+    bool fetch_at(const unsigned char*& q, std::uint32_t& index) const {
+        const std::ptrdiff_t left = end_ - q;
+        const unsigned char* after;
+        if (left >= 2 && *q == 'h') {
+            index = q[1];
+            after = q + 2;
+        } else if (left >= 5 && *q == 'j') {
+            index = static_cast<std::uint32_t>(q[1]) | (static_cast<std::uint32_t>(q[2]) << 8) |
+                    (static_cast<std::uint32_t>(q[3]) << 16) | (static_cast<std::uint32_t>(q[4]) << 24);
+            after = q + 5;
+        } else
+            return false;
+        if (index >= memo_.size() || store_at(after)) return false;
+        q = after;
+        return true;
+    }
+    // An integer written in place (BININT1, BININT2, BININT, LONG1 of up to 8 bytes), or None (`present` false if
+    // none_ok), with no store after it.
+    bool int_at(const unsigned char*& q, std::int64_t& v, bool& present, bool none_ok) const {
+        const std::ptrdiff_t left = end_ - q;
+        std::ptrdiff_t n = 0;
+        present = true;
+        if (left >= 2 && *q == 'K') {
+            v = q[1];
+            n = 2;
+        } else if (left >= 3 && *q == 'M') {
+            v = q[1] | (q[2] << 8);
+            n = 3;
+        } else if (left >= 5 && *q == 'J') {
+            v = static_cast<std::int32_t>(static_cast<std::uint32_t>(q[1]) | (static_cast<std::uint32_t>(q[2]) << 8) |
+                                          (static_cast<std::uint32_t>(q[3]) << 16) |
+                                          (static_cast<std::uint32_t>(q[4]) << 24));
+            n = 5;
+        } else if (left >= 10 && *q == 0x8a && q[1] == 8) {  // LONG1 of 8 bytes (times): little-endian
+            std::uint64_t u = 0;
+            for (int k = 9; k >= 2; --k) u = (u << 8) | q[k];
+            v = static_cast<std::int64_t>(u);
+            n = 10;
+        } else if (left >= 2 && *q == 0x8a && q[1] <= 8 && left >= 2 + q[1]) {  // LONG1 of fewer
+            const int bytes = q[1];
+            std::uint64_t u = 0;
+            for (int k = bytes + 1; k >= 2; --k) u = (u << 8) | q[k];
+            if (bytes > 0 && bytes < 8 && (q[bytes + 1] & 0x80)) u |= ~std::uint64_t{0} << (8 * bytes);
+            v = static_cast<std::int64_t>(u);
+            n = 2 + bytes;
+        } else if (none_ok && left >= 1 && *q == 'N') {
+            present = false;
+            n = 1;
+        } else
+            return false;
+        if (store_at(q + n)) return false;
+        q += n;
+        return true;
+    }
+    // A list's MARK ... APPENDS batches from q (after its EMPTY_LIST), each item read by item(q, values); ends
+    // after the last APPENDS with no store after it.
+    template <class Item>
+    bool list_at(const unsigned char*& q, std::uint64_t& values, Item&& item) const {
+        while (q != end_ && *q == '(') {
+            ++q;
+            for (;;) {
+                if (q == end_) return false;
+                if (*q == 'e') break;
+                if (!item(q, values)) return false;
+            }
+            ++q;
+        }
+        return !store_at(q);
+    }
+
+    struct QuickRead : Read {
+        const unsigned char* list_begin[4] = {};  // input_sizes, output_sizes, input_dtypes, output_dtypes
+        std::uint32_t list_size[4] = {};
+        std::uint32_t name_slot = no_slot;
+    };
+
+    // long: one case per Flight Recorder entry field, as entry_field reads them
+    bool entry_quick(std::vector<FrEntry>& out, std::uint64_t& values_out) {
+        QuickRead r;
+        const unsigned char* q = p_;
+        std::uint64_t values = 1;  // the entry's dict
+        if (q == end_ || *q != '(') return false;
+        while (q != end_ && *q == '(') {
+            ++q;
+            for (;;) {
+                if (q == end_) return false;
+                if (*q == 'u') {
+                    ++q;
+                    break;
+                }
+                if (end_ - q < 16) return false;  // the last bytes: entry() reads them, with its checks
+                int field = -2;
+                if (*q == 'h' && !is_store(q[2])) {  // most keys: a slot of the first 256, its field looked up
+                    const Near& key = near_[q[1]];
+                    field = key.field;
+                    values += key.values;
+                    q += 2;
+                } else {
+                    std::uint32_t k = 0;
+                    if (!fetch_at(q, k)) return false;
+                    Value& key = memo_[k];
+                    if (key.kind != Kind::string) return false;
+                    if (key.field == -2) key.field = static_cast<std::int8_t>(fr_field_of(key.text));
+                    field = key.field;
+                    values += key.values;
+                }
+                if (field < 0) return false;  // not a text, or a key no field has
+                const auto f = static_cast<FrField>(field);
+                switch (f) {
+                    case fr_input_sizes:
+                    case fr_output_sizes:
+                    case fr_input_dtypes:
+                    case fr_output_dtypes: {
+                        if (q == end_ || *q != ']') return false;  // None included: entry() reads it
+                        const unsigned char* begin = q++;
+                        ++values;
+                        const bool ok =
+                            f == fr_input_sizes || f == fr_output_sizes
+                                ? list_at(q, values,
+                                          [&](const unsigned char*& at, std::uint64_t& n) {
+                                              if (*at != ']') return false;
+                                              ++at;
+                                              ++n;
+                                              return list_at(at, n, [&](const unsigned char*& d, std::uint64_t& m) {
+                                                  std::int64_t dim = 0;
+                                                  bool present = false;
+                                                  if (!int_at(d, dim, present, false)) return false;
+                                                  ++m;
+                                                  return true;
+                                              });
+                                          })
+                                : list_at(q, values, [&](const unsigned char*& at, std::uint64_t& n) {
+                                      std::uint32_t s = 0;
+                                      if (!fetch_at(at, s) || memo_[s].kind != Kind::string) return false;
+                                      n += memo_[s].values;
+                                      return true;
+                                  });
+                        if (!ok) return false;
+                        const int which = f == fr_input_sizes    ? 0
+                                          : f == fr_output_sizes ? 1
+                                          : f == fr_input_dtypes ? 2
+                                                                 : 3;
+                        r.list_begin[which] = begin;
+                        r.list_size[which] = static_cast<std::uint32_t>(q - begin);
+                        r.has[f] = true;
+                        break;
+                    }
+                    case fr_frames:
+                        if (q != end_ && *q == 'N' && !store_at(q + 1)) {
+                            ++q;
+                            ++values;
+                            break;
+                        }
+                        if (q == end_ || *q != ']') return false;
+                        ++q;
+                        ++values;
+                        while (q != end_ && *q == '(') {
+                            ++q;
+                            for (;;) {
+                                if (end_ - q < 3) return false;
+                                if (*q == 'h') {  // a run of fetched frames: what follows each is the next or 'e'
+                                    const Near& frame = near_[q[1]];
+                                    if (frame.kind != Kind::frame) return false;
+                                    values += frame.values;
+                                    q += 2;
+                                    continue;
+                                }
+                                if (*q == 'e') break;
+                                std::uint32_t s = 0;
+                                if (!fetch_at(q, s) || memo_[s].kind != Kind::frame) return false;
+                                values += memo_[s].values;
+                            }
+                            ++q;
+                        }
+                        if (store_at(q)) return false;
+                        break;
+                    case fr_process_group: {
+                        if (q != end_ && *q == 'N' && !store_at(q + 1)) {
+                            ++q;
+                            ++values;
+                            r.has[f] = false;
+                            break;
+                        }
+                        std::uint32_t a = 0;
+                        if (!fetch_at(q, a)) return false;
+                        const Value& first = memo_[a];
+                        if (first.kind == Kind::pair) {
+                            values += first.values;
+                            r.pg_name = first.text;
+                            r.pg_desc = first.text2;
+                            r.pg_slot = a;
+                            r.pg_strings = {no_slot, no_slot};
+                        } else {
+                            std::uint32_t b = 0;
+                            if (first.kind != Kind::string || !fetch_at(q, b) || memo_[b].kind != Kind::string ||
+                                q == end_ || *q != 0x86 || store_at(q + 1))
+                                return false;
+                            ++q;
+                            values += 1 + first.values + memo_[b].values;
+                            r.pg_name = first.text;
+                            r.pg_desc = memo_[b].text;
+                            r.pg_slot = no_slot;
+                            r.pg_strings = {a, b};
+                        }
+                        r.has[f] = true;
+                        break;
+                    }
+                    case fr_profiling_name:
+                    case fr_state:
+                    case fr_thread_id:
+                    case fr_thread_name: {
+                        if (q != end_ && *q == 'N' && !store_at(q + 1)) {
+                            ++q;
+                            ++values;
+                            r.has[f] = false;
+                            break;
+                        }
+                        std::uint32_t s = 0;
+                        if (*q == 'h' && near_[q[1]].kind == Kind::string && !is_store(q[2])) {
+                            s = q[1];
+                            q += 2;
+                        } else if (!fetch_at(q, s) || memo_[s].kind != Kind::string)
+                            return false;
+                        values += memo_[s].values;
+                        if (f == fr_profiling_name) {
+                            r.profiling_name = memo_[s].text;
+                            r.name_slot = s;
+                        } else if (f == fr_state) {
+                            r.state = memo_[s].text;
+                            r.state_slot = s;
+                        }
+                        r.has[f] = true;
+                        break;
+                    }
+                    case fr_retired:
+                    case fr_is_p2p:
+                        if (q == end_ || (*q != 0x88 && *q != 0x89 && *q != 'N') || store_at(q + 1)) return false;
+                        r.has[f] = *q != 'N';
+                        r.flag[f] = *q == 0x88;
+                        ++q;
+                        ++values;
+                        break;
+                    case fr_duration_ms:
+                        if (end_ - q >= 9 && *q == 'G' && !store_at(q + 9))
+                            q += 9;  // any double: a number, or None (NaN, infinity) that is as if absent
+                        else if (q != end_ && *q == 'N' && !store_at(q + 1))
+                            ++q;
+                        else
+                            return false;
+                        ++values;
+                        break;
+                    default: {  // the integers
+                        bool present = false;
+                        if (!int_at(q, r.i[f], present, true)) return false;
+                        r.has[f] = present;
+                        ++values;
+                        break;
+                    }
+                }
+            }
+        }
+        if (!r.has[fr_process_group] || !r.has[fr_collective_seq_id] || !r.has[fr_profiling_name]) return false;
+        if (store_at(q)) return false;
+        // Taken: the bytes read, the values counted (entries() counted the dict).
+        p_ = q;
+        count(values - 1);
+        values_out = values;
+        FrEntry e;
+        e.record_id = r.has[fr_record_id] ? r.i[fr_record_id] : -1;
+        e.group = r.pg_slot != no_slot ? cached_group(r) : group_of_strings(r);
+        e.collective_seq_id = r.i[fr_collective_seq_id];
+        e.time_created_ns = r.has[fr_time_created_ns] ? r.i[fr_time_created_ns] : 0;
+        e.op = op_of_bytes(r);
+        e.state_text = r.has[fr_state] ? cached_state(r) : interner_.state({});
+        e.time_discovered_started_ns = r.has[fr_time_discovered_started_ns] ? r.i[fr_time_discovered_started_ns] : 0;
+        e.time_discovered_completed_ns =
+            r.has[fr_time_discovered_completed_ns] ? r.i[fr_time_discovered_completed_ns] : 0;
+        e.retired = r.has[fr_retired] && r.flag[fr_retired];
+        e.is_p2p = r.has[fr_is_p2p] && r.flag[fr_is_p2p];
+        out.push_back(e);
+        return true;
+    }
+
+    // The op of an entry read quickly: by its bytes (the name's slot, each list's presence and bytes) among the ops
+    // seen last, then among all of the dump's, decoded from the bytes when new.
+    const FrOp* op_of_bytes(const QuickRead& r) {
+        op_key_.clear();
+        const auto put = [&](std::uint32_t v) { op_key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        put(r.name_slot);
+        for (int k = 0; k < 4; ++k) {
+            put(r.list_begin[k] ? r.list_size[k] : no_slot);
+            if (r.list_begin[k]) op_key_.append(reinterpret_cast<const char*>(r.list_begin[k]), r.list_size[k]);
+        }
+        for (auto& [key, op] : recent_ops_)
+            if (key.size() == op_key_.size() && std::memcmp(key.data(), op_key_.data(), key.size()) == 0) return op;
+        const FrOp* op = nullptr;
+        if (const auto it = ops_by_bytes_.find(op_key_); it != ops_by_bytes_.end())
+            op = it->second;
+        else {
+            // New bytes: decoded by the general readers from where they were (read before, so they read again the
+            // same), the reader's position and count put back after.
+            const unsigned char* const at = p_;
+            const std::uint64_t total = total_;
+            total_ = 0;  // counted already
+            std::vector<Shape>* const shapes_out[2] = {&scratch_op_.input_sizes, &scratch_op_.output_sizes};
+            std::vector<std::string>* const dtypes_out[2] = {&scratch_op_.input_dtypes, &scratch_op_.output_dtypes};
+            for (int k = 0; k < 4; ++k) {
+                if (!r.list_begin[k]) {
+                    if (k < 2)
+                        shapes_out[k]->clear();
+                    else
+                        dtypes_out[k - 2]->clear();
+                    continue;
+                }
+                p_ = r.list_begin[k];
+                if (k < 2)
+                    shapes(*shapes_out[k]);
+                else
+                    dtypes(*dtypes_out[k - 2]);
+            }
+            p_ = at;
+            total_ = total;
+            scratch_op_.profiling_name.assign(r.profiling_name);
+            op = interner_.op(scratch_op_);
+            ops_by_bytes_.emplace(op_key_, op);
+        }
+        recent_ops_[recent_next_] = {op_key_, op};
+        recent_next_ = (recent_next_ + 1) % recent_ops_.size();
+        return op;
+    }
+    void forget_ops() {
+        ops_by_bytes_.clear();
+        for (auto& [key, op] : recent_ops_) key.clear(), op = nullptr;
     }
 
     // long: two switches over FrField (the quick readers, then the generic scalar), one case per Flight Recorder entry
@@ -510,7 +871,8 @@ private:
         return v.values;
     }
     // Quick ways for what most fields are (scalar() is the way for anything else): a value with no store after it.
-    bool store_at(const unsigned char* at) const { return at < end_ && (*at == 'q' || *at == 'r' || *at == 0x94); }
+    bool store_at(const unsigned char* at) const { return at < end_ && is_store(*at); }
+    static bool is_store(unsigned char op) { return op == 'q' || op == 'r' || op == 0x94; }
     // BINGET of a string: its slot, fetched and counted; no_slot (nothing read) otherwise.
     std::uint32_t quick_string() {
         if (end_ - p_ < 2 || *p_ != 'h' || p_[1] >= memo_.size() || memo_[p_[1]].kind != Kind::string ||
@@ -709,6 +1071,19 @@ private:
     std::vector<Value> memo_;
     std::vector<std::pair<std::uint64_t, const FrGroupName*>> groups_by_slots_;  // by (name, desc) slots
     FrOp scratch_op_;
+    // The first 256 memo slots (what BINGET fetches) as the quick path reads them: a text's entry field (-1: a
+    // key no field has, -2: not a text), the kind and the count of values.
+    struct Near {
+        std::int8_t field = -2;
+        Kind kind = Kind::container;
+        std::uint64_t values = 0;
+    };
+    std::array<Near, 256> near_{};
+    // The ops of entries read quickly, by their bytes (op_of_bytes): the last few, and every one of the dump.
+    std::string op_key_;
+    std::array<std::pair<std::string, const FrOp*>, 8> recent_ops_;
+    std::size_t recent_next_ = 0;
+    std::unordered_map<std::string, const FrOp*> ops_by_bytes_;
 };
 }  // namespace
 

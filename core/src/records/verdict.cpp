@@ -93,17 +93,24 @@ public:
                 }
                 if (!e.is_p2p && e.collective_seq_id > 0) r.calls.push_back(&e);
             }
-            std::stable_sort(r.calls.begin(), r.calls.end(),
-                             [](const FrEntry* a, const FrEntry* b) { return a->record_id < b->record_id; });
+            const auto by_record = [](const FrEntry* a, const FrEntry* b) { return a->record_id < b->record_id; };
+            if (!std::is_sorted(r.calls.begin(), r.calls.end(), by_record))  // a ring buffer's dump mostly is
+                std::stable_sort(r.calls.begin(), r.calls.end(), by_record);
             const bool states =
                 std::any_of(r.calls.begin(), r.calls.end(), [](const FrEntry* e) { return e->state() != "scheduled"; });
             if (!r.calls.empty()) r.blocked = r.calls.size() - 1;
+            // A dump's states are interned: its "completed" is one text, compared once.
+            const std::string* completed = nullptr;
             if (states)
-                for (std::size_t i = 0; i < r.calls.size(); ++i)
-                    if (r.calls[i]->state() != "completed") {
+                for (std::size_t i = 0; i < r.calls.size(); ++i) {
+                    const std::string* state = r.calls[i]->state_text;
+                    if (state == completed) continue;
+                    if (*state != "completed") {
                         r.blocked = i;
                         break;
                     }
+                    completed = state;
+                }
             std::vector<std::pair<const FrGroupName*, std::int64_t>> reached;  // by group, few of them
             for (std::size_t i = 0; i < r.calls.size() && (!r.blocked || i <= *r.blocked); ++i) {
                 const FrEntry& e = *r.calls[i];

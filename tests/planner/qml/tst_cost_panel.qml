@@ -95,4 +95,48 @@ TestCase {
         tryVerify(() => findChild(page, "rankedRow" + rowIndex).current);
         compare(controller.cost.ranking.currentRow, rowIndex);
     }
+
+    function test_bad_input_marks_its_field_data() {
+        return [
+            {tag: "seq", field: "seqField", text: "0", error: "seq must be positive, got 0."},
+            {tag: "micro_batch", field: "microBatchField", text: "-2", error: "micro_batch must be positive, got -2."},
+            {tag: "grad_accum", field: "gradAccumField", text: "0", error: "grad_accum must be positive, got 0."},
+            {tag: "global_batch", field: "globalBatchField", text: "-5",
+                error: "global_batch must be at least 0, got -5."}
+        ];
+    }
+
+    // Typing a value core refuses marks that field, and only it, invalid, with core's text under the form.
+    function test_bad_input_marks_its_field(data) {
+        const page = createPage();
+        page.controller.costForm.model = "qwen3-30b-a3b";
+        const names = ["seqField", "microBatchField", "gradAccumField", "globalBatchField"];
+        for (const name of names)
+            verify(!findChild(page, name).invalid, name);
+        const input = findChild(page, data.field).input;
+        input.forceActiveFocus();
+        input.selectAll();
+        for (const ch of data.text)
+            keyClick(ch === "-" ? Qt.Key_Minus : Qt.Key_0 + Number(ch));
+        tryCompare(page.controller.costForm, "errorField", data.tag);
+        compare(findChild(page, "costErrorText").text, data.error);
+        for (const name of names)
+            compare(findChild(page, name).invalid, name === data.field, name);
+    }
+
+    // Without a cluster profile every constant the panel lists is a preset, and no profile line shows.
+    function test_constants_without_a_profile_are_presets() {
+        const page = createPage();
+        page.controller.costForm.model = "qwen3-30b-a3b";
+        page.controller.costForm.hardware = "h200";
+        tryVerify(() => findChild(page, "costStrip").visible);
+        compare(findChild(page, "constantRows").count, 3);
+        verify(!findChild(page, "clusterProfileText").visible);
+        const nvlink = findChild(page, "constantRow_intra_node_gbps");
+        verify(nvlink !== null);
+        verify(!nvlink.fromClusterProfile);
+        compare(nvlink.valueText, "450 GB/s");
+        compare(nvlink.sourceText, "preset: h200 preset");
+        compare(findChild(nvlink, "constantSource").text, "preset");
+    }
 }

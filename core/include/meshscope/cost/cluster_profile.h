@@ -88,4 +88,36 @@ struct ClusterProfile {
 // The constants of a preset cluster, each marked preset: what a profile starts from.
 [[nodiscard]] ClusterProfile preset_profile(const ClusterSpec& cluster);
 
+// A cluster profile as the user gave it (`--cluster-profile FILE`): its name on screen and in messages (the file).
+struct LoadedClusterProfile {
+    std::string file;
+    ClusterProfile profile;
+};
+
+// One constant a cluster profile can set, as a cost uses it: its value and where it comes from (fitted: the user's
+// cluster profile; preset: the hardware's or network's default).
+struct ClusterConstant {
+    std::string name;   // "calibration", "intra_node_gbps", "inter_node_gbps"
+    std::string label;  // "compute calibration", "NVLink bandwidth", "network bandwidth"
+    std::string unit;   // "" or "GB/s"
+    ProfileConstant constant;
+};
+
+// The constants one cost used, and the cluster profile they came from.
+struct ClusterConstants {
+    std::string file;  // the cluster profile's; "" without one
+    // Why the profile does not apply ("the cluster profile was fitted on h200; the cluster is h100"): the constants
+    // are then the presets'. "" when it applies or there is none.
+    std::string note;
+    std::vector<ClusterConstant> constants;  // calibration, intra_node_gbps, inter_node_gbps
+};
+
+// The cluster with the profile's constants where its hardware matches (apply_cluster_profile), and which they are.
+// Without a profile, or on another GPU (then with the note), the presets'.
+[[nodiscard]] ClusterConstants use_cluster_profile(ClusterSpec& cluster, const LoadedClusterProfile* profile);
+
+// {"file": "cluster.json" | null, "note": "", "constants": {"calibration": {"value", "source", "basis", "label",
+// "unit"}, "intra_node_gbps": {...}, "inter_node_gbps": {...}}}: the profile's own "constants" shape.
+[[nodiscard]] nlohmann::ordered_json cluster_constants_json(const ClusterConstants& constants);
+
 }  // namespace meshscope::cost
