@@ -199,6 +199,7 @@ namespace {
 storm::WorkerSettings worker_settings(const Scenario& scenario, const StormOptions& options) {
     storm::WorkerSettings settings;
     settings.targets = options.targets;
+    settings.protocol = options.protocol;
     settings.token = options.token;
     settings.end_when_done = options.duration <= 0;
     settings.end_at = options.duration > 0 ? options.duration : options.max_run;
@@ -339,7 +340,8 @@ std::vector<RankRecord> unpack_records(std::vector<WorkerProcess>& workers, std:
 // The ranks' records added up.
 struct Tally {
     std::uint64_t requests = 0, acknowledged = 0, rejected = 0, refusals = 0, timeouts = 0, failures = 0, retries = 0,
-                  reconnects = 0, hb_sent = 0, hb_acked = 0, hb_refused = 0, hb_failed = 0, events = 0;
+                  reconnects = 0, hb_sent = 0, hb_acked = 0, hb_refused = 0, hb_failed = 0, events = 0,
+                  lifecycle_acked = 0, lifecycle_scripted = 0, exits_acked = 0;
     std::int64_t expected = 0, acked_ready = 0;
     double first_connect = std::numeric_limits<double>::max(), last_ready = -1;
     std::vector<double> latencies;
@@ -369,6 +371,10 @@ Tally tally_records(const std::vector<RankRecord>& records, const std::vector<Ra
         t.hb_refused += r.heartbeats_refused;
         t.hb_failed += r.heartbeats_failed;
         t.events += plans[static_cast<std::size_t>(r.rank)].items.size();
+        t.lifecycle_acked += r.lifecycle_acked;
+        t.exits_acked += r.exit_acked ? 1 : 0;
+        for (const storm::ScriptItem& item : plans[static_cast<std::size_t>(r.rank)].items)
+            t.lifecycle_scripted += item.heartbeat ? 0 : 1;
         if (r.first_connect >= 0) t.first_connect = std::min(t.first_connect, r.first_connect);
         if (!r.expects_ready) continue;
         ++t.expected;
@@ -438,6 +444,7 @@ nlohmann::json dashboards_json(storm::Dashboards& dashboards, const Tally& t, do
 void add_run_figures(nlohmann::json& s, const Scenario& scenario, const StormOptions& options, int processes,
                      const Tally& t) {
     s["mode"] = "per_rank";
+    s["protocol"] = options.protocol == StormProtocol::otlp ? "otlp" : "meshscope";
     s["ranks"] = scenario.world_size;
     s["processes"] = processes;
     s["targets"] = options.targets.size();
@@ -445,6 +452,9 @@ void add_run_figures(nlohmann::json& s, const Scenario& scenario, const StormOpt
     s["events"] = t.events;
     s["requests"] = t.requests;
     s["acknowledged"] = t.acknowledged;
+    s["lifecycle_events_acked"] = t.lifecycle_acked;
+    s["lifecycle_events_scripted"] = t.lifecycle_scripted;
+    s["exits_acked"] = t.exits_acked;
     s["ready_expected"] = t.expected;
     s["ready_acked"] = t.acked_ready;
     s["ranks_never_ready"] = t.never_ready.size();

@@ -25,7 +25,7 @@
 
 namespace meshscope::sim {
 
-// One collector (or relay) address: http://HOST:PORT.
+// One collector (relay, OpenTelemetry Collector agent) address: http://HOST:PORT.
 struct StormTarget {
     std::string host;
     std::string port;
@@ -36,8 +36,14 @@ struct StormTarget {
 // "--target: 'x' is not an http://HOST:PORT URL".
 [[nodiscard]] Expected<std::vector<StormTarget>> parse_targets(std::string_view text);
 
+// What the ranks speak: meshscope.event/1 to /api/v1/events (a collector or a relay), or OTLP/HTTP JSON logs to
+// /v1/logs (a node-local OpenTelemetry Collector, or the collector itself), as MESHSCOPE_PROTOCOL chooses for the
+// reporters (docs/protocol.md, "OTLP logs").
+enum class StormProtocol { meshscope, otlp };
+
 struct StormOptions {
     std::vector<StormTarget> targets;
+    StormProtocol protocol = StormProtocol::meshscope;
     StormTarget stream_target;  // where dashboards connect (host empty: the first target)
     std::string token;
     double speed = 50;              // simulated seconds per real second for the script's phase timing

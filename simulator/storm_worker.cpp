@@ -22,6 +22,7 @@
 
 #include "storm_worker.h"
 
+#include "meshscope/client/otlp_body.h"
 #include "meshscope/monitor/event.h"
 
 namespace meshscope::sim::storm {
@@ -102,13 +103,27 @@ std::string lifecycle_body(const WorkerSettings& settings, const RankPlan& p, Ph
     return to_json(e).dump();
 }
 
-// A POST of `body` to /api/v1/events as the reporters send it (keep-alive, their timeout header).
+// One request's body: the events (each one JSON object) as a JSON array, or with --protocol otlp as an OTLP/HTTP
+// JSON ExportLogsServiceRequest, one log record each (the C++ client's encoding, as its reporter sends it).
+std::string request_body(const WorkerSettings& settings, const std::vector<std::string>& events) {
+    if (settings.protocol == StormProtocol::otlp) return client::otlp_logs_body(events).json;
+    std::string body = "[";
+    for (const std::string& e : events) {
+        if (body.size() > 1) body += ',';
+        body += e;
+    }
+    body += ']';
+    return body;
+}
+
+// A POST of `body` to /api/v1/events (with --protocol otlp: /v1/logs) as the reporters send it (keep-alive, their
+// timeout header).
 std::shared_ptr<Exchange> events_post(const WorkerSettings& settings, const std::string& host,
                                       const std::string& timeout_header, std::string body) {
     auto exchange = std::make_shared<Exchange>();
     http::request<http::string_body>& request = exchange->request;
     request.method(http::verb::post);
-    request.target("/api/v1/events");
+    request.target(settings.protocol == StormProtocol::otlp ? "/v1/logs" : "/api/v1/events");
     request.version(11);
     request.set(http::field::host, host);
     request.set(http::field::content_type, "application/json");
@@ -311,7 +326,7 @@ private:
         if (ending_) {
             if (r.plan->heartbeats && r.record.script_done && r.record.ready_ack >= 0 && !r.exit_sent) {
                 r.exit_sent = true;
-                send(r, Sending::exit, "[" + lifecycle_body(settings_, *r.plan, Phase::exit) + "]");
+                send(r, Sending::exit, request_body(settings_, {lifecycle_body(settings_, *r.plan, Phase::exit)}));
             } else {
                 finish(r);
             }
@@ -324,7 +339,8 @@ private:
             wait_until(r, std::max(due, r.quiet_until), [this, &r] { send_script(r); });
         } else if (r.plan->heartbeats && r.record.ready_ack >= 0) {
             wait_until(r, std::max(r.next_heartbeat, r.quiet_until), [this, &r] {
-                send(r, Sending::heartbeat, "[" + lifecycle_body(settings_, *r.plan, Phase::heartbeat) + "]");
+                send(r, Sending::heartbeat,
+                     request_body(settings_, {lifecycle_body(settings_, *r.plan, Phase::heartbeat)}));
             });
         }
         // else: nothing more to say until the run ends
@@ -347,19 +363,18 @@ private:
         while (r.next < r.plan->items.size() && r.pending.size() < batch_max &&
                (r.pending.empty() || r.plan->items[r.next].at <= t))
             r.pending.push_back(r.next++);
-        std::string body = "[";
+        std::vector<std::string> events;
+        events.reserve(r.pending.size());
         for (const std::size_t i : r.pending) {
             const ScriptItem& item = r.plan->items[i];
-            if (body.size() > 1) body += ',';
-            body += item.body;
+            events.push_back(item.body);
             if (item.heartbeat) ++r.record.heartbeats_sent;
             if (item.ready) {
                 if (r.record.ready_due < 0) r.record.ready_due = item.at;
                 r.record.ready_sent = t;
             }
         }
-        body += ']';
-        send(r, Sending::script, std::move(body));
+        send(r, Sending::script, request_body(settings_, events));
     }
 
     void send(Rank& r, Sending what, std::string body) {
@@ -443,7 +458,10 @@ private:
             case Sending::script:
                 for (const std::size_t i : r.pending) {
                     if (i < max_recorded_acks) r.record.acks[i] = t;
-                    if (r.plan->items[i].heartbeat) ++r.record.heartbeats_acked;
+                    if (r.plan->items[i].heartbeat)
+                        ++r.record.heartbeats_acked;
+                    else
+                        ++r.record.lifecycle_acked;
                     if (r.plan->items[i].ready) {
                         r.record.ready_ack = t;
                         r.next_heartbeat = t + settings_.heartbeat_interval;
@@ -456,7 +474,11 @@ private:
                 ++r.record.heartbeats_acked;
                 advance_heartbeat(r);
                 break;
-            case Sending::exit: finish(r); return;
+            case Sending::exit:
+                ++r.record.lifecycle_acked;
+                r.record.exit_acked = true;
+                finish(r);
+                return;
         }
         schedule(r);
     }

@@ -54,12 +54,15 @@ struct RankRecord {
     std::uint32_t heartbeats_acked = 0;
     std::uint32_t heartbeats_refused = 0;
     std::uint32_t heartbeats_failed = 0;
+    std::uint32_t lifecycle_acked = 0;             // lifecycle events (not heartbeats) acknowledged, its exit included
+    bool exit_acked = false;                       // the exit it posts at the end of the run was acknowledged
     std::array<double, max_recorded_acks> acks{};  // ack time of each scripted request (run clock; 0: none)
     std::array<char, 96> last_error{};
 };
 
 struct WorkerSettings {
     std::vector<StormTarget> targets;
+    StormProtocol protocol = StormProtocol::meshscope;
     std::string token;
     Clock::time_point origin;
     double end_at = 0;  // run clock: when the run ends at the latest

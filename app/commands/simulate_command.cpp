@@ -44,8 +44,9 @@ struct PerRankArguments {
     std::string ranks_out;
 };
 
-int run_per_rank(const sim::Scenario& scenario, const std::string& target, const std::string& token, double speed,
-                 double timeout, std::uint64_t seed, const PerRankArguments& args) {
+int run_per_rank(const sim::Scenario& scenario, const std::string& target, const std::string& protocol,
+                 const std::string& token, double speed, double timeout, std::uint64_t seed,
+                 const PerRankArguments& args) {
     const auto fail = [](const std::string& text) {
         std::cerr << "meshscope simulate: " << text << "\n";
         return exit_usage;
@@ -70,6 +71,7 @@ int run_per_rank(const sim::Scenario& scenario, const std::string& target, const
     if (!targets) return fail(targets.error().message());
     sim::StormOptions options;
     options.targets = *targets;
+    options.protocol = protocol == "otlp" ? sim::StormProtocol::otlp : sim::StormProtocol::meshscope;
     if (!args.dashboard_target.empty()) {
         auto stream = sim::parse_targets(args.dashboard_target);
         if (!stream || stream->size() != 1)
@@ -98,6 +100,7 @@ int run_per_rank(const sim::Scenario& scenario, const std::string& target, const
 // Everything `meshscope simulate` reads from its command line, and the options that only --per-rank takes.
 struct SimulateArguments {
     std::string target, job, token, faults_text;
+    std::string protocol = "meshscope";
     std::int64_t dp = 0, cp = 1, ep = 1, gpus_per_node = 8;
     std::uint64_t seed = 1;
     bool hold = false;
@@ -122,6 +125,10 @@ void add_simulate_options(CLI::App& cli, SimulateArguments& a) {
     cli.add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node")->capture_default_str();
     cli.add_option("--job", a.job, "job id (default: sim-<seed>)");
     cli.add_option("--token", a.token, "bearer token of the collector");
+    cli.add_option("--protocol", a.protocol,
+                   "what the ranks speak: meshscope (events to TARGET/api/v1/events) or otlp (OTLP/HTTP JSON logs to "
+                   "TARGET/v1/logs: a node-local OpenTelemetry Collector, or the collector itself)")
+        ->capture_default_str();
     cli.add_option(
         "--faults", a.faults_text,
         "faults to inject, e.g. topology_mismatch=1,group_disagreement=1,missing_rank=1,"
@@ -158,7 +165,8 @@ void add_simulate_options(CLI::App& cli, SimulateArguments& a) {
     auto* ranks_out = cli.add_option("--ranks-out", per_rank.ranks_out,
                                      "--per-rank: write one JSON line per rank here (its times and counts)");
     auto* dashboard_target = cli.add_option("--dashboard-target", per_rank.dashboard_target,
-                                            "--per-rank: where the dashboards connect (default: the first --target)");
+                                            "--per-rank: where the dashboards connect (default: the first --target; "
+                                            "give the collector when the targets are OpenTelemetry Collectors)");
     a.per_rank_only = {window, a.processes_option, duration, dashboards, request_timeout, dashboard_target, ranks_out};
 }
 
@@ -218,6 +226,7 @@ int run_shared_client(const sim::Scenario& scenario, const SimulateArguments& a)
     client::ReporterOptions reporter_options;
     reporter_options.url = a.target;
     reporter_options.token = a.token;
+    reporter_options.protocol = a.protocol;
     reporter_options.connections = a.connections;
     reporter_options.max_queue_events = scenario.events.size() + 2 * scenario.heartbeating.size() + 1024;
     reporter_options.max_queue_bytes = std::size_t{2} << 30;
@@ -279,12 +288,15 @@ int run_simulate(int argc, char** argv) {
         std::cerr << "meshscope simulate: " << text << "\n";
         return exit_usage;
     };
+    if (a.protocol != "meshscope" && a.protocol != "otlp")
+        return usage_error("--protocol must be meshscope or otlp, got '" + a.protocol + "'");
     if (const std::string conflict = mode_conflict(a); !conflict.empty()) return usage_error(conflict);
     if (a.per_rank.enabled)
         if (const std::string problem = size_processes(a, a.per_rank); !problem.empty()) return usage_error(problem);
     const auto scenario = scenario_of(a);
     if (!scenario) return usage_error(scenario.error().message());
-    if (a.per_rank.enabled) return run_per_rank(*scenario, a.target, a.token, a.speed, a.timeout, a.seed, a.per_rank);
+    if (a.per_rank.enabled)
+        return run_per_rank(*scenario, a.target, a.protocol, a.token, a.speed, a.timeout, a.seed, a.per_rank);
     return run_shared_client(*scenario, a);
 }
 

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from storm_report import cpu_percent, get, layout, listen_overflows, peak_rss_mib, sample  # noqa: E402
+from storm_report import JobPoller, cpu_percent, get, layout, listen_overflows, peak_rss_mib, sample  # noqa: E402
 
 
 def sockets(pid):
@@ -62,6 +62,8 @@ def main():
     pids = [a.pid] + relay_pids
     samples = {pid: [sample(pid)] for pid in pids}
     socket_samples = [(time.monotonic(), sockets(a.pid))]
+    poller = JobPoller(a.url, job, a.ranks)
+    poller.start()
     sim = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while sim.poll() is None:
         time.sleep(0.5)
@@ -69,6 +71,8 @@ def main():
             samples[pid].append(sample(pid))
         socket_samples.append((time.monotonic(), sockets(a.pid)))
     out, err = sim.communicate()
+    poller.stop.set()
+    poller.join()
     for pid in pids:
         samples[pid].append(sample(pid))
     overflows_after = listen_overflows()
@@ -86,6 +90,9 @@ def main():
         "processes": summary["processes"],
         "ready_acked": summary["ready_acked"],
         "first_connect_to_last_ready_s": summary.get("first_connect_to_last_ready_s"),
+        # The collector's own count (polled every 0.25 s): every rank ready, though some answers were late.
+        "first_connect_to_last_ready_stored_s": poller.storm_end(summary),
+        "ranks_ready_at_collector_max": poller.ready_max,
         "ready_latency_s": summary.get("ready_latency_s"),
         "refusals": summary["refusals"],
         "timeouts": summary["timeouts"],

@@ -14,7 +14,9 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -69,6 +71,41 @@ def get(url):
         body = reply.read()
     return time.monotonic() - begin, body
 
+class JobPoller(threading.Thread):
+    """Polls the collector's job every 0.25 s: when it first counted every rank ready or past it (`ranks_ready` +
+    `exited`; time.monotonic()), the most it counted, and its last answer."""
+
+    def __init__(self, url, job, ranks):
+        super().__init__(daemon=True)
+        self.url, self.job, self.ranks = url, job, ranks
+        self.all_ready_at = None
+        self.ready_max = 0
+        self.last = {}
+        self.stop = threading.Event()
+
+    def poll(self):
+        try:
+            self.last = json.loads(get(f"{self.url}/api/v1/jobs/{self.job}")[1])
+        except urllib.error.HTTPError:
+            return  # 404 until the job's first event
+        except (OSError, ValueError):
+            return  # no answer in time from a drowning collector: the next poll
+        ready = self.last.get("ranks_ready", 0) + self.last.get("states", {}).get("exited", 0)
+        self.ready_max = max(self.ready_max, ready)
+        if self.all_ready_at is None and ready == self.ranks:
+            self.all_ready_at = time.monotonic()
+
+    def storm_end(self, summary):
+        """Seconds from the first connection to the poll that counted every rank ready; None if none did."""
+        first = summary.get("first_connect_s")
+        if self.all_ready_at is None or first is None:
+            return None
+        return round(self.all_ready_at - summary["clock_origin_s"] - first, 2)
+
+    def run(self):
+        while not self.stop.wait(0.25):
+            self.poll()
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
@@ -96,11 +133,17 @@ def main():
     print("==", " ".join(command), flush=True)
     overflows_before = listen_overflows()
     samples = [sample(a.pid)]
+    poller = None if a.baseline else JobPoller(a.url, job, a.ranks)
+    if poller:
+        poller.start()
     sim = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while sim.poll() is None:
         time.sleep(0.5)
         samples.append(sample(a.pid))
     out, err = sim.communicate()
+    if poller:
+        poller.stop.set()
+        poller.join()
     samples.append(sample(a.pid))
     overflows_after = listen_overflows()
     if err.strip():
@@ -117,6 +160,9 @@ def main():
         "processes": summary["processes"],
         "ready_acked": summary["ready_acked"],
         "first_connect_to_last_ready_s": summary.get("first_connect_to_last_ready_s"),
+        # The collector's own count (polled every 0.25 s): every rank ready, though some answers were late.
+        "first_connect_to_last_ready_stored_s": poller.storm_end(summary) if poller else None,
+        "ranks_ready_at_collector_max": poller.ready_max if poller else None,
         "ready_latency_s": summary.get("ready_latency_s"),
         "refusals": summary["refusals"],
         "timeouts": summary["timeouts"],

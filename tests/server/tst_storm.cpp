@@ -135,6 +135,8 @@ private slots:
         QTest::addRow("port out of range")
             << QStringList{"simulate", "--target", "http://127.0.0.1:70000", "--dp", "8", "--per-rank"}
             << "meshscope simulate: --target: 'http://127.0.0.1:70000' is not an http://HOST:PORT URL\n";
+        QTest::addRow("unknown protocol") << base + QStringList{"--per-rank", "--protocol", "grpc"}
+                                          << "meshscope simulate: --protocol must be meshscope or otlp, got 'grpc'\n";
         QTest::addRow("start window without per-rank")
             << base + QStringList{"--start-window", "2"} << "meshscope simulate: --start-window needs --per-rank\n";
         QTest::addRow("ranks-out without per-rank")
@@ -225,6 +227,55 @@ private slots:
         QCOMPARE(job.status, 200);
         QCOMPARE(job.json().value("ranks_seen").toInt(), 64);
         QCOMPARE(job.json().value("findings").toInt(), 0);
+    }
+
+    // The same 64-rank storm once as meshscope.event/1 and once as OTLP/HTTP JSON logs (--protocol otlp, POST
+    // /v1/logs of the collector itself, as an OpenTelemetry Collector agent forwards them): every OTLP body is
+    // accepted (every ready acknowledged, nothing rejected), and the collector stores exactly the lifecycle events
+    // that the meshscope protocol run stores, rank by rank, every rank exited and no finding.
+    void otlp_bodies_are_accepted_by_serve() {
+        const auto lifecycle = [](const QString& protocol, QJsonObject& summary, QJsonObject& job) {
+            QTemporaryDir dir;
+            const QString db = dir.filePath("history.db");
+            test::ServeProcess serve({"--db", db});
+            if (serve.port() == 0) return QStringList{"serve did not start"};
+            const auto run = test::run_meshscope(
+                {"simulate", "--per-rank", "--protocol", protocol, "--target", serve.url(), "--dp", "8", "--cp", "8",
+                 "--ep", "8", "--job", "storm64", "--start-window", "1", "--duration", "3"},
+                90000);
+            if (run.exit_code != 0) return QStringList{QString::fromUtf8(run.err)};
+            summary = last_json_line(run.out);
+            QNetworkAccessManager nam;
+            job = test::http(nam, "GET", serve.url() + "/api/v1/jobs/storm64").json();
+            const auto exported = test::run_meshscope({"export", "--db", db, "--job", "storm64"});
+            QStringList events;
+            for (const QByteArray& line : exported.out.trimmed().split('\n')) {
+                const QJsonObject e = QJsonDocument::fromJson(line).object();
+                if (!e.contains("phase") || e.value("phase").toString() == "heartbeat") continue;
+                events << QStringLiteral("%1 %2/%3 %4")
+                              .arg(e.value("rank").toInt())
+                              .arg(e.value("phase").toString(), e.value("status").toString(),
+                                   QString::fromUtf8(QJsonDocument(QJsonObject{{"groups", e.value("groups")}})
+                                                         .toJson(QJsonDocument::Compact)));
+            }
+            events.sort();
+            return events;
+        };
+        QJsonObject summary, job, meshscope_summary, meshscope_job;
+        const QStringList expected = lifecycle("meshscope", meshscope_summary, meshscope_job);
+        const QStringList stored = lifecycle("otlp", summary, job);
+        QCOMPARE(summary.value("protocol").toString(), QString("otlp"));
+        QCOMPARE(summary.value("ready_acked").toInt(), 64);
+        QCOMPARE(summary.value("rejected").toInt(), 0);
+        QCOMPARE(job.value("ranks_seen").toInt(), 64);
+        QCOMPARE(job.value("findings").toInt(), 0);
+        QCOMPARE(job.value("states").toObject().value("exited").toInt(), 64);
+        // Every rank's phases, their groups included, as the meshscope protocol run stores them; what the simulator
+        // counts as acknowledged is all stored.
+        QVERIFY2(expected.size() > 64 * 5, qPrintable(expected.mid(0, 4).join("; ")));
+        QCOMPARE(stored, expected);
+        QCOMPARE(summary.value("lifecycle_events_acked").toInt(), stored.size());
+        QCOMPARE(meshscope_summary.value("lifecycle_events_acked").toInt(), expected.size());
     }
 
     // Nobody listens: the run ends at --duration with a clear message, never hangs.

@@ -1,4 +1,4 @@
-#include "otlp_body.h"
+#include "meshscope/client/otlp_body.h"
 
 #include <algorithm>
 #include <array>

@@ -13,8 +13,8 @@
 
 #include "meshscope/client/event_kind.h"
 #include "meshscope/client/http_post.h"
+#include "meshscope/client/otlp_body.h"
 #include "meshscope/client/rank_queue.h"
-#include "otlp_body.h"
 
 namespace meshscope::client {
 

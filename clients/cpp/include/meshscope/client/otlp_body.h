@@ -1,6 +1,7 @@
-// OTLP/HTTP JSON logs for the C++ client (ReporterOptions::protocol "otlp"): a batch of one rank's event JSON as an
-// ExportLogsServiceRequest, each event one log record, the rank's identity its resource (docs/protocol.md, "OTLP
-// logs"; the Python reporter's transport.otlp_logs_request writes the same).
+// OTLP/HTTP JSON logs for the C++ client (ReporterOptions::protocol "otlp") and the storm's ranks (`meshscope simulate
+// --per-rank --protocol otlp`): a batch of one rank's event JSON as an ExportLogsServiceRequest, each event one log
+// record, the rank's identity its resource (docs/protocol.md, "OTLP logs"; the Python reporter's
+// transport.otlp_logs_request writes the same).
 #pragma once
 
 #include <cstddef>
