@@ -1,7 +1,9 @@
-"""Shared helpers for the Python reporter tests: paths, the fake clock, a black-hole server, free ports."""
+"""Shared helpers for the Python tests: paths, the fake clock, a black-hole server, free ports, the OpenTelemetry
+Collector binary, stopping a child."""
 
 import os
 import socket
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,3 +68,24 @@ def clean_env(**extra) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update({k: str(v) for k, v in extra.items()})
     return env
+
+
+def otelcol(test) -> str:
+    """The OpenTelemetry Collector binary the OTel tests run: scripts/otelcol.sh builds it from its Go modules
+    once into its cache and prints its path. A failed build fails `test` with the build's message."""
+    built = subprocess.run(["bash", os.path.join(ROOT, "scripts", "otelcol.sh")], capture_output=True, text=True,
+                           timeout=3600)
+    test.assertEqual(built.returncode, 0, built.stderr[-4000:])
+    return built.stdout.strip().splitlines()[-1]
+
+
+def stop(process) -> None:
+    """Ends a child that may still run: SIGTERM, 20 s to exit, then SIGKILL."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

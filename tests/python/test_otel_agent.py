@@ -17,7 +17,6 @@ import support
 from meshscope_serve import MeshScopeServe
 
 BIN = os.environ.get("MESHSCOPE_BIN", "")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORLD = 8
 JOB = "otel-agent"
 PHASES = [("launch", "started"), ("launch", "done"), ("process_group", "started"), ("process_group", "done"),
@@ -73,10 +72,7 @@ class OtelAgentTest(unittest.TestCase):
     def test_ranks_through_a_real_otelcol_agent_to_the_collector(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
-        built = subprocess.run(["bash", os.path.join(ROOT, "scripts", "otelcol.sh")], capture_output=True, text=True,
-                               timeout=3600)
-        self.assertEqual(built.returncode, 0, built.stderr[-4000:])
-        otelcol = built.stdout.strip().splitlines()[-1]
+        otelcol = support.otelcol(self)
         serve = MeshScopeServe(BIN)
         work = tempfile.TemporaryDirectory(prefix="meshscope-otelcol-")
         agent = None
@@ -115,12 +111,7 @@ class OtelAgentTest(unittest.TestCase):
                 self.assertEqual(sorted(mine), sorted(PHASES + [("exit", "done")]), f"rank {r}")
                 self.assertTrue(all(e.get("host") and e.get("pid") for e in stored if e["rank"] == r))
         finally:
-            if agent is not None:
-                agent.terminate()
-                try:
-                    agent.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    agent.kill()
+            support.stop(agent)
             serve.close()
             work.cleanup()
 

@@ -20,7 +20,6 @@ import support
 from meshscope_serve import MeshScopeServe
 
 BIN = os.environ.get("MESHSCOPE_BIN", "")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The meshes FSDPTurbo and LlamaFactory build (docs/domain.md): which mesh each dim belongs to.
 MESH_OF = {"mp_replicate": "model", "mp_shard": "model", "dp": "data", "cp": "data", "edp": "expert",
            "efsdp": "expert", "ep": "expert", "expert_cp": "expert"}
@@ -147,10 +146,7 @@ class OtelExportTest(unittest.TestCase):
     def test_findings_and_gauges_reach_a_real_otelcol(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
-        built = subprocess.run(["bash", os.path.join(ROOT, "scripts", "otelcol.sh")], capture_output=True, text=True,
-                               timeout=3600)
-        self.assertEqual(built.returncode, 0, built.stderr[-4000:])
-        otelcol = built.stdout.strip().splitlines()[-1]
+        otelcol = support.otelcol(self)
         work = tempfile.TemporaryDirectory(prefix="meshscope-otel-export-")
         agent, serve = None, None
         try:
@@ -273,12 +269,7 @@ class OtelExportTest(unittest.TestCase):
         finally:
             if serve is not None:
                 serve.close()
-            if agent is not None:
-                agent.terminate()
-                try:
-                    agent.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    agent.kill()
+            support.stop(agent)
             work.cleanup()
 
 

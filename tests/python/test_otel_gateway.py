@@ -18,7 +18,7 @@ from meshscope_serve import MeshScopeServe
 from test_otel_agent import listening
 
 BIN = os.environ.get("MESHSCOPE_BIN", "")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = support.ROOT
 CONFIGS = os.path.join(ROOT, "deploy", "otelcol")
 NODES = 2
 PER_NODE = 4
@@ -56,10 +56,7 @@ class OtelGatewayTest(unittest.TestCase):
     def test_ranks_through_two_agents_and_a_gateway_to_the_collector(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
-        built = subprocess.run(["bash", os.path.join(ROOT, "scripts", "otelcol.sh")], capture_output=True, text=True,
-                               timeout=3600)
-        self.assertEqual(built.returncode, 0, built.stderr[-4000:])
-        otelcol = built.stdout.strip().splitlines()[-1]
+        otelcol = support.otelcol(self)
         serve = MeshScopeServe(BIN, token=TOKEN)
         work = tempfile.TemporaryDirectory(prefix="meshscope-otelgw-")
         collectors, logs, ranks = [], [], []
@@ -156,12 +153,7 @@ class OtelGatewayTest(unittest.TestCase):
                     process.kill()
                     process.wait()
             for process in collectors:
-                process.terminate()
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+                support.stop(process)
             for log in logs:
                 log.close()
             serve.close()

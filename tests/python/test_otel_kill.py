@@ -23,7 +23,6 @@ from meshscope_serve import MeshScopeServe
 from test_otel_agent import agent_config, listening
 
 BIN = os.environ.get("MESHSCOPE_BIN", "")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NODES = 2
 PER_NODE = 16
 WORLD = NODES * PER_NODE
@@ -69,10 +68,7 @@ class OtelKillTest(unittest.TestCase):
     def test_collector_killed_mid_storm_loses_nothing_an_agent_accepted(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
-        built = subprocess.run(["bash", os.path.join(ROOT, "scripts", "otelcol.sh")], capture_output=True, text=True,
-                               timeout=3600)
-        self.assertEqual(built.returncode, 0, built.stderr[-4000:])
-        otelcol = built.stdout.strip().splitlines()[-1]
+        otelcol = support.otelcol(self)
         serve = MeshScopeServe(BIN)
         work = tempfile.TemporaryDirectory(prefix="meshscope-otelkill-")
         agents = {}
@@ -169,12 +165,7 @@ class OtelKillTest(unittest.TestCase):
                               "duplicates": duplicates}))
         finally:
             for process in agents.values():
-                if process.poll() is None:
-                    process.terminate()
-                    try:
-                        process.wait(timeout=20)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
+                support.stop(process)
             for handle in logs.values():
                 handle.close()
             serve.close()
