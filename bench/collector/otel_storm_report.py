@@ -19,14 +19,14 @@ ready never reached the collector, an expected event was lost, or the job has fi
 import argparse
 import collections
 import json
-import math
 import os
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from storm_report import JobPoller, cpu_percent, get, layout, peak_rss_mib, sample  # noqa: E402
+from storm_report import (JobPoller, add_tier_arguments, cpu_percent, get, layout, peak_rss_mib,  # noqa: E402
+                          sample, tier_command)
 
 
 def agent_config(port, collector_url, queue_dir, limit_mib, queue):
@@ -86,20 +86,11 @@ def main():
         print(json.dumps(agent_config(*sys.argv[2:7])))
         return 0
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--meshscope", required=True)
-    p.add_argument("--pid", type=int, required=True, help="the collector process")
-    p.add_argument("--url", required=True, help="the collector")
+    add_tier_arguments(p)
     p.add_argument("--db", required=True, help="the collector's database (for `meshscope export`)")
     p.add_argument("--agent-pids", required=True, help="comma-separated")
     p.add_argument("--agent-urls", required=True, help="comma-separated")
     p.add_argument("--agent-logs", help="comma-separated: each agent's log, counted for retries and drops")
-    p.add_argument("--ranks", type=int, default=65536)
-    p.add_argument("--window", type=float, default=10)
-    p.add_argument("--steady", type=float, default=20, help="seconds of heartbeats after the storm")
-    p.add_argument("--storm-allowance", type=float, default=40, help="seconds the storm may take past the window")
-    p.add_argument("--dashboards", type=int, default=4)
-    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 5 s)")
-    p.add_argument("--per-process", type=int, default=16384, help="ranks a generator process holds at most")
     p.add_argument("--drain", type=float, default=120, help="seconds the agents may take to deliver after the run")
     a = p.parse_args()
     os.environ["no_proxy"] = "*"
@@ -108,13 +99,7 @@ def main():
     dp, cp, ep = layout(a.ranks)
     job = f"otel-storm-{a.ranks}"
     duration = a.window + a.storm_allowance + a.steady
-    processes = math.ceil(a.ranks / a.per_process)
-    command = [a.meshscope, "simulate", "--per-rank", "--protocol", "otlp", "--target", a.agent_urls,
-               "--dashboard-target", a.url, "--dashboards", str(a.dashboards), "--job", job, "--dp", str(dp),
-               "--cp", str(cp), "--ep", str(ep), "--start-window", str(a.window), "--duration", str(duration),
-               "--processes", str(processes)]
-    if a.request_timeout:
-        command += ["--request-timeout", str(a.request_timeout)]
+    command = tier_command(a, job, a.agent_urls, "--protocol", "otlp")
     print("==", " ".join(command), flush=True)
     pids = [a.pid] + agent_pids
     samples = {pid: [sample(pid)] for pid in pids}

@@ -9,14 +9,14 @@ or the job has findings.
 """
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from storm_report import JobPoller, cpu_percent, get, layout, listen_overflows, peak_rss_mib, sample  # noqa: E402
+from storm_report import (JobPoller, add_tier_arguments, cpu_percent, get, layout, listen_overflows,  # noqa: E402
+                          peak_rss_mib, sample, tier_command)
 
 
 def sockets(pid):
@@ -32,18 +32,9 @@ def sockets(pid):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--meshscope", required=True)
-    p.add_argument("--pid", type=int, required=True, help="the collector process")
-    p.add_argument("--url", required=True, help="the collector")
+    add_tier_arguments(p)
     p.add_argument("--relay-pids", required=True, help="comma-separated")
     p.add_argument("--relay-urls", required=True, help="comma-separated")
-    p.add_argument("--ranks", type=int, default=65536)
-    p.add_argument("--window", type=float, default=10)
-    p.add_argument("--steady", type=float, default=20, help="seconds of heartbeats after the storm")
-    p.add_argument("--storm-allowance", type=float, default=40, help="seconds the storm may take past the window")
-    p.add_argument("--dashboards", type=int, default=4)
-    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 5 s)")
-    p.add_argument("--per-process", type=int, default=16384, help="ranks a generator process holds at most")
     a = p.parse_args()
     os.environ["no_proxy"] = "*"
     relay_pids = [int(x) for x in a.relay_pids.split(",")]
@@ -51,12 +42,7 @@ def main():
     dp, cp, ep = layout(a.ranks)
     job = f"relay-storm-{a.ranks}"
     duration = a.window + a.storm_allowance + a.steady
-    processes = math.ceil(a.ranks / a.per_process)
-    command = [a.meshscope, "simulate", "--per-rank", "--target", a.relay_urls, "--dashboard-target", a.url,
-               "--dashboards", str(a.dashboards), "--job", job, "--dp", str(dp), "--cp", str(cp), "--ep", str(ep),
-               "--start-window", str(a.window), "--duration", str(duration), "--processes", str(processes)]
-    if a.request_timeout:
-        command += ["--request-timeout", str(a.request_timeout)]
+    command = tier_command(a, job, a.relay_urls)
     print("==", " ".join(command), flush=True)
     overflows_before = listen_overflows()
     pids = [a.pid] + relay_pids

@@ -107,6 +107,34 @@ class JobPoller(threading.Thread):
             self.poll()
 
 
+def add_tier_arguments(p, ranks=65536):
+    """The arguments every storm through a fan-in tier takes (relay_storm_report.py, otel_storm_report.py)."""
+    p.add_argument("--meshscope", required=True)
+    p.add_argument("--pid", type=int, required=True, help="the collector process")
+    p.add_argument("--url", required=True, help="the collector")
+    p.add_argument("--ranks", type=int, default=ranks)
+    p.add_argument("--window", type=float, default=10)
+    p.add_argument("--steady", type=float, default=20, help="seconds of heartbeats after the storm")
+    p.add_argument("--storm-allowance", type=float, default=40, help="seconds the storm may take past the window")
+    p.add_argument("--dashboards", type=int, default=4)
+    p.add_argument("--request-timeout", type=float, help="the ranks' per-request timeout (simulate's default: 5 s)")
+    p.add_argument("--per-process", type=int, default=16384, help="ranks a generator process holds at most")
+
+
+def tier_command(a, job, targets, *extra):
+    """`meshscope simulate` for a storm through a tier: each rank its own connection to one of `targets`
+    (comma-separated), the dashboards on the collector, enough generator processes for the descriptor limit."""
+    dp, cp, ep = layout(a.ranks)
+    duration = a.window + a.storm_allowance + a.steady
+    command = [a.meshscope, "simulate", "--per-rank", *extra, "--target", targets, "--dashboard-target", a.url,
+               "--dashboards", str(a.dashboards), "--job", job, "--dp", str(dp), "--cp", str(cp), "--ep", str(ep),
+               "--start-window", str(a.window), "--duration", str(duration),
+               "--processes", str(math.ceil(a.ranks / a.per_process))]
+    if a.request_timeout:
+        command += ["--request-timeout", str(a.request_timeout)]
+    return command
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--meshscope", required=True)
