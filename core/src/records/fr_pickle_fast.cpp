@@ -883,30 +883,12 @@ private:
         count(memo_[index].values);
         return index;
     }
-    // An integer written in place: BININT1, BININT2, BININT or an 8-byte LONG1; false (nothing read) otherwise.
+    // An integer written in place (int_at's forms, None not among them); false (nothing read) otherwise.
     bool quick_int(std::int64_t& v) {
-        const std::ptrdiff_t left = end_ - p_;
-        std::ptrdiff_t n = 0;
-        if (left >= 2 && *p_ == 'K') {
-            v = p_[1];
-            n = 2;
-        } else if (left >= 3 && *p_ == 'M') {
-            v = p_[1] | (p_[2] << 8);
-            n = 3;
-        } else if (left >= 5 && *p_ == 'J') {
-            v = static_cast<std::int32_t>(static_cast<std::uint32_t>(p_[1]) | (static_cast<std::uint32_t>(p_[2]) << 8) |
-                                          (static_cast<std::uint32_t>(p_[3]) << 16) |
-                                          (static_cast<std::uint32_t>(p_[4]) << 24));
-            n = 5;
-        } else if (left >= 10 && *p_ == 0x8a && p_[1] == 8) {
-            std::uint64_t u = 0;
-            for (int k = 9; k >= 2; --k) u = (u << 8) | p_[k];
-            v = static_cast<std::int64_t>(u);
-            n = 10;
-        } else
-            return false;
-        if (store_at(p_ + n)) return false;
-        p_ += n;
+        const unsigned char* q = p_;
+        bool present = true;
+        if (!int_at(q, v, present, false)) return false;
+        p_ = q;
         count(1);
         return true;
     }
