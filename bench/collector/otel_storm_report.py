@@ -25,8 +25,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from storm_report import (JobPoller, add_tier_arguments, cpu_percent, get, layout, peak_rss_mib,  # noqa: E402
-                          sample, tier_command)
+from storm_report import (JobPoller, add_tier_arguments, cpu_percent, generator_counts, get,  # noqa: E402
+                          layout, peak_rss_mib, sample, tier_command)
 
 
 def agent_config(port, collector_url, queue_dir, limit_mib, queue):
@@ -155,12 +155,7 @@ def main():
         "first_connect_to_last_ready_stored_s": poller.storm_end(summary),
         "ranks_ready_at_collector_max": poller.ready_max,
         "ready_latency_s": summary.get("ready_latency_s"),
-        "refusals": summary["refusals"],
-        "timeouts": summary["timeouts"],
-        "failures": summary["failures"],
-        "retries": summary["retries"],
-        "reconnects": summary["reconnects"],
-        "heartbeats": summary["heartbeats"],
+        **generator_counts(summary),
         "lifecycle_events_expected": scripted + exits_acked,
         "lifecycle_events_acked_by_agents": summary["lifecycle_events_acked"],
         "lifecycle_events_stored": len(stored),

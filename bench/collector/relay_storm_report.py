@@ -15,8 +15,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from storm_report import (JobPoller, add_tier_arguments, cpu_percent, get, layout, listen_overflows,  # noqa: E402
-                          peak_rss_mib, sample, tier_command)
+from storm_report import (JobPoller, add_tier_arguments, cpu_percent, generator_counts, get,  # noqa: E402
+                          layout, listen_overflows, peak_rss_mib, sample, tier_command)
 
 
 def sockets(pid):
@@ -80,12 +80,7 @@ def main():
         "first_connect_to_last_ready_stored_s": poller.storm_end(summary),
         "ranks_ready_at_collector_max": poller.ready_max,
         "ready_latency_s": summary.get("ready_latency_s"),
-        "refusals": summary["refusals"],
-        "timeouts": summary["timeouts"],
-        "failures": summary["failures"],
-        "retries": summary["retries"],
-        "reconnects": summary["reconnects"],
-        "heartbeats": summary["heartbeats"],
+        **generator_counts(summary),
         "listen_overflows": overflows_after[0] - overflows_before[0],
         "listen_drops": overflows_after[1] - overflows_before[1],
         "collector_sockets_max": max(n for _, n in socket_samples),

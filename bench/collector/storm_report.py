@@ -107,6 +107,11 @@ class JobPoller(threading.Thread):
             self.poll()
 
 
+def generator_counts(summary):
+    """What `meshscope simulate`'s summary counts of the ranks' requests, as every storm report prints it."""
+    return {key: summary[key] for key in ("refusals", "timeouts", "failures", "retries", "reconnects", "heartbeats")}
+
+
 def add_tier_arguments(p, ranks=65536):
     """The arguments every storm through a fan-in tier takes (relay_storm_report.py, otel_storm_report.py)."""
     p.add_argument("--meshscope", required=True)
@@ -192,12 +197,7 @@ def main():
         "first_connect_to_last_ready_stored_s": poller.storm_end(summary) if poller else None,
         "ranks_ready_at_collector_max": poller.ready_max if poller else None,
         "ready_latency_s": summary.get("ready_latency_s"),
-        "refusals": summary["refusals"],
-        "timeouts": summary["timeouts"],
-        "failures": summary["failures"],
-        "retries": summary["retries"],
-        "reconnects": summary["reconnects"],
-        "heartbeats": summary["heartbeats"],
+        **generator_counts(summary),
         "listen_overflows": overflows_after[0] - overflows_before[0],
         "listen_drops": overflows_after[1] - overflows_before[1],
     }
