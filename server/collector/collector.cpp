@@ -60,6 +60,11 @@ std::string answer_body(const SubmitResult& result) {
     return "{\"accepted\":" + std::to_string(result.accepted) + "}";
 }
 
+StoredEvent stored_event(const Event& event, double received) {
+    return {
+        event.job, event.rank, received, to_json(event).dump(), event.phase == Phase::heartbeat, event_identity(event)};
+}
+
 double Collector::now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -244,7 +249,7 @@ void Collector::submit(std::vector<Event> events, Done done) {
     const double received = now();
     std::vector<StoredEvent> stored;
     stored.reserve(events.size());
-    for (const Event& e : events) stored.push_back({e.job, e.rank, received, to_json(e).dump()});
+    for (const Event& e : events) stored.push_back(stored_event(e, received));
     const auto n = static_cast<std::int64_t>(events.size());
     store_and_ingest(std::move(events), std::move(stored), counted(n, std::move(done)));
 }
@@ -254,23 +259,39 @@ void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEv
     // Heartbeats update their rank's summary instead of adding a row (docs/collector.md, "History").
     if (stored.size() == events.size())
         for (std::size_t i = 0; i < events.size(); ++i) stored[i].heartbeat = events[i].phase == Phase::heartbeat;
+    const auto n = static_cast<std::int64_t>(events.size());
     auto shared = std::make_shared<std::vector<Event>>(std::move(events));
-    writer_->submit(std::move(stored),
-                    [this, shared, received, done = std::move(done)](const std::optional<Error>& error) {
-                        if (error) {
-                            // A read-only or full disk: the reporters keep their events and come back.
-                            log_store_failure(*error);
-                            done(SubmitResult::refused(503, error->message(), store_failure_retry_after));
-                            return;
-                        }
-                        events_stored_ += static_cast<std::int64_t>(shared->size());
-                        // Acknowledge once the monitor has the events too, so a query after the 200 sees them.
-                        monitor_->post([shared, received, done](Monitor& monitor) {
-                            monitor.ingest(*shared, received);
-                            const auto n = static_cast<std::int64_t>(shared->size());
-                            done(SubmitResult::stored(n));
-                        });
-                    });
+    writer_->submit(std::move(stored), [this, shared, n, received, done = std::move(done)](
+                                           const std::optional<Error>& error, std::vector<std::size_t> duplicates) {
+        if (error) {
+            // A read-only or full disk: the reporters keep their events and come back.
+            log_store_failure(*error);
+            done(SubmitResult::refused(503, error->message(), store_failure_retry_after));
+            return;
+        }
+        // A copy of an event already stored (a retry whose first answer its sender never read) was not stored again,
+        // and the monitor does not see it twice; its sender is answered as for the first, which is stored.
+        if (!duplicates.empty()) {
+            events_duplicate_ += static_cast<std::int64_t>(duplicates.size());
+            std::size_t kept = 0;
+            auto copy = duplicates.begin();
+            for (std::size_t i = 0; i < shared->size(); ++i) {
+                if (copy != duplicates.end() && *copy == i) {
+                    ++copy;
+                    continue;
+                }
+                if (kept != i) (*shared)[kept] = std::move((*shared)[i]);
+                ++kept;
+            }
+            shared->resize(kept);
+        }
+        events_stored_ += static_cast<std::int64_t>(shared->size());
+        // Acknowledge once the monitor has the events too, so a query after the 200 sees them.
+        monitor_->post([shared, n, received, done](Monitor& monitor) {
+            if (!shared->empty()) monitor.ingest(*shared, received);
+            done(SubmitResult::stored(n));
+        });
+    });
 }
 
 int Collector::subscribe(ChangeListener listener) {
@@ -301,6 +322,7 @@ void Collector::notify(const Change& change) {
 CollectorStats Collector::stats() const {
     CollectorStats s;
     s.events_stored = events_stored_.load();
+    s.events_duplicate = events_duplicate_.load();
     s.events_refused = events_refused_.load();
     s.bodies_refused = bodies_refused_.load();
     s.events_rebuilt = events_rebuilt_;
@@ -393,6 +415,10 @@ std::string Collector::metrics_text() {
         << "# HELP meshscope_events_stored_total Events stored and acknowledged since the collector started.\n"
            "# TYPE meshscope_events_stored_total counter\n"
         << "meshscope_events_stored_total " << s.events_stored << "\n"
+        << "# HELP meshscope_events_duplicate_total Events not stored again since the collector started: a copy of one "
+           "already stored (the same job, rank, phase, status, ts, host and pid), answered as stored.\n"
+           "# TYPE meshscope_events_duplicate_total counter\n"
+        << "meshscope_events_duplicate_total " << s.events_duplicate << "\n"
         << "# HELP meshscope_bodies_refused_total Request bodies refused with 400.\n"
            "# TYPE meshscope_bodies_refused_total counter\n"
         << "meshscope_bodies_refused_total " << s.bodies_refused << "\n"

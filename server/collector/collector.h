@@ -95,8 +95,9 @@ inline constexpr int too_many_jobs_retry_after = 30;
 inline constexpr int store_failure_retry_after = 5;
 
 struct CollectorStats {
-    std::int64_t events_stored = 0;   // acknowledged since start
-    std::int64_t events_refused = 0;  // in bodies answered 4xx (counted per body, not per event)
+    std::int64_t events_stored = 0;     // acknowledged since start
+    std::int64_t events_duplicate = 0;  // acknowledged since start but not stored again: already were
+    std::int64_t events_refused = 0;    // in bodies answered 4xx (counted per body, not per event)
     std::int64_t bodies_refused = 0;
     std::int64_t events_rebuilt = 0;  // read back from the database at start
     std::int64_t events_pending = 0;  // accepted, not yet committed and ingested (what shedding watches)
@@ -211,6 +212,7 @@ private:
     std::map<int, std::function<std::string()>> metrics_sources_;
     int next_metrics_source_ = 1;
     std::atomic<std::int64_t> events_stored_{0};
+    std::atomic<std::int64_t> events_duplicate_{0};
     std::atomic<std::int64_t> events_refused_{0};
     std::atomic<std::int64_t> bodies_refused_{0};
     std::atomic<std::int64_t> events_pending_{0};
@@ -236,6 +238,9 @@ std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs
 inline constexpr std::string_view ranks_metric = "meshscope_ranks";
 inline constexpr std::string_view findings_metric = "meshscope_findings";
 inline constexpr std::string_view job_label = "slurm_job_id";
+
+// An event as the store keeps it, received at `received`: its protocol JSON, whether it is a heartbeat, its identity.
+[[nodiscard]] StoredEvent stored_event(const Event& event, double received);
 
 // {"error": message} as the API writes it.
 [[nodiscard]] std::string error_body(std::string_view message);

@@ -100,7 +100,7 @@ void Collector::judge_bodies(std::vector<std::string> bodies, BatchDone done) {
     }
     std::vector<StoredEvent> stored;
     stored.reserve(events.size());
-    for (const Event& e : events) stored.push_back({e.job, e.rank, received, to_json(e).dump()});
+    for (const Event& e : events) stored.push_back(stored_event(e, received));
     const auto total = static_cast<std::int64_t>(events.size());
     store_and_ingest(
         std::move(events), std::move(stored),

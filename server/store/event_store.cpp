@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 namespace meshscope::server {
 
 namespace {
@@ -34,7 +36,8 @@ CREATE TABLE IF NOT EXISTS events (
   job TEXT NOT NULL,
   rank INTEGER NOT NULL,
   received REAL NOT NULL,
-  event TEXT NOT NULL
+  event TEXT NOT NULL,
+  identity TEXT
 );
 CREATE INDEX IF NOT EXISTS events_by_job ON events (job, id);
 CREATE TABLE IF NOT EXISTS heartbeats (
@@ -106,6 +109,10 @@ DELETE FROM events WHERE id IN (SELECT id FROM events
   WHERE CASE WHEN json_valid(event) THEN json_extract(event, '$.phase') END = 'heartbeat');
 )sql";
 
+// Each event at most once (event_identity): the rows without one (NULL) never conflict, and take no room in the index.
+constexpr const char* identity_index_sql =
+    "CREATE UNIQUE INDEX IF NOT EXISTS events_once ON events (job, rank, identity) WHERE identity IS NOT NULL;";
+
 // Prepared statement that finalizes itself.
 class Statement {
 public:
@@ -166,6 +173,51 @@ std::optional<std::string> schema_name(sqlite3* db) {
     return std::nullopt;
 }
 
+// Gives every stored event of an older file its identity, in store order: of copies stored before the identities (a
+// rank's retry), the first gets it and the others keep none, so that the history stays as it was and a copy sent
+// from now on is not stored. Read 4,096 rows at a time, so a large history is not held in memory.
+std::optional<std::string> add_identities(sqlite3* db) {
+    Statement read(db, "SELECT id, event FROM events WHERE id > ?1 ORDER BY id LIMIT 4096");
+    Statement write(db, "UPDATE OR IGNORE events SET identity = ?2 WHERE id = ?1");
+    if (!read || !write) return std::string(sqlite3_errmsg(db));
+    std::vector<std::pair<std::int64_t, std::string>> rows;
+    std::int64_t after = -1;
+    std::size_t read_rows = 0;
+    do {
+        rows.clear();
+        read_rows = 0;
+        sqlite3_bind_int64(read.get(), 1, after);
+        int step = SQLITE_ROW;
+        while ((step = sqlite3_step(read.get())) == SQLITE_ROW) {
+            ++read_rows;
+            after = sqlite3_column_int64(read.get(), 0);
+            const auto json = nlohmann::json::parse(text_column(read.get(), 1), nullptr, false);
+            if (!json.is_object()) continue;  // a row that does not read keeps no identity, as it rebuilds nothing
+            const auto text = [&](const char* key) -> std::optional<std::string> {
+                const auto it = json.find(key);
+                return it != json.end() && it->is_string() ? std::optional(it->get<std::string>()) : std::nullopt;
+            };
+            const auto ts = json.find("ts");
+            const auto pid = json.find("pid");
+            std::string identity = event_identity(
+                text("phase").value_or(""), text("status").value_or(""),
+                ts != json.end() && ts->is_number() ? std::optional(ts->get<double>()) : std::nullopt, text("host"),
+                pid != json.end() && pid->is_number_integer() ? std::optional(pid->get<std::int64_t>()) : std::nullopt);
+            if (!identity.empty()) rows.emplace_back(after, std::move(identity));
+        }
+        sqlite3_reset(read.get());
+        if (step != SQLITE_DONE) return std::string(sqlite3_errmsg(db));
+        for (const auto& [id, identity] : rows) {
+            sqlite3_bind_int64(write.get(), 1, id);
+            bind_text(write.get(), 2, identity);
+            const int done = sqlite3_step(write.get());
+            sqlite3_reset(write.get());
+            if (done != SQLITE_DONE) return std::string(sqlite3_errmsg(db));
+        }
+    } while (read_rows > 0);
+    return std::nullopt;
+}
+
 // Creates the tables of a new database or migrates an older one, in one transaction. Nullopt when done,
 // else the reason.
 std::optional<std::string> prepare_schema(sqlite3* db) {
@@ -174,16 +226,21 @@ std::optional<std::string> prepare_schema(sqlite3* db) {
     if (auto error = exec(db, "BEGIN IMMEDIATE")) return error;
     const std::optional<std::string> name = schema_name(db);  // again, now that no one else can write
     std::optional<std::string> error;
-    if (name && *name != "meshscope.history/1" && *name != "meshscope.history/2" && *name != history_schema) {
-        error = "schema " + *name + " is not meshscope.history/1, /2 or /3";
+    if (name && *name != "meshscope.history/1" && *name != "meshscope.history/2" && *name != "meshscope.history/3" &&
+        *name != history_schema) {
+        error = "schema " + *name + " is not meshscope.history/1, /2, /3 or /4";
     } else if (!(error = exec(db, tables_sql))) {
-        // /2 lacks only the heartbeat log (created above); /1 also kept heartbeats as rows of events.
-        if (name && *name == "meshscope.history/1" && !(error = exec(db, migrate_from_1_sql)))
+        // /3 lacks only the events' identities; /2 also the heartbeat log (created above); /1 also kept heartbeats as
+        // rows of events.
+        if (name) error = exec(db, "ALTER TABLE events ADD COLUMN identity TEXT");
+        if (!error && name && *name == "meshscope.history/1" && !(error = exec(db, migrate_from_1_sql)))
             error = exec(db, fold_sql);
+        if (!error) error = exec(db, identity_index_sql);
+        if (!error && name) error = add_identities(db);
         if (!error && !name)
-            error = exec(db, "INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/3')");
+            error = exec(db, "INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/4')");
         else if (!error)
-            error = exec(db, "UPDATE meta SET value = 'meshscope.history/3' WHERE key = 'schema'");
+            error = exec(db, "UPDATE meta SET value = 'meshscope.history/4' WHERE key = 'schema'");
     }
     if (!error) error = exec(db, "COMMIT");
     if (error) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -212,6 +269,20 @@ std::int64_t single_integer(sqlite3* db, const char* sql, const std::string& job
     return sqlite3_step(query.get()) == SQLITE_ROW ? sqlite3_column_int64(query.get(), 0) : 0;
 }
 }  // namespace
+
+std::string event_identity(std::string_view phase, std::string_view status, std::optional<double> ts,
+                           const std::optional<std::string>& host, std::optional<std::int64_t> pid) {
+    if (!ts || phase == to_string(Phase::heartbeat)) return {};
+    nlohmann::json identity = nlohmann::json::array({phase, status, *ts, nullptr, nullptr});
+    if (host) identity[3] = *host;
+    if (pid) identity[4] = *pid;
+    return identity.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string event_identity(const Event& event) {
+    if (!event.ts || event.phase == Phase::heartbeat) return {};
+    return event_identity(to_string(event.phase), to_string(event.status), event.ts, event.host, event.pid);
+}
 
 std::string default_database_path() {
     namespace fs = std::filesystem;
@@ -267,25 +338,34 @@ bool run(sqlite3_stmt* stmt) {
 }
 }  // namespace
 
-std::optional<Error> EventStore::append(std::span<const StoredEvent> events) {
+std::optional<Error> EventStore::append(std::span<const StoredEvent> events, std::vector<std::size_t>* duplicates) {
     if (events.empty()) return std::nullopt;
+    // A copy of a stored event is no error and changes nothing: the unique index on the identity says it is one.
     if (!prepared(db_, begin_, "BEGIN IMMEDIATE") || !prepared(db_, commit_, "COMMIT") ||
         !prepared(db_, rollback_, "ROLLBACK") ||
-        !prepared(db_, insert_, "INSERT INTO events (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)") ||
+        !prepared(db_, insert_,
+                  "INSERT INTO events (job, rank, received, event, identity) VALUES (?1, ?2, ?3, ?4, ?5) "
+                  "ON CONFLICT (job, rank, identity) WHERE identity IS NOT NULL DO NOTHING") ||
         !prepared(db_, log_, "INSERT INTO heartbeat_log (job, rank, received, event) VALUES (?1, ?2, ?3, ?4)"))
         return sqlite_error(db_, "cannot store events");
     if (!run(begin_)) return sqlite_error(db_, "cannot store events");
     std::optional<Error> error;
     std::int64_t logged = 0;
-    for (const StoredEvent& e : events) {
+    std::vector<std::size_t> copies;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const StoredEvent& e = events[i];
         sqlite3_stmt* stmt = e.heartbeat ? log_ : insert_;
         logged += e.heartbeat ? 1 : 0;
         bind_text(stmt, 1, e.job);
         sqlite3_bind_int64(stmt, 2, e.rank);
         sqlite3_bind_double(stmt, 3, e.received);
         bind_text(stmt, 4, e.json);
+        if (!e.heartbeat && !e.identity.empty()) bind_text(stmt, 5, e.identity);
         const bool stored = sqlite3_step(stmt) == SQLITE_DONE;
-        if (!stored) error = sqlite_error(db_, "cannot store events");
+        if (!stored)
+            error = sqlite_error(db_, "cannot store events");
+        else if (!e.heartbeat && !e.identity.empty() && sqlite3_changes(db_) == 0)
+            copies.push_back(i);
         sqlite3_reset(stmt);
         sqlite3_clear_bindings(stmt);
         if (error) break;
@@ -296,6 +376,7 @@ std::optional<Error> EventStore::append(std::span<const StoredEvent> events) {
         return error;
     }
     log_rows_ += logged;
+    if (duplicates) *duplicates = std::move(copies);
     return std::nullopt;
 }
 

@@ -17,12 +17,12 @@ StoreWriter::StoreWriter(std::unique_ptr<EventStore> store)
       path_(store_->path()),
       worker_({.name = "ms-store", .gather = gather_window}, [this](std::deque<Request>& group) { commit(group); }) {}
 
-void StoreWriter::submit(std::vector<StoredEvent> events, Done done) {
-    worker_.post({std::move(events), std::move(done), std::nullopt});
+void StoreWriter::submit(std::vector<StoredEvent> events, EventsDone done) {
+    worker_.post({std::move(events), std::move(done), std::nullopt, {}});
 }
 
 void StoreWriter::submit(StoredRecords records, Done done) {
-    worker_.post({{}, std::move(done), std::move(records)});
+    worker_.post({{}, {}, std::move(records), std::move(done)});
 }
 
 CommitStats StoreWriter::stats() const {
@@ -35,7 +35,8 @@ void StoreWriter::commit(std::deque<Request>& group) {
     for (Request& r : group)
         for (StoredEvent& e : r.events) events_.push_back(std::move(e));
     const auto start = std::chrono::steady_clock::now();
-    const std::optional<Error> error = store_->append(events_);
+    duplicates_.clear();
+    const std::optional<Error> error = store_->append(events_, &duplicates_);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     {
         std::lock_guard lock(stats_mutex_);
@@ -43,7 +44,8 @@ void StoreWriter::commit(std::deque<Request>& group) {
             ++stats_.failures;
         } else {
             ++stats_.commits;
-            stats_.events += events_.size();
+            stats_.events += events_.size() - duplicates_.size();
+            stats_.duplicates += duplicates_.size();
             stats_.seconds += seconds;
             stats_.max_seconds = std::max(stats_.max_seconds, seconds);
             for (std::size_t i = 0; i < CommitStats::bounds.size(); ++i)
@@ -53,9 +55,20 @@ void StoreWriter::commit(std::deque<Request>& group) {
                 }
         }
     }
+    // Each request gets the indices of its own copies, counted from its first event.
+    std::size_t first = 0;
+    auto copy = duplicates_.begin();
     for (Request& r : group) {
-        const std::optional<Error> own = r.records ? store_->put_records(*r.records) : std::nullopt;
-        if (r.done) r.done(r.records ? own : error);
+        if (r.records) {
+            const std::optional<Error> own = store_->put_records(*r.records);
+            if (r.records_done) r.records_done(own);
+            continue;
+        }
+        const std::size_t end = first + r.events.size();
+        std::vector<std::size_t> own;
+        for (; !error && copy != duplicates_.end() && *copy < end; ++copy) own.push_back(*copy - first);
+        first = end;
+        if (r.done) r.done(error, std::move(own));
     }
     group.clear();
     // After the answers, so that no request waits for it. A failed fold keeps the log: the summaries

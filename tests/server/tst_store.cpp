@@ -54,6 +54,15 @@ StoredEvent lifecycle(const std::string& job, std::int64_t rank, double received
                       std::int64_t world = 4) {
     return {job, rank, received, event_json(job, rank, world, phase, received), false};
 }
+// A lifecycle event as the collector stores it: with its identity (event_identity).
+StoredEvent once(const std::string& job, std::int64_t rank, double received, const std::string& phase, double ts,
+                 std::int64_t pid = 7) {
+    auto e = meshscope::test::event(job, rank, 4, meshscope::parse_phase(phase).value(), meshscope::Status::done);
+    e.ts = ts;
+    e.host = "n0";
+    e.pid = pid;
+    return {job, rank, received, meshscope::test::line(e), false, meshscope::server::event_identity(e)};
+}
 StoredEvent heartbeat(const std::string& job, std::int64_t rank, double received, double ts, std::int64_t world = 4) {
     return {job, rank, received, event_json(job, rank, world, "heartbeat", ts), true};
 }
@@ -107,6 +116,9 @@ std::string single_text(const QString& path, const char* sql) {
 
 Q_DECLARE_METATYPE(Commits)
 Q_DECLARE_METATYPE(Summaries)
+Q_DECLARE_METATYPE(std::vector<std::vector<StoredEvent>>)
+Q_DECLARE_METATYPE(std::vector<double>)
+Q_DECLARE_METATYPE(std::vector<std::vector<std::size_t>>)
 
 class TestStore : public QObject {
     Q_OBJECT
@@ -289,7 +301,7 @@ private slots:
                 std::vector<StoredEvent> events;
                 for (std::int64_t r = 0; r < ranks; ++r)
                     events.push_back(heartbeat("j", r, 100.0 + static_cast<double>(round), static_cast<double>(round)));
-                writer.submit(std::move(events), [&](const std::optional<meshscope::Error>& error) {
+                writer.submit(std::move(events), [&](const std::optional<meshscope::Error>& error, auto) {
                     if (!error) stored += ranks;
                 });
                 // One round at a time: the fold is judged after each commit.
@@ -331,7 +343,7 @@ INSERT INTO heartbeats VALUES ('j', 0, 3, 11, 16, ')sql" +
         QVERIFY(run_sql(path, sql.c_str()));
         auto store = EventStore::open(path.toStdString());
         QVERIFY2(store, store ? "" : store.error().message().c_str());
-        QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"), std::string("meshscope.history/3"));
+        QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"), std::string("meshscope.history/4"));
         QCOMPARE(heartbeats_of(**store, "j").front().count, std::int64_t{3});
         QVERIFY(!(*store)->append(std::vector<StoredEvent>{heartbeat("j", 0, 30, 30)}));
         const auto beats = heartbeats_of(**store, "j");
@@ -369,11 +381,11 @@ CREATE INDEX events_by_job ON events (job, id);
         insert += "COMMIT;";
         QVERIFY(run_sql(path, insert.c_str()));
 
-        for (int open = 0; open < 2; ++open) {  // the second open finds /3 and changes nothing
+        for (int open = 0; open < 2; ++open) {  // the second open finds /4 and changes nothing
             auto store = EventStore::open(path.toStdString());
             QVERIFY2(store, store ? "" : store.error().message().c_str());
             QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"),
-                     std::string("meshscope.history/3"));
+                     std::string("meshscope.history/4"));
             QCOMPARE(single_text(path, "SELECT COUNT(*) FROM heartbeat_log"), std::string("0"));  // folded
             const auto events = events_of(**store, "");
             QCOMPARE(events.size(), std::size_t{2});
@@ -403,6 +415,99 @@ CREATE INDEX events_by_job ON events (job, id);
         QCOMPARE(heartbeats_of(**store, "j").front().count, std::int64_t{4});
     }
 
+    // Each event at most once: a copy of one stored (earlier, or before it in the same commit) is not stored, and
+    // append names it. Each row: the commits (their events), the rows the history then holds (their ts, in order)
+    // and the copies each commit named (indices in it), all worked out by hand.
+    void a_copy_is_stored_once_data() {
+        using Commit = std::vector<StoredEvent>;
+        QTest::addColumn<std::vector<Commit>>("commits");
+        QTest::addColumn<std::vector<double>>("rows");
+        QTest::addColumn<std::vector<std::vector<std::size_t>>>("copies");
+        QTest::addRow("again in a later commit")
+            << std::vector<Commit>{{once("j", 0, 10, "launch", 1)}, {once("j", 0, 12, "launch", 1)}}
+            << std::vector<double>{1} << std::vector<std::vector<std::size_t>>{{}, {0}};
+        QTest::addRow("twice in one commit")
+            << std::vector<Commit>{{once("j", 0, 10, "launch", 1), once("j", 1, 10, "launch", 1),
+                                    once("j", 0, 10, "launch", 1)}}
+            << std::vector<double>{1, 1} << std::vector<std::vector<std::size_t>>{{2}};
+        QTest::addRow("a retry with a new event")
+            << std::vector<Commit>{{once("j", 0, 10, "launch", 1), once("j", 0, 10, "ready", 2)},
+                                   {once("j", 0, 15, "launch", 1), once("j", 0, 15, "ready", 2),
+                                    once("j", 0, 15, "exit", 3)}}
+            << std::vector<double>{1, 2, 3} << std::vector<std::vector<std::size_t>>{{}, {0, 1}};
+        QTest::addRow("another ts, pid, job or rank")
+            << std::vector<Commit>{{once("j", 0, 10, "launch", 1)},
+                                   {once("j", 0, 11, "launch", 1.5), once("j", 0, 11, "launch", 1, 8),
+                                    once("k", 0, 11, "launch", 1), once("j", 1, 11, "launch", 1)}}
+            << std::vector<double>{1, 1.5, 1, 1, 1} << std::vector<std::vector<std::size_t>>{{}, {}};
+        QTest::addRow("no identity: never a copy")
+            << std::vector<Commit>{{lifecycle("j", 0, 10, "launch")}, {lifecycle("j", 0, 10, "launch")}}
+            << std::vector<double>{10, 10} << std::vector<std::vector<std::size_t>>{{}, {}};
+    }
+    void a_copy_is_stored_once() {
+        QFETCH(std::vector<std::vector<StoredEvent>>, commits);
+        QFETCH(std::vector<double>, rows);
+        QFETCH(std::vector<std::vector<std::size_t>>, copies);
+        QTemporaryDir dir;
+        auto store = EventStore::open(dir.filePath("once.db").toStdString(), Durability::normal);
+        QVERIFY(store);
+        for (std::size_t i = 0; i < commits.size(); ++i) {
+            std::vector<std::size_t> named{99};  // replaced
+            QVERIFY(!(*store)->append(commits[i], &named));
+            QCOMPARE(named, copies[i]);
+        }
+        std::vector<double> stored;
+        for (const StoredEvent& e : events_of(**store, "")) stored.push_back(ts_of(e.json));
+        QCOMPARE(stored, rows);
+        QCOMPARE((*store)->count_all(), static_cast<std::int64_t>(rows.size()));
+    }
+
+    // A meshscope.history/3 file (no identities) is migrated when opened: every stored event gains its identity,
+    // copies stored before keep their rows (the first one gets the identity), and a copy sent after is not stored.
+    void history_3_is_migrated() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("three.db");
+        QVERIFY(run_sql(path, R"sql(
+PRAGMA journal_mode = WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta (key, value) VALUES ('schema', 'meshscope.history/3');
+CREATE TABLE events (id INTEGER PRIMARY KEY, job TEXT NOT NULL, rank INTEGER NOT NULL, received REAL NOT NULL,
+                     event TEXT NOT NULL);
+CREATE INDEX events_by_job ON events (job, id);
+)sql"));
+        // A retry stored twice (ids 1 and 3), another event between them, one without host and pid, one without ts
+        // (no identity).
+        const std::vector<StoredEvent> old = {
+            once("j", 0, 10, "launch", 1),
+            once("j", 0, 11, "ready", 2),
+            once("j", 0, 12, "launch", 1),
+            lifecycle("j", 1, 13, "launch"),
+            {"j", 1, 14, R"({"job":"j","rank":1,"world_size":4,"phase":"exit","status":"done"})", false}};
+        std::string insert = "BEGIN;";
+        for (const StoredEvent& e : old)
+            insert += "INSERT INTO events (job, rank, received, event) VALUES ('" + e.job + "', " +
+                      std::to_string(e.rank) + ", " + std::to_string(e.received) + ", '" + e.json + "');";
+        QVERIFY(run_sql(path, (insert + "COMMIT;").c_str()));
+
+        auto store = EventStore::open(path.toStdString());
+        QVERIFY2(store, store ? "" : store.error().message().c_str());
+        QCOMPARE(single_text(path, "SELECT value FROM meta WHERE key = 'schema'"), std::string("meshscope.history/4"));
+        QCOMPARE(single_text(path,
+                             "SELECT group_concat(identity IS NOT NULL, ',') FROM (SELECT identity FROM events "
+                             "ORDER BY id)"),
+                 std::string("1,1,0,1,0"));
+        QCOMPARE(events_of(**store, "j").size(), std::size_t{5});  // the history as it was
+        std::vector<std::size_t> copies;
+        QVERIFY(!(*store)->append(std::vector<StoredEvent>{once("j", 0, 20, "ready", 2), once("j", 0, 20, "exit", 3),
+                                                           once("j", 0, 20, "launch", 1)},
+                                  &copies));
+        QCOMPARE(copies, (std::vector<std::size_t>{0, 2}));
+        QCOMPARE(events_of(**store, "j").size(), std::size_t{6});
+        auto again = EventStore::open(path.toStdString());  // the second open finds /4 and changes nothing
+        QVERIFY(again);
+        QCOMPARE(events_of(**again, "j").size(), std::size_t{6});
+    }
+
     void an_unknown_schema_is_refused() {
         QTemporaryDir dir;
         const QString path = dir.filePath("new.db");
@@ -412,7 +517,7 @@ CREATE INDEX events_by_job ON events (job, id);
         auto store = EventStore::open(path.toStdString());
         QVERIFY(!store);
         QCOMPARE(store.error().message(), "cannot open history database " + path.toStdString() +
-                                              ": schema meshscope.history/9 is not meshscope.history/1, /2 or /3");
+                                              ": schema meshscope.history/9 is not meshscope.history/1, /2, /3 or /4");
     }
 
     // The collector's own path (submit -> group commit): heartbeats become summaries, other events rows.
