@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "communicator_series.h"
 #include "meshscope/mesh/json_limits.h"
 #include "meshscope/mesh/parallel_for.h"
 
@@ -333,68 +334,40 @@ CollectorStats Collector::stats() const {
 }
 
 namespace {
-// The per-communicator series of GET /metrics (docs/collector.md, "Per-communicator series"): at most this many
-// communicators of a job are written, those not formed, stuck or failed first; the rest are counted in
-// meshscope_communicators_omitted.
-constexpr std::size_t communicator_series_cap = 256;
-constexpr std::string_view communicator_states[] = {"formed", "not_formed", "stuck", "failed", "wrong_result"};
-
-struct CommunicatorSeries {
-    std::string labels;  // slurm_job_id, comm_name, nranks, dim, group, source: written, escaped
-    std::int64_t ranks = 0;
-    std::string state;
-};
-
-// A job's communicators from Monitor::communicators_json: meshscope-probe's groups (named "<dim> group <index>", as
-// NCCL Inspector's own example names a group) and those of its last import of records (named by NCCL's commHash as
-// Inspector spells it, where the records give it).
-std::vector<CommunicatorSeries> communicator_series(const std::string& job, const nlohmann::json& communicators) {
-    std::vector<CommunicatorSeries> out;
-    const auto add = [&](const std::string& name, std::int64_t nranks, const std::string& dim, std::int64_t index,
-                         const std::string& source, std::int64_t ranks, std::string state) {
-        std::string labels = std::string(job_label) + "=\"" + label(job) + "\",comm_name=\"" + label(name) +
-                             "\",nranks=\"" + std::to_string(nranks) + "\",dim=\"" + label(dim) + "\",group=\"" +
-                             (index >= 0 ? std::to_string(index) : std::string()) + "\",source=\"" + label(source) +
-                             "\"";
-        out.push_back({std::move(labels), ranks, std::move(state)});
-    };
-    for (const auto& g : communicators.value("groups", nlohmann::json::array())) {
-        const std::string dim = g.value("dim", "");
-        const std::int64_t index = g.value("index", std::int64_t{0});
-        add(dim + " group " + std::to_string(index),
-            static_cast<std::int64_t>(g.value("members", nlohmann::json::array()).size()), dim, index,
-            "meshscope-probe", g.value("reported", std::int64_t{0}), g.value("state", "formed"));
-    }
-    for (const auto& c : communicators.value("records", nlohmann::json::array()))
-        add(c.value("name", ""), c.value("nranks", std::int64_t{0}), c.value("dim", ""),
-            c.value("index", std::int64_t{-1}), c.value("source", "records"), c.value("seen", std::int64_t{0}),
-            c.value("state", "formed"));
-    // Those in trouble first, so that the cap never hides one.
-    std::stable_partition(out.begin(), out.end(), [](const CommunicatorSeries& c) { return c.state != "formed"; });
-    return out;
+std::string communicator_labels(const std::string& job, const CommunicatorSeries& c) {
+    return std::string(job_label) + "=\"" + label(job) + "\",comm_name=\"" + label(c.comm_name) + "\",nranks=\"" +
+           c.nranks + "\",dim=\"" + label(c.dim) + "\",group=\"" + c.group + "\",source=\"" + label(c.source) + "\"";
 }
 
+// The per-communicator series of GET /metrics (docs/collector.md, "Per-communicator series").
 void write_communicator_series(std::ostringstream& out,
                                const std::vector<std::pair<std::string, nlohmann::json>>& communicators) {
-    std::vector<std::vector<CommunicatorSeries>> series;
-    for (const auto& [job, json] : communicators) series.push_back(communicator_series(job, json));
-    out << "# HELP meshscope_communicator_ranks Ranks of each communicator of a job that reported it or that the "
-           "records name (nranks: its size).\n# TYPE meshscope_communicator_ranks gauge\n";
-    for (const auto& job : series)
-        for (std::size_t i = 0; i < job.size() && i < communicator_series_cap; ++i)
-            out << "meshscope_communicator_ranks{" << job[i].labels << "} " << job[i].ranks << "\n";
-    out << "# HELP meshscope_communicator_state State of each communicator of a job: 1 for the state it is in, 0 for "
-           "the others.\n# TYPE meshscope_communicator_state gauge\n";
-    for (const auto& job : series)
-        for (std::size_t i = 0; i < job.size() && i < communicator_series_cap; ++i)
+    std::vector<JobCommunicators> jobs;
+    for (const auto& [job, json] : communicators) jobs.push_back(communicator_series(job, json));
+    std::vector<std::vector<std::string>> labels;
+    for (const JobCommunicators& job : jobs) {
+        labels.emplace_back();
+        for (const CommunicatorSeries& c : job.series) labels.back().push_back(communicator_labels(job.job, c));
+    }
+    out << "# HELP " << communicator_ranks_metric
+        << " Ranks of each communicator of a job that reported it or that the records name (nranks: its size).\n"
+        << "# TYPE " << communicator_ranks_metric << " gauge\n";
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        for (std::size_t i = 0; i < jobs[j].series.size(); ++i)
+            out << communicator_ranks_metric << "{" << labels[j][i] << "} " << jobs[j].series[i].ranks << "\n";
+    out << "# HELP " << communicator_state_metric
+        << " State of each communicator of a job: 1 for the state it is in, 0 for the others.\n"
+        << "# TYPE " << communicator_state_metric << " gauge\n";
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        for (std::size_t i = 0; i < jobs[j].series.size(); ++i)
             for (const std::string_view state : communicator_states)
-                out << "meshscope_communicator_state{" << job[i].labels << ",state=\"" << state << "\"} "
-                    << (job[i].state == state ? 1 : 0) << "\n";
-    out << "# HELP meshscope_communicators_omitted Communicators of a job past the " << communicator_series_cap
-        << " written (formed ones, the others first).\n# TYPE meshscope_communicators_omitted gauge\n";
-    for (std::size_t j = 0; j < series.size(); ++j)
-        out << "meshscope_communicators_omitted{" << job_label << "=\"" << label(communicators[j].first) << "\"} "
-            << (series[j].size() > communicator_series_cap ? series[j].size() - communicator_series_cap : 0) << "\n";
+                out << communicator_state_metric << "{" << labels[j][i] << ",state=\"" << state << "\"} "
+                    << (jobs[j].series[i].state == state ? 1 : 0) << "\n";
+    out << "# HELP " << communicators_omitted_metric << " Communicators of a job past the " << communicator_series_cap
+        << " written (formed ones, the others first).\n# TYPE " << communicators_omitted_metric << " gauge\n";
+    for (const JobCommunicators& job : jobs)
+        out << communicators_omitted_metric << "{" << job_label << "=\"" << label(job.job) << "\"} " << job.omitted
+            << "\n";
 }
 }  // namespace
 

@@ -193,7 +193,44 @@ std::string otlp_logs_body(std::span<const JobRecord> records) {
     return body;
 }
 
-std::string otlp_metrics_body(std::span<const JobSummary> jobs, double time) {
+namespace {
+// The per-communicator gauges of one job (GET /metrics' series of the same names and labels).
+void add_communicator_gauges(json& metrics, const JobCommunicators& job, const std::string& at) {
+    json ranks = json::array(), states = json::array();
+    for (const CommunicatorSeries& c : job.series) {
+        const json attributes =
+            json::array({string_attribute(job_label, job.job), string_attribute("comm_name", c.comm_name),
+                         string_attribute("nranks", c.nranks), string_attribute("dim", c.dim),
+                         string_attribute("group", c.group), string_attribute("source", c.source)});
+        ranks.push_back({{"timeUnixNano", at}, {"asInt", std::to_string(c.ranks)}, {"attributes", attributes}});
+        for (const std::string_view state : communicator_states) {
+            json with_state = attributes;
+            with_state.push_back(string_attribute("state", state));
+            states.push_back(
+                {{"timeUnixNano", at}, {"asInt", c.state == state ? "1" : "0"}, {"attributes", std::move(with_state)}});
+        }
+    }
+    if (!job.series.empty()) {
+        metrics.push_back(gauge(communicator_ranks_metric,
+                                "Ranks of each communicator of a job that reported it or that the records name "
+                                "(nranks: its size).",
+                                "{rank}", std::move(ranks)));
+        metrics.push_back(gauge(communicator_state_metric,
+                                "State of each communicator of a job: 1 for the state it is in, 0 for the others.", "1",
+                                std::move(states)));
+    }
+    metrics.push_back(gauge(communicators_omitted_metric,
+                            "Communicators of a job past the " + std::to_string(communicator_series_cap) +
+                                " written (formed ones, the others first).",
+                            "{communicator}",
+                            json::array({{{"timeUnixNano", at},
+                                          {"asInt", std::to_string(job.omitted)},
+                                          {"attributes", json::array({string_attribute(job_label, job.job)})}}})));
+}
+}  // namespace
+
+std::string otlp_metrics_body(std::span<const JobSummary> jobs, double time,
+                              std::span<const JobCommunicators> communicators) {
     const std::string at = nanos(time);
     json resources = json::array();
     for (const JobSummary& job : jobs) {
@@ -210,14 +247,13 @@ std::string otlp_metrics_body(std::span<const JobSummary> jobs, double time) {
                  {"asInt", std::to_string(job.findings_by_kind[i])},
                  {"attributes", json::array({string_attribute(job_label, job.job),
                                              string_attribute("kind", to_string(all_finding_kinds[i]))})}});
-        resources.push_back(
-            {{"resource", resource(job.job)},
-             {"scopeMetrics",
-              json::array({{{"scope", scope()},
-                            {"metrics", json::array({gauge(ranks_metric, "Ranks of each job by state.", "{rank}",
-                                                           std::move(ranks)),
-                                                     gauge(findings_metric, "Findings of each job by kind.",
-                                                           "{finding}", std::move(findings))})}}})}});
+        json metrics =
+            json::array({gauge(ranks_metric, "Ranks of each job by state.", "{rank}", std::move(ranks)),
+                         gauge(findings_metric, "Findings of each job by kind.", "{finding}", std::move(findings))});
+        for (const JobCommunicators& c : communicators)
+            if (c.job == job.job) add_communicator_gauges(metrics, c, at);
+        resources.push_back({{"resource", resource(job.job)},
+                             {"scopeMetrics", json::array({{{"scope", scope()}, {"metrics", std::move(metrics)}}})}});
     }
     return dump({{"resourceMetrics", std::move(resources)}});
 }

@@ -1,7 +1,7 @@
 // What `meshscope serve --otlp-export URL` sends, as OTLP/HTTP JSON bodies (docs/collector.md, "OTLP export"): each
-// finding change as a log record (POST URL/v1/logs), each job's rank states and findings by kind as gauges (POST
-// URL/v1/metrics) under the names and attributes GET /metrics writes. Plain functions of plain values: the exporter's
-// thread (otlp_exporter.h) calls them, the tests read what they write.
+// finding change as a log record (POST URL/v1/logs), each job's rank states, findings by kind and communicators as
+// gauges (POST URL/v1/metrics) under the names and attributes GET /metrics writes. Plain functions of plain values: the
+// exporter's thread (otlp_exporter.h) calls them, the tests read what they write.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/communicator_series.h"
 #include "meshscope/monitor/finding.h"
 #include "meshscope/monitor/monitor.h"
 
@@ -62,7 +63,12 @@ struct JobRecord {
 };
 [[nodiscard]] std::string otlp_logs_body(std::span<const JobRecord> records);
 // An ExportMetricsServiceRequest: for each job one resourceMetrics with the gauges meshscope_ranks{slurm_job_id,
-// state} and meshscope_findings{slurm_job_id, kind}, every state and kind (zeros included), at `time`.
-[[nodiscard]] std::string otlp_metrics_body(std::span<const JobSummary> jobs, double time);
+// state} and meshscope_findings{slurm_job_id, kind}, every state and kind (zeros included), at `time`; and where
+// `communicators` has the job (communicator_series: the cap applied), its per-communicator gauges as GET /metrics
+// writes them, meshscope_communicator_ranks{slurm_job_id, comm_name, nranks, dim, group, source},
+// meshscope_communicator_state{..., state} (every state, 1 for the one it is in) and
+// meshscope_communicators_omitted{slurm_job_id}, the attributes strings as the labels are.
+[[nodiscard]] std::string otlp_metrics_body(std::span<const JobSummary> jobs, double time,
+                                            std::span<const JobCommunicators> communicators = {});
 
 }  // namespace meshscope::server

@@ -36,12 +36,13 @@ class Collector;
 
 struct OtlpExportOptions {
     std::string url;  // the endpoint's base URL, valid (otlp_export_url_error): /v1/logs and /v1/metrics are added
-    std::chrono::milliseconds interval{15000};  // between two metrics exports
-    std::chrono::milliseconds timeout{10000};   // one request, connect included
-    std::size_t max_queued = 10000;             // findings waiting to be sent
-    std::size_t max_batch = 512;                // log records in one request (and at most ~1 MiB of them)
-    std::size_t max_metrics_jobs = 64;          // jobs in one metrics request
-    std::vector<std::string> headers;           // more header lines on every request ("Authorization: ..."), valid
+    std::chrono::milliseconds interval{15000};     // between two metrics exports
+    std::chrono::milliseconds timeout{10000};      // one request, connect included
+    std::size_t max_queued = 10000;                // findings waiting to be sent
+    std::size_t max_batch = 512;                   // log records in one request (and at most ~1 MiB of them)
+    std::size_t max_metrics_jobs = 64;             // jobs in one metrics request
+    std::size_t max_metrics_communicators = 1024;  // and their communicators' series (6 points, ~2.3 KB, each)
+    std::vector<std::string> headers;              // more header lines on every request ("Authorization: ..."), valid
     std::chrono::milliseconds first_backoff{500};
     std::chrono::milliseconds max_backoff{30000};
 };

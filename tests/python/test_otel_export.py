@@ -142,7 +142,111 @@ RECORDS = {
 }
 
 
+# Two jobs' communicators from records (docs/collector.md, "Per-communicator series"): a small job's two, one placed
+# on the meshes (dim, index) and one not, and a job of 300, the last 10 not formed, past the cap of 256.
+SMALL_COMMUNICATORS = [
+    {"name": "0xa1", "comm_id": "0xa1", "nranks": 4, "seen": 3, "state": "not_formed", "source": "NCCL log",
+     "dim": "ep", "index": 1},
+    {"name": "0xb2", "comm_id": "0xb2", "nranks": 8, "seen": 8, "state": "formed", "source": "NCCL RAS"},
+]
+MANY_COMMUNICATORS = [{"name": f"0x{i + 1:x}", "comm_id": f"0x{i + 1:x}", "nranks": 2, "seen": 2,
+                       "state": "formed" if i < 290 else "not_formed", "source": "NCCL log"} for i in range(300)]
+
+
+def start_otelcol(test, work):
+    """otelcol with the debug exporter on a free port: (process, port, a function that reads its output so far)."""
+    otelcol = support.otelcol(test)
+    port = support.free_port()
+    config = os.path.join(work, "otelcol.yaml")
+    with open(config, "w") as handle:
+        json.dump(otelcol_config(port), handle)
+    log = open(os.path.join(work, "otelcol.log"), "w+")
+    agent = subprocess.Popen([otelcol, "--config", config], stdout=log, stderr=subprocess.STDOUT)
+
+    def output():
+        log.flush()
+        with open(log.name) as handle:
+            return handle.read()
+
+    deadline = time.monotonic() + 60
+    while "Everything is ready" not in output():
+        test.assertIsNone(agent.poll(), output()[-4000:])
+        test.assertLess(time.monotonic(), deadline, output()[-4000:])
+        time.sleep(0.1)
+    return agent, port, output
+
+
+def prometheus_series(text, name):
+    """[(labels dict, value)] of one series name in GET /metrics' text."""
+    out = []
+    for line in text.splitlines():
+        match = re.match(rf"^{name}\{{([^}}]*)\}} (\S+)$", line)
+        if match:
+            out.append((dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', match.group(1))), float(match.group(2))))
+    return out
+
+
 class OtelExportTest(unittest.TestCase):
+    def test_communicator_gauges_reach_a_real_otelcol_as_metrics_writes_them(self):
+        if not BIN:
+            raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
+        work = tempfile.TemporaryDirectory(prefix="meshscope-otel-comms-")
+        agent, serve = None, None
+        try:
+            agent, port, output = start_otelcol(self, work.name)
+            serve = MeshScopeServe(BIN, extra=["--otlp-export", f"http://127.0.0.1:{port}", "--otlp-interval", "1"])
+            for job, communicators in (("comms-small", SMALL_COMMUNICATORS), ("comms-many", MANY_COMMUNICATORS)):
+                document = {"format": "meshscope.records/1", "findings": [], "ranks": [], "world_size": 8,
+                            "communicators": communicators}
+                status, answer = post(serve.url, f"/api/v1/jobs/{job}/records", document)
+                self.assertEqual(status, 200, answer)
+
+            def gauges(name):
+                """{job: [(attributes, value)]} of the last export of gauge `name`."""
+                _, points = read_debug_output(output())
+                found = {}
+                for (metric, attributes), value in points.items():
+                    if metric == name:
+                        found.setdefault(dict(attributes)["slurm_job_id"], []).append((dict(attributes), value))
+                return found
+
+            def settled():
+                ranks = gauges("meshscope_communicator_ranks")
+                return len(ranks.get("comms-small", [])) == 2 and len(ranks.get("comms-many", [])) == 256
+
+            self.assertTrue(serve.wait_for(settled, 30), serve.output()[-2000:])
+            ranks = gauges("meshscope_communicator_ranks")
+            states = gauges("meshscope_communicator_state")
+            omitted = gauges("meshscope_communicators_omitted")
+            # The small job: each communicator's attributes and values, as the document gives them.
+            self.assertEqual(sorted(ranks["comms-small"], key=lambda p: p[0]["comm_name"]), [
+                ({"slurm_job_id": "comms-small", "comm_name": "0xa1", "nranks": "4", "dim": "ep", "group": "1",
+                  "source": "NCCL log"}, 3.0),
+                ({"slurm_job_id": "comms-small", "comm_name": "0xb2", "nranks": "8", "dim": "", "group": "",
+                  "source": "NCCL RAS"}, 8.0)])
+            set_states = {(a["comm_name"], a["state"]) for a, v in states["comms-small"] if v == 1}
+            self.assertEqual(set_states, {("0xa1", "not_formed"), ("0xb2", "formed")})
+            self.assertEqual(len(states["comms-small"]), 2 * 5)
+            self.assertEqual(omitted["comms-small"], [({"slurm_job_id": "comms-small"}, 0.0)])
+            # The large job: the cap of 256, the 10 not formed among them, 44 counted as omitted.
+            written = {a["comm_name"] for a, _ in ranks["comms-many"]}
+            self.assertEqual(len(written), 256)
+            self.assertTrue({f"0x{i + 1:x}" for i in range(290, 300)} <= written)
+            self.assertEqual(len(states["comms-many"]), 256 * 5)
+            self.assertEqual(omitted["comms-many"], [({"slurm_job_id": "comms-many"}, 44.0)])
+            # The same series as GET /metrics: the same attribute sets and values.
+            text = metrics_text(serve.url)
+            for name, found in (("meshscope_communicator_ranks", ranks), ("meshscope_communicator_state", states),
+                                ("meshscope_communicators_omitted", omitted)):
+                exported = sorted((sorted(a.items()), v) for points in found.values() for a, v in points)
+                scraped = sorted((sorted(a.items()), v) for a, v in prometheus_series(text, name))
+                self.assertEqual(exported, scraped, name)
+        finally:
+            if serve is not None:
+                serve.close()
+            support.stop(agent)
+            work.cleanup()
+
     def test_findings_and_gauges_reach_a_real_otelcol(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
