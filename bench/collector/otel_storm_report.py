@@ -8,11 +8,12 @@ figures are the collector's: its job (GET /api/v1/jobs/JOB) is polled every 0.25
 the storm ends when the collector counts every rank ready. After the run the agents are given up to --drain seconds
 to deliver what they acknowledged (every rank exited and the job's event count still for 3 s), then the job is
 exported (`meshscope export`) and its lifecycle events (not heartbeats) counted against what the ranks' scripts
-hold plus each exit an agent acknowledged: lost (expected and not stored), duplicated (stored twice: a request the
-rank or an agent sent again after the first had got through). An event is (rank, phase, status, ts): a request
-sent again carries the same bytes. Samples the collector and every agent (CPU from /proc/PID/stat, RSS from
+hold plus each exit an agent acknowledged: lost (expected and not stored), duplicates stored (stored twice: the
+collector stores each event once, so 0) and duplicates dropped (copies the collector did not store again, its
+meshscope_events_duplicate_total: a request the rank or an agent sent again after the first had got through). An
+event is (rank, phase, status, ts): a request sent again carries the same bytes. Samples the collector and every agent (CPU from /proc/PID/stat, RSS from
 /proc/PID/status) every 0.5 s. Stdlib only; the sampling helpers are storm_report.py's. Exit status 1 when a rank's
-ready never reached the collector, an expected event was lost, or the job has findings.
+ready never reached the collector, an expected event was lost or stored twice, or the job has findings.
 
 `--agent-config PORT COLLECTOR_URL QUEUE_DIR LIMIT_MIB QUEUE` prints one agent's config instead (JSON is YAML).
 """
@@ -62,6 +63,15 @@ def lifecycle_events(meshscope, db, job):
             continue
         events.append((e["rank"], e["phase"], e["status"], e.get("ts")))
     return events
+
+
+def metric(url, name):
+    """A counter of the collector's GET /metrics, or None when it has none of that name."""
+    _, body = get(f"{url}/metrics")
+    for line in body.decode().splitlines():
+        if line.startswith(name + " "):
+            return int(float(line.split()[1]))
+    return None
 
 
 def agent_log_counts(path):
@@ -160,7 +170,8 @@ def main():
         "lifecycle_events_acked_by_agents": summary["lifecycle_events_acked"],
         "lifecycle_events_stored": len(stored),
         "lifecycle_events_lost": lost,
-        "duplicates": len(stored) - len(distinct),
+        "duplicates_stored": len(stored) - len(distinct),
+        "duplicates_dropped": metric(a.url, "meshscope_events_duplicate_total"),
         "drain_s": round(drained_s, 1),
     }
 
@@ -194,10 +205,10 @@ def main():
         {"kind": f["kind"], "ranks": len(f.get("ranks", []))} for f in json.loads(body).get("findings", [])
     ]
     ok = (summary["ranks_never_ready"] == 0 and stored_at is not None and report["lifecycle_events_lost"] == 0
-          and job_summary.get("findings") == 0)
+          and report["duplicates_stored"] == 0 and job_summary.get("findings") == 0)
     print(json.dumps(report, indent=1))
-    print("OK" if ok else "FAILED: a ready never reached the collector, an expected event was lost, or the job "
-          "has findings")
+    print("OK" if ok else "FAILED: a ready never reached the collector, an expected event was lost or stored twice, "
+          "or the job has findings")
     return 0 if ok else 1
 
 
