@@ -6,17 +6,20 @@ ranks go on and finish, their events accepted by the agents only. Then one agent
 started again on the same queue directory, so what it held survives only on disk. The collector is started again
 on the same port and database: every event every rank had accepted (each rank checks that its reporter sent all of
 them) must be in the job, once the agents have drained their queues, and the job must read as one clean run
-(every rank exited, no finding): an event the collector had stored before it died and then got again from an
-agent's retry is a duplicate, which the monitor takes as once (docs/protocol.md). The counts are printed."""
+(every rank exited, no finding), and hold each event once: an event the collector had stored before it died and
+then got again from an agent's retry is a copy, which the restarted collector answers as stored and does not store
+again (docs/collector.md, "History"). The counts are printed."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import urllib.request
 
 import support
 from meshscope_serve import MeshScopeServe
@@ -161,8 +164,13 @@ class OtelKillTest(unittest.TestCase):
                                  f"rank {r}: missing {sorted(set(expected) - set(mine))}\n{serve.output()}\n"
                                  f"{agent_log(0)}\n{agent_log(1)}")
                 duplicates += len(mine) - len(expected)
+            with urllib.request.urlopen(serve.url + "/metrics", timeout=10) as response:
+                metrics = response.read().decode()
+            dropped = re.search(r"^meshscope_events_duplicate_total (\d+)$", metrics, re.M)
             print(json.dumps({"ranks": WORLD, "events_expected": WORLD * len(expected), "events_stored": len(stored),
-                              "duplicates": duplicates}))
+                              "duplicates_stored": duplicates,
+                              "duplicates_dropped": int(dropped.group(1)) if dropped else None}))
+            self.assertEqual(duplicates, 0)
         finally:
             for process in agents.values():
                 support.stop(process)

@@ -1,5 +1,6 @@
 // What `meshscope serve --otlp-export` writes (docs/collector.md, "OTLP export"): where a finding is on the meshes
-// (from its id), its severity, one log record, the metrics request, and which URLs the flag takes; and the exporter's
+// (from its id), its severity, one log record, the metrics request (with a job's communicators, capped), and which URLs
+// the flag takes; and the exporter's
 // queue: bounded, one entry per finding. Expected values are
 // written by hand from the ids the monitor and the records give (docs/findings.md) and from OTLP's JSON encoding.
 #include <QtTest>
@@ -187,6 +188,84 @@ private slots:
         QCOMPARE(metrics[1].at("gauge").at("dataPoints").size(), std::size_t{15});  // every kind
         QCOMPARE(metrics[0].at("gauge").at("dataPoints")[0].at("timeUnixNano").get<std::string>(),
                  std::string("1700000000000000000"));
+    }
+
+    // A job's communicators (Monitor::communicators_json's shape: meshscope-probe's groups, then the records') as the
+    // export's gauges: the attributes of GET /metrics' labels, as strings; every state, 1 for the communicator's own;
+    // those in trouble first. Worked out by hand from the input.
+    void metrics_body_communicators() {
+        const json communicators = {
+            {"groups",
+             {{{"dim", "ep"}, {"index", 1}, {"members", {0, 1, 2, 3}}, {"reported", 4}, {"state", "formed"}}}},
+            {"records",
+             {{{"name", "0xa1"}, {"nranks", 8}, {"seen", 7}, {"state", "stuck"}, {"source", "NCCL RAS"}},
+              {{"name", "0xb2"},
+               {"nranks", 2},
+               {"seen", 2},
+               {"dim", "efsdp"},
+               {"index", 0},
+               {"source", "NCCL log"},
+               {"state", "formed"}}}}};
+        JobSummary job;
+        job.job = "slurm-7";
+        const std::vector<JobSummary> jobs = {job};
+        const std::vector<JobCommunicators> comms = {communicator_series("slurm-7", communicators)};
+        QCOMPARE(comms[0].omitted, std::size_t{0});
+        const json body = json::parse(otlp_metrics_body(jobs, 1700000000, comms));
+        const json& metrics = body.at("resourceMetrics")[0].at("scopeMetrics")[0].at("metrics");
+        QCOMPARE(metrics.size(), std::size_t{5});
+        QCOMPARE(metrics[2].at("name").get<std::string>(), std::string("meshscope_communicator_ranks"));
+        QCOMPARE(metrics[3].at("name").get<std::string>(), std::string("meshscope_communicator_state"));
+        QCOMPARE(metrics[4].at("name").get<std::string>(), std::string("meshscope_communicators_omitted"));
+        const auto text = [](const std::string& value) { return json{{"stringValue", value}}; };
+        // The stuck one first, then the formed ones in the monitor's order.
+        const json& ranks = metrics[2].at("gauge").at("dataPoints");
+        QCOMPARE(ranks.size(), std::size_t{3});
+        QCOMPARE(attributes(ranks[0]), (json{{"slurm_job_id", text("slurm-7")},
+                                             {"comm_name", text("0xa1")},
+                                             {"nranks", text("8")},
+                                             {"dim", text("")},
+                                             {"group", text("")},
+                                             {"source", text("NCCL RAS")}}));
+        QCOMPARE(ranks[0].at("asInt").get<std::string>(), std::string("7"));
+        QCOMPARE(attributes(ranks[1]), (json{{"slurm_job_id", text("slurm-7")},
+                                             {"comm_name", text("ep group 1")},
+                                             {"nranks", text("4")},
+                                             {"dim", text("ep")},
+                                             {"group", text("1")},
+                                             {"source", text("meshscope-probe")}}));
+        QCOMPARE(ranks[1].at("asInt").get<std::string>(), std::string("4"));
+        QCOMPARE(attributes(ranks[2]).at("comm_name"), text("0xb2"));
+        QCOMPARE(attributes(ranks[2]).at("group"), text("0"));
+        const json& states = metrics[3].at("gauge").at("dataPoints");
+        QCOMPARE(states.size(), std::size_t{3 * 5});
+        std::vector<std::string> set;
+        for (const auto& p : states)
+            if (p.at("asInt") == "1")
+                set.push_back(attributes(p).at("comm_name").at("stringValue").get<std::string>() + " " +
+                              attributes(p).at("state").at("stringValue").get<std::string>());
+        QCOMPARE(set, (std::vector<std::string>{"0xa1 stuck", "ep group 1 formed", "0xb2 formed"}));
+        const json& omitted = metrics[4].at("gauge").at("dataPoints");
+        QCOMPARE(omitted.size(), std::size_t{1});
+        QCOMPARE(omitted[0].at("asInt").get<std::string>(), std::string("0"));
+    }
+
+    // Past 256 communicators a job sends 256, those not formed among them, and counts the rest.
+    void communicator_series_cap() {
+        json records = json::array();
+        for (int i = 0; i < 300; ++i)
+            records.push_back({{"name", "c" + std::to_string(i)},
+                               {"nranks", 2},
+                               {"seen", 2},
+                               {"state", i < 290 ? "formed" : "failed"}});
+        const JobCommunicators comms = communicator_series("big", json{{"records", records}});
+        QCOMPARE(comms.series.size(), std::size_t{256});
+        QCOMPARE(comms.omitted, std::size_t{44});
+        for (std::size_t i = 0; i < 10; ++i) {
+            QCOMPARE(comms.series[i].comm_name, "c" + std::to_string(290 + i));
+            QCOMPARE(comms.series[i].state, std::string("failed"));
+        }
+        QCOMPARE(comms.series[10].comm_name, std::string("c0"));
     }
 
     // Against a URL nobody answers and a backoff longer than the test: the first attempt fails, then the queue holds
