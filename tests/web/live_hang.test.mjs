@@ -333,6 +333,47 @@ test('skip: a click on a legend place keeps its ranks, a second click all; the r
   assert.deepEqual(browser.errors, []);
 });
 
+// A link to a job's place (`#/live/JOB?place=TEXT`, what a colleague pastes during an incident) opens the job with
+// that place kept; choosing another place, or any, rewrites the link; a place the job does not have is said on the
+// status line, and every rank stays listed.
+test('skip: a link with a place keeps its ranks; the link follows the choice; an unknown place is said', async () => {
+  const {page} = browser;
+  const summary = (await getJson(serve.url, '/api/v1/jobs/skip')).body;
+  const ranks = (await getJson(serve.url, '/api/v1/jobs/skip/ranks')).body.ranks;
+  const expected = faultPlace('skip', summary);
+  await page.goto('about:blank');
+  await page.goto(`${serve.url}/#/live/skip?place=${encodeURIComponent(expected.text)}`);
+  const {fills} = await expectedCells(page, ranks);
+  await checkKept(page, 'skip', expected.ranks, fills);
+  assert.equal(await page.inputValue('#place-filter'), expected.text);
+  // The root cause by the legend: the link names it, and a rank opened keeps it.
+  await page.click('.legend button[data-place="root cause"]');
+  await checkKept(page, 'skip', [facts.skip.fault.rank], fills);
+  const linked = () => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] ?? '')));
+  assert.deepEqual(await linked(), {place: 'root cause'});
+  await page.click(`.rank-list [role="option"][data-rank="${facts.skip.fault.rank}"]`);
+  await eventually(async () => JSON.stringify(await linked())
+    === JSON.stringify({rank: String(facts.skip.fault.rank), place: 'root cause'}), {
+    describe: async () => `link ${JSON.stringify(await linked())}`,
+  });
+  assert.equal(await page.inputValue('#place-filter'), 'root cause');
+  // Any place: the link has none.
+  await page.selectOption('#place-filter', '');
+  await checkAllBack(page, 'skip');
+  assert.deepEqual(await linked(), {rank: String(facts.skip.fault.rank)});
+  // A place the job's hang does not have: said, with the job's places, and nothing filtered.
+  await page.goto('about:blank');
+  await page.goto(`${serve.url}/#/live/skip?place=nowhere`);
+  const places = [...summary.hang.places.map((p) => p.text), 'root cause'].map((p) => `"${p}"`).join(', ');
+  const said = `The link's place "nowhere" is not a place of skip's hang; its places are ${places}`;
+  await eventually(async () => (await page.textContent('#live-status')) === said, {
+    describe: async () => `status ${await page.textContent('#live-status')}`,
+  });
+  assert.equal(await page.inputValue('#place-filter'), '');
+  assert.equal((await listed(page)).ranks.length, 16);
+  assert.deepEqual(browser.errors, []);
+});
+
 test('a job without records has no place to choose', async () => {
   const {page} = browser;
   await page.goto(`${serve.url}/#/live/skip`);
