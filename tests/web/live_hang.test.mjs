@@ -1,7 +1,7 @@
 // The hang map on the Live page: real Flight Recorder dumps of 16-rank torch jobs with one injected fault each
 // (tests/records/fixtures/fr-verdict/*/facts.json), imported with the plan dp 16 / ep 4, are drawn on that plan's
 // expert mesh; each rank's cell takes the colour of where the collector says it stands (core's standing_colour rule,
-// written out below from docs/records.md, read from the palette's CSS variables), the injected fault's rank is the
+// written out below from docs/records-hang.md, read from the palette's CSS variables), the injected fault's rank is the
 // one ringed / in the no-record / outside-collectives colour; the start-up words give way to the collector's
 // sentence and places; a rank opened by mouse or keyboard shows its position and last collectives as the rank JSON
 // has them; axe-core finds no serious or critical violation; hostile words in a position stay text. The place filter
@@ -45,7 +45,7 @@ after(async () => {
   dir?.remove();
 });
 
-// The palette variable of a standing (docs/records.md, "The hang map"): waiting takes its dim's colour (ep, dp, cp
+// The palette variable of a standing (docs/records-hang.md, "The hang map"): waiting takes its dim's colour (ep, dp, cp
 // and expert_cp, efsdp, edp; any other dim, the default group's "world" included, dim-other), dead the failed
 // state's, no record and outside collectives their own.
 function expectedVariable({standing, dim}) {

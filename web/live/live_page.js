@@ -1,7 +1,7 @@
 // The Live page (#/live, #/live/<JOB>?rank=R&place=P): the desktop's Live page in a browser. Jobs, progress and the
 // rank list on the left; filters, the grid, its legend and a status line in the middle; findings and the
 // selected rank on the right. Data: live_data.js (snapshots + the change stream); views: the other modules.
-// A job with records is a post-mortem (docs/records.md, "The hang map"): ranks coloured by where they stand, the
+// A job with records is a post-mortem (docs/records-hang.md, "The hang map"): ranks coloured by where they stand, the
 // root cause ringed, the collector's sentence and places in place of the start-up counts; the place filter (or a
 // click on a place of the legend) keeps one place's ranks in the list and fades the others on the grid. The
 // place kept is in the link (`place=`, the place's text as the legend writes it), so a link opens the job on it.
