@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
     };
     for (std::int64_t r = 0; r < world; ++r) {
         for (const Event& e : lifecycle(plan, topology, r, day_start, args.model_mesh))
-            commit.push_back({e.job, e.rank, server::Collector::now(), to_json(e).dump(), false});
+            commit.push_back(server::stored_event(e, server::Collector::now()));  // with its identity, as stored
         lifecycle_events += 9;
         if (commit.size() >= args.batch) flush();
     }
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
         const double at = day_start + 60 + static_cast<double>(rounds) * 5.0;
         for (std::int64_t r = 0; r < world; ++r) {
             const Event e = base_event(r, world, Phase::heartbeat, Status::done, at);
-            commit.push_back({e.job, e.rank, server::Collector::now(), to_json(e).dump(), true});
+            commit.push_back(server::stored_event(e, server::Collector::now()));
             if (commit.size() >= args.batch || r + 1 == world) {
                 const double cpu0 = thread_cpu_seconds();
                 const auto wall0 = std::chrono::steady_clock::now();
