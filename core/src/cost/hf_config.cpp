@@ -3,6 +3,7 @@
 // as their modeling code decides it.
 #include "meshscope/cost/hf_config.h"
 
+#include "cost/json_object.h"
 #include "meshscope/mesh/json_limits.h"
 
 #include <nlohmann/json.hpp>
@@ -56,40 +57,25 @@ public:
         return it->get<bool>();
     }
     std::vector<std::int64_t> indices(const char* name) {
-        std::vector<std::int64_t> out;
-        if (error_) return out;
-        const auto it = doc_.find(name);
-        if (it == doc_.end() || it->is_null()) return out;
-        if (!it->is_array()) {
-            fail("field '" + std::string(name) + "' must be a list of layer indices, got " + it->dump());
-            return out;
-        }
-        for (const auto& v : *it) {
-            if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-                fail("field '" + std::string(name) + "' must be a list of layer indices, got " + it->dump());
-                return {};
-            }
-            out.push_back(v.get<std::int64_t>());
-        }
-        return out;
+        return list_of<std::int64_t>(name, "a list of layer indices",
+                                     [](const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; });
     }
     // A list of strings (layer_types); absent or null: empty.
     std::vector<std::string> names(const char* name) {
-        std::vector<std::string> out;
+        return list_of<std::string>(name, "a list of strings", [](const json& v) { return v.is_string(); });
+    }
+    // A list whose every item `fits`; absent or null: empty; otherwise the field's message, naming `what`.
+    template <class T, class Fits>
+    std::vector<T> list_of(const char* name, const char* what, Fits&& fits) {
+        std::vector<T> out;
         if (error_) return out;
         const auto it = doc_.find(name);
         if (it == doc_.end() || it->is_null()) return out;
-        if (!it->is_array()) {
-            fail("field '" + std::string(name) + "' must be a list of strings, got " + it->dump());
+        if (!it->is_array() || !std::all_of(it->begin(), it->end(), fits)) {
+            fail("field '" + std::string(name) + "' must be " + what + ", got " + it->dump());
             return out;
         }
-        for (const auto& v : *it) {
-            if (!v.is_string()) {
-                fail("field '" + std::string(name) + "' must be a list of strings, got " + it->dump());
-                return {};
-            }
-            out.push_back(v.get<std::string>());
-        }
+        for (const auto& v : *it) out.push_back(v.get<T>());
         return out;
     }
     void fail_with(const std::string& message) {
@@ -236,15 +222,9 @@ constexpr Reader readers[] = {
 
 Expected<ModelSpec> model_from_hf_config(std::string_view json_text, std::string_view source) {
     const std::string src(source);
-    json doc;
-    try {
-        doc = parse_json_throwing(json_text);
-    } catch (const JsonTooDeep& e) {
-        return ValueError(src + ": " + e.what());
-    } catch (const json::parse_error& e) {
-        return ValueError(src + " is not valid JSON (byte " + std::to_string(e.byte) + ").");
-    }
-    if (!doc.is_object()) return ValueError(src + " is not a JSON object.");
+    auto read = detail::read_json_object(json_text, src);
+    if (!read) return read.error();
+    const json doc = std::move(read).value();
     // "architectures" names the class transformers instantiates; "model_type" is the fallback older files carry.
     std::string name;
     const auto arch = doc.find("architectures");
