@@ -99,13 +99,19 @@ private:
     std::optional<Error> error_;
 };
 
-void read_qwen3_moe(Fields& f, ModelSpec& m) {
+// The sizes and the grouped-query attention that Qwen3-MoE and Mixtral configs write alike, in the order their
+// fields are checked.
+void read_standard_attention(Fields& f, ModelSpec& m) {
     m.hidden = f.required("hidden_size");
     m.layers = f.required("num_hidden_layers");
     m.vocab = f.required("vocab_size");
     m.standard.heads = f.required("num_attention_heads");
     m.standard.kv_heads = f.required("num_key_value_heads");
     m.standard.head_dim = f.optional("head_dim", m.standard.heads > 0 ? m.hidden / m.standard.heads : 0);
+}
+
+void read_qwen3_moe(Fields& f, ModelSpec& m) {
+    read_standard_attention(f, m);
     m.standard.qk_norm = true;
     m.tied_embeddings = f.flag("tie_word_embeddings", false);
     m.routed_experts = f.required("num_experts");
@@ -193,12 +199,7 @@ void read_qwen3_5_moe(Fields& f, ModelSpec& m) {
 }
 
 void read_mixtral(Fields& f, ModelSpec& m) {
-    m.hidden = f.required("hidden_size");
-    m.layers = f.required("num_hidden_layers");
-    m.vocab = f.required("vocab_size");
-    m.standard.heads = f.required("num_attention_heads");
-    m.standard.kv_heads = f.required("num_key_value_heads");
-    m.standard.head_dim = f.optional("head_dim", m.standard.heads > 0 ? m.hidden / m.standard.heads : 0);
+    read_standard_attention(f, m);
     m.tied_embeddings = f.flag("tie_word_embeddings", false);
     m.routed_experts = f.required("num_local_experts");
     m.top_k = f.required("num_experts_per_tok");
