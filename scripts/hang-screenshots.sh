@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hang map on the desktop Live page, as docs/records.md shows it: each real torch fault job of
+# The hang map on the desktop Live page, as docs/records-hang.md shows it: each real torch fault job of
 # tests/records/fixtures/fr-verdict put into its own collector by `meshscope import --dp 16 --ep 4`, then
 # `meshscope --connect ... --page live --screenshot` with the faulty rank (facts.json) selected; for skip also the
 # place filter on the place the fault leaves its ep group waiting in (live-hang-skip-place.png).

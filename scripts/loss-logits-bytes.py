@@ -13,7 +13,7 @@ eagerly, or with the loss under torch.compile (--compile). Every buffer is far a
 freeing one returns it to the OS at once and the process's resident high-water mark (VmHWM, reset through
 /proc/self/clear_refs) is the live bytes' peak. Prints the tensors autograd saved and, over the loss's start, the
 forward's peak, what stays held after `del pred`, and the backward's peak, each in bytes per token and in units
-of V (the vocabulary). docs/cost-model.md, "The output layer and the loss", quotes the figures.
+of V (the vocabulary). docs/cost-model-memory.md, "The output layer and the loss", quotes the figures.
 
     .venv/bin/python scripts/loss-logits-bytes.py [--tokens 1024] [--vocab 128256] [--compile]
 """

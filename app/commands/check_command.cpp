@@ -1,4 +1,4 @@
-// meshscope check: a LlamaFactory v1 training YAML preflighted before any GPU is spent (docs/cost-model.md,
+// meshscope check: a LlamaFactory v1 training YAML preflighted before any GPU is spent (docs/cost-model-check.md,
 // "Preflight"): the layout it derives on N nodes of G GPUs, LlamaFactory's and FSDPTurbo's own errors with their
 // exact texts as the chosen LlamaFactory version raises them (llamafactory_versions.h), whether FSDPTurbo has an
 // expert-parallel spec for the model and the module patterns match it, memory, and a faster layout if there is one.

@@ -56,7 +56,7 @@ struct GuiOptions {
     std::optional<std::string> cluster_profile;                        // a file `meshscope calibrate` wrote
     std::shared_ptr<const cost::LoadedClusterProfile> loaded_profile;  // read by check()
     std::optional<std::string> connect, token, size;
-    std::optional<std::string> place;  // a --screenshot of the Live page keeps this place's ranks
+    std::optional<std::string> place;  // the Live page keeps this place's ranks once the job has reported
     std::optional<std::string> tour;   // a guided tour, opened at --step (from 1)
     std::optional<int> step;
     QString tour_page;  // the page of that step (check() finds it)
@@ -225,8 +225,8 @@ void add_live_flags(CLI::App& cli, GuiOptions& o) {
     add_text(cli, "--connect", o.connect, "Watch a remote `meshscope serve` at URL instead of the demo.", "URL");
     add_text(cli, "--token", o.token, "Bearer token for --connect.", "T");
     add_text(cli, "--place", o.place,
-             "A --screenshot of the Live page keeps the ranks of this place of the job's hang (a place of its "
-             "summary, as the legend writes it, or \"root cause\").",
+             "The Live page keeps the ranks of this place of the job's hang (a place of its summary, as the "
+             "legend writes it, or \"root cause\"), in the window or a --screenshot.",
              "PLACE");
 }
 
@@ -275,8 +275,7 @@ std::string check(GuiOptions& o) {
         o.window_size = *size;
     }
     if (o.screenshot && o.screenshot->empty()) return "--screenshot needs a file name";
-    if (o.place && (!o.screenshot || o.start_page() != QLatin1String("live")))
-        return "--place needs --screenshot of the Live page";
+    if (o.place && o.start_page() != QLatin1String("live")) return "--place needs the Live page";
     if (std::string error = check_tour(o); !error.empty()) return error;
     return read_cluster_profile(o);
 }
@@ -427,6 +426,17 @@ void report_first_frame(QQuickWindow& window, const QElapsedTimer& started) {
         Qt::SingleShotConnection);
 }
 
+// --place on the Live page, once its job has reported: "" when kept, else why not (the job's places named).
+std::string keep_place(ui::LiveSession& live, const std::string& place) {
+    const QString text = QString::fromStdString(place);
+    live.selection()->setPlaceFilter(text);
+    if (live.selection()->placeFilter() == text) return {};
+    const QStringList choices = live.view()->filteredRanks()->placeChoices();
+    return "--place '" + place + "' is not a place of the job's hang" +
+           (choices.isEmpty() ? std::string(" (the job has none)")
+                              : "; its places are '" + choices.join(QStringLiteral("', '")).toStdString() + "'");
+}
+
 int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& options, ui::LiveSession& live,
                     const demo::LiveStartup& startup, const ui::TourController& tours) {
     const bool live_page = options.start_page() == QLatin1String("live");
@@ -448,21 +458,13 @@ int take_screenshot(QApplication& app, QQuickWindow& window, const GuiOptions& o
             settled([&] {
                 // The Live page's rank panel shows the rank --select-rank names (its timeline, where it stands).
                 if (live_page && options.select_rank) live.selection()->selectRank(*options.select_rank);
-                if (live_page && options.place) {
-                    const QString place = QString::fromStdString(*options.place);
-                    live.selection()->setPlaceFilter(place);
-                    if (live.selection()->placeFilter() != place) {
-                        const QStringList choices = live.view()->filteredRanks()->placeChoices();
-                        std::cerr << "meshscope: --place '" << *options.place << "' is not a place of the job's hang"
-                                  << (choices.isEmpty() ? std::string(" (the job has none)")
-                                                        : "; its places are '" +
-                                                              choices.join(QStringLiteral("', '")).toStdString() + "'")
-                                  << "\n";
+                if (live_page && options.place)
+                    if (const std::string error = keep_place(live, *options.place); !error.empty()) {
+                        std::cerr << "meshscope: " << error << "\n";
                         status = exit_failure;
                         QCoreApplication::quit();
                         return;
                     }
-                }
                 QTimer::singleShot(50, &app, [&] {
                     const QImage image = window.grabWindow();
                     if (image.isNull() || !image.save(file, "PNG")) {
@@ -528,6 +530,12 @@ int run_gui(int argc, char** argv) {
     }
     report_first_frame(*window, started);
     if (options.screenshot) return take_screenshot(app, *window, options, live, startup, tours);
+    // In the window, a place the job lacks is said and the window stays: the user picks another in the legend.
+    if (options.place)
+        demo::when_live_settled(live, startup.demo.get(), 20000, &app, [&live, &options] {
+            if (const std::string error = keep_place(live, *options.place); !error.empty())
+                std::cerr << "meshscope: " << error << "\n";
+        });
     return run_window(app, *window, settings, controller, preferences);
 }
 

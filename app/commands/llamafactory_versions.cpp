@@ -1,5 +1,5 @@
 // The LlamaFactory v1 versions `meshscope check` knows, each read from hiyouga/LlamaFactory at its commit
-// (docs/cost-model.md, "Preflight"). Files are under src/llamafactory/v1/ there.
+// (docs/cost-model-check.md). Files are under src/llamafactory/v1/ there.
 #include "llamafactory_versions.h"
 
 #include <algorithm>

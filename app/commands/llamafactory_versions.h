@@ -1,7 +1,7 @@
 // What each LlamaFactory v1 version that `meshscope check` knows does with a training YAML: where it reads the
 // mesh topology, which distributed plugins it registers, the dist_config keys each reads, whether unknown keys
 // are rejected, and the exact texts of its errors. Every entry was read from hiyouga/LlamaFactory at the commit it
-// names (docs/cost-model.md, "Preflight", has the table and the files and lines).
+// names (docs/cost-model-check.md, "LlamaFactory versions", has the table and the files and lines).
 #pragma once
 
 #include <cstdint>

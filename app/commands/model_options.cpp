@@ -43,7 +43,7 @@ void ModelOptions::add_to(CLI::App& cli) {
     for (const auto& n : cost::recompute_names()) recompute_names.emplace_back(n.name);
     cli.add_option("--recompute", recompute,
                    "activation recomputation: none, selective or full, or a framework's own mode "
-                   "(docs/cost-model.md, \"Recomputation by framework\")")
+                   "(docs/cost-model-memory.md, \"Recomputation by framework\")")
         ->check(CLI::IsMember(recompute_names))
         ->capture_default_str();
     cli.add_option("--loss-chunks", loss_chunks,

@@ -6,7 +6,7 @@
 //   weight, gradient and optimizer-state memory per layer, embedding and last layernorm, ZeRO-3 (FSDP full shard).
 // Shared configuration: Qwen3-30B-A3B, seq 4096, micro-batch 1, 8 GPUs; Megatron tp 1, pp 1, ep 8, dp 8 with the
 // distributed optimizer; llm-analysis tp 1, ep 8, dp 8, ZeRO-3; FSDPTurbo dp 8, cp 1, ep 8; no recomputation.
-// docs/cost-model.md ("Against Megatron and llm-analysis") explains each difference asserted here.
+// docs/cost-model-calibration.md ("Against Megatron and llm-analysis") explains each difference asserted here.
 #include <QTest>
 
 #include <cmath>

@@ -78,11 +78,11 @@ private slots:
             << QStringList{"--connect", "localhost:7077"}
             << "meshscope: --connect expects an http:// or https:// URL with a host, got 'localhost:7077'";
         QTest::addRow("token alone") << QStringList{"--token", "t"} << "meshscope: --token needs --connect";
-        QTest::addRow("place alone") << QStringList{"--place", "no record"}
-                                     << "meshscope: --place needs --screenshot of the Live page";
         QTest::addRow("place on the planner")
             << QStringList{"--place", "no record", "--screenshot", "p.png", "--page", "planner"}
-            << "meshscope: --place needs --screenshot of the Live page";
+            << "meshscope: --place needs the Live page";
+        QTest::addRow("place with a plan")
+            << QStringList{"--place", "no record", "--dp", "8"} << "meshscope: --place needs the Live page";
     }
     void bad_flags() {
         QFETCH(QStringList, arguments);
@@ -109,6 +109,26 @@ private slots:
                                              "job has none)")),
                  qPrintable(err.join(QLatin1Char('\n'))));
         QVERIFY(!QFile::exists(file));
+    }
+
+    // In the window (no --screenshot) the same place is said once the job has reported, and the window stays open.
+    void unknown_place_in_the_window() {
+        QProcess meshscope;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        meshscope.setProcessEnvironment(env);
+        meshscope.start(QStringLiteral(MESHSCOPE_BINARY), {QStringLiteral("--page"), QStringLiteral("live"),
+                                                           QStringLiteral("--place"), QStringLiteral("no record")});
+        QVERIFY(meshscope.waitForStarted(20000));
+        const QString said = QStringLiteral(
+            "meshscope: --place 'no record' is not a place of the job's hang (the job "
+            "has none)");
+        QString err;
+        QTRY_VERIFY2_WITH_TIMEOUT((err += QString::fromLocal8Bit(meshscope.readAllStandardError())).contains(said),
+                                  qPrintable(err), 50000);
+        QCOMPARE(meshscope.state(), QProcess::Running);
+        meshscope.terminate();
+        if (!meshscope.waitForFinished(10000)) meshscope.kill();
     }
 };
 

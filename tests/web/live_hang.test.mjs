@@ -1,7 +1,7 @@
 // The hang map on the Live page: real Flight Recorder dumps of 16-rank torch jobs with one injected fault each
 // (tests/records/fixtures/fr-verdict/*/facts.json), imported with the plan dp 16 / ep 4, are drawn on that plan's
 // expert mesh; each rank's cell takes the colour of where the collector says it stands (core's standing_colour rule,
-// written out below from docs/records.md, read from the palette's CSS variables), the injected fault's rank is the
+// written out below from docs/records-hang.md, read from the palette's CSS variables), the injected fault's rank is the
 // one ringed / in the no-record / outside-collectives colour; the start-up words give way to the collector's
 // sentence and places; a rank opened by mouse or keyboard shows its position and last collectives as the rank JSON
 // has them; axe-core finds no serious or critical violation; hostile words in a position stay text. The place filter
@@ -45,7 +45,7 @@ after(async () => {
   dir?.remove();
 });
 
-// The palette variable of a standing (docs/records.md, "The hang map"): waiting takes its dim's colour (ep, dp, cp
+// The palette variable of a standing (docs/records-hang.md, "The hang map"): waiting takes its dim's colour (ep, dp, cp
 // and expert_cp, efsdp, edp; any other dim, the default group's "world" included, dim-other), dead the failed
 // state's, no record and outside collectives their own.
 function expectedVariable({standing, dim}) {
@@ -330,6 +330,47 @@ test('skip: a click on a legend place keeps its ranks, a second click all; the r
   await checkKept(page, 'skip', expected.ranks, fills);
   await page.keyboard.press('Space');
   await checkAllBack(page, 'skip');
+  assert.deepEqual(browser.errors, []);
+});
+
+// A link to a job's place (`#/live/JOB?place=TEXT`, what a colleague pastes during an incident) opens the job with
+// that place kept; choosing another place, or any, rewrites the link; a place the job does not have is said on the
+// status line, and every rank stays listed.
+test('skip: a link with a place keeps its ranks; the link follows the choice; an unknown place is said', async () => {
+  const {page} = browser;
+  const summary = (await getJson(serve.url, '/api/v1/jobs/skip')).body;
+  const ranks = (await getJson(serve.url, '/api/v1/jobs/skip/ranks')).body.ranks;
+  const expected = faultPlace('skip', summary);
+  await page.goto('about:blank');
+  await page.goto(`${serve.url}/#/live/skip?place=${encodeURIComponent(expected.text)}`);
+  const {fills} = await expectedCells(page, ranks);
+  await checkKept(page, 'skip', expected.ranks, fills);
+  assert.equal(await page.inputValue('#place-filter'), expected.text);
+  // The root cause by the legend: the link names it, and a rank opened keeps it.
+  await page.click('.legend button[data-place="root cause"]');
+  await checkKept(page, 'skip', [facts.skip.fault.rank], fills);
+  const linked = () => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] ?? '')));
+  assert.deepEqual(await linked(), {place: 'root cause'});
+  await page.click(`.rank-list [role="option"][data-rank="${facts.skip.fault.rank}"]`);
+  await eventually(async () => JSON.stringify(await linked())
+    === JSON.stringify({rank: String(facts.skip.fault.rank), place: 'root cause'}), {
+    describe: async () => `link ${JSON.stringify(await linked())}`,
+  });
+  assert.equal(await page.inputValue('#place-filter'), 'root cause');
+  // Any place: the link has none.
+  await page.selectOption('#place-filter', '');
+  await checkAllBack(page, 'skip');
+  assert.deepEqual(await linked(), {rank: String(facts.skip.fault.rank)});
+  // A place the job's hang does not have: said, with the job's places, and nothing filtered.
+  await page.goto('about:blank');
+  await page.goto(`${serve.url}/#/live/skip?place=nowhere`);
+  const places = [...summary.hang.places.map((p) => p.text), 'root cause'].map((p) => `"${p}"`).join(', ');
+  const said = `The link's place "nowhere" is not a place of skip's hang; its places are ${places}`;
+  await eventually(async () => (await page.textContent('#live-status')) === said, {
+    describe: async () => `status ${await page.textContent('#live-status')}`,
+  });
+  assert.equal(await page.inputValue('#place-filter'), '');
+  assert.equal((await listed(page)).ranks.length, 16);
   assert.deepEqual(browser.errors, []);
 });
 

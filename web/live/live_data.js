@@ -15,7 +15,7 @@
 //
 // A job with records (`meshscope import`, `serve --ras`, `serve --torch-debug`) is a post-mortem: its summary
 // carries "hang" (the sentence and the places ranks stand in) and each rank of the snapshot its "position"
-// (docs/records.md, "The hang map"), kept here as the collector's JSON. Changes do not carry positions: when a
+// (docs/records-hang.md, "The hang map"), kept here as the collector's JSON. Changes do not carry positions: when a
 // re-read of the jobs brings another "hang", the ranks are read again.
 import {phaseNames, stateNames, unknownState} from '../shared/rank_columns.js';
 

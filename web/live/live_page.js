@@ -1,9 +1,10 @@
-// The Live page (#/live, #/live/<JOB>?rank=R): the desktop's Live page in a browser. Jobs, progress and the
+// The Live page (#/live, #/live/<JOB>?rank=R&place=P): the desktop's Live page in a browser. Jobs, progress and the
 // rank list on the left; filters, the grid, its legend and a status line in the middle; findings and the
 // selected rank on the right. Data: live_data.js (snapshots + the change stream); views: the other modules.
-// A job with records is a post-mortem (docs/records.md, "The hang map"): ranks coloured by where they stand, the
+// A job with records is a post-mortem (docs/records-hang.md, "The hang map"): ranks coloured by where they stand, the
 // root cause ringed, the collector's sentence and places in place of the start-up counts; the place filter (or a
-// click on a place of the legend) keeps one place's ranks in the list and fades the others on the grid.
+// click on a place of the legend) keeps one place's ranks in the list and fades the others on the grid. The
+// place kept is in the link (`place=`, the place's text as the legend writes it), so a link opens the job on it.
 import {el, naturalCompare, setText} from '../shared/dom.js';
 import {GridCanvas} from '../shared/grid_canvas.js';
 import {BandwidthPanel} from './bandwidth_panel.js';
@@ -27,6 +28,9 @@ class LivePage {
     this.layoutKey = '';
     this.hang = null;  // the job's post-mortem ("hang" of its summary), null for a job that is starting
     this.chosen = {state: -1, host: '', place: ''};  // the filters' values, read once a render
+    this.wantedPlace = '';  // a link's place, kept once the job's places are known
+    this.missingPlace = '';  // a link's place the job's hang does not have (said on the status line)
+    this.linkedRank = -1;  // the rank of the link (rank=)
     this.colours = gridColours();
     this.data = new LiveData(ctx.api, ctx.parser, (what) => this.changed(what));
 
@@ -48,14 +52,14 @@ class LivePage {
 
     this.filters = new Filters(middle, {onChange: (how) => {
       if (how?.clear) this.toggleFinding('');
-      this.invalidate('filters');
+      this.placeChosen();
     }});
     const gridPanel = el('section', {class: 'panel grid-panel', 'aria-label': 'Rank grid', 'data-anchor': 'live.grid'});
     this.placeholder = el('p', {class: 'grid-placeholder muted'});
     gridPanel.append(this.placeholder);
     middle.append(gridPanel);
     this.legend = new Legend(middle, {onPlace: (choice) => {
-      if (this.filters.togglePlace(choice)) this.invalidate('filters');
+      if (this.filters.togglePlace(choice)) this.placeChosen();
     }});
     this.grid = new GridCanvas(gridPanel, {
       label: 'Rank grid: arrow keys move the selection, Enter opens the rank',
@@ -108,6 +112,14 @@ class LivePage {
     const job = params.job || '';
     const rank = params.rank !== undefined && /^\d+$/.test(params.rank) ? Number(params.rank) : -1;
     this.wantedRank = rank;
+    this.linkedRank = rank;
+    const place = typeof params.place === 'string' ? params.place : '';
+    if (place !== this.filters.placeFilter) {
+      this.wantedPlace = place;
+      this.missingPlace = '';
+      if (!place) this.filters.clearPlace();
+      this.invalidate('filters');
+    }
     if (first || (job && job !== this.data.job)) {
       this.selectedFinding = '';
       this.selectedRank = -1;
@@ -117,13 +129,36 @@ class LivePage {
     }
   }
 
-  hash(job, rank) {
+  hash(job, rank, place = this.filters.placeFilter) {
     const base = job ? `#/live/${encodeURIComponent(job)}` : '#/live';
-    return rank >= 0 ? `${base}?rank=${rank}` : base;
+    const query = new URLSearchParams();
+    if (rank >= 0) query.set('rank', String(rank));
+    if (place) query.set('place', place);
+    const text = query.toString();
+    return text ? `${base}?${text}` : base;
   }
 
   openJob(job) {
-    this.ctx.navigate(this.hash(job, -1));
+    this.ctx.navigate(this.hash(job, -1, ''));
+  }
+
+  // The user chose a place (or any): the link follows, without a new history entry or a new route.
+  placeChosen() {
+    this.wantedPlace = '';
+    this.missingPlace = '';
+    const hash = this.hash(this.data.job, this.linkedRank);
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+    this.invalidate('filters');
+  }
+
+  // A link's place, once the job's places are known: chosen, or said to be missing. True when the choice changed.
+  takeWantedPlace() {
+    if (!this.wantedPlace || this.data.loading || !this.data.job || this.data.world <= 0) return false;
+    const place = this.wantedPlace;
+    this.wantedPlace = '';
+    if (this.filters.choosePlace(place)) return true;
+    this.missingPlace = place;
+    return false;
   }
 
   // Opening a rank is a deep link (#/live/JOB?rank=R); the hash change selects it (update()).
@@ -197,7 +232,8 @@ class LivePage {
       this.rootCause = [];
       for (const [rank, position] of data.positions) if (position.root_cause === true) this.rootCause.push(rank);
       this.rootCause.sort((a, b) => a - b);
-      const dropped = this.filters.setPlaces(this.hang, this.rootCause);  // the job has no such place any more
+      let dropped = this.filters.setPlaces(this.hang, this.rootCause);  // the job has no such place any more
+      if (this.takeWantedPlace()) dropped = true;
       // Read once a render: matches() runs for every rank of the list and every cell of the grid.
       this.chosen = {state: this.filters.stateFilter, host: this.filters.hostFilter, place: this.filters.placeFilter};
       this.chosenPlace = this.placeNamed(this.chosen.place);
@@ -314,6 +350,11 @@ class LivePage {
       text = `${this.hoverText(this.hovered)} — click for ${what}`;
     } else if (this.data.error) {
       text = this.data.error;
+      error = true;
+    } else if (this.missingPlace) {
+      const places = this.filters.places.length ? `; its places are ${this.filters.places.map((p) => `"${p}"`).join(', ')}`
+        : '';
+      text = `The link's place "${this.missingPlace}" is not a place of ${this.data.job}'s hang${places}`;
       error = true;
     } else if (this.ctx.stream.state === 'live') text = `Live from ${location.host}`;
     else if (this.ctx.stream.state === 'down') {

@@ -2,7 +2,7 @@
 // answer that carries them) and its phases on the job's time axis. Every rank-provided string (host, device,
 // error type and message, dim names) goes in as text. A rank of a job with records also shows where it stands in
 // the hang (its "position": the group it waits in, its standing, seq and op, whether it is the root cause) and its
-// last collective on each group it called (docs/records.md, "The hang map").
+// last collective on each group it called (docs/records-hang.md, "The hang map").
 import {el, ranksText, replaceChildren, setText} from '../shared/dom.js';
 
 // "+1.20 s, took 0.30 s" / "+1.20 s, started" (the desktop's TimelineModel text).

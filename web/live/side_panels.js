@@ -174,6 +174,17 @@ export class Filters {
     return true;
   }
 
+  // A place chosen by name (a link's): false when the job has no such place.
+  choosePlace(choice) {
+    if (!this.places.includes(choice)) return false;
+    this.place.value = choice;
+    return true;
+  }
+
+  clearPlace() {
+    this.place.value = '';
+  }
+
   setHosts(hosts) {
     if (this.hosts && hosts.length === this.hosts.length && hosts.every((h, i) => h === this.hosts[i])) return;
     const keep = this.host.value;

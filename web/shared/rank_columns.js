@@ -8,7 +8,7 @@
 // Int32Array (index into hosts, -1: not given), localRank: Int32Array (-1: not given), whole: Uint8Array
 // (1: the row carried its timings, i.e. it is the rank's whole row), hosts: [names], origin, horizon (the
 // earliest and latest phase time of the rows' timings, NaN when none), positions: [[row index, position], ...]
-// (the rows that carry a hang position, the collector's JSON object as it is: docs/records.md, "The hang map";
+// (the rows that carry a hang position, the collector's JSON object as it is: docs/records-hang.md, "The hang map";
 // empty for a job without records)}.
 
 // Core's RankStateKind and Phase, in their enum order (core/include/meshscope/monitor/rank_state.h, event.h): the

@@ -136,8 +136,8 @@ std::string why_faster(const LayoutCost& winner, const LayoutCost& runner_up) {
     if (w.compute.seconds < r.compute.seconds)
         reasons.insert(reasons.begin(), {0.0, "its compute is shorter (" + seconds_text(w.compute.seconds) +
                                                   " against " + seconds_text(r.compute.seconds) + ")"});
-    // Two layouts the calibration measured equal were predicted 8% apart (docs/cost-model.md, "Measured error"), so
-    // a margin under 10% is one the model cannot vouch for.
+    // Two layouts the calibration measured equal were predicted 8% apart
+    // (docs/cost-model-calibration.md, "Measured error"), so a margin under 10% is one the model cannot vouch for.
     const std::string close = r.seconds < w.seconds * 1.1
                                   ? " Under 10% apart, closer than the model can order two layouts: measure both."
                                   : "";

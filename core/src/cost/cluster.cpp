@@ -33,9 +33,9 @@ const std::vector<HardwarePreset>& hardware_presets() {
     // (HGX B200: 36 PFLOPS with sparsity over 8 GPUs), GB200 2,500 TFLOPS (5,000 with sparsity, the GPU at 1,200 W
     // where HGX B200's runs at 1,000 W). GB200 NVL72 joins 18 hosts of 4 GPUs in one
     // 72-GPU NVLink domain (docs/cost-model.md, "Presets", has the sources and where they disagree).
-    // Efficiency: the share of the peak measured MoE training steps reach (docs/cost-model.md, "Measured error":
-    // calibrated once per GPU type on H100 rows; H200 has the same tensor cores; A100, B200 and GB200 have no fitted
-    // row and take H100's).
+    // Efficiency: the share of the peak measured MoE training steps reach
+    // (docs/cost-model-calibration.md, "Measured error": calibrated once per GPU type on H100 rows; H200 has the
+    // same tensor cores; A100, B200 and GB200 have no fitted row and take H100's).
     static const std::vector<HardwarePreset> presets{
         {"a100", 80, 300, 8, 8, 312, default_efficiency, hopper_calibration},
         {"h100", 80, 450, 8, 8, 989, default_efficiency, hopper_calibration},

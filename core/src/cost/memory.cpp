@@ -1,7 +1,7 @@
 // Memory per GPU. Sharding from LlamaFactory's fsdpturbo.py (outer FSDP2 on the dp mesh, experts on ep and
 // efsdp); activations counted tensor by tensor in the manner of Korthikanti et al. 2022 (arXiv 2205.05198,
 // section 4) for SwiGLU experts, flash attention and RMSNorm; the output layer as Megatron-LM's
-// theoretical_memory_usage.py counts it. docs/cost-model.md has every term.
+// theoretical_memory_usage.py counts it. docs/cost-model-memory.md has every term.
 #include "meshscope/cost/memory.h"
 
 #include <algorithm>

@@ -388,7 +388,7 @@ private:
     // The scratch of one entry: each field's last value, as a dict keeps (None: absent).
     struct Read {
         bool has[fr_field_count] = {};
-        std::int64_t i[fr_field_count] = {};
+        std::int64_t i[fr_field_count];  // read only where has[] says so: not zeroed for every entry
         bool flag[fr_field_count] = {};
         std::string_view pg_name, pg_desc, profiling_name, state;
         std::uint32_t pg_slot = no_slot;                                       // the pair's, when fetched
@@ -510,7 +510,7 @@ private:
 
     struct QuickRead : Read {
         const unsigned char* list_begin[4] = {};  // input_sizes, output_sizes, input_dtypes, output_dtypes
-        std::uint32_t list_size[4] = {};
+        std::uint32_t list_size[4];               // read only where list_begin is set
         std::uint32_t name_slot = no_slot;
     };
 
@@ -724,6 +724,15 @@ private:
     // The op of an entry read quickly: by its bytes (the name's slot, each list's presence and bytes) among the ops
     // seen last, then among all of the dump's, decoded from the bytes when new.
     const FrOp* op_of_bytes(const QuickRead& r) {
+        // The op of the entry before with this name first: a dump's entries repeat a few ops, rarely two of one
+        // name. Compared with the entry's bytes where they lie, the key is written only when it is new.
+        RecentOp* const last = r.name_slot < last_op_by_name_.size() ? &last_op_by_name_[r.name_slot] : nullptr;
+        if (last && last->op && same_op_bytes(last->key, r)) return last->op;
+        for (auto& [key, op] : recent_ops_)
+            if (op && same_op_bytes(key, r)) {
+                if (last) *last = {key, op};
+                return op;
+            }
         op_key_.clear();
         const auto put = [&](std::uint32_t v) { op_key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
         put(r.name_slot);
@@ -731,8 +740,6 @@ private:
             put(r.list_begin[k] ? r.list_size[k] : no_slot);
             if (r.list_begin[k]) op_key_.append(reinterpret_cast<const char*>(r.list_begin[k]), r.list_size[k]);
         }
-        for (auto& [key, op] : recent_ops_)
-            if (key.size() == op_key_.size() && std::memcmp(key.data(), op_key_.data(), key.size()) == 0) return op;
         const FrOp* op = nullptr;
         if (const auto it = ops_by_bytes_.find(op_key_); it != ops_by_bytes_.end())
             op = it->second;
@@ -766,11 +773,36 @@ private:
         }
         recent_ops_[recent_next_] = {op_key_, op};
         recent_next_ = (recent_next_ + 1) % recent_ops_.size();
+        if (last) *last = {op_key_, op};
         return op;
+    }
+    // Whether an op's key (op_of_bytes: the name's slot, then each list's size or no_slot and its bytes) is what the
+    // entry read.
+    static bool same_op_bytes(const std::string& key, const QuickRead& r) {
+        const char* k = key.data();
+        const char* const end = k + key.size();
+        const auto same = [&](std::uint32_t v) {
+            std::uint32_t x = 0;
+            if (end - k < static_cast<std::ptrdiff_t>(sizeof x)) return false;
+            std::memcpy(&x, k, sizeof x);
+            k += sizeof x;
+            return x == v;
+        };
+        if (!same(r.name_slot)) return false;
+        for (int i = 0; i < 4; ++i) {
+            if (!same(r.list_begin[i] ? r.list_size[i] : no_slot)) return false;
+            if (!r.list_begin[i]) continue;
+            if (end - k < static_cast<std::ptrdiff_t>(r.list_size[i]) ||
+                std::memcmp(k, r.list_begin[i], r.list_size[i]) != 0)
+                return false;
+            k += r.list_size[i];
+        }
+        return k == end;
     }
     void forget_ops() {
         ops_by_bytes_.clear();
         for (auto& [key, op] : recent_ops_) key.clear(), op = nullptr;
+        for (auto& [key, op] : last_op_by_name_) key.clear(), op = nullptr;
     }
 
     // long: two switches over FrField (the quick readers, then the generic scalar), one case per Flight Recorder entry
@@ -1063,7 +1095,12 @@ private:
     std::array<Near, 256> near_{};
     // The ops of entries read quickly, by their bytes (op_of_bytes): the last few, and every one of the dump.
     std::string op_key_;
-    std::array<std::pair<std::string, const FrOp*>, 8> recent_ops_;
+    struct RecentOp {
+        std::string key;
+        const FrOp* op = nullptr;
+    };
+    std::array<RecentOp, 8> recent_ops_;
+    std::array<RecentOp, 256> last_op_by_name_;  // by the name's memo slot, the first 256
     std::size_t recent_next_ = 0;
     std::unordered_map<std::string, const FrOp*> ops_by_bytes_;
 };

@@ -6,7 +6,9 @@
 #include <climits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
+#include "meshscope/mesh/parallel_for.h"
 #include "records/diagnose_internal.h"
 
 namespace meshscope::records {
@@ -74,56 +76,25 @@ struct Key {
 
 class FrView {
 public:
-    // long: one pass over each rank's calls (its order, where it is blocked, how far it reached on each group), then
-    // every group placed on the plan; not yet split into stages
+    // Each rank's calls read on a few threads (a job of 16,384 ranks holds 32 million entries), then every group
+    // its dumps name placed on the plan.
     explicit FrView(const Context& context) {
         for (const auto& d : context.records.dumps)
             if (d.rank >= 0) by_rank_.emplace(d.rank, FrRank{&d, {}, {}, {}});
+        std::vector<FrRank*> ranks;
+        ranks.reserve(by_rank_.size());
+        for (auto& [rank, r] : by_rank_) ranks.push_back(&r);
+        ranks_.assign(ranks.begin(), ranks.end());
+        noted_.resize(ranks.size());
+        parallel_for(ranks.size(), parallel_threads(ranks.size(), 8),
+                     [&](std::size_t i) { noted_[i] = read_calls(*ranks[i]); });
         std::map<std::string, std::pair<std::string, std::set<std::int64_t>>> pgs;  // name -> desc, seen
-        for (auto& [rank, r] : by_rank_) {
-            // A dump's entries point at a handful of groups: each is noted once per rank, not once per entry (a
-            // job of 16,384 ranks holds 32 million entries).
-            std::vector<const FrGroupName*> noted;
-            for (const auto& e : r.dump->entries) {
-                if (std::find(noted.begin(), noted.end(), e.group) == noted.end()) {
-                    noted.push_back(e.group);
-                    auto& [desc, seen] = pgs[e.pg_name()];
-                    if (desc.empty() || desc == "undefined") desc = e.pg_desc();
-                    seen.insert(rank);
-                }
-                if (!e.is_p2p && e.collective_seq_id > 0) r.calls.push_back(&e);
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+            for (const FrGroupName* group : noted_[i]) {
+                auto& [desc, seen] = pgs[group->name];
+                if (desc.empty() || desc == "undefined") desc = group->desc;
+                seen.insert(ranks[i]->dump->rank);
             }
-            const auto by_record = [](const FrEntry* a, const FrEntry* b) { return a->record_id < b->record_id; };
-            if (!std::is_sorted(r.calls.begin(), r.calls.end(), by_record))  // a ring buffer's dump mostly is
-                std::stable_sort(r.calls.begin(), r.calls.end(), by_record);
-            const bool states =
-                std::any_of(r.calls.begin(), r.calls.end(), [](const FrEntry* e) { return e->state() != "scheduled"; });
-            if (!r.calls.empty()) r.blocked = r.calls.size() - 1;
-            // A dump's states are interned: its "completed" is one text, compared once.
-            const std::string* completed = nullptr;
-            if (states)
-                for (std::size_t i = 0; i < r.calls.size(); ++i) {
-                    const std::string* state = r.calls[i]->state_text;
-                    if (state == completed) continue;
-                    if (*state != "completed") {
-                        r.blocked = i;
-                        break;
-                    }
-                    completed = state;
-                }
-            std::vector<std::pair<const FrGroupName*, std::int64_t>> reached;  // by group, few of them
-            for (std::size_t i = 0; i < r.calls.size() && (!r.blocked || i <= *r.blocked); ++i) {
-                const FrEntry& e = *r.calls[i];
-                auto it =
-                    std::find_if(reached.begin(), reached.end(), [&](const auto& g) { return g.first == e.group; });
-                if (it == reached.end()) it = reached.insert(reached.end(), {e.group, e.collective_seq_id});
-                it->second = std::max(it->second, e.collective_seq_id);
-            }
-            for (const auto& [group, seq] : reached) {
-                auto& highest = r.reached[group->name];
-                highest = std::max(highest, seq);
-            }
-        }
         std::map<std::string, const std::vector<std::int64_t>*> config;
         for (const auto& [rank, r] : by_rank_)
             for (const auto& [name, c] : r.dump->pg_config)
@@ -165,6 +136,8 @@ public:
             g.order_dim = g.place ? g.place->dim : desc == "default_pg" ? "world" : desc;
             groups_.emplace(name, std::move(g));
         }
+        for (const auto& noted : noted_)
+            for (const FrGroupName* name : noted) group_of_.emplace(name, &groups_.at(name->name));
     }
 
     [[nodiscard]] bool has(std::int64_t rank) const { return by_rank_.count(rank) > 0; }
@@ -313,21 +286,78 @@ public:
     [[nodiscard]] std::size_t popularity(const Position& p) {
         const auto cached = popularity_.find({p.dim, p.seq, p.op});
         if (cached != popularity_.end()) return cached->second;
-        std::size_t n = 0;
-        for (const auto& [r, fr] : by_rank_)  // the calls it reached: those NCCL only enqueued do not count
-            n += std::any_of(
-                fr.calls.begin(),
-                fr.blocked ? fr.calls.begin() + static_cast<std::ptrdiff_t>(*fr.blocked) + 1 : fr.calls.end(),
-                [&](const FrEntry* e) {
-                    if (e->collective_seq_id != p.seq || e->collective() != p.op) return false;
-                    return p.dim.empty() || key(*e).dim == p.dim;
-                });
-        return popularity_[{p.dim, p.seq, p.op}] = n;
+        std::vector<unsigned char> reached(ranks_.size(), 0);
+        parallel_for(ranks_.size(), parallel_threads(ranks_.size(), 8),
+                     [&](std::size_t i) { reached[i] = reached_call(i, p) ? 1 : 0; });
+        return popularity_[{p.dim, p.seq, p.op}] =
+                   static_cast<std::size_t>(std::count(reached.begin(), reached.end(), 1));
     }
 
 private:
+    // Whether rank i reached p's call (those NCCL only enqueued do not count). Its calls are read newest first: a
+    // rank's group has rising seqs in call order, so where p's dim is one group of the rank's, a call of that group
+    // below p's seq means the rank did not reach it.
+    [[nodiscard]] bool reached_call(std::size_t i, const Position& p) const {
+        const FrRank& fr = *ranks_[i];
+        const auto dim_groups = std::count_if(noted_[i].begin(), noted_[i].end(), [&](const FrGroupName* name) {
+            return group_of_.at(name)->order_dim == p.dim;
+        });
+        const bool one_group = !p.dim.empty() && dim_groups == 1;
+        const std::size_t end = fr.blocked ? *fr.blocked + 1 : fr.calls.size();
+        for (std::size_t c = end; c-- > 0;) {
+            const FrEntry& e = *fr.calls[c];
+            if (!p.dim.empty() && group_of_.at(e.group)->order_dim != p.dim) continue;
+            if (e.collective_seq_id == p.seq && e.collective() == p.op) return true;
+            if (one_group && e.collective_seq_id < p.seq) return false;
+        }
+        return false;
+    }
+
+    // One rank's calls in the order it called them, where it is blocked and how far it reached on each group; the
+    // groups its entries name, each once, in the order they first appear (a dump's entries point at a handful).
+    static std::vector<const FrGroupName*> read_calls(FrRank& r) {
+        std::vector<const FrGroupName*> noted;
+        for (const auto& e : r.dump->entries) {
+            if (std::find(noted.begin(), noted.end(), e.group) == noted.end()) noted.push_back(e.group);
+            if (!e.is_p2p && e.collective_seq_id > 0) r.calls.push_back(&e);
+        }
+        const auto by_record = [](const FrEntry* a, const FrEntry* b) { return a->record_id < b->record_id; };
+        if (!std::is_sorted(r.calls.begin(), r.calls.end(), by_record))  // a ring buffer's dump mostly is
+            std::stable_sort(r.calls.begin(), r.calls.end(), by_record);
+        const bool states =
+            std::any_of(r.calls.begin(), r.calls.end(), [](const FrEntry* e) { return e->state() != "scheduled"; });
+        if (!r.calls.empty()) r.blocked = r.calls.size() - 1;
+        // A dump's states are interned: its "completed" is one text, compared once.
+        const std::string* completed = nullptr;
+        if (states)
+            for (std::size_t i = 0; i < r.calls.size(); ++i) {
+                const std::string* state = r.calls[i]->state_text;
+                if (state == completed) continue;
+                if (*state != "completed") {
+                    r.blocked = i;
+                    break;
+                }
+                completed = state;
+            }
+        std::vector<std::pair<const FrGroupName*, std::int64_t>> reached;  // by group, few of them
+        for (std::size_t i = 0; i < r.calls.size() && (!r.blocked || i <= *r.blocked); ++i) {
+            const FrEntry& e = *r.calls[i];
+            auto it = std::find_if(reached.begin(), reached.end(), [&](const auto& g) { return g.first == e.group; });
+            if (it == reached.end()) it = reached.insert(reached.end(), {e.group, e.collective_seq_id});
+            it->second = std::max(it->second, e.collective_seq_id);
+        }
+        for (const auto& [group, seq] : reached) {
+            auto& highest = r.reached[group->name];
+            highest = std::max(highest, seq);
+        }
+        return noted;
+    }
+
     std::map<std::int64_t, FrRank> by_rank_;
+    std::vector<const FrRank*> ranks_;                    // by_rank_'s, in its order
+    std::vector<std::vector<const FrGroupName*>> noted_;  // the groups each of ranks_ names
     std::map<std::string, FrGroup> groups_;
+    std::unordered_map<const FrGroupName*, const FrGroup*> group_of_;  // every group an entry names
     std::map<std::pair<std::string, std::int64_t>, std::vector<std::int64_t>> behind_;
     std::map<Key, std::size_t> popularity_;
 };

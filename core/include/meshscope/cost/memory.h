@@ -1,5 +1,5 @@
 // Memory per GPU of one layout, by part, as FSDPTurbo shards it: non-expert parameters under the outer FSDP2 on
-// the dp mesh, routed experts split over ep and sharded over efsdp (docs/cost-model.md, "Memory").
+// the dp mesh, routed experts split over ep and sharded over efsdp (docs/cost-model-memory.md).
 #pragma once
 
 #include "meshscope/cost/inputs.h"

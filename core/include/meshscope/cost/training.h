@@ -13,7 +13,7 @@
 namespace meshscope::cost {
 
 // What activation recomputation keeps for backward. Each framework's own setting maps onto one of these by what
-// it saves (docs/cost-model.md, "Recomputation by framework"); recompute_names() lists the names.
+// it saves (docs/cost-model-memory.md, "Recomputation by framework"); recompute_names() lists the names.
 enum class Recompute {
     none,       // every activation a layer's backward reads is kept
     selective,  // Megatron-Core `--recompute-modules layernorm moe_act`: norm outputs and SwiGLU products dropped
@@ -27,8 +27,8 @@ enum class Recompute {
     per_op,
 };
 
-// How the loss holds the logits, by the bytes per vocabulary entry and token alive at its peak (docs/cost-model.md,
-// "The output layer and the loss").
+// How the loss holds the logits, by the bytes per vocabulary entry and token alive at its peak
+// (docs/cost-model-memory.md, "The output layer and the loss").
 enum class LossLogits {
     // The logits and their gradient in the activation dtype, 4 V bytes a token: Megatron-LM's count, and a loss
     // torch.compile fuses (torchtitan with `compile.components` holding "loss", its default once compile is on).

@@ -1,4 +1,4 @@
-// Where each rank stands in a hang, as its records tell it (docs/records.md, "The hang map"): the collective it
+// Where each rank stands in a hang, as its records tell it (docs/records-hang.md, "The hang map"): the collective it
 // waits in (dim, group, seq, op), or no record of it at all, or RAS reports it dead, or its last collective
 // completed (it is outside collectives: compute, the data loader, host code). `meshscope import`, `serve --ras` and
 // `serve --torch-debug` put it on each rank (meshscope.records/1, "position"); the collector keeps it on the rank

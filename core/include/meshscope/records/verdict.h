@@ -1,7 +1,7 @@
-// The root cause of a hang, across groups (docs/records.md, "The verdict"). Every source says where each rank stands
-// (its Position: the collective it is blocked in, or the last one it completed, or nothing at all); a blocked rank
-// waits on the members of its group that never reached its collective. The chains of who waits on whom are followed
-// to their ends:
+// The root cause of a hang, across groups (docs/records-hang.md, "The verdict"). Every source says where each rank
+// stands (its Position: the collective it is blocked in, or the last one it completed, or nothing at all); a blocked
+// rank waits on the members of its group that never reached its collective. The chains of who waits on whom are
+// followed to their ends:
 //   - a cycle across groups (rank A waits in X for B, B waits in Y for A): a rank left the common order; the rank
 //     whose records went past a collective its peers wait in is named (skipped, called out of order, called another
 //     collective);
