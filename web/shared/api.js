@@ -1,6 +1,8 @@
 // The collector's HTTP API as the page uses it: GET (and POST) JSON with `Authorization: Bearer <token>` when the tab
 // has one. The token lives in sessionStorage (this tab only), never in a URL. A 401 asks for the token once
 // (every request waiting on a 401 shares that one question) and the request is tried again.
+import {fetchJson} from './fetch_json.js';
+
 const tokenKey = 'meshscope.token';
 
 // What a failed request throws: the HTTP status (0 when the collector could not be reached), the
@@ -42,28 +44,7 @@ export function createApi(askToken) {
   // path with the tab's token (GET, or POST with a JSON body: the tour checks, the sandbox, a tour's job), read
   // and parsed here: {status, body, notJson}.
   async function load(path, method = 'GET', payload = undefined) {
-    const headers = {Accept: 'application/json'};
-    const token = storedToken();
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const options = {method, headers, cache: 'no-store', credentials: 'omit'};
-    if (payload !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      options.body = JSON.stringify(payload);
-    }
-    let response;
-    try {
-      response = await fetch(path, options);
-    } catch (e) {
-      return {status: 0, error: `cannot reach the collector: ${e.message}`};
-    }
-    const text = await response.text().catch(() => '');
-    let body = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      return {status: response.status, body: null, notJson: true};
-    }
-    return {status: response.status, body};
+    return fetchJson(path, {method, token: storedToken(), payload});
   }
 
   // The answer of a request made by `loader(path, token)` -> {status, body, notJson} | {status: 0, error} (a

@@ -7,26 +7,13 @@
 //   {id, op: 'ranks', path, token}     -> {id, status: 200, total, columns (with each rank's hang position, when
 //                                         it has one)} | {id, status, body} (not 200:
 //                                         the collector's JSON error, or status 0 and error when unreachable)
+import {fetchJson} from './fetch_json.js';
 import {parseStreamText, ranksColumns, streamTransferables, transferables} from './rank_columns.js';
 
 async function ranks(id, path, token) {
-  const headers = {Accept: 'application/json'};
-  if (token) headers.Authorization = `Bearer ${token}`;
-  let response;
-  try {
-    response = await fetch(path, {headers, cache: 'no-store', credentials: 'omit'});
-  } catch (e) {
-    return self.postMessage({id, status: 0, error: `cannot reach the collector: ${e.message}`});
-  }
-  const text = await response.text().catch(() => '');
-  let body = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    return self.postMessage({id, status: response.status, body: null, notJson: true});
-  }
-  if (response.status !== 200 || body === null) return self.postMessage({id, status: response.status, body});
-  const {total, columns} = ranksColumns(body);
+  const got = await fetchJson(path, {token});
+  if (got.status !== 200 || got.body === null) return self.postMessage({id, ...got});
+  const {total, columns} = ranksColumns(got.body);
   self.postMessage({id, status: 200, total, columns}, transferables(columns));
 }
 

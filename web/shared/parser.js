@@ -2,26 +2,13 @@
 // resolve in the order they were asked (one worker, one queue), so the stream's messages are handled in the
 // order they came. Should the worker not start (a browser without module workers, a policy that refuses
 // it), the same functions run here instead: slower, same answers.
+import {fetchJson} from './fetch_json.js';
 import {parseStreamText, ranksColumns} from './rank_columns.js';
 
 async function ranksHere(path, token) {
-  const headers = {Accept: 'application/json'};
-  if (token) headers.Authorization = `Bearer ${token}`;
-  let response;
-  try {
-    response = await fetch(path, {headers, cache: 'no-store', credentials: 'omit'});
-  } catch (e) {
-    return {status: 0, error: `cannot reach the collector: ${e.message}`};
-  }
-  const text = await response.text().catch(() => '');
-  let body = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    return ({status: response.status, body: null, notJson: true});
-  }
-  if (response.status !== 200 || body === null) return {status: response.status, body};
-  return {status: 200, ...ranksColumns(body)};
+  const got = await fetchJson(path, {token});
+  if (got.status !== 200 || got.body === null) return got;
+  return {status: 200, ...ranksColumns(got.body)};
 }
 
 export class Parser {
