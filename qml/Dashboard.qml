@@ -3,7 +3,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import MeshScope
+import MeshScope.Style
 import MeshScope.Planner
 import MeshScope.Live
 import MeshScope.Teach

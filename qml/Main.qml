@@ -2,7 +2,7 @@ pragma ComponentBehavior: Bound
 
 import QtQuick
 import QtQuick.Controls
-import MeshScope
+import MeshScope.Style
 import MeshScope.Planner
 import MeshScope.Live
 import MeshScope.Teach

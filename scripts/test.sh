@@ -69,8 +69,9 @@ if [ -n "$only_release" ]; then
   exit 1
 fi
 
-stage "qmllint (every QML module of the dev build; Qt 6.4's false positives: qml/qmllint-baseline.txt)"
+stage "qmllint (every QML module of the dev build; Qt 6.4's false positives: qml/qmllint-baseline.txt), their direction"
 bash scripts/qmllint.sh build
+python3 scripts/qml-layers.py
 
 # The sanitizer trees (ASan tests, libFuzzer targets) build while the dev tests run: at nice 19 they take only the
 # CPU the tests leave idle. Their output goes to a log printed if they fail.

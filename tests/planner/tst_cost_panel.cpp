@@ -518,6 +518,45 @@ private slots:
         c.costForm()->setModel(CostForm::no_model);
         QCOMPARE(constants.rowCount(), 0);
     }
+
+    // What the Cost panel's delegates read the constants by, the list's label, and when `count` and the profile's
+    // text tell QML they changed: a number of rows that changes (0 -> 3 -> 0) tells `count`, the same three rows
+    // from another source (h200 -> h100: the presets) tell the constants only.
+    void cluster_constants_roles_and_signals() {
+        PlanController c;
+        ClusterConstantsModel& constants = *c.cost()->constants();
+        const QHash<int, QByteArray> names{{ClusterConstantsModel::NameRole, "name"},
+                                           {ClusterConstantsModel::LabelRole, "label"},
+                                           {ClusterConstantsModel::ValueTextRole, "valueText"},
+                                           {ClusterConstantsModel::SourceRole, "source"},
+                                           {ClusterConstantsModel::FromClusterProfileRole, "fromClusterProfile"},
+                                           {ClusterConstantsModel::SourceTextRole, "sourceText"},
+                                           {ClusterConstantsModel::SourceNameRole, "sourceName"}};
+        QCOMPARE(constants.roleNames(), names);
+        QSignalSpy count(&constants, &ClusterConstantsModel::countChanged);
+        QSignalSpy text(&constants, &ClusterConstantsModel::constantsChanged);
+        c.costForm()->setClusterProfile(h200_profile());
+        c.costForm()->setHardware(QStringLiteral("h200"));
+        c.costForm()->setModel(QStringLiteral("qwen3-30b-a3b"));
+        QCOMPARE(constants.property("count").toInt(), 3);
+        QCOMPARE(count.count(), 1);
+        QVERIFY(text.count() >= 1);
+        const QStringList keys{"calibration", "intra_node_gbps", "inter_node_gbps"};
+        for (int row = 0; row < 3; ++row) {
+            QCOMPARE(role(constants, row, ClusterConstantsModel::NameRole).toString(), keys[row]);
+            QCOMPARE(role(constants, row, Qt::DisplayRole), role(constants, row, ClusterConstantsModel::LabelRole));
+        }
+        QCOMPARE(role(constants, 0, ClusterConstantsModel::SourceRole).toString(), QStringLiteral("fitted"));
+        count.clear();
+        text.clear();
+        c.costForm()->setHardware(QStringLiteral("h100"));
+        QCOMPARE(count.count(), 0);
+        QVERIFY(text.count() >= 1);
+        c.costForm()->setModel(CostForm::no_model);
+        QCOMPARE(constants.property("count").toInt(), 0);
+        QCOMPARE(count.count(), 1);
+        QCOMPARE(constants.clusterProfileText(), QString());
+    }
 };
 
 QTEST_MAIN(TestCostPanel)

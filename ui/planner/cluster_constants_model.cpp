@@ -1,5 +1,8 @@
 #include "cluster_constants_model.h"
 
+#include <utility>
+#include <vector>
+
 namespace meshscope::ui {
 
 namespace {
@@ -7,63 +10,55 @@ QString qt(const std::string& text) {
     return QString::fromStdString(text);
 }
 
+bool fitted(const ClusterConstantRow& r) {
+    return r.constant.constant.source == cost::ConstantSource::fitted;
+}
+
 // "0.41", "300 GB/s": the value as the profile's text gives it (up to 6 significant digits).
 QString value_text(const cost::ClusterConstant& c) {
     const QString number = QString::number(c.constant.value, 'g', 6);
     return c.unit.empty() ? number : number + QLatin1Char(' ') + qt(c.unit);
 }
+
+// "cluster profile cluster.json: 3 intra-node collective records from nccl.log" / "preset: h100 preset"
+QString source_text(const ClusterConstantRow& r) {
+    const QString where = fitted(r) ? QStringLiteral("cluster profile ") + qt(r.file) : QStringLiteral("preset");
+    const std::string& basis = r.constant.constant.basis;
+    return basis.empty() ? where : where + QStringLiteral(": ") + qt(basis);
+}
+
+using R = ClusterConstantRow;
+constexpr RowRole<R> roles[] = {
+    {ClusterConstantsModel::NameRole, "name", [](const R& r) -> QVariant { return qt(r.constant.name); }},
+    {ClusterConstantsModel::LabelRole, "label", [](const R& r) -> QVariant { return qt(r.constant.label); }},
+    {ClusterConstantsModel::ValueTextRole, "valueText", [](const R& r) -> QVariant { return value_text(r.constant); }},
+    {ClusterConstantsModel::SourceRole, "source",
+     [](const R& r) -> QVariant { return qt(std::string(cost::to_string(r.constant.constant.source))); }},
+    {ClusterConstantsModel::FromClusterProfileRole, "fromClusterProfile",
+     [](const R& r) -> QVariant { return fitted(r); }},
+    {ClusterConstantsModel::SourceTextRole, "sourceText", [](const R& r) -> QVariant { return source_text(r); }},
+    {ClusterConstantsModel::SourceNameRole, "sourceName",
+     [](const R& r) -> QVariant { return fitted(r) ? QStringLiteral("cluster profile") : QStringLiteral("preset"); }},
+};
+static_assert(roles_in_order(roles));
 }  // namespace
 
-int ClusterConstantsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : count();
-}
+ClusterConstantsModel::ClusterConstantsModel(QObject* parent) : RowListModel(roles, LabelRole, parent) {}
 
 QString ClusterConstantsModel::clusterProfileText() const {
-    if (constants_.file.empty()) return {};
-    const QString name = QStringLiteral("cluster profile ") + qt(constants_.file);
-    return constants_.note.empty() ? name : name + QStringLiteral(" not used: ") + qt(constants_.note);
-}
-
-QString ClusterConstantsModel::source_text(const cost::ClusterConstant& c) const {
-    const bool fitted = c.constant.source == cost::ConstantSource::fitted;
-    const QString where = fitted ? QStringLiteral("cluster profile ") + qt(constants_.file) : QStringLiteral("preset");
-    return c.constant.basis.empty() ? where : where + QStringLiteral(": ") + qt(c.constant.basis);
-}
-
-QVariant ClusterConstantsModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const auto& c = constants_.constants[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case NameRole: return qt(c.name);
-        case Qt::DisplayRole:
-        case LabelRole: return qt(c.label);
-        case ValueTextRole: return value_text(c);
-        case SourceRole: return qt(std::string(cost::to_string(c.constant.source)));
-        case FromClusterProfileRole: return c.constant.source == cost::ConstantSource::fitted;
-        case SourceTextRole: return source_text(c);
-        case SourceNameRole:
-            return c.constant.source == cost::ConstantSource::fitted ? QStringLiteral("cluster profile")
-                                                                     : QStringLiteral("preset");
-        default: return {};
-    }
-}
-
-QHash<int, QByteArray> ClusterConstantsModel::roleNames() const {
-    return {{NameRole, "name"},
-            {LabelRole, "label"},
-            {ValueTextRole, "valueText"},
-            {SourceRole, "source"},
-            {FromClusterProfileRole, "fromClusterProfile"},
-            {SourceTextRole, "sourceText"},
-            {SourceNameRole, "sourceName"}};
+    if (file_.empty()) return {};
+    const QString name = QStringLiteral("cluster profile ") + qt(file_);
+    return note_.empty() ? name : name + QStringLiteral(" not used: ") + qt(note_);
 }
 
 void ClusterConstantsModel::set(cost::ClusterConstants constants) {
-    const int before = count();
-    beginResetModel();
-    constants_ = std::move(constants);
-    endResetModel();
-    if (count() != before) emit countChanged();
+    std::vector<ClusterConstantRow> rows;
+    rows.reserve(constants.constants.size());
+    for (cost::ClusterConstant& c : constants.constants) rows.push_back({std::move(c), constants.file});
+    setRows(std::move(rows), [&] {
+        file_ = std::move(constants.file);
+        note_ = std::move(constants.note);
+    });
     emit constantsChanged();
 }
 

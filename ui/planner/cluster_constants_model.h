@@ -4,18 +4,24 @@
 #pragma once
 
 #include <QtQml/qqmlregistration.h>
-#include <QAbstractListModel>
 #include <QString>
 
+#include <string>
+
 #include "meshscope/cost/cluster_profile.h"
+#include "row_list_model.h"
 
 namespace meshscope::ui {
 
-class ClusterConstantsModel : public QAbstractListModel {
+struct ClusterConstantRow {
+    cost::ClusterConstant constant;
+    std::string file;  // the cluster profile's (ClusterConstants::file): a fitted constant's source names it
+};
+
+class ClusterConstantsModel : public MESHSCOPE_ROW_LIST_MODEL(ClusterConstantRow) {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("ClusterConstantsModel belongs to a PlanController")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     // "cluster profile cluster.json", or why it does not apply ("cluster profile cluster.json not used: the cluster
     // profile was fitted on h100; the cluster is h200"); "" without one.
     Q_PROPERTY(QString clusterProfileText READ clusterProfileText NOTIFY constantsChanged)
@@ -33,25 +39,19 @@ public:
     };
     Q_ENUM(Role)
 
-    using QAbstractListModel::QAbstractListModel;
+    explicit ClusterConstantsModel(QObject* parent = nullptr);
 
-    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-    [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-    [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
-    [[nodiscard]] int count() const { return static_cast<int>(constants_.constants.size()); }
     [[nodiscard]] QString clusterProfileText() const;
 
     void set(cost::ClusterConstants constants);
     void clear();
 
 signals:
-    void countChanged();
     void constantsChanged();
 
 private:
-    [[nodiscard]] QString source_text(const cost::ClusterConstant& constant) const;
-
-    cost::ClusterConstants constants_;
+    std::string file_;  // the cluster profile's; "" without one
+    std::string note_;  // why it does not apply; "" when it does
 };
 
 }  // namespace meshscope::ui

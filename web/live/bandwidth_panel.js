@@ -2,7 +2,7 @@
 // GET /api/v1/jobs/{job}/communicators. Per dim and collective the median group's bus bandwidth at the largest
 // size, with the slowest and fastest group; per group its figure (its slowest member's, at its largest size),
 // reported/members and the slow / not-formed marks. Hidden for a job without probe reports, as the desktop's
-// panel is (qml/live/LiveCommunicatorList.qml, ui/live/communicators_model.cpp: the words and numbers are its).
+// panel is (ui/live/qml/LiveCommunicatorList.qml, ui/live/communicators_model.cpp: the words and numbers are its).
 //
 // The page calls follow(job, changed) from its change callback; the answer is asked again when the stream
 // brings changes for that job, at most once a second, one request at a time.

@@ -1,5 +1,5 @@
 // The Live page's smaller panels: the jobs, the progress by state and phase, the findings, the filters and
-// the legend. Words are the desktop's (qml/live/*.qml); every collector string is set as text. A job with records
+// the legend. Words are the desktop's (ui/live/qml/*.qml); every collector string is set as text. A job with records
 // is a post-mortem: its summary's "hang" takes the place of the start-up words (ready counts, states, phases):
 // its sentence as the headline, its places as the legend, in the collector's words.
 import {el, ranksText, replaceChildren, setText} from '../shared/dom.js';

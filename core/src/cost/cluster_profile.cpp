@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cost/json_object.h"
 #include "meshscope/mesh/json_limits.h"
 
 namespace meshscope::cost {
@@ -170,15 +171,9 @@ nlohmann::ordered_json cluster_profile_json(const ClusterProfile& p) {
 // long: every field of meshscope.cluster-profile/1 read and checked in order, each with its exact message
 Expected<ClusterProfile> cluster_profile_from_json(std::string_view json_text, std::string_view source) {
     const std::string src(source);
-    json doc;
-    try {
-        doc = parse_json_throwing(json_text);
-    } catch (const JsonTooDeep& e) {
-        return ValueError(src + ": " + e.what());
-    } catch (const json::parse_error& e) {
-        return ValueError(src + " is not valid JSON (byte " + std::to_string(e.byte) + ").");
-    }
-    if (!doc.is_object()) return ValueError(src + " is not a JSON object.");
+    auto read = detail::read_json_object(json_text, src);
+    if (!read) return read.error();
+    const json doc = std::move(read).value();
     Reader r(src);
     const std::string format = r.string(doc, "", "format");
     if (r.error()) return *r.error();

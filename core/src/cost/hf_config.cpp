@@ -3,6 +3,7 @@
 // as their modeling code decides it.
 #include "meshscope/cost/hf_config.h"
 
+#include "cost/json_object.h"
 #include "meshscope/mesh/json_limits.h"
 
 #include <nlohmann/json.hpp>
@@ -56,40 +57,25 @@ public:
         return it->get<bool>();
     }
     std::vector<std::int64_t> indices(const char* name) {
-        std::vector<std::int64_t> out;
-        if (error_) return out;
-        const auto it = doc_.find(name);
-        if (it == doc_.end() || it->is_null()) return out;
-        if (!it->is_array()) {
-            fail("field '" + std::string(name) + "' must be a list of layer indices, got " + it->dump());
-            return out;
-        }
-        for (const auto& v : *it) {
-            if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-                fail("field '" + std::string(name) + "' must be a list of layer indices, got " + it->dump());
-                return {};
-            }
-            out.push_back(v.get<std::int64_t>());
-        }
-        return out;
+        return list_of<std::int64_t>(name, "a list of layer indices",
+                                     [](const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; });
     }
     // A list of strings (layer_types); absent or null: empty.
     std::vector<std::string> names(const char* name) {
-        std::vector<std::string> out;
+        return list_of<std::string>(name, "a list of strings", [](const json& v) { return v.is_string(); });
+    }
+    // A list whose every item `fits`; absent or null: empty; otherwise the field's message, naming `what`.
+    template <class T, class Fits>
+    std::vector<T> list_of(const char* name, const char* what, Fits&& fits) {
+        std::vector<T> out;
         if (error_) return out;
         const auto it = doc_.find(name);
         if (it == doc_.end() || it->is_null()) return out;
-        if (!it->is_array()) {
-            fail("field '" + std::string(name) + "' must be a list of strings, got " + it->dump());
+        if (!it->is_array() || !std::all_of(it->begin(), it->end(), fits)) {
+            fail("field '" + std::string(name) + "' must be " + what + ", got " + it->dump());
             return out;
         }
-        for (const auto& v : *it) {
-            if (!v.is_string()) {
-                fail("field '" + std::string(name) + "' must be a list of strings, got " + it->dump());
-                return {};
-            }
-            out.push_back(v.get<std::string>());
-        }
+        for (const auto& v : *it) out.push_back(v.get<T>());
         return out;
     }
     void fail_with(const std::string& message) {
@@ -113,13 +99,19 @@ private:
     std::optional<Error> error_;
 };
 
-void read_qwen3_moe(Fields& f, ModelSpec& m) {
+// The sizes and the grouped-query attention that Qwen3-MoE and Mixtral configs write alike, in the order their
+// fields are checked.
+void read_standard_attention(Fields& f, ModelSpec& m) {
     m.hidden = f.required("hidden_size");
     m.layers = f.required("num_hidden_layers");
     m.vocab = f.required("vocab_size");
     m.standard.heads = f.required("num_attention_heads");
     m.standard.kv_heads = f.required("num_key_value_heads");
     m.standard.head_dim = f.optional("head_dim", m.standard.heads > 0 ? m.hidden / m.standard.heads : 0);
+}
+
+void read_qwen3_moe(Fields& f, ModelSpec& m) {
+    read_standard_attention(f, m);
     m.standard.qk_norm = true;
     m.tied_embeddings = f.flag("tie_word_embeddings", false);
     m.routed_experts = f.required("num_experts");
@@ -207,12 +199,7 @@ void read_qwen3_5_moe(Fields& f, ModelSpec& m) {
 }
 
 void read_mixtral(Fields& f, ModelSpec& m) {
-    m.hidden = f.required("hidden_size");
-    m.layers = f.required("num_hidden_layers");
-    m.vocab = f.required("vocab_size");
-    m.standard.heads = f.required("num_attention_heads");
-    m.standard.kv_heads = f.required("num_key_value_heads");
-    m.standard.head_dim = f.optional("head_dim", m.standard.heads > 0 ? m.hidden / m.standard.heads : 0);
+    read_standard_attention(f, m);
     m.tied_embeddings = f.flag("tie_word_embeddings", false);
     m.routed_experts = f.required("num_local_experts");
     m.top_k = f.required("num_experts_per_tok");
@@ -236,15 +223,9 @@ constexpr Reader readers[] = {
 
 Expected<ModelSpec> model_from_hf_config(std::string_view json_text, std::string_view source) {
     const std::string src(source);
-    json doc;
-    try {
-        doc = parse_json_throwing(json_text);
-    } catch (const JsonTooDeep& e) {
-        return ValueError(src + ": " + e.what());
-    } catch (const json::parse_error& e) {
-        return ValueError(src + " is not valid JSON (byte " + std::to_string(e.byte) + ").");
-    }
-    if (!doc.is_object()) return ValueError(src + " is not a JSON object.");
+    auto read = detail::read_json_object(json_text, src);
+    if (!read) return read.error();
+    const json doc = std::move(read).value();
     // "architectures" names the class transformers instantiates; "model_type" is the fallback older files carry.
     std::string name;
     const auto arch = doc.find("architectures");

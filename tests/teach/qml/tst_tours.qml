@@ -264,7 +264,7 @@ TestCase {
 
     // The tour panel floats over the page: opening a tour leaves every page and the planner's grid as wide as
     // before, and the panel sits on the side away from the step's anchor (the inputs are on the page's left, the
-    // inspector on its right: qml/pages/PlannerPage.qml).
+    // inspector on its right: ui/planner/qml/PlannerPage.qml).
     function test_the_panel_keeps_the_pages_width() {
         const dashboard = createDashboard();
         const pageNames = ["plannerPage", "livePage", "sandboxPage", "peersPage"];
