@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "io_thread.h"
 #include "storm_stream.h"
 
 namespace meshscope::sim::storm {
@@ -34,8 +35,7 @@ struct Dashboard {
 }  // namespace
 
 struct Dashboards::Impl {
-    asio::io_context io{1};
-    std::thread thread;
+    meshscope::net::IoThread loop{"ms-dashboards"};
     std::vector<std::unique_ptr<Dashboard>> dashboards;
     StormTarget target;
     std::string token;
@@ -107,7 +107,7 @@ Dashboards::Dashboards(const StormTarget& target, const std::string& token, cons
     impl_->world_size = world_size;
     impl_->origin = origin;
     for (int i = 0; i < count; ++i) {
-        impl_->dashboards.push_back(std::make_unique<Dashboard>(impl_->io));
+        impl_->dashboards.push_back(std::make_unique<Dashboard>(impl_->loop.context()));
         impl_->dashboards.back()->report.ready_seen.assign(static_cast<std::size_t>(world_size), -1.0);
     }
 }
@@ -118,7 +118,7 @@ Dashboards::~Dashboards() {
 
 void Dashboards::start(std::chrono::milliseconds timeout) {
     if (impl_->dashboards.empty()) return;
-    tcp::resolver resolver(impl_->io);
+    tcp::resolver resolver(impl_->loop.context());
     boost::system::error_code ec;
     const auto results = resolver.resolve(impl_->target.host, impl_->target.port, ec);
     for (auto& d : impl_->dashboards) {
@@ -127,7 +127,7 @@ void Dashboards::start(std::chrono::milliseconds timeout) {
         else
             impl_->connect(*d, results.begin()->endpoint());
     }
-    impl_->thread = std::thread([this] { impl_->io.run(); });
+    impl_->loop.start();
     const auto deadline = Clock::now() + timeout;
     auto all_settled = [&] {
         for (auto& d : impl_->dashboards)
@@ -145,10 +145,9 @@ std::int64_t Dashboards::least_seen() const {
 }
 
 void Dashboards::stop() {
-    if (!impl_ || !impl_->thread.joinable()) return;
+    if (!impl_ || !impl_->loop.running()) return;
     impl_->stopping = true;
-    impl_->io.stop();
-    impl_->thread.join();
+    impl_->loop.stop();
 }
 
 std::vector<DashboardReport> Dashboards::reports() const {

@@ -1,25 +1,21 @@
-// One storm worker: every rank a client with its own keep-alive connection, all on one Asio event loop.
-// Each rank is a small state machine driven by one timer: wait for the next request's time, send it
-// (connect first when the connection is gone), and either take the answer or give up at the request
-// timeout. Every asynchronous step carries the rank's `epoch`; a completion from an older epoch (an
-// answer that raced its timeout, a cancelled wait) is ignored, so exactly one path owns the rank at a time.
-#include <boost/asio/connect.hpp>
+// One storm worker: every rank a client with its own keep-alive connection (net::HttpClient), all on one Asio
+// event loop. Each rank is a small state machine driven by one timer: wait for the next request's time, send it
+// (the client connects first when the connection is gone), and either take the answer or give up at the request
+// timeout (the client's deadline). Every asynchronous step carries the rank's `epoch`; a completion from an older
+// epoch (a cancelled wait) is ignored, so exactly one path owns the rank at a time.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <optional>
 #include <random>
 
+#include "http_client.h"
 #include "storm_worker.h"
 
 #include "meshscope/client/otlp_body.h"
@@ -29,33 +25,21 @@ namespace meshscope::sim::storm {
 
 namespace {
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
+namespace http = boost::beast::http;
 using tcp = asio::ip::tcp;
+using HttpKind = net::HttpError::Kind;
+using HttpStage = net::HttpError::Stage;
 
 enum class Sending { script, heartbeat, exit };
 
 constexpr std::size_t batch_max = 512;  // events per request (the Python reporter's MESHSCOPE_BATCH_MAX)
-
-// A rank's connection and one request with its answer. Their handlers hold them, so an operation that is
-// aborted (a timeout closed the socket) still finds them alive when it completes, however the rank has
-// moved on.
-struct Connection {
-    explicit Connection(asio::io_context& io) : socket(io) {}
-    tcp::socket socket;
-    beast::flat_buffer buffer;
-};
-struct Exchange {
-    http::request<http::string_body> request;
-    http::response<http::string_body> response;
-};
 
 struct Rank {
     Rank(asio::io_context& io, const RankPlan& p) : plan(&p), timer(io) {}
     const RankPlan* plan;
     RankRecord record;
     asio::steady_timer timer;
-    std::shared_ptr<Connection> connection;  // null or closed: connect before the next request
+    std::optional<net::HttpClient> http;  // its keep-alive connection (Transport::attach)
     std::uint64_t epoch = 0;
     std::size_t next = 0;              // next script item not yet taken into a request
     std::vector<std::size_t> pending;  // script items of the request in flight or waiting to be retried
@@ -63,7 +47,6 @@ struct Rank {
     double next_heartbeat = -1;        // run clock
     double quiet_until = -1;           // run clock: the last refusal's Retry-After; nothing is sent before it
     int failures = 0;                  // in a row, for the backoff
-    bool connected = false;
     bool ever_connected = false;
     bool in_flight = false;
     bool exit_sent = false;
@@ -118,13 +101,10 @@ std::string request_body(const WorkerSettings& settings, const std::vector<std::
 
 // A POST of `body` to /api/v1/events (with --protocol otlp: /v1/logs) as the reporters send it (keep-alive, their
 // timeout header).
-std::shared_ptr<Exchange> events_post(const WorkerSettings& settings, const std::string& host,
-                                      const std::string& timeout_header, std::string body) {
-    auto exchange = std::make_shared<Exchange>();
-    http::request<http::string_body>& request = exchange->request;
-    request.method(http::verb::post);
-    request.target(settings.protocol == StormProtocol::otlp ? "/v1/logs" : "/api/v1/events");
-    request.version(11);
+net::HttpRequest events_post(const WorkerSettings& settings, const std::string& host, const std::string& timeout_header,
+                             std::string body) {
+    net::HttpRequest request{http::verb::post, settings.protocol == StormProtocol::otlp ? "/v1/logs" : "/api/v1/events",
+                             11};
     request.set(http::field::host, host);
     request.set(http::field::content_type, "application/json");
     if (!settings.token.empty()) request.set(http::field::authorization, "Bearer " + settings.token);
@@ -132,12 +112,12 @@ std::shared_ptr<Exchange> events_post(const WorkerSettings& settings, const std:
     request.keep_alive(true);
     request.body() = std::move(body);
     request.prepare_payload();
-    return exchange;
+    return request;
 }
 
-// The ranks' HTTP: each rank's keep-alive connection to its target and one POST of events at a time on it, with
-// the request timeout covering connect, write and answer. What becomes of a request is the subclass's: failed()
-// (no answer, a closed connection, the timeout) or answered().
+// The ranks' HTTP: each rank's net::HttpClient to its target (one POST of events at a time, the request timeout
+// covering connect, write and answer), and what the storm counts of it (connects, reconnects, timeouts). What
+// becomes of a request is the subclass's: failed() (no answer, a closed connection, the timeout) or answered().
 class Transport {
 public:
     explicit Transport(const WorkerSettings& settings) : settings_(settings) {
@@ -156,91 +136,48 @@ protected:
     ~Transport() = default;
 
     virtual void failed(Rank& r, const std::string& why, bool timed_out) = 0;
-    virtual void answered(Rank& r, const http::response<http::string_body>& response) = 0;
+    virtual void answered(Rank& r, const net::HttpResponse& response) = 0;
 
     double now() const { return std::chrono::duration<double>(Clock::now() - settings_.origin).count(); }
     Clock::time_point at(double t) const {
         return settings_.origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(t));
     }
 
-    // Sends `body` for the rank's request of `epoch`, connecting first when its connection is gone.
-    void post(Rank& r, std::uint64_t epoch, std::string body) {
-        auto exchange = events_post(settings_, hosts_[r.plan->target], timeout_header_, std::move(body));
-        arm_request_timeout(r, epoch);
-        if (r.connected)
-            write(r, epoch, r.connection, exchange);
-        else
-            connect_and_write(r, epoch, exchange);
+    // Gives the rank its client (the rank stays where it is for the worker's life).
+    void attach(Rank& r) {
+        r.http.emplace(io_, endpoints_[r.plan->target],
+                       net::HttpClientOptions{.timeout = std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(settings_.request_timeout))});
+        r.http->on_connect([this, &r] {
+            if (r.record.first_connect < 0) r.record.first_connect = now();
+            if (r.ever_connected) ++r.record.reconnects;
+            r.ever_connected = true;
+        });
     }
 
-    void drop_connection(Rank& r) {
-        if (r.connection) {
-            boost::system::error_code ignored;
-            r.connection->socket.close(ignored);
-            r.connection.reset();
-        }
-        r.connected = false;
+    // Sends `body` for the rank's request of `epoch` (the client connects first when its connection is gone).
+    void post(Rank& r, std::uint64_t epoch, std::string body) {
+        r.http->request(events_post(settings_, hosts_[r.plan->target], timeout_header_, std::move(body)),
+                        [this, &r, epoch](net::HttpResult result) {
+                            if (epoch != r.epoch) return;
+                            if (!result.error) return answered(r, result.response);
+                            if (result.error->kind != HttpKind::timeout) return failed(r, result.error->what(), false);
+                            ++r.record.timeouts;
+                            const bool connecting =
+                                result.error->stage == HttpStage::resolve || result.error->stage == HttpStage::connect;
+                            failed(r,
+                                   "timed out after " + format_seconds(settings_.request_timeout) +
+                                       (connecting ? " connecting" : " waiting for the answer"),
+                                   true);
+                        });
     }
+
+    void drop_connection(Rank& r) { r.http->close(); }
 
     asio::io_context io_{1};
     const WorkerSettings& settings_;
 
 private:
-    // The request timeout covers connect, write and answer.
-    void arm_request_timeout(Rank& r, std::uint64_t epoch) {
-        r.timer.expires_after(
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.request_timeout)));
-        r.timer.async_wait([this, &r, epoch](boost::system::error_code ec) {
-            if (ec || epoch != r.epoch) return;
-            ++r.record.timeouts;
-            failed(r,
-                   "timed out after " + format_seconds(settings_.request_timeout) +
-                       (r.connected ? " waiting for the answer" : " connecting"),
-                   true);
-        });
-    }
-
-    void connect_and_write(Rank& r, std::uint64_t epoch, std::shared_ptr<Exchange> exchange) {
-        drop_connection(r);
-        auto connection = std::make_shared<Connection>(io_);
-        r.connection = connection;
-        connection->socket.async_connect(endpoints_[r.plan->target],
-                                         [this, &r, epoch, connection, exchange](boost::system::error_code ec) {
-                                             if (epoch != r.epoch) return;
-                                             if (ec) {
-                                                 failed(r, "connect: " + ec.message(), false);
-                                                 return;
-                                             }
-                                             if (r.record.first_connect < 0) r.record.first_connect = now();
-                                             if (r.ever_connected) ++r.record.reconnects;
-                                             r.ever_connected = true;
-                                             r.connected = true;
-                                             write(r, epoch, connection, exchange);
-                                         });
-    }
-
-    void write(Rank& r, std::uint64_t epoch, std::shared_ptr<Connection> connection,
-               std::shared_ptr<Exchange> exchange) {
-        http::async_write(connection->socket, exchange->request,
-                          [this, &r, epoch, connection, exchange](boost::system::error_code ec, std::size_t) {
-                              if (epoch != r.epoch) return;
-                              if (ec) {
-                                  failed(r, "write: " + ec.message(), false);
-                                  return;
-                              }
-                              http::async_read(
-                                  connection->socket, connection->buffer, exchange->response,
-                                  [this, &r, epoch, connection, exchange](boost::system::error_code ec2, std::size_t) {
-                                      if (epoch != r.epoch) return;
-                                      if (ec2) {
-                                          failed(r, "read: " + ec2.message(), false);
-                                          return;
-                                      }
-                                      answered(r, exchange->response);
-                                  });
-                          });
-    }
-
     std::vector<tcp::endpoint> endpoints_;
     std::vector<std::string> hosts_;
     const std::string timeout_header_ = format_number(settings_.request_timeout);
@@ -254,6 +191,7 @@ public:
         for (const RankPlan& p : plans) {
             ranks_.emplace_back(io_, p);
             Rank& r = ranks_.back();
+            attach(r);
             r.record.rank = p.rank;
             r.record.expects_ready = std::any_of(p.items.begin(), p.items.end(), [](auto& i) { return i.ready; });
             if (p.items.empty()) mark_script_done(r);
@@ -400,17 +338,15 @@ private:
 
     // No answer, a reset, a refused connection, a timeout, or a 5xx / 408 without Retry-After.
     void failed(Rank& r, const std::string& why, bool timed_out) override {
-        settle(r);
-        drop_connection(r);
+        settle(r);  // the client closed the connection
         set_error(r.record, why);
         if (!timed_out) ++r.record.failures;
         retry_later(r, false, 0);
     }
 
-    void answered(Rank& r, const http::response<http::string_body>& response) override {
+    void answered(Rank& r, const net::HttpResponse& response) override {
         settle(r);
         const unsigned status = response.result_int();
-        if (!response.keep_alive()) drop_connection(r);
         if (status >= 200 && status < 300) {
             acknowledged(r);
             return;

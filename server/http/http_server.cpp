@@ -6,15 +6,13 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
-#include <thread>
-
 #include "api_router.h"
 #include "beast_engine.h"
 #include "beast_request.h"
 #include "collector/collector.h"
 #include "descriptor_limit.h"
 #include "http_engine.h"
-#include "thread_name.h"
+#include "io_thread.h"
 #include "tls_context.h"
 
 namespace meshscope::server {
@@ -82,21 +80,20 @@ struct HttpServer::Impl {
     Impl(Collector& c, HttpOptions o)
         : collector(c),
           options(std::move(o)),
-          gate(std::make_shared<Gate>(io)),
+          gate(std::make_shared<Gate>(loop.context())),
           router(c, options),
           handler{router, gate, nullptr, nullptr},
-          engine(io, handler, engine_settings(options.limits)) {}
+          engine(loop.context(), handler, engine_settings(options.limits)) {}
 
     Collector& collector;
     HttpOptions options;
-    asio::io_context io{1};
+    net::IoThread loop{"ms-network"};
     std::shared_ptr<Gate> gate;
     ApiRouter router;
     CollectorHandler handler;
-    net::HttpEngine<CollectorHandler> engine;  // after io: closed before it
+    net::HttpEngine<CollectorHandler> engine;  // after the loop: closed before its io_context
     std::shared_ptr<StreamHub> hub;
     int subscription = 0;
-    std::thread thread;
 };
 
 Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, HttpOptions options) {
@@ -120,7 +117,7 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     if (error) return RuntimeError("cannot listen on " + where + ": " + error.message());
 
     impl.hub = std::make_shared<StreamHub>(
-        impl.io, impl.gate,
+        impl.loop.context(), impl.gate,
         StreamSettings{.max_backlog_bytes = options.max_stream_backlog_bytes,
                        .resume_messages = options.stream_resume_messages,
                        .resume_bytes = options.stream_resume_bytes,
@@ -129,24 +126,20 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::start(Collector& collector, Ht
     impl.handler.hub = impl.hub;
     impl.subscription = collector.subscribe([hub = impl.hub](const Change& change) { hub->on_change(change); });
     impl.engine.start();
-    impl.thread = std::thread([&impl] {
-        net::name_this_thread("ms-network");
-        impl.io.run();
-    });
+    impl.loop.start();
     return server;
 }
 
 HttpServer::~HttpServer() {
     if (!impl_) return;
     impl_->collector.unsubscribe(impl_->subscription);
-    asio::post(impl_->io, [impl = impl_.get()] {
+    asio::post(impl_->loop.context(), [impl = impl_.get()] {
         impl->engine.close();
         impl->hub->close_all();
     });
     impl_->gate->close();  // answers still coming from the collector go nowhere now
     // Let the closes run, then stop whatever is still waiting (idle keep-alive connections).
-    asio::post(impl_->io, [impl = impl_.get()] { impl->io.stop(); });
-    if (impl_->thread.joinable()) impl_->thread.join();
+    impl_->loop.stop();
 }
 
 std::uint16_t HttpServer::port() const noexcept {

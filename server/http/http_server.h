@@ -1,5 +1,5 @@
-// HttpServer: the collector's network side on Boost.Beast / Asio (epoll): one network thread (an
-// io_context on a std::thread) runs the HTTP engine (net/http_engine.h: the listening socket and every
+// HttpServer: the collector's network side on Boost.Beast / Asio (epoll): one network thread (a
+// net::IoThread, ms-network) runs the HTTP engine (net/http_engine.h: the listening socket and every
 // HTTP/1.1 keep-alive connection) and every WebSocket subscriber (docs/collector.md, docs/live-at-scale.md).
 // Limits per connection: header and body size (431 / 413 from Content-Length, before the body is read), a
 // started request must arrive within read_timeout_ms (408), idle keep-alive connections close after

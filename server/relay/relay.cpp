@@ -13,17 +13,17 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "admission.h"
 #include "batch_codec.h"
 #include "browser_guard.h"
+#include "http_client.h"
 #include "http_engine.h"
+#include "io_thread.h"
 #include "meshscope/mesh/json_limits.h"
 #include "seen_digest.h"
-#include "thread_name.h"
 
 namespace meshscope::relay {
 
@@ -134,7 +134,6 @@ struct Relay::Impl {
 
     RelayOptions options;
     std::uint16_t port = 0;
-    std::thread thread;
 
     // Read from any thread (stats()).
     std::atomic<std::int64_t> bodies_received{0}, batches_sent{0}, bodies_refused_busy{0}, upstream_failures{0};
@@ -165,33 +164,38 @@ struct Relay::Impl {
     int in_flight = 0;
 
     // Declared last: destroyed first, with the handlers (and sessions) they still hold.
-    net::io_context io{1};
-    meshscope::net::HttpEngine<Impl> engine{io, *this, engine_settings(options)};
-    net::steady_timer batch_timer{io};
-    net::steady_timer expiry_timer{io};
-    net::steady_timer stop_timer{io};
-    net::steady_timer seen_timer{io};
-    std::vector<std::shared_ptr<Upstream>> upstreams;
+    meshscope::net::IoThread loop{"ms-relay"};
+    meshscope::net::HttpEngine<Impl> engine{loop.context(), *this, engine_settings(options)};
+    net::steady_timer batch_timer{loop.context()};
+    net::steady_timer expiry_timer{loop.context()};
+    net::steady_timer stop_timer{loop.context()};
+    net::steady_timer seen_timer{loop.context()};
+    std::vector<std::unique_ptr<Upstream>> upstreams;
 };
 
-// One kept-alive connection to the upstream (collector or relay), carrying one batch at a time.
-class Upstream : public std::enable_shared_from_this<Upstream> {
+// One kept-alive connection to the upstream (collector or relay), carrying one batch at a time (net::HttpClient:
+// the deadline, reconnecting, closing it when idle). A batch that fails on a reused connection goes once more on a
+// fresh one: the upstream may have closed it while it was idle.
+class Upstream {
 public:
-    explicit Upstream(Relay::Impl& relay) : relay_(relay), stream_(relay.io), resolver_(relay.io), idle_(relay.io) {}
+    explicit Upstream(Relay::Impl& relay)
+        : relay_(relay),
+          client_(relay.loop.context(), {.host = relay.options.upstream.host, .port = relay.options.upstream.port},
+                  {.timeout = std::chrono::milliseconds(relay.options.upstream_timeout_ms),
+                   .idle_close = std::chrono::milliseconds(relay.options.upstream_idle_close_ms),
+                   .body_limit = upstream_answer_limit}) {}
 
     [[nodiscard]] bool busy() const { return busy_; }
     [[nodiscard]] std::chrono::steady_clock::time_point sent() const { return batch_.sent; }
 
     void run(Batch batch) {
         busy_ = true;
-        idle_.cancel();
         batch_ = std::move(batch);
-        reused_ = connected_;
         const auto& o = relay_.options;
-        request_.emplace(http::verb::post, o.upstream.prefix + std::string(api_batches), 11);
-        request_->set(http::field::host, o.upstream.host + ":" + o.upstream.port);
-        request_->set(http::field::content_type, "application/json");
-        if (!o.upstream_token.empty()) request_->set(http::field::authorization, "Bearer " + o.upstream_token);
+        meshscope::net::HttpRequest request{http::verb::post, o.upstream.prefix + std::string(api_batches), 11};
+        request.set(http::field::host, o.upstream.host + ":" + o.upstream.port);
+        request.set(http::field::content_type, "application/json");
+        if (!o.upstream_token.empty()) request.set(http::field::authorization, "Bearer " + o.upstream_token);
         // A relay above this one sees how long the earliest of these ranks still waits (the collector ignores it).
         auto earliest = std::chrono::steady_clock::time_point::max();
         for (const auto& item : batch_.items)
@@ -200,49 +204,33 @@ public:
             const double left = std::chrono::duration<double>(earliest - std::chrono::steady_clock::now()).count();
             char text[32];
             std::snprintf(text, sizeof text, "%.3f", std::max(left, 0.001));
-            request_->set(rank_timeout_header, text);
+            request.set(rank_timeout_header, text);
         }
-        request_->keep_alive(true);
-        request_->body() = batch_.request_body;
-        request_->prepare_payload();
+        request.keep_alive(true);
+        request.body() = batch_.request_body;
+        request.prepare_payload();
         ++relay_.batches_sent;
-        stream_.expires_after(std::chrono::milliseconds(o.upstream_timeout_ms));
-        if (connected_) return write();
-        resolver_.async_resolve(o.upstream.host, o.upstream.port,
-                                [self = shared_from_this()](beast::error_code ec, tcp::resolver::results_type r) {
-                                    if (ec) return self->fail(ec);
-                                    self->stream_.async_connect(r, [self](beast::error_code ec2, const auto&) {
-                                        if (ec2) return self->fail(ec2);
-                                        self->connected_ = true;
-                                        self->write();
-                                    });
-                                });
+        client_.request(std::move(request), [this](meshscope::net::HttpResult result) { on_result(result); });
     }
 
-    void close() {
-        connected_ = false;
-        idle_.cancel();
-        beast::error_code ignored;
-        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-        stream_.socket().close(ignored);
-        buffer_.clear();
-    }
+    void close() { client_.close(); }
 
 private:
-    void write() {
-        http::async_write(stream_, *request_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (ec) return self->fail(ec);
-            self->parser_.emplace();
-            self->parser_->body_limit(upstream_answer_limit);
-            http::async_read(self->stream_, self->buffer_, *self->parser_,
-                             [self](beast::error_code ec2, std::size_t) { self->on_answer(ec2); });
-        });
-    }
-
-    void on_answer(beast::error_code ec) {
-        if (ec) return fail(ec);
-        auto& response = parser_->get();
-        if (!response.keep_alive()) close();
+    void on_result(const meshscope::net::HttpResult& result) {
+        using Kind = meshscope::net::HttpError::Kind;
+        if (result.error) {
+            if (result.reused && !batch_.retried && result.error->kind != Kind::timeout) {
+                Batch batch = std::move(batch_);
+                batch.retried = true;
+                return run(std::move(batch));
+            }
+            const std::string why =
+                result.error->kind == Kind::timeout
+                    ? "no answer within " + std::to_string(relay_.options.upstream_timeout_ms) + " ms"
+                    : result.error->code.message();
+            return done(0, {}, {}, why);
+        }
+        const auto& response = result.response;
         std::optional<int> retry_after;
         if (const auto it = response.find(http::field::retry_after); it != response.end()) {
             int seconds = 0;
@@ -253,43 +241,15 @@ private:
         done(response.result_int(), response.body(), retry_after, {});
     }
 
-    void fail(beast::error_code ec) {
-        const bool retry = reused_ && !batch_.retried && ec != beast::error::timeout;
-        close();
-        if (retry) {
-            // The upstream may have closed this kept-alive connection while it was idle: try a fresh one.
-            Batch batch = std::move(batch_);
-            batch.retried = true;
-            return run(std::move(batch));
-        }
-        const std::string why = ec == beast::error::timeout
-                                    ? "no answer within " + std::to_string(relay_.options.upstream_timeout_ms) + " ms"
-                                    : ec.message();
-        done(0, {}, {}, why);
-    }
-
     void done(int status, const std::string& body, std::optional<int> retry_after, const std::string& failure) {
         busy_ = false;
-        if (connected_) {
-            idle_.expires_after(std::chrono::milliseconds(relay_.options.upstream_idle_close_ms));
-            idle_.async_wait([weak = weak_from_this()](beast::error_code ec) {
-                if (auto self = weak.lock(); self && !ec && !self->busy_) self->close();
-            });
-        }
         relay_.finished(std::move(batch_), status, body, retry_after, failure);
     }
 
     Relay::Impl& relay_;
-    beast::tcp_stream stream_;
-    tcp::resolver resolver_;
-    net::steady_timer idle_;
-    beast::flat_buffer buffer_;
-    std::optional<http::request<http::string_body>> request_;
-    std::optional<http::response_parser<http::string_body>> parser_;
+    meshscope::net::HttpClient client_;
     Batch batch_;
     bool busy_ = false;
-    bool connected_ = false;
-    bool reused_ = false;
 };
 
 Relay::Impl::~Impl() {
@@ -659,7 +619,7 @@ void Relay::Impl::send(Batch batch) {
     in_flight_bodies += static_cast<std::int64_t>(batch.items.size());
     for (auto& upstream : upstreams)
         if (!upstream->busy()) return upstream->run(std::move(batch));
-    upstreams.push_back(std::make_shared<Upstream>(*this));
+    upstreams.push_back(std::make_unique<Upstream>(*this));
     upstreams.back()->run(std::move(batch));
 }
 
@@ -740,7 +700,7 @@ void Relay::Impl::watch_stop(std::chrono::steady_clock::time_point deadline) {
     if ((queue.empty() && in_flight == 0 && engine.sessions() == 0) || std::chrono::steady_clock::now() >= deadline) {
         for (auto& upstream : upstreams) upstream->close();
         engine.close();
-        io.stop();
+        loop.context().stop();
         return;
     }
     stop_timer.expires_after(10ms);
@@ -766,18 +726,14 @@ Expected<std::unique_ptr<Relay>> Relay::start(RelayOptions options) {
     impl->port = impl->engine.port();
     impl->engine.start();
     impl->arm_seen_digest();
-    Impl* raw = impl.get();
-    impl->thread = std::thread([raw] {
-        meshscope::net::name_this_thread("ms-relay");
-        raw->io.run();
-    });
+    impl->loop.start();
     return std::unique_ptr<Relay>(new Relay(std::move(impl)));
 }
 
 void Relay::stop() {
-    if (!impl_ || !impl_->thread.joinable()) return;
-    net::post(impl_->io, [impl = impl_.get()] { impl->begin_stop(); });
-    impl_->thread.join();
+    if (!impl_ || !impl_->loop.running()) return;
+    net::post(impl_->loop.context(), [impl = impl_.get()] { impl->begin_stop(); });
+    impl_->loop.join();  // the drain ends the loop (watch_stop)
 }
 
 std::uint16_t Relay::port() const {

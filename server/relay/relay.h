@@ -50,7 +50,7 @@ struct RelayOptions {
     // then holds one connection per node (16,384 for 131,072 ranks); while a batch is out the next one
     // fills. A relay at the top of a tree (few of them) may take more.
     int max_in_flight = 1;
-    int upstream_timeout_ms = 10000;     // connect + send + answer of one batch
+    int upstream_timeout_ms = 10000;     // resolve + connect + send + answer of one batch
     int upstream_idle_close_ms = 30000;  // idle upstream connections are closed before the collector does
     // Bodies waiting (queued or in flight) beyond these: the rank gets 503 + Retry-After at once.
     std::int64_t max_waiting_bodies = 65536;
