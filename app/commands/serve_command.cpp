@@ -48,7 +48,7 @@ std::chrono::milliseconds milliseconds(double seconds) {
 }
 
 // --otlp-export URL [--otlp-interval S] [--otlp-timeout S] [--otlp-header L ... | --otlp-header-file F]: findings
-// and per-job gauges to a site's OpenTelemetry Collector (server/otlp_export, docs/collector.md "OTLP export").
+// and per-job gauges to a site's OpenTelemetry Collector (server/otlp_export, docs/collector-metrics.md "OTLP export").
 struct OtlpExportFlags {
     std::string url, header_file;
     std::vector<std::string> headers;

@@ -339,7 +339,7 @@ std::string communicator_labels(const std::string& job, const CommunicatorSeries
            c.nranks + "\",dim=\"" + label(c.dim) + "\",group=\"" + c.group + "\",source=\"" + label(c.source) + "\"";
 }
 
-// The per-communicator series of GET /metrics (docs/collector.md, "Per-communicator series").
+// The per-communicator series of GET /metrics (docs/collector-metrics.md, "Per-communicator series").
 void write_communicator_series(std::ostringstream& out,
                                const std::vector<std::pair<std::string, nlohmann::json>>& communicators) {
     std::vector<JobCommunicators> jobs;

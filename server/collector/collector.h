@@ -231,7 +231,7 @@ private:
 std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
                                               const std::function<std::int64_t(const std::string&)>& world_of);
 
-// The per-job gauges GET /metrics writes and the OTLP export sends (docs/collector.md, "OTLP export"): their names,
+// The per-job gauges GET /metrics writes and the OTLP export sends (docs/collector-metrics.md, "OTLP export"): their names,
 // and the label (attribute) that carries the job. The job goes under NCCL Inspector's name for it, slurm_job_id (under
 // srun the reporters name the job after SLURM_JOB_ID), so that one Grafana board joins both; a plain `job` label would
 // also clash with the one Prometheus gives every scraped series.

@@ -1,4 +1,4 @@
-// OtlpExporter: `meshscope serve --otlp-export URL` (docs/collector.md, "OTLP export"). Sends what the collector
+// OtlpExporter: `meshscope serve --otlp-export URL` (docs/collector-metrics.md, "OTLP export"). Sends what the collector
 // finds to a site's OpenTelemetry Collector over OTLP/HTTP JSON, from its own thread (ms-otlp), so that ingest never
 // waits on it:
 //   - every finding change (the monitor's change stream) as a log record, POST URL/v1/logs (otlp_body.h);

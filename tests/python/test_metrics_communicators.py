@@ -1,4 +1,4 @@
-"""`meshscope serve`'s per-communicator series on GET /metrics (docs/collector.md, "Per-communicator series"): an NCCL
+"""`meshscope serve`'s per-communicator series on GET /metrics (docs/collector-metrics.md, "Per-communicator series"): an NCCL
 INFO log of the records fixtures imported into a real collector (`meshscope import`), then /metrics scraped and its
 meshscope_communicator_ranks and meshscope_communicator_state series checked against what the log itself says,
 read here with a regular expression: the world communicator's commHash and size, each split's size and the members

@@ -1,4 +1,4 @@
-"""`meshscope serve --otlp-export URL` (docs/collector.md, "OTLP export"), against a real OpenTelemetry Collector:
+"""`meshscope serve --otlp-export URL` (docs/collector-metrics.md, "OTLP export"), against a real OpenTelemetry Collector:
 otelcol-meshscope (scripts/otelcol.sh) receives OTLP/HTTP on a free port and writes what it gets with its debug
 exporter at verbosity detailed; the test reads that output back. A simulated job with injected faults runs into the
 collector, and a records import adds findings with sources; the collector must have received each finding as a log
@@ -142,7 +142,7 @@ RECORDS = {
 }
 
 
-# Two jobs' communicators from records (docs/collector.md, "Per-communicator series"): a small job's two, one placed
+# Two jobs' communicators from records (docs/collector-metrics.md, "Per-communicator series"): a small job's two, one placed
 # on the meshes (dim, index) and one not, and a job of 300, the last 10 not formed, past the cap of 256.
 SMALL_COMMUNICATORS = [
     {"name": "0xa1", "comm_id": "0xa1", "nranks": 4, "seen": 3, "state": "not_formed", "source": "NCCL log",

@@ -1,4 +1,4 @@
-// What `meshscope serve --otlp-export` writes (docs/collector.md, "OTLP export"): where a finding is on the meshes
+// What `meshscope serve --otlp-export` writes (docs/collector-metrics.md, "OTLP export"): where a finding is on the meshes
 // (from its id), its severity, one log record, the metrics request (with a job's communicators, capped), and which URLs
 // the flag takes; and the exporter's
 // queue: bounded, one entry per finding. Expected values are

@@ -48,7 +48,7 @@ struct RecordsRank {
 };
 
 // A communicator the records show (the diagnosis's groups, one per communicator): what GET /metrics writes as
-// per-communicator series (docs/collector.md, "Per-communicator series").
+// per-communicator series (docs/collector-metrics.md, "Per-communicator series").
 struct RecordsCommunicator {
     // The name the series carry as comm_name: NCCL's commHash spelled as NCCL Inspector spells it ("0x" and lowercase
     // hex digits without leading zeros) where the records give it, else the records' own ("process group 5 (mesh_ep)").
