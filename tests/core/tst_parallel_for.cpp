@@ -45,6 +45,36 @@ private slots:
         }
     }
 
+    // body(i, worker): each worker one thread (the calling one is 0), every worker below the threads asked for, so
+    // buffers kept per worker are never shared.
+    void workers_data() {
+        QTest::addColumn<int>("count");
+        QTest::addColumn<int>("threads");
+        QTest::addRow("calling thread alone") << 100 << 1;
+        QTest::addRow("more threads than items") << 3 << 8;
+        QTest::addRow("many items") << 10000 << 4;
+    }
+    void workers() {
+        QFETCH(int, count);
+        QFETCH(int, threads);
+        std::mutex mutex;
+        std::map<std::size_t, std::set<std::thread::id>> thread_of;
+        std::vector<std::atomic<int>> calls(static_cast<std::size_t>(count));
+        parallel_for(static_cast<std::size_t>(count), static_cast<std::size_t>(threads),
+                     [&](std::size_t i, std::size_t worker) {
+                         calls[i].fetch_add(1);
+                         std::lock_guard lock(mutex);
+                         thread_of[worker].insert(std::this_thread::get_id());
+                     });
+        for (int i = 0; i < count; ++i) QCOMPARE(calls[static_cast<std::size_t>(i)].load(), 1);
+        for (const auto& [worker, ids] : thread_of) {
+            QVERIFY2(worker < static_cast<std::size_t>(std::max(1, std::min(threads, count))),
+                     qPrintable(QString::number(worker)));
+            QCOMPARE(ids.size(), std::size_t{1});
+            if (worker == 0) QVERIFY(ids.count(std::this_thread::get_id()) == 1);
+        }
+    }
+
     void threads_for_a_loop_data() {
         QTest::addColumn<int>("count");
         QTest::addColumn<int>("most");

@@ -1,11 +1,9 @@
 // Stragglers over a job's whole Flight Recorder window (meshscope/records/stragglers.h): one pass over each rank's
 // entries in record order, on a few threads, then the rule per dim over every lag seen.
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <numeric>
-#include <thread>
 
 #include "meshscope/mesh/parallel_for.h"
 #include "records/diagnose_internal.h"
@@ -74,14 +72,12 @@ DimIndex index_dims(const std::vector<FrGroupArrivals>& groups) {
     return dims;
 }
 
-// What the workers read and write: the dumps taken in turn (next), each one's lags by dump index, and every lag by
-// thread and dim for the rule.
+// What the workers read and write: each dump's lags by dump index, and every lag by thread and dim for the rule.
 struct LagWork {
     const std::vector<std::pair<std::int64_t, const FrDump*>>& dumps;
     const std::map<const FrDump*, std::vector<std::size_t>>& group_ids;
     const std::vector<FrGroupArrivals>& groups;
     const DimIndex& dims;
-    std::atomic<std::size_t> next{0};
     std::vector<std::vector<RankLag>> results;                     // by dump
     std::vector<std::vector<std::vector<std::uint32_t>>> samples;  // by thread, then dim
 };
@@ -152,21 +148,17 @@ void measure_dump(LagWork& work, std::size_t i, std::vector<std::vector<std::uin
     }
 }
 
-// Every rank's dump measured on a few threads, each taking the next dump.
+// Every rank's dump measured on a few threads, each taking the next dump; each thread's lags kept apart.
 void measure_lags(LagWork& work) {
     const std::size_t dims = work.dims.names.size();
-    const std::size_t threads =
-        std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, work.dumps.size()}));
+    const std::size_t threads = parallel_threads(work.dumps.size(), 8);
     work.results.assign(work.dumps.size(), {});
     work.samples.assign(threads, std::vector<std::vector<std::uint32_t>>(dims));
-    const auto worker = [&work, dims](std::size_t thread) {
-        LagScratch scratch{std::vector<std::vector<std::uint32_t>>(dims), std::vector<Worst>(dims), {}};
-        for (std::size_t i; (i = work.next.fetch_add(1)) < work.dumps.size();)
-            measure_dump(work, i, work.samples[thread], scratch);
-    };
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker, t);
-    worker(0);
+    std::vector<LagScratch> scratch(
+        threads, LagScratch{std::vector<std::vector<std::uint32_t>>(dims), std::vector<Worst>(dims), {}});
+    parallel_for(work.dumps.size(), threads, [&](std::size_t i, std::size_t worker) {
+        measure_dump(work, i, work.samples[worker], scratch[worker]);
+    });
 }
 
 // The rule for one dim, over every lag of every rank at the dim's common collectives: the median, the MAD and the
@@ -227,7 +219,7 @@ Stragglers find_stragglers(const std::map<std::int64_t, const FrDump*>& by_rank,
     out.rule = rule;
     const DimIndex dims = index_dims(groups);
     const std::vector<std::pair<std::int64_t, const FrDump*>> dumps(by_rank.begin(), by_rank.end());
-    LagWork work{dumps, group_ids, groups, dims, {}, {}, {}};
+    LagWork work{dumps, group_ids, groups, dims, {}, {}};
     measure_lags(work);
     // Each dim's rule on a few threads (each reads and frees only its own dim's samples), taken in dim order.
     std::vector<DimLags> rules(dims.names.size());
