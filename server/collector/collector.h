@@ -231,10 +231,10 @@ private:
 std::vector<std::string> forget_finished_jobs(Monitor& monitor, std::size_t jobs, std::int64_t ranks,
                                               const std::function<std::int64_t(const std::string&)>& world_of);
 
-// The per-job gauges GET /metrics writes and the OTLP export sends (docs/collector-metrics.md, "OTLP export"): their names,
-// and the label (attribute) that carries the job. The job goes under NCCL Inspector's name for it, slurm_job_id (under
-// srun the reporters name the job after SLURM_JOB_ID), so that one Grafana board joins both; a plain `job` label would
-// also clash with the one Prometheus gives every scraped series.
+// The per-job gauges GET /metrics writes and the OTLP export sends (docs/collector-metrics.md, "OTLP export"): their
+// names, and the label (attribute) that carries the job. The job goes under NCCL Inspector's name for it, slurm_job_id
+// (under srun the reporters name the job after SLURM_JOB_ID), so that one Grafana board joins both; a plain `job` label
+// would also clash with the one Prometheus gives every scraped series.
 inline constexpr std::string_view ranks_metric = "meshscope_ranks";
 inline constexpr std::string_view findings_metric = "meshscope_findings";
 inline constexpr std::string_view job_label = "slurm_job_id";

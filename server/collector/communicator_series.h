@@ -1,7 +1,7 @@
-// The per-communicator series of a job (docs/collector-metrics.md, "Per-communicator series"), as GET /metrics writes them
-// (meshscope_communicator_ranks, meshscope_communicator_state, meshscope_communicators_omitted) and the OTLP export
-// sends them as gauges (docs/collector-metrics.md, "OTLP export"): one list, read from Monitor::communicators_json, so that
-// both carry the same communicators under the same attributes and the same cap.
+// The per-communicator series of a job (docs/collector-metrics.md, "Per-communicator series"), as GET /metrics writes
+// them (meshscope_communicator_ranks, meshscope_communicator_state, meshscope_communicators_omitted) and the OTLP
+// export sends them as gauges (docs/collector-metrics.md, "OTLP export"): one list, read from
+// Monitor::communicators_json, so that both carry the same communicators under the same attributes and the same cap.
 #pragma once
 
 #include <array>

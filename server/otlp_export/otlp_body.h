@@ -1,5 +1,5 @@
-// What `meshscope serve --otlp-export URL` sends, as OTLP/HTTP JSON bodies (docs/collector-metrics.md, "OTLP export"): each
-// finding change as a log record (POST URL/v1/logs), each job's rank states, findings by kind and communicators as
+// What `meshscope serve --otlp-export URL` sends, as OTLP/HTTP JSON bodies (docs/collector-metrics.md, "OTLP export"):
+// each finding change as a log record (POST URL/v1/logs), each job's rank states, findings by kind and communicators as
 // gauges (POST URL/v1/metrics) under the names and attributes GET /metrics writes. Plain functions of plain values: the
 // exporter's thread (otlp_exporter.h) calls them, the tests read what they write.
 #pragma once

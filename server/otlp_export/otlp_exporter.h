@@ -1,6 +1,6 @@
-// OtlpExporter: `meshscope serve --otlp-export URL` (docs/collector-metrics.md, "OTLP export"). Sends what the collector
-// finds to a site's OpenTelemetry Collector over OTLP/HTTP JSON, from its own thread (ms-otlp), so that ingest never
-// waits on it:
+// OtlpExporter: `meshscope serve --otlp-export URL` (docs/collector-metrics.md, "OTLP export"). Sends what the
+// collector finds to a site's OpenTelemetry Collector over OTLP/HTTP JSON, from its own thread (ms-otlp), so that
+// ingest never waits on it:
 //   - every finding change (the monitor's change stream) as a log record, POST URL/v1/logs (otlp_body.h);
 //   - every `interval` each job's rank states and findings by kind as gauges, POST URL/v1/metrics.
 // Bounds: the monitor thread only copies a change into a queue of at most `max_queued` findings, one entry per

@@ -1,8 +1,7 @@
-// What `meshscope serve --otlp-export` writes (docs/collector-metrics.md, "OTLP export"): where a finding is on the meshes
-// (from its id), its severity, one log record, the metrics request (with a job's communicators, capped), and which URLs
-// the flag takes; and the exporter's
-// queue: bounded, one entry per finding. Expected values are
-// written by hand from the ids the monitor and the records give (docs/findings.md) and from OTLP's JSON encoding.
+// What `meshscope serve --otlp-export` writes (docs/collector-metrics.md, "OTLP export"): where a finding is on the
+// meshes (from its id), its severity, one log record, the metrics request (with a job's communicators, capped), and
+// which URLs the flag takes; and the exporter's queue: bounded, one entry per finding. Expected values are written by
+// hand from the ids the monitor and the records give (docs/findings.md) and from OTLP's JSON encoding.
 #include <QtTest>
 
 #include <atomic>
