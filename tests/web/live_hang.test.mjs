@@ -369,6 +369,7 @@ test('skip: a link with a place keeps its ranks; the link follows the choice; an
   await eventually(async () => (await page.textContent('#live-status')) === said, {
     describe: async () => `status ${await page.textContent('#live-status')}`,
   });
+  assert.equal(await page.getAttribute('#live-status', 'title'), said);  // the whole sentence where the line cuts it
   assert.equal(await page.inputValue('#place-filter'), '');
   assert.equal((await listed(page)).ranks.length, 16);
   assert.deepEqual(browser.errors, []);

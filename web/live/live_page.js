@@ -362,6 +362,7 @@ class LivePage {
       error = true;
     } else text = `Connecting to ${location.host} …`;
     setText(this.status, text);
+    this.status.title = text;  // the line is cut to the width; the whole sentence on hover
     this.status.classList.toggle('error', error);
   }
 
