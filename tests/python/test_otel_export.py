@@ -250,27 +250,10 @@ class OtelExportTest(unittest.TestCase):
     def test_findings_and_gauges_reach_a_real_otelcol(self):
         if not BIN:
             raise RuntimeError("MESHSCOPE_BIN is not set: ctest passes the meshscope binary")
-        otelcol = support.otelcol(self)
         work = tempfile.TemporaryDirectory(prefix="meshscope-otel-export-")
         agent, serve = None, None
         try:
-            port = support.free_port()
-            config = os.path.join(work.name, "otelcol.yaml")
-            with open(config, "w") as handle:
-                json.dump(otelcol_config(port), handle)
-            log = open(os.path.join(work.name, "otelcol.log"), "w+")
-            agent = subprocess.Popen([otelcol, "--config", config], stdout=log, stderr=subprocess.STDOUT)
-
-            def output():
-                log.flush()
-                with open(log.name) as handle:
-                    return handle.read()
-
-            deadline = time.monotonic() + 60
-            while "Everything is ready" not in output():
-                self.assertIsNone(agent.poll(), output()[-4000:])
-                self.assertLess(time.monotonic(), deadline, output()[-4000:])
-                time.sleep(0.1)
+            agent, port, output = start_otelcol(self, work.name)
             serve = MeshScopeServe(BIN, extra=["--otlp-export", f"http://127.0.0.1:{port}", "--otlp-interval",
                                                "0.5"])
 
