@@ -335,11 +335,12 @@ private slots:
     // Bodies made only of heartbeats refused (503 + Retry-After), as a shedding collector does: no heartbeat
     // is sent twice, none makes a retry, the next comes on time (5 s after ready), and the rank still exits
     // at the end of the run. (A heartbeat that came due while `ready` waited rides with it, as in the
-    // reporters, and is stored with it.)
+    // reporters, and is stored with it.) The run lasts 9 s: the tick 5 s after ready falls inside it even when ready
+    // took 3 s on a busy machine, the next one (10 s after ready) never does.
     void refused_heartbeats_are_not_retried() {
         FakeCollector fake(shedding_heartbeats(1));
         const auto run = test::run_meshscope_serving({"simulate", "--per-rank", "--target", fake.url(), "--dp", "1",
-                                                      "--job", "one", "--start-window", "0", "--duration", "7"});
+                                                      "--job", "one", "--start-window", "0", "--duration", "9"});
         QVERIFY2(run.exit_code == 0, run.err.constData());
         QStringList phases;
         QSet<double> heartbeat_times;
