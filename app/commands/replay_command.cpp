@@ -169,12 +169,19 @@ int run_replay(int argc, char** argv) {
         if (replay_stop || std::chrono::steady_clock::now() > deadline) break;
     reporter.shutdown(std::chrono::seconds(2));
     const auto stats = reporter.stats();
-    std::cout << nlohmann::json{{"job", as_job.empty() ? events.front().event.job : as_job},
+    const std::string sent_as = as_job.empty() ? events.front().event.job : as_job;
+    std::cout << nlohmann::json{{"job", sent_as},
                                 {"events", stats.enqueued},
                                 {"acknowledged", stats.acknowledged},
+                                {"duplicates", stats.duplicates},
                                 {"heartbeats_refused", stats.heartbeats_refused}}
-                     .dump()
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
               << std::endl;
+    // Replayed into the collector it came from, a job's events are copies: answered as stored, not stored again.
+    if (stats.duplicates > 0)
+        std::cerr << "meshscope replay: the target already had " << stats.duplicates << " of the " << stats.enqueued
+                  << " events of \"" << sent_as
+                  << "\" and did not store them again; --as-job NAME replays them as a new job\n";
     // Heartbeats are not retried: one the target sheds (503) is counted, not a failure. With nothing rejected,
     // abandoned or pending, every event not acknowledged was such a heartbeat.
     const bool lifecycle_acknowledged =

@@ -38,9 +38,10 @@ std::string error_body(std::string_view message) {
     return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-SubmitResult SubmitResult::stored(std::int64_t events) {
+SubmitResult SubmitResult::stored(std::int64_t events, std::int64_t duplicates) {
     SubmitResult result;
     result.accepted = events;
+    result.duplicates = duplicates;
     return result;
 }
 
@@ -58,6 +59,9 @@ std::string answer_body(const SubmitResult& result) {
         return nlohmann::json{
             {"job", result.records->job}, {"findings", result.accepted}, {"ranks", result.records->ranks}}
             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (result.duplicates > 0)
+        return "{\"accepted\":" + std::to_string(result.accepted) +
+               ",\"duplicates\":" + std::to_string(result.duplicates) + "}";
     return "{\"accepted\":" + std::to_string(result.accepted) + "}";
 }
 
@@ -287,10 +291,11 @@ void Collector::store_and_ingest(std::vector<Event> events, std::vector<StoredEv
             shared->resize(kept);
         }
         events_stored_ += static_cast<std::int64_t>(shared->size());
+        const auto copies = static_cast<std::int64_t>(duplicates.size());
         // Acknowledge once the monitor has the events too, so a query after the 200 sees them.
-        monitor_->post([shared, n, received, done](Monitor& monitor) {
+        monitor_->post([shared, n, copies, received, done](Monitor& monitor) {
             if (!shared->empty()) monitor.ingest(*shared, received);
-            done(SubmitResult::stored(n));
+            done(SubmitResult::stored(n, copies));
         });
     });
 }

@@ -74,13 +74,16 @@ struct SubmitResult : BodyResult {
         std::string error;
     };
     std::optional<Rejected> rejected;
+    // POST /api/v1/events: of the `accepted` events, those already stored (a copy: docs/collector.md, "History").
+    std::int64_t duplicates = 0;
 
-    [[nodiscard]] static SubmitResult stored(std::int64_t events);
+    [[nodiscard]] static SubmitResult stored(std::int64_t events, std::int64_t duplicates = 0);
     // retry_after 0: none.
     [[nodiscard]] static SubmitResult refused(int status, std::string message, int retry_after = 0);
 };
 
-// The body of the HTTP answer: {"accepted": n}, {"job", "findings", "ranks"} for records, or {"error": "..."}.
+// The body of the HTTP answer: {"accepted": n} (with "duplicates": k when k of them were already stored), {"job",
+// "findings", "ranks"} for records, or {"error": "..."}.
 [[nodiscard]] std::string answer_body(const SubmitResult& result);
 
 // The texts of the 503 answers that shed load.

@@ -189,6 +189,48 @@ private slots:
         }
     }
 
+    // A job replayed into the collector that recorded it: every lifecycle event is a copy there, answered as stored
+    // and not stored again, and replay says so (heartbeats have no identity and are stored again). Under another
+    // name (--as-job) nothing is a copy.
+    void replay_into_the_job_it_came_from() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("a.db");
+        test::ServeProcess serve(QStringList{"--db", db});
+        QVERIFY(serve.port());
+        const auto run = test::run_meshscope({"simulate", "--target", serve.url(), "--dp", "4", "--job", "again"});
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const QString jsonl = dir.filePath("again.jsonl");
+        const auto exported = test::run_meshscope({"export", "--db", db, "--job", "again", "-o", jsonl});
+        QVERIFY2(exported.exit_code == 0, exported.err.constData());
+        QFile file(jsonl);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        qint64 lifecycle = 0, sent = 0;
+        for (const QByteArray& line : file.readAll().split('\n')) {
+            const QJsonObject e = QJsonDocument::fromJson(line).object();
+            if (!e.contains("phase")) continue;  // the export's first and end lines
+            ++sent;
+            lifecycle += e.value("phase").toString() != "heartbeat";
+        }
+        QVERIFY(lifecycle > 0 && lifecycle < sent);
+
+        const auto same = test::run_meshscope({"replay", "--speed", "0", "--target", serve.url(), "--input", jsonl});
+        QVERIFY2(same.exit_code == 0, same.err.constData());
+        const QJsonObject summary = QJsonDocument::fromJson(same.out).object();
+        QCOMPARE(summary.value("acknowledged").toInteger(), sent);
+        QCOMPARE(summary.value("duplicates").toInteger(), lifecycle);
+        QCOMPARE(QString::fromUtf8(same.err), QString("meshscope replay: the target already had %1 of the %2 events of "
+                                                      "\"again\" and did not store them again; --as-job NAME replays "
+                                                      "them as a new job\n")
+                                                  .arg(lifecycle)
+                                                  .arg(sent));
+
+        const auto renamed = test::run_meshscope(
+            {"replay", "--speed", "0", "--target", serve.url(), "--input", jsonl, "--as-job", "again2"});
+        QVERIFY2(renamed.exit_code == 0, renamed.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(renamed.out).object().value("duplicates").toInteger(), 0);
+        QCOMPARE(renamed.err, QByteArray());
+    }
+
     // The history keeps one heartbeat summary per rank; export writes it after the events as the rank's
     // last heartbeat with how many it stands for, and replay accepts the file.
     void export_summarizes_heartbeats() {
@@ -486,9 +528,10 @@ private slots:
         QVERIFY2(target.port(), target.errors().constData());
         const auto run = test::run_meshscope({"replay", "--speed", "0", "--target", target.url(), "--input", jsonl});
         QVERIFY2(run.exit_code == 0, run.err.constData());
-        QCOMPARE(
-            QJsonDocument::fromJson(run.out).object(),
-            QJsonDocument::fromJson(R"({"job":"rec","events":2,"acknowledged":1,"heartbeats_refused":1})").object());
+        QCOMPARE(QJsonDocument::fromJson(run.out).object(),
+                 QJsonDocument::fromJson(
+                     R"({"job":"rec","events":2,"acknowledged":1,"duplicates":0,"heartbeats_refused":1})")
+                     .object());
     }
 };
 

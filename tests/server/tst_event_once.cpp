@@ -130,6 +130,24 @@ private slots:
         QCOMPARE(monitor_events(nam, s->url, "once"), 1);
     }
 
+    // POST /api/v1/events says how many of the events it acknowledges it already had: nothing for a new request,
+    // "duplicates": 2 for a retry that carries two stored events and a new one.
+    void the_answer_counts_the_copies() {
+        auto s = test::start_collector();
+        QVERIFY(s);
+        QNetworkAccessManager nam;
+        const QByteArray started = event_json("answer", {"launch", "started", 1765000000.25});
+        const QByteArray done = event_json("answer", {"launch", "done", 1765000001.5});
+        const QByteArray group = event_json("answer", {"process_group", "done", 1765000002.75});
+        const auto first = test::http(nam, "POST", s->url + "/api/v1/events", "[" + started + "," + done + "]");
+        QCOMPARE(first.status, 200);
+        QCOMPARE(first.body, QByteArray(R"({"accepted":2})"));
+        const auto retry =
+            test::http(nam, "POST", s->url + "/api/v1/events", "[" + started + "," + done + "," + group + "]");
+        QCOMPARE(retry.status, 200);
+        QCOMPARE(retry.body, QByteArray(R"({"accepted":3,"duplicates":2})"));
+    }
+
     // Two copies in one request (a reporter that queued its event twice): the first is stored, the second counted.
     void a_copy_in_the_same_request_data() { protocols(); }
     void a_copy_in_the_same_request() {

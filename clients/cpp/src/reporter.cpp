@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "meshscope/client/event_kind.h"
 #include "meshscope/client/http_post.h"
 #include "meshscope/client/otlp_body.h"
@@ -29,6 +31,16 @@ std::string protocol_of(const ReporterOptions& options) {
     for (char& c : protocol)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return protocol.empty() ? std::string("meshscope") : protocol;
+}
+
+// The collector's count of events it already had, from its answer {"accepted": n, "duplicates": k}; 0 without one
+// (an older collector, a dashboard).
+std::uint64_t duplicates_in(const std::string& answer) {
+    if (answer.find("\"duplicates\"") == std::string::npos) return 0;  // the usual answer: no parse
+    const nlohmann::json parsed = nlohmann::json::parse(answer, nullptr, false);
+    if (!parsed.is_object()) return 0;
+    const auto k = parsed.find("duplicates");
+    return k != parsed.end() && k->is_number_unsigned() ? k->get<std::uint64_t>() : 0;
 }
 
 std::string events_url(std::string url, bool otlp) {
@@ -137,6 +149,7 @@ void Reporter::State::run_sender(unsigned index) {
                                        (message.empty() ? std::string() : ": " + message);
             } else if (result.status >= 200 && result.status < 300) {
                 stats.acknowledged += n;
+                stats.duplicates += std::min<std::uint64_t>(n, duplicates_in(result.body));
             } else if (delivered) {
                 stats.rejected += n;
                 stats.last_error = "HTTP " + std::to_string(result.status) + ": " + result.error;

@@ -13,7 +13,7 @@ struct PostResult {
     long status = 0;          // the HTTP status; 0 when no answer came (connection refused, timeout, aborted)
     std::string error;        // libcurl's message or the collector's {"error": ...} body
     double retry_after = -1;  // seconds from a 503 / 429's Retry-After (delta or HTTP-date); < 0: none
-    std::string body;         // a 2xx answer's body (OTLP's partial success)
+    std::string body;         // a 2xx answer's body (OTLP's partial success, the collector's duplicates)
 };
 
 // Seconds to wait from a Retry-After value: delta-seconds ("5") or an HTTP-date relative to `now` (seconds

@@ -49,6 +49,7 @@ struct ReporterStats {
     std::uint64_t enqueued = 0;            // accepted by enqueue()
     std::uint64_t dropped = 0;             // refused by enqueue(): a heartbeat with no room, or after shutdown
     std::uint64_t acknowledged = 0;        // stored by the collector (it answered 2xx)
+    std::uint64_t duplicates = 0;          // of those acknowledged, events the collector already had (stored once)
     std::uint64_t rejected = 0;            // refused by the collector (4xx): never retried
     std::uint64_t heartbeats_evicted = 0;  // waiting heartbeats removed to make room for newer events
     std::uint64_t heartbeats_refused = 0;  // heartbeats of requests not delivered (503, no answer): not retried
