@@ -108,6 +108,34 @@ Expected<std::vector<Recorded>> read_database(const std::string& db, const std::
     if (out.empty()) return ValueError("no job named \"" + job + "\" in " + db);
     return out;
 }
+// What the replay did, on stdout as JSON; copies the target already had on stderr; exit 0 when every lifecycle
+// event of the `recorded` was acknowledged.
+int report_replay(const client::ReporterStats& stats, std::size_t recorded, const std::string& sent_as) {
+    std::cout << nlohmann::json{{"job", sent_as},
+                                {"events", stats.enqueued},
+                                {"acknowledged", stats.acknowledged},
+                                {"duplicates", stats.duplicates},
+                                {"heartbeats_refused", stats.heartbeats_refused}}
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << std::endl;
+    // Replayed into the collector it came from, a job's events are copies: answered as stored, not stored again.
+    if (stats.duplicates > 0)
+        std::cerr << "meshscope replay: the target already had " << stats.duplicates << " of the " << stats.enqueued
+                  << " events of \"" << sent_as
+                  << "\" and did not store them again; --as-job NAME replays them as a new job\n";
+    // Heartbeats are not retried: one the target sheds (503) is counted, not a failure. With nothing rejected,
+    // abandoned or pending, every event not acknowledged was such a heartbeat.
+    const bool lifecycle_acknowledged =
+        stats.enqueued == recorded && stats.rejected == 0 && stats.abandoned == 0 && stats.pending == 0 &&
+        stats.acknowledged + stats.heartbeats_refused + stats.heartbeats_evicted == stats.enqueued;
+    if (!lifecycle_acknowledged) {
+        std::cerr << "meshscope replay: " << stats.acknowledged << " of " << recorded
+                  << " events acknowledged; last error: " << stats.last_error << "\n";
+        return exit_failure;
+    }
+    return exit_ok;
+}
+
 }  // namespace
 
 int run_replay(int argc, char** argv) {
@@ -168,31 +196,7 @@ int run_replay(int argc, char** argv) {
     while (!reporter.flush(std::chrono::milliseconds(200)))
         if (replay_stop || std::chrono::steady_clock::now() > deadline) break;
     reporter.shutdown(std::chrono::seconds(2));
-    const auto stats = reporter.stats();
-    const std::string sent_as = as_job.empty() ? events.front().event.job : as_job;
-    std::cout << nlohmann::json{{"job", sent_as},
-                                {"events", stats.enqueued},
-                                {"acknowledged", stats.acknowledged},
-                                {"duplicates", stats.duplicates},
-                                {"heartbeats_refused", stats.heartbeats_refused}}
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-              << std::endl;
-    // Replayed into the collector it came from, a job's events are copies: answered as stored, not stored again.
-    if (stats.duplicates > 0)
-        std::cerr << "meshscope replay: the target already had " << stats.duplicates << " of the " << stats.enqueued
-                  << " events of \"" << sent_as
-                  << "\" and did not store them again; --as-job NAME replays them as a new job\n";
-    // Heartbeats are not retried: one the target sheds (503) is counted, not a failure. With nothing rejected,
-    // abandoned or pending, every event not acknowledged was such a heartbeat.
-    const bool lifecycle_acknowledged =
-        stats.enqueued == events.size() && stats.rejected == 0 && stats.abandoned == 0 && stats.pending == 0 &&
-        stats.acknowledged + stats.heartbeats_refused + stats.heartbeats_evicted == stats.enqueued;
-    if (!lifecycle_acknowledged) {
-        std::cerr << "meshscope replay: " << stats.acknowledged << " of " << events.size()
-                  << " events acknowledged; last error: " << stats.last_error << "\n";
-        return exit_failure;
-    }
-    return exit_ok;
+    return report_replay(reporter.stats(), events.size(), as_job.empty() ? events.front().event.job : as_job);
 }
 
 }  // namespace meshscope::app
