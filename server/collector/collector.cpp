@@ -59,10 +59,9 @@ std::string answer_body(const SubmitResult& result) {
         return nlohmann::json{
             {"job", result.records->job}, {"findings", result.accepted}, {"ranks", result.records->ranks}}
             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (result.duplicates > 0)
-        return "{\"accepted\":" + std::to_string(result.accepted) +
-               ",\"duplicates\":" + std::to_string(result.duplicates) + "}";
-    return "{\"accepted\":" + std::to_string(result.accepted) + "}";
+    std::string body = "{\"accepted\":" + std::to_string(result.accepted);
+    if (result.duplicates > 0) body += ",\"duplicates\":" + std::to_string(result.duplicates);
+    return body + "}";
 }
 
 StoredEvent stored_event(const Event& event, double received) {
